@@ -1,0 +1,15 @@
+//! One module per subcommand. Each defines its clap arguments and an
+//! `execute` that reads its input, calls its crate and writes the result.
+
+use clap::Subcommand;
+
+use crate::diagnostic::Diagnostic;
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {}
+
+/// Runs one subcommand.
+pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
+    match command {}
+}

@@ -1,0 +1,244 @@
+//! The error every subcommand reports, kept apart from its two renderings.
+//!
+//! A [`Diagnostic`] is data: a snake_case kind, a message, and where the
+//! problem is (line, column, offending snippet). [`Diagnostic::render_human`]
+//! and [`Diagnostic::render_json`] draw it; nothing else formats errors.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// A rejected input (exit code 1), with where it went wrong.
+///
+/// Lines and columns are 1-based; a column counts Unicode scalar values
+/// (characters), not bytes, so it matches what an editor shows.
+///
+/// One pointer wide (the data is boxed) so that `Result<_, Diagnostic>` stays
+/// cheap on the success path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    repr: Box<Repr>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Repr {
+    kind: Cow<'static, str>,
+    message: String,
+    line: Option<usize>,
+    column: Option<usize>,
+    snippet: Option<String>,
+    /// The whole source line at `line`, for the caret rendering.
+    source_line: Option<String>,
+    /// Where the input came from (`<stdin>` or a path), for the `-->` line.
+    origin: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `kind` (snake_case, as listed in `docs/cli.md`).
+    pub fn new(kind: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            repr: Box::new(Repr {
+                kind: kind.into(),
+                message: message.into(),
+                line: None,
+                column: None,
+                snippet: None,
+                source_line: None,
+                origin: None,
+            }),
+        }
+    }
+
+    /// Sets the 1-based line and column.
+    pub fn at(mut self, line: usize, column: usize) -> Diagnostic {
+        self.repr.line = Some(line);
+        self.repr.column = Some(column);
+        self
+    }
+
+    /// Sets the line and column of byte `offset` in `source`, the snippet to
+    /// the rest of that line (at most 40 characters) and the source line.
+    ///
+    /// An offset past the end or inside a character is clamped down to the
+    /// nearest character boundary, so any offset is accepted.
+    pub fn at_offset(self, source: &str, offset: usize) -> Diagnostic {
+        let offset = floor_char_boundary(source, offset.min(source.len()));
+        let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line = source[..line_start].bytes().filter(|&b| b == b'\n').count() + 1;
+        let column = source[line_start..offset].chars().count() + 1;
+        let rest = line_text(&source[offset..]);
+        let snippet: String = rest.chars().take(40).collect();
+        self.at(line, column).with_snippet(snippet).with_source(source)
+    }
+
+    /// Sets the offending snippet.
+    pub fn with_snippet(mut self, snippet: impl Into<String>) -> Diagnostic {
+        self.repr.snippet = Some(snippet.into());
+        self
+    }
+
+    /// Keeps the source line the position points at, for the caret drawing.
+    /// Does nothing when there is no line or the source is shorter.
+    pub fn with_source(mut self, source: &str) -> Diagnostic {
+        if let Some(line) = self.repr.line {
+            self.repr.source_line =
+                source.split('\n').nth(line.saturating_sub(1)).map(|l| line_text(l).to_owned());
+        }
+        self
+    }
+
+    /// Names where the input came from (a path, or `<stdin>`).
+    pub fn with_origin(mut self, origin: impl Into<String>) -> Diagnostic {
+        self.repr.origin = Some(origin.into());
+        self
+    }
+
+    /// The snake_case kind.
+    pub fn kind(&self) -> &str {
+        &self.repr.kind
+    }
+
+    /// The message for people.
+    pub fn message(&self) -> &str {
+        &self.repr.message
+    }
+
+    /// The 1-based line, when the problem has a position.
+    pub fn line(&self) -> Option<usize> {
+        self.repr.line
+    }
+
+    /// The 1-based column, in characters, when the problem has a position.
+    pub fn column(&self) -> Option<usize> {
+        self.repr.column
+    }
+
+    /// The offending text, when there is one.
+    pub fn snippet(&self) -> Option<&str> {
+        self.repr.snippet.as_deref()
+    }
+
+    /// `error[kind]: message`, then the origin and position, then the source
+    /// line with a caret under the column when both are known. Ends with a
+    /// newline.
+    pub fn render_human(&self) -> String {
+        let mut out = format!("error[{}]: {}\n", self.repr.kind, self.repr.message);
+        let origin = self.repr.origin.as_deref().unwrap_or("<input>");
+        match (self.repr.line, self.repr.column) {
+            (Some(line), Some(column)) => {
+                let _ = writeln!(out, "  --> {origin}:{line}:{column}");
+                if let Some(source_line) = &self.repr.source_line {
+                    let gutter = " ".repeat(line.to_string().len());
+                    // Copy tabs so the caret lines up under tab-indented text.
+                    let pad: String = source_line
+                        .chars()
+                        .take(column.saturating_sub(1))
+                        .map(|c| if c == '\t' { '\t' } else { ' ' })
+                        .collect();
+                    let _ = writeln!(out, "{gutter} |");
+                    let _ = writeln!(out, "{line} | {source_line}");
+                    let _ = writeln!(out, "{gutter} | {pad}^");
+                }
+            }
+            _ if self.repr.origin.is_some() => {
+                let _ = writeln!(out, "  --> {origin}");
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// The JSON rendering, exactly one object and a newline:
+    /// `{"error": {"kind", "message", "line", "column", "snippet"}}`.
+    pub fn render_json(&self) -> String {
+        #[derive(Serialize)]
+        struct Wrapper<'a> {
+            error: Fields<'a>,
+        }
+        #[derive(Serialize)]
+        struct Fields<'a> {
+            kind: &'a str,
+            message: &'a str,
+            line: Option<usize>,
+            column: Option<usize>,
+            snippet: Option<&'a str>,
+        }
+        let wrapper = Wrapper {
+            error: Fields {
+                kind: &self.repr.kind,
+                message: &self.repr.message,
+                line: self.repr.line,
+                column: self.repr.column,
+                snippet: self.repr.snippet.as_deref(),
+            },
+        };
+        let mut json = serde_json::to_string(&wrapper).unwrap_or_else(|_| {
+            // Serializing plain strings and integers cannot fail; keep a
+            // well-formed object anyway rather than panic.
+            String::from(r#"{"error":{"kind":"internal","message":"unprintable error","line":null,"column":null,"snippet":null}}"#)
+        });
+        json.push('\n');
+        json
+    }
+}
+
+/// The text of the line that starts `text`, without its line ending.
+fn line_text(text: &str) -> &str {
+    let end = text.find('\n').unwrap_or(text.len());
+    text[..end].strip_suffix('\r').unwrap_or(&text[..end])
+}
+
+fn floor_char_boundary(text: &str, mut index: usize) -> usize {
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_with_caret() {
+        let d = Diagnostic::new("syntax_error", "unexpected `]]`")
+            .at_offset("first\n\tab ]] cd\n", 10)
+            .with_origin("t.txt");
+        assert_eq!(
+            d.render_human(),
+            "error[syntax_error]: unexpected `]]`\n  --> t.txt:2:5\n  |\n2 | \tab ]] cd\n  | \t   ^\n"
+        );
+        assert_eq!(d.snippet(), Some("]] cd"));
+    }
+
+    #[test]
+    fn human_without_position() {
+        let d = Diagnostic::new("invalid_json", "expected an array");
+        assert_eq!(d.render_human(), "error[invalid_json]: expected an array\n");
+    }
+
+    #[test]
+    fn json_shape_and_order() {
+        let d = Diagnostic::new("bad_arguments", "x").at(3, 4).with_snippet("ab\"c");
+        assert_eq!(
+            d.render_json(),
+            "{\"error\":{\"kind\":\"bad_arguments\",\"message\":\"x\",\"line\":3,\"column\":4,\"snippet\":\"ab\\\"c\"}}\n"
+        );
+        let d = Diagnostic::new("io_error", "gone");
+        assert_eq!(
+            d.render_json(),
+            "{\"error\":{\"kind\":\"io_error\",\"message\":\"gone\",\"line\":null,\"column\":null,\"snippet\":null}}\n"
+        );
+    }
+
+    #[test]
+    fn offsets_are_clamped_to_characters() {
+        // Offset 2 falls inside `é` (bytes 1..3); columns count characters.
+        let d = Diagnostic::new("k", "m").at_offset("aé\r\nb", 2);
+        assert_eq!((d.line(), d.column()), (Some(1), Some(2)));
+        let d = Diagnostic::new("k", "m").at_offset("aé\r\nb", 99);
+        assert_eq!((d.line(), d.column(), d.snippet()), (Some(2), Some(2), Some("")));
+        assert!(d.render_human().contains("2 | b\n"));
+    }
+}

@@ -1,0 +1,38 @@
+//! Parse, dispatch, report: the whole life of one `prompt-suite` process.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Args, ErrorFormat};
+use crate::commands;
+
+/// Runs the command line given by `args` (the program name first) and returns
+/// the exit code: `0` success, `1` the input was rejected, `2` usage error.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args = match Args::try_parse_from(args) {
+        Ok(args) => args,
+        Err(err) => {
+            // clap prints help and version on stdout (exit 0) and usage
+            // errors on stderr (exit 2); a failed print leaves nothing to do.
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    match commands::execute(args.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(diagnostic) => {
+            let text = match args.error_format {
+                ErrorFormat::Human => diagnostic.render_human(),
+                ErrorFormat::Json => diagnostic.render_json(),
+            };
+            eprint!("{text}");
+            ExitCode::from(1)
+        }
+    }
+}
