@@ -183,6 +183,24 @@ impl Diagnostic {
     }
 }
 
+/// What the CLI needs to know of a library error to report it. Each
+/// subcommand implements it for its crate's error type, so that every error
+/// reaches the user through [`crate::input::Input::reject`] the same way.
+pub trait Reportable {
+    /// The snake_case kind, as listed in `docs/cli-contract.md`.
+    fn kind_name(&self) -> Cow<'static, str>;
+    /// The message for people, without the position.
+    fn message(&self) -> String;
+    /// The 1-based line and column (in characters), when there is one.
+    fn position(&self) -> Option<(usize, usize)> {
+        None
+    }
+    /// The offending text, when there is one.
+    fn snippet(&self) -> Option<String> {
+        None
+    }
+}
+
 /// The text of the line that starts `text`, without its line ending.
 fn line_text(text: &str) -> &str {
     let end = text.find('\n').unwrap_or(text.len());

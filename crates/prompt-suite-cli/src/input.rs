@@ -4,7 +4,9 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
+use serde::de::DeserializeOwned;
+
+use crate::diagnostic::{Diagnostic, Reportable};
 
 /// The bytes of one input and where they came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +82,55 @@ impl Input {
     }
 }
 
+impl Input {
+    /// The input parsed as JSON into `T`.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_utf8` as [`Input::text`], or `invalid_json` at the line and
+    /// column where the document stops being valid (or the wrong shape).
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, Diagnostic> {
+        let text = self.text()?;
+        serde_json::from_str(text).map_err(|err| {
+            let diagnostic = Diagnostic::new("invalid_json", format!("invalid JSON input: {err}"))
+                .with_origin(self.origin.clone());
+            if err.line() == 0 {
+                return diagnostic;
+            }
+            // serde_json counts columns in bytes; the diagnostic wants characters.
+            let line_start = line_start_offset(text, err.line());
+            let offset = line_start + err.column().saturating_sub(1);
+            diagnostic.at_offset(text, offset)
+        })
+    }
+
+    /// The diagnostic for a library error about this input: its kind, message
+    /// and position, with the source line and origin for the caret drawing.
+    pub fn reject(&self, error: &impl Reportable) -> Diagnostic {
+        let mut diagnostic =
+            Diagnostic::new(error.kind_name(), error.message()).with_origin(self.origin.clone());
+        if let Some((line, column)) = error.position() {
+            diagnostic = diagnostic.at(line, column);
+            if let Ok(text) = self.text() {
+                diagnostic = diagnostic.with_source(text);
+            }
+        }
+        if let Some(snippet) = error.snippet() {
+            diagnostic = diagnostic.with_snippet(snippet);
+        }
+        diagnostic
+    }
+}
+
+/// The byte offset where 1-based `line` starts (the end of `text` if it has
+/// fewer lines).
+fn line_start_offset(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +142,17 @@ mod tests {
         assert_eq!(err.kind(), "invalid_utf8");
         assert_eq!((err.line(), err.column()), (Some(2), Some(3)));
         assert!(err.message().contains("offset 5"));
+    }
+
+    #[test]
+    fn json_errors_point_at_the_problem() {
+        let input = Input::from_bytes("x", b"[1,\n  2,,]".to_vec());
+        let err = input.json::<serde_json::Value>().unwrap_err();
+        assert_eq!(err.kind(), "invalid_json");
+        assert_eq!((err.line(), err.column()), (Some(2), Some(5)));
+        assert_eq!(err.snippet(), Some(",]"));
+        let ok: Vec<u32> = Input::from_bytes("x", b"[1, 2]".to_vec()).json().unwrap();
+        assert_eq!(ok, [1, 2]);
     }
 
     #[test]
