@@ -107,8 +107,8 @@ mod oracle {
     }
 
     fn is_part_of_url(line: &[u8], at: usize) -> bool {
-        (at >= 5 && line[at - 5..at].to_ascii_lowercase() == b"http:")
-            || (at >= 6 && line[at - 6..at].to_ascii_lowercase() == b"https:")
+        (at >= 5 && line[at - 5..at].eq_ignore_ascii_case(b"http:"))
+            || (at >= 6 && line[at - 6..at].eq_ignore_ascii_case(b"https:"))
     }
 
     pub(crate) fn strip_comments(content: &str) -> String {
