@@ -35,13 +35,13 @@ impl Directives {
             let Some((key, value)) = pair.trim().split_once('=') else { continue };
             let key = key.trim();
             if !key.is_empty() {
-                self.params.insert(key.to_owned(), value.trim().to_owned());
+                set(&mut self.params, key, value.trim());
             }
         }
     }
 
-    fn read_key_value(&mut self, key: String, value: &str) {
-        match key.as_str() {
+    fn read_key_value(&mut self, key: Cow<'_, str>, value: &str) {
+        match key.as_ref() {
             "flow" => value.clone_into(&mut self.flow),
             "node" => value.clone_into(&mut self.node),
             "tag" | "tags" => self.tags.extend(
@@ -49,7 +49,7 @@ impl Directives {
             ),
             _ => {}
         }
-        self.metadata.insert(key, value.to_owned());
+        set(&mut self.metadata, &key, value);
     }
 
     /// The result, with the `flow:` and `node:` auto-tags appended from the
@@ -63,6 +63,17 @@ impl Directives {
         }
         let Directives { params, metadata, flow, node, tags } = self;
         Processed { cleaned, params, metadata, flow, node, tags }
+    }
+}
+
+/// `map[key] = value`, reusing the existing allocations when the key is
+/// already there (prompts repeat their directives, e.g. in concatenations).
+fn set(map: &mut BTreeMap<String, String>, key: &str, value: &str) {
+    match map.get_mut(key) {
+        Some(old) => value.clone_into(old),
+        None => {
+            map.insert(key.to_owned(), value.to_owned());
+        }
     }
 }
 
@@ -83,7 +94,7 @@ fn param_list(comment: &str, dialect: Dialect) -> Option<&str> {
 /// `key: value` where the key is ASCII word characters right before the
 /// colon and the value is not empty (llmutils' `^\s*(\w+):\s*(.+)$`, the
 /// value then trimmed). The key comes back lowercased.
-fn key_value(comment: &str) -> Option<(String, &str)> {
+fn key_value(comment: &str) -> Option<(Cow<'_, str>, &str)> {
     let key_len = comment.bytes().take_while(|&b| b.is_ascii_alphanumeric() || b == b'_').count();
     if key_len == 0 || comment.as_bytes().get(key_len) != Some(&b':') {
         return None;
@@ -93,7 +104,13 @@ fn key_value(comment: &str) -> Option<(String, &str)> {
     if rest.is_empty() {
         return None;
     }
-    Some((comment[..key_len].to_ascii_lowercase(), rest.trim()))
+    let key = &comment[..key_len];
+    let key = if key.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(key.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(key)
+    };
+    Some((key, rest.trim()))
 }
 
 #[cfg(test)]
@@ -131,11 +148,12 @@ mod tests {
 
     #[test]
     fn key_value_rules() {
-        assert_eq!(key_value("Note: keep it"), Some(("note".to_owned(), "keep it")));
-        assert_eq!(key_value("model:gpt-4"), Some(("model".to_owned(), "gpt-4")));
-        assert_eq!(key_value("time: 12:30 = noon"), Some(("time".to_owned(), "12:30 = noon")));
-        assert_eq!(key_value("k:\u{a0}v"), Some(("k".to_owned(), "v")));
-        assert_eq!(key_value("http://x.com"), Some(("http".to_owned(), "//x.com")));
+        let kv = |comment| key_value(comment).map(|(k, v)| (k.into_owned(), v));
+        assert_eq!(kv("Note: keep it"), Some(("note".to_owned(), "keep it")));
+        assert_eq!(kv("model:gpt-4"), Some(("model".to_owned(), "gpt-4")));
+        assert_eq!(kv("time: 12:30 = noon"), Some(("time".to_owned(), "12:30 = noon")));
+        assert_eq!(kv("k:\u{a0}v"), Some(("k".to_owned(), "v")));
+        assert_eq!(kv("http://x.com"), Some(("http".to_owned(), "//x.com")));
         for no in ["flow:", "flow :", "prompt-id: x", "my key: x", "名前: x", "/ flow: x", ": x"]
         {
             assert_eq!(key_value(no), None, "{no:?}");

@@ -41,6 +41,10 @@ pub(crate) fn find_marker(
     scratch: &mut LineScratch,
 ) -> Option<usize> {
     scratch.escapes.clear();
+    if candidates.peek().is_none_or(|&at| at >= line.end) {
+        // Most lines hold no `///`: nothing to look at.
+        return None;
+    }
     if dialect.code_is_text() && memchr::memchr(b'`', &bytes[line.clone()]).is_some() {
         scratch.code.find(bytes, line.clone());
     } else {
