@@ -131,3 +131,8 @@ mod output;
 mod process;
 mod processed;
 mod scanner;
+
+// The README's example runs as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+struct ReadmeDoctests;
