@@ -112,47 +112,45 @@ fn ends_with_scheme(text: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn marker(line: &str, dialect: Dialect) -> Option<usize> {
-        let bytes = line.as_bytes();
-        let mut candidates = memchr::memmem::find_iter(bytes, b"///").peekable();
-        find_marker(bytes, 0..bytes.len(), &mut candidates, dialect, &mut LineScratch::default())
-    }
-
-    #[test]
-    fn llmutils_protects_only_http() {
-        let d = Dialect::Llmutils;
-        assert_eq!(marker("HTTPS:///x", d), None);
-        assert_eq!(marker("xhttp:///x", d), None);
-        assert_eq!(marker("http://////x", d), Some(8));
-        assert_eq!(marker("file:///x", d), Some(5));
-        assert_eq!(marker("é:///x", d), Some(3));
-        assert_eq!(marker("`///`", d), Some(1));
-        assert_eq!(marker(r"\///", d), Some(1));
-    }
-
-    #[test]
-    fn standard_protects_urls() {
-        let d = Dialect::Standard;
-        assert_eq!(marker("file:///etc/hosts /// c", d), Some(18));
-        assert_eq!(marker("s3:///b", d), None);
-        assert_eq!(marker("http://a.com///raw", d), None);
-        assert_eq!(marker("(see http://a.com)///x", d), None);
-        assert_eq!(marker("a.com///raw", d), Some(5));
-        assert_eq!(marker("1:///x", d), Some(2));
-        assert_eq!(marker("é:///x", d), Some(3));
-        assert_eq!(marker("http:// ///", d), Some(8));
-    }
-
-    #[test]
-    fn standard_escapes_and_code() {
-        let d = Dialect::Standard;
-        let line = r"a \/// b `///` c /// d";
+    /// The marker of `line` and the escapes before it.
+    fn marker(line: &str, dialect: Dialect) -> (Option<usize>, Vec<usize>) {
         let bytes = line.as_bytes();
         let mut candidates = memchr::memmem::find_iter(bytes, b"///").peekable();
         let mut scratch = LineScratch::default();
-        assert_eq!(find_marker(bytes, 0..bytes.len(), &mut candidates, d, &mut scratch), Some(17));
-        assert_eq!(scratch.escapes, [2]);
-        assert_eq!(marker("`a /// b` ``c", d), None);
+        let at = find_marker(bytes, 0..bytes.len(), &mut candidates, dialect, &mut scratch);
+        (at, scratch.escapes)
+    }
+
+    #[test]
+    fn markers_in_both_dialects() {
+        // (line, llmutils marker, Standard marker)
+        let table = [
+            ("HTTPS:///x", None, None),
+            ("xhttp:///x", None, None),
+            ("http://////x", Some(8), None),
+            ("file:///etc/hosts /// c", Some(5), Some(18)),
+            ("s3:///b", Some(3), None),
+            ("http://a.com///raw", Some(12), None),
+            ("(see http://a.com)///x", Some(18), None),
+            ("a.com///raw", Some(5), Some(5)),
+            ("1:///x", Some(2), Some(2)),
+            ("é:///x", Some(3), Some(3)),
+            ("http:// ///", Some(8), Some(8)),
+            ("`///`", Some(1), None),
+            ("`a /// b` ``c", Some(3), None),
+            (r"\///", Some(1), None),
+        ];
+        for (line, llmutils, standard) in table {
+            assert_eq!(marker(line, Dialect::Llmutils).0, llmutils, "llmutils: {line:?}");
+            assert_eq!(marker(line, Dialect::Standard).0, standard, "standard: {line:?}");
+        }
+    }
+
+    #[test]
+    fn escapes_are_reported_and_code_is_skipped() {
+        let (at, escapes) = marker(r"a \/// b `///` c /// d", Dialect::Standard);
+        assert_eq!((at, escapes), (Some(17), vec![2]));
+        assert_eq!(marker(r"a \/// b", Dialect::Llmutils), (Some(3), vec![]));
     }
 
     #[test]
