@@ -175,6 +175,35 @@ fn prompt() -> impl Strategy<Value = String> {
     prop::collection::vec(pieces, 0..40).prop_map(|pieces| pieces.concat())
 }
 
+/// Like [`prompt`], without anything one of the seven differences reacts
+/// to: no `\r`, no backslash, no backtick or tilde, no scheme-like colon,
+/// no upper-case `PARAM:`.
+fn prompt_outside_the_differences() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "///",
+        "/",
+        "//",
+        "\n",
+        " ",
+        "\t",
+        "\u{a0}",
+        "a",
+        "Word",
+        "é",
+        "名前",
+        "😀",
+        "flow: f",
+        "node: n",
+        "tag: a, b",
+        "param: k=v, x = 1,y",
+        "Note: n",
+        "=",
+        ",",
+        "x.com",
+    ]);
+    prop::collection::vec(pieces, 0..40).prop_map(|pieces| pieces.concat())
+}
+
 fn map(m: &BTreeMap<String, String>) -> Vec<(&str, &str)> {
     m.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
 }
@@ -238,6 +267,19 @@ proptest! {
         let text = text.replace('\r', "").replace('\n', "\r\n");
         let cleaned = Standard.process(&text).cleaned;
         prop_assert_eq!(cleaned.matches('\n').count(), cleaned.matches("\r\n").count());
+    }
+
+    #[test]
+    fn the_dialects_agree_outside_the_seven_differences(text in prompt_outside_the_differences()) {
+        prop_assert_eq!(Standard.process(&text), Llmutils.process(&text));
+        // Only difference 5 (blank lines) separates the two strips here.
+        let without_blank_lines = Standard
+            .strip(&text)
+            .split('\n')
+            .filter(|line| !line.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        prop_assert_eq!(without_blank_lines, Llmutils.strip(&text).into_owned());
     }
 
     #[test]
