@@ -96,10 +96,10 @@ pub(crate) fn clean<'a>(
             }
             None => content_end,
         };
-        let blank = text[start..kept_end].trim().is_empty();
         // A full-line comment goes with its line ending: no blank line is
         // left behind. llmutils' StripComments also drops every blank line.
-        let dropped = blank && (marker.is_some() || drop_blank_lines);
+        let dropped =
+            (marker.is_some() || drop_blank_lines) && text[start..kept_end].trim().is_empty();
         if !dropped {
             if let Some(ending) = pending_ending.take() {
                 out.push(ending);
