@@ -187,7 +187,7 @@ fn prompt() -> impl Strategy<Value = String> {
 fn prompt_outside_the_differences() -> impl Strategy<Value = String> {
     let neutral = |piece: &&str| {
         !piece.contains(['\r', '\\', '`', '~'])
-            && !(piece.contains(':') && !piece.contains(": "))
+            && (!piece.contains(':') || piece.contains(": "))
             && !piece.starts_with("PARAM")
     };
     text_of(PIECES.iter().copied().filter(neutral).collect())
