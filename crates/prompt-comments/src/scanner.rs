@@ -120,3 +120,41 @@ pub(crate) fn clean<'a>(
     }
     out.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standard(text: &str) -> (String, Vec<String>) {
+        let mut directives = Directives::default();
+        let cleaned = clean(text, Dialect::Standard, Cleaning::Process, Some(&mut directives));
+        (cleaned.into_owned(), directives.finish(Cow::Borrowed("")).tags)
+    }
+
+    #[test]
+    fn fences_work_with_crlf() {
+        let text = "```\r\n/// tag: in-code\r\n```\r\n/// tag: out\r\nEnd\r\n";
+        assert_eq!(
+            standard(text),
+            ("```\r\n/// tag: in-code\r\n```\r\nEnd\r\n".into(), vec!["out".into()])
+        );
+    }
+
+    #[test]
+    fn a_cut_opening_fence_line_still_opens() {
+        let text = "```rust /// tag: sample\n/// kept\n```\n";
+        assert_eq!(standard(text), ("```rust\n/// kept\n```\n".into(), vec!["sample".into()]));
+    }
+
+    #[test]
+    fn escapes_are_verbatim_in_fences_only() {
+        let (cleaned, _) = standard("\\/// a\n~~~\n\\/// b\n~~~\n\\/// c");
+        assert_eq!(cleaned, "/// a\n~~~\n\\/// b\n~~~\n/// c");
+    }
+
+    #[test]
+    fn llmutils_ignores_fences() {
+        let cleaned = clean("```\n/// x\n```", Dialect::Llmutils, Cleaning::Process, None);
+        assert_eq!(cleaned, "```\n```");
+    }
+}
