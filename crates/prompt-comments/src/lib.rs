@@ -4,15 +4,135 @@ Strip `///` authoring comments from prompts and extract the metadata they carry.
 Prompt authors annotate templates with `///` comments that must never reach a
 model, and put request metadata in them: `/// param: temperature=0.7`,
 `/// flow: checkout`, `/// node: payment`, `/// tag: a, b`, or any
-`/// key: value`.
+`/// key: value`. This crate removes the comments and collects the metadata,
+either exactly as the Go package llmutils does or by the suite's own, safer
+rules.
 
 # Overview
 
-This crate is being built under its own issue; its API (processing, stripping,
-metadata extraction, chat-message stripping, and the `Standard` and `Llmutils`
-dialects) arrives there. The reference behaviour it reproduces in the
-`Llmutils` dialect is the Go package llmutils.
+* [`process`] removes the comments and reads the directives into a
+  [`Processed`] (`cleaned`, `params`, `metadata`, `flow`, `node`, `tags`).
+* [`strip`] only removes the comments; [`extract_params`] and
+  [`extract_metadata`] only read the directives.
+* [`strip_messages`] and [`strip_messages_in_place`] clean the contents of a
+  chat-completions `messages` array ([`serde_json::Value`]s).
+* [`Dialect`] picks the rules; every operation is a method on it, and the
+  free functions use the default, [`Dialect::Standard`].
+
+The cleaned text is a [`Cow`](std::borrow::Cow): text without `///` comes
+back borrowed, never copied, and so does any result that is one piece of the
+input (a prompt whose comments all sit in a header, say).
+
+# Example
+
+```
+use prompt_comments::Dialect;
+
+let prompt = "\
+/// flow: checkout
+/// node: payment
+/// param: temperature=0.2, max_tokens=300
+/// tag: billing
+You are a careful payment assistant. /// keep it formal
+See the `///` doc syntax at file:///srv/docs/index.html
+";
+let p = prompt_comments::process(prompt);
+assert_eq!(
+    p.cleaned,
+    "You are a careful payment assistant.\nSee the `///` doc syntax at file:///srv/docs/index.html\n"
+);
+assert_eq!(p.params["temperature"], "0.2");
+assert_eq!((p.flow.as_str(), p.node.as_str()), ("checkout", "payment"));
+assert_eq!(p.tags, ["billing", "flow:checkout", "node:payment"]);
+
+// llmutils cuts at every `///` but `http:///`/`https:///`.
+let llm = Dialect::Llmutils.process(prompt);
+assert_eq!(llm.cleaned, "You are a careful payment assistant.\nSee the `\n");
+```
+
+# Syntax
+
+A comment starts at the first `///` of a line that is not text (see below)
+and runs to the end of the line. A line that holds only whitespace before the
+marker is a full-line comment and disappears with its line ending; otherwise
+the comment is cut off with the spaces and tabs before it. Every comment is
+read for a directive, in this order:
+
+1. `param: k=v, k2=v2` sets request parameters. Pieces are split on every
+   comma (a value can never hold one), at the first `=`, and trimmed; pieces
+   without `=` or with an empty key are skipped.
+2. `key: value`, the key being ASCII letters, digits and `_` right before the
+   colon and the value not empty, sets `metadata[key]` (key lowercased).
+   `flow` and `node` also set [`Processed::flow`] and [`Processed::node`];
+   `tag` and `tags` append their comma-separated items to
+   [`Processed::tags`]. Note that prose such as `/// Note: be brief` is a
+   `note` entry too.
+3. Anything else is a plain comment.
+
+The last value of a key wins; tags accumulate; `flow:<flow>` and
+`node:<node>` are appended to the tags at the end.
+
+# Dialects
+
+[`Dialect::Llmutils`] reproduces llmutils byte for byte, quirks included.
+[`Dialect::Standard`] (the default) differs in exactly seven places:
+
+1. **URLs.** Any URI scheme (`[A-Za-z][A-Za-z0-9+.-]*:`) right before `///`
+   protects it (`file:///etc/hosts`, `s3:///b`), and a `///` inside a
+   whitespace-free URL is text (`http://a.com///raw`). llmutils protects only
+   `http:///` and `https:///`.
+2. **Markdown code.** `///` inside an inline code span or a fenced code block
+   (```` ``` ```` or `~~~`) is text, so a Rust doc comment in a code sample
+   survives. llmutils cuts there.
+3. **Escape.** `\///` writes a literal `///` (the backslash is removed);
+   llmutils has no escape.
+4. **CRLF.** `\r\n` is a line ending: a cut line keeps its `\r\n`, so output
+   never mixes endings. llmutils splits on `\n` only and loses the `\r` of a
+   cut line.
+5. **Blank lines.** [`Dialect::strip`] keeps the input's blank lines, as
+   [`Dialect::process`] does; llmutils' `StripComments` drops every blank
+   line, merging paragraphs.
+6. **Content parts.** In messages, content given as an array of parts has each
+   `{"type": "text", "text": ...}` part stripped; llmutils leaves array
+   content alone, so those comments reach the model.
+7. **`param:` case.** `PARAM:` and `Param:` are the param directive, matched
+   without regard to case like every other key; in llmutils they are a
+   `param` metadata entry.
+
+# Errors
+
+Processing text cannot fail. [`Error`] reports an unknown dialect name (from
+[`str::parse`]) and a `messages` document that is not an array
+([`Dialect::strip_messages_document`]); [`Error::kind`] tells which.
+
+# Input safety
+
+Every input is accepted: there is no recursion, the work is linear in the
+input's length (one `memmem` pass for the markers, one pass per line holding
+one), and the result is never longer than the input.
 */
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub use crate::dialect::Dialect;
+pub use crate::error::{Error, ErrorKind};
+pub use crate::messages::{strip_messages, strip_messages_in_place};
+pub use crate::process::{extract_metadata, extract_params, process, strip};
+pub use crate::processed::Processed;
+
+mod dialect;
+mod directives;
+mod error;
+mod markdown;
+mod marker;
+mod messages;
+mod output;
+mod process;
+mod processed;
+mod scanner;
+
+// The README's example runs as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+struct ReadmeDoctests;

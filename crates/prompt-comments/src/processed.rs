@@ -1,0 +1,60 @@
+//! The result of processing a prompt: the cleaned text and its directives.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A prompt with its `///` comments removed, and what its directives said.
+///
+/// Serializes (with serde) to the CLI's `--json` shape, keys in this order:
+/// `{"cleaned", "params", "metadata", "flow", "node", "tags"}`.
+///
+/// `params` and `metadata` are [`BTreeMap`]s, so their keys come out sorted
+/// (by bytes). Sorting makes the JSON independent of the order the author
+/// happened to write the directives in, so equal metadata gives equal bytes
+/// (diffs, caches and golden files stay stable). It is also the order Go's
+/// `encoding/json` writes llmutils' maps in, and it needs nothing beyond std.
+///
+/// ```
+/// let p = prompt_comments::process("/// param: temperature=0.7, max_tokens=1000\nHi");
+/// let json = serde_json::to_string(&p)?;
+/// assert_eq!(
+///     json,
+///     r#"{"cleaned":"Hi","params":{"max_tokens":"1000","temperature":"0.7"},"metadata":{},"flow":"","node":"","tags":[]}"#
+/// );
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Processed<'a> {
+    /// The prompt without its comments. Borrowed from the input whenever the
+    /// result is a piece of it (always when the input has no `///`).
+    pub cleaned: Cow<'a, str>,
+    /// `/// param: key=value, key2=value2` assignments; the last one wins.
+    pub params: BTreeMap<String, String>,
+    /// Every other `/// key: value` comment, keys lowercased; the last one
+    /// wins. `flow`, `node`, `tag` and `tags` are recorded here too.
+    pub metadata: BTreeMap<String, String>,
+    /// The last `/// flow:` value; empty when there is none.
+    pub flow: String,
+    /// The last `/// node:` value; empty when there is none.
+    pub node: String,
+    /// Every `/// tag:`/`/// tags:` item in order (duplicates kept), then
+    /// `flow:<flow>` and `node:<node>` when those are set.
+    pub tags: Vec<String>,
+}
+
+impl Processed<'_> {
+    /// The same result owning its text, free of the input's lifetime.
+    pub fn into_owned(self) -> Processed<'static> {
+        Processed {
+            cleaned: Cow::Owned(self.cleaned.into_owned()),
+            params: self.params,
+            metadata: self.metadata,
+            flow: self.flow,
+            node: self.node,
+            tags: self.tags,
+        }
+    }
+}
