@@ -1,0 +1,162 @@
+//! Request parameters, from the `/// param: name=value` metadata authors
+//! write, typed once and then mapped by each provider to its own field names.
+//!
+//! Values arrive as text. Known names are parsed into numbers or lists here
+//! (`temperature=0.7` becomes the number 0.7); a value that does not parse is
+//! an error naming the parameter, never a silently dropped field. Unknown names
+//! are kept in [`Params::extra`] in the order written: OpenAI receives them as
+//! they are (a JSON literal when the text is one, a string otherwise), the
+//! other providers report them as [`crate::Notice`]s.
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind};
+
+/// Typed request parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Params {
+    /// `model`: the model name. OpenAI and Anthropic carry it in the body;
+    /// Gemini names it in the URL, so its body leaves it out.
+    pub model: Option<String>,
+    /// `temperature`: sampling temperature.
+    pub temperature: Option<f64>,
+    /// `top_p`: nucleus sampling mass.
+    pub top_p: Option<f64>,
+    /// `top_k`: sample from the k most likely tokens (Anthropic, Gemini).
+    pub top_k: Option<u64>,
+    /// `max_tokens` (also written `max_output_tokens` or
+    /// `max_completion_tokens`): the output token budget.
+    pub max_tokens: Option<u64>,
+    /// `stop`: stop sequences; one string, or a JSON array of strings.
+    pub stop: Vec<String>,
+    /// `seed`: the sampling seed (OpenAI, Gemini).
+    pub seed: Option<i64>,
+    /// `presence_penalty` (OpenAI, Gemini).
+    pub presence_penalty: Option<f64>,
+    /// `frequency_penalty` (OpenAI, Gemini).
+    pub frequency_penalty: Option<f64>,
+    /// Every other `name=value`, in the order written.
+    pub extra: Vec<(String, String)>,
+}
+
+impl Params {
+    /// Parses `name=value` pairs (as collected from `/// param:` lines).
+    /// Names are matched case-insensitively; a later value for the same name
+    /// wins, as it does in the metadata.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParam`] when a known parameter's value is not of
+    /// its type (a float, a whole number, a string list).
+    pub fn parse<'a, I>(pairs: I) -> Result<Params, Error>
+    where
+        I: IntoIterator<Item = (&'a str, &'a str)>,
+    {
+        let mut params = Params::default();
+        for (name, value) in pairs {
+            let key = name.trim().to_ascii_lowercase();
+            let value = value.trim();
+            match key.as_str() {
+                "model" => params.model = Some(value.to_owned()),
+                "temperature" => params.temperature = Some(float(name, value)?),
+                "top_p" => params.top_p = Some(float(name, value)?),
+                "top_k" => params.top_k = Some(whole(name, value)?),
+                "max_tokens" | "max_output_tokens" | "max_completion_tokens" => {
+                    params.max_tokens = Some(whole(name, value)?)
+                }
+                "stop" | "stop_sequences" => params.stop = strings(name, value)?,
+                "seed" => {
+                    params.seed =
+                        Some(value.parse().map_err(|_| invalid(name, value, "a whole number"))?)
+                }
+                "presence_penalty" => params.presence_penalty = Some(float(name, value)?),
+                "frequency_penalty" => params.frequency_penalty = Some(float(name, value)?),
+                _ => {
+                    params.extra.retain(|(old, _)| !old.eq_ignore_ascii_case(name.trim()));
+                    params.extra.push((name.trim().to_owned(), value.to_owned()));
+                }
+            }
+        }
+        Ok(params)
+    }
+
+    /// `extra` as JSON values: a value that is a JSON literal (number,
+    /// boolean, null, array, object) is sent as that literal, anything else as
+    /// a string.
+    pub fn extra_json(&self) -> impl Iterator<Item = (&str, Value)> + '_ {
+        self.extra.iter().map(|(name, value)| {
+            let json = serde_json::from_str::<Value>(value)
+                .ok()
+                .filter(|v| !v.is_string())
+                .unwrap_or_else(|| Value::String(value.clone()));
+            (name.as_str(), json)
+        })
+    }
+}
+
+fn float(name: &str, value: &str) -> Result<f64, Error> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .ok_or_else(|| invalid(name, value, "a finite number"))
+}
+
+fn whole(name: &str, value: &str) -> Result<u64, Error> {
+    value.parse().map_err(|_| invalid(name, value, "a whole number"))
+}
+
+fn strings(name: &str, value: &str) -> Result<Vec<String>, Error> {
+    if value.starts_with('[') {
+        serde_json::from_str(value).map_err(|_| invalid(name, value, "a JSON array of strings"))
+    } else {
+        Ok(vec![value.to_owned()])
+    }
+}
+
+fn invalid(name: &str, value: &str, expected: &'static str) -> Error {
+    Error::new(ErrorKind::InvalidParam {
+        name: name.trim().to_owned(),
+        value: value.to_owned(),
+        expected,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_params_are_typed() {
+        let params = Params::parse([
+            ("temperature", "0.7"),
+            ("MAX_TOKENS", " 1000 "),
+            ("stop", r#"["END", "STOP"]"#),
+            ("model", "gpt-4o"),
+            ("seed", "-3"),
+        ])
+        .unwrap();
+        assert_eq!(params.temperature, Some(0.7));
+        assert_eq!(params.max_tokens, Some(1000));
+        assert_eq!(params.stop, ["END", "STOP"]);
+        assert_eq!(params.model.as_deref(), Some("gpt-4o"));
+        assert_eq!(params.seed, Some(-3));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let err = Params::parse([("temperature", "warm")]).unwrap_err();
+        assert_eq!(err.to_string(), "parameter `temperature` is `warm`, expected a finite number");
+        assert!(Params::parse([("temperature", "NaN")]).is_err());
+        assert!(Params::parse([("max_tokens", "-1")]).is_err());
+        assert!(Params::parse([("stop", "[1, 2]")]).is_err());
+    }
+
+    #[test]
+    fn unknown_params_keep_order_and_last_wins() {
+        let params =
+            Params::parse([("user", "alice"), ("logprobs", "true"), ("User", "bob")]).unwrap();
+        let extra: Vec<_> = params.extra_json().collect();
+        assert_eq!(extra, [("logprobs", Value::Bool(true)), ("User", Value::String("bob".into()))]);
+    }
+}
