@@ -25,9 +25,13 @@ crate of its own:
    speaker's side (own turns as `assistant`, others as labelled `user`),
    sanitized and made provider-safe.
 
-No member depends on another; the order above is the one the suite's pipeline
-uses, and the `prompt-suite` command-line tool exposes each stage as a
-subcommand.
+5. [`pipeline`] (`prompt-pipeline`) turns the resulting conversation and the
+   metadata's request parameters into the exact request body of OpenAI,
+   Anthropic or Gemini.
+
+None of the first four depends on another; the order above is the one the
+suite's pipeline uses, and the `prompt-suite` command-line tool exposes each
+stage as a subcommand.
 
 # Crate features
 
@@ -37,6 +41,7 @@ All are on by default; each turns on one member crate and its re-export.
 * **flip** - `prompt_suite::flip`, the `transcript-flip` crate.
 * **segment** - `prompt_suite::segment`, the `narrative-segment` crate.
 * **brackets** - `prompt_suite::brackets`, the `minijinja-brackets` crate.
+* **pipeline** - `prompt_suite::pipeline`, the `prompt-pipeline` crate.
 */
 
 #![deny(missing_docs)]
@@ -48,5 +53,7 @@ pub use minijinja_brackets as brackets;
 pub use narrative_segment as segment;
 #[cfg(feature = "comments")]
 pub use prompt_comments as comments;
+#[cfg(feature = "pipeline")]
+pub use prompt_pipeline as pipeline;
 #[cfg(feature = "flip")]
 pub use transcript_flip as flip;
