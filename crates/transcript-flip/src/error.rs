@@ -109,7 +109,15 @@ impl Error {
 
     /// Places the error at byte `offset` of `source`: line, column (in
     /// characters) and the start of the offending text as the snippet.
-    pub(crate) fn at_offset(mut self, source: &str, offset: usize) -> Error {
+    pub(crate) fn at_offset(self, source: &str, offset: usize) -> Error {
+        self.at_span(source, offset, source.len())
+    }
+
+    /// Places the error at the text `start..end` of `source`: line and
+    /// column of `start`, and the text (up to its first line end, at most 40
+    /// characters) as the snippet.
+    pub(crate) fn at_span(mut self, source: &str, start: usize, end: usize) -> Error {
+        let offset = start;
         let mut offset = offset.min(source.len());
         while !source.is_char_boundary(offset) {
             offset -= 1;
@@ -118,7 +126,11 @@ impl Error {
         self.repr.line =
             Some(memchr::memchr_iter(b'\n', &source.as_bytes()[..line_start]).count() + 1);
         self.repr.column = Some(source[line_start..offset].chars().count() + 1);
-        let rest = &source[offset..];
+        let mut end = end.clamp(offset, source.len());
+        while !source.is_char_boundary(end) {
+            end -= 1;
+        }
+        let rest = &source[offset..end];
         let rest = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
         self.repr.snippet = Some(rest.chars().take(40).collect());
         self

@@ -77,15 +77,14 @@ pub fn alternate_json(messages: &str, mode: Mode) -> Result<Vec<Message>, Error>
             object(messages, row, ErrorKind::InvalidMessage, "a message must be a JSON object")
                 .and_then(|object| {
                     Message::from_object(object).map_err(|detail| {
-                        Error::new(ErrorKind::InvalidMessage, detail)
-                            .at_offset(messages, row.offset)
+                        row.locate(Error::new(ErrorKind::InvalidMessage, detail), messages)
                     })
                 })
                 .map_err(|err| err.at_index(index))?;
         parsed.push(message);
     }
     crate::ensure_alternating_with(parsed, mode).map_err(|err| match err.index() {
-        Some(index) => err.at_offset(messages, rows[index].offset),
+        Some(index) => rows[index].locate(err, messages),
         None => err,
     })
 }
@@ -94,6 +93,13 @@ pub fn alternate_json(messages: &str, mode: Mode) -> Result<Vec<Message>, Error>
 struct Row<'a> {
     raw: &'a RawValue,
     offset: usize,
+}
+
+impl Row<'_> {
+    /// Places `error` at this row of `source`, the row's text as snippet.
+    fn locate(&self, error: Error, source: &str) -> Error {
+        error.at_span(source, self.offset, self.offset + self.raw.get().len())
+    }
 }
 
 /// A transcript that passed the table checks (LLMR's steps 1 and 2).
@@ -131,7 +137,7 @@ impl<'a> Table<'a> {
                     "`transcript` must have columns `speaker` and `text` (no row has {missing})"
                 ),
             )
-            .at_offset(source, first.offset));
+            .at_span(source, first.offset, first.offset + first.raw.get().len()));
         }
         Ok(Table { source, rows: table })
     }
@@ -142,7 +148,7 @@ impl<'a> Table<'a> {
             .iter()
             .enumerate()
             .map(|(index, (row, object))| {
-                let at = |err: Error| err.at_index(index).at_offset(self.source, row.offset);
+                let at = |err: Error| row.locate(err.at_index(index), self.source);
                 let speaker = match object.get("speaker") {
                     None | Some(Value::Null) => {
                         return Err(at(Error::new(
@@ -184,9 +190,13 @@ fn object(
     detail: &str,
 ) -> Result<Map<String, Value>, Error> {
     if !row.raw.get().starts_with('{') {
-        return Err(Error::new(kind, detail).at_offset(source, row.offset));
+        return Err(row.locate(Error::new(kind, detail), source));
     }
-    serde_json::from_str(row.raw.get()).map_err(|err| syntax_error(source, &err))
+    // The document already parsed, so this cannot fail; if it did, the
+    // position serde_json gives would be relative to the row.
+    serde_json::from_str(row.raw.get()).map_err(|err| {
+        row.locate(Error::new(ErrorKind::InvalidJson, format!("invalid JSON: {err}")), source)
+    })
 }
 
 /// Where `part`, a slice of `source`, starts in it.

@@ -5,11 +5,21 @@ use clap::Subcommand;
 
 use crate::diagnostic::Diagnostic;
 
+mod flip;
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub(crate) enum Command {}
+pub(crate) enum Command {
+    /// One speaker's view of a multi-speaker JSON transcript, as chat messages.
+    Flip(flip::FlipArgs),
+    /// Make a JSON message array provider-safe (one system, alternating, user first).
+    Alternate(flip::AlternateArgs),
+}
 
 /// Runs one subcommand.
 pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
-    match command {}
+    match command {
+        Command::Flip(args) => flip::execute(args),
+        Command::Alternate(args) => flip::execute_alternate(args),
+    }
 }

@@ -167,7 +167,8 @@ impl<'t> Scanner<'t, '_> {
         let mut after_token = false;
         let mut i = 0;
         while i < self.units.len() {
-            if (after_token || self.is_line_start(i)) && failed_header_at.is_none_or(|f| i > f) {
+            let line_start = self.is_line_start(i);
+            if (after_token || line_start) && failed_header_at.is_none_or(|f| i > f) {
                 let word = self.skip_whitespace(i);
                 match self.header_at(word) {
                     Some((word_end, colon)) => {
@@ -176,7 +177,11 @@ impl<'t> Scanner<'t, '_> {
                         let mut replacement = String::with_capacity(written.len() + 2);
                         replacement.push_str(written);
                         replacement.push_str(" -");
-                        rewriter.replace(self.units[i].start..self.units[colon].end, &replacement);
+                        // LLMR eats the whitespace before a header at a line start; after
+                        // a token there is no line to tidy, so it stays.
+                        let from = if line_start { i } else { word };
+                        rewriter
+                            .replace(self.units[from].start..self.units[colon].end, &replacement);
                         i = colon + 1;
                         after_token = false;
                         continue;
