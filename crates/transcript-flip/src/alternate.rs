@@ -131,10 +131,15 @@ fn merge_into(kept: &mut Message, next: Message, index: usize, mode: Mode) -> Re
         )
         .at_index(index));
     }
-    kept_text.reserve(MERGE_JOINER.len() + next_text.len());
-    kept_text.push_str(MERGE_JOINER);
-    kept_text.push_str(next_text);
+    append_line(kept_text, next_text);
     Ok(())
+}
+
+/// Appends `next` to `kept` after the joiner: how every merge joins text.
+pub(crate) fn append_line(kept: &mut String, next: &str) {
+    kept.reserve(MERGE_JOINER.len() + next.len());
+    kept.push_str(MERGE_JOINER);
+    kept.push_str(next);
 }
 
 #[cfg(test)]

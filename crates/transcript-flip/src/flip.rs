@@ -5,9 +5,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::alternate::{CONTINUE_CUE, normalize};
-use crate::sanitize::{sanitize_label_and_text, sanitize_with};
-use crate::{Error, FlipOptions, Message, Mode, Role, SpeakerName, Turn};
+use crate::alternate::{CONTINUE_CUE, append_line, normalize};
+use crate::sanitize::{sanitize_labelled, sanitize_with};
+use crate::{Content, Error, FlipOptions, Message, Mode, Role, SpeakerName, Turn};
 
 /// The messages `speaker` should see: its own turns as `assistant`
 /// messages, verbatim; everyone else's as `user` messages with a label
@@ -47,7 +47,11 @@ use crate::{Error, FlipOptions, Message, Mode, Role, SpeakerName, Turn};
 pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<Message>, Error> {
     let mode = options.get_mode();
     let naming = options.effective_speaker_name();
-    let mut messages = Vec::with_capacity(turns.len() + 3);
+    // Runs merge as they are built (what `ensure_alternating` would do
+    // anyway), so a long transcript never holds one message per turn. With
+    // `name` fields, runs are only known at the end: no early merging.
+    let merge_early = naming == SpeakerName::Label;
+    let mut messages = Vec::with_capacity(if merge_early { 16 } else { turns.len() + 3 });
     // Who spoke each message, for the `name` field; `None` for anything
     // that is not one other speaker's turn.
     let mut speakers: Vec<Option<&str>> = Vec::new();
@@ -56,29 +60,37 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
     if let Some(system) = options.get_system() {
         messages.push(Message::system(system));
     }
+    // The label and text of one turn, reused across turns.
+    let mut scratch = String::new();
     for turn in turns {
         let text = turn.text();
         if turn.speaker == speaker {
-            messages.push(Message::assistant(text));
+            push_text(&mut messages, Role::Assistant, text, merge_early);
             continue;
         }
+        scratch.clear();
         let content = match mode {
             Mode::Llmr => {
-                let label = options.get_label().render(&turn.speaker);
-                let text =
-                    if options.get_sanitize() { sanitize_with(text, mode) } else { text.into() };
-                label + text.as_ref()
+                options.get_label().render_into(&turn.speaker, &mut scratch);
+                if options.get_sanitize() {
+                    scratch.push_str(&sanitize_with(text, mode));
+                } else {
+                    scratch.push_str(text);
+                }
+                Cow::Borrowed(scratch.as_str())
             }
             Mode::Standard => {
-                let label = options.get_label().render(&collapse_line_breaks(&turn.speaker));
+                options.get_label().render_into(&collapse_line_breaks(&turn.speaker), &mut scratch);
+                let label_len = scratch.len();
+                scratch.push_str(text);
                 if options.get_sanitize() {
-                    sanitize_label_and_text(&label, text)
+                    sanitize_labelled(&scratch, label_len)
                 } else {
-                    label + text
+                    Cow::Borrowed(scratch.as_str())
                 }
             }
         };
-        if naming != SpeakerName::Label {
+        if !merge_early {
             speakers.resize(messages.len(), None);
             speakers.push(Some(&turn.speaker));
             if naming == SpeakerName::Field {
@@ -88,10 +100,10 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
                 bare.push(Some(text.into_owned()));
             }
         }
-        messages.push(Message::user(content));
+        push_text(&mut messages, Role::User, &content, merge_early);
     }
     if let Some(instruction) = options.get_instruction() {
-        messages.push(Message::user(instruction));
+        push_text(&mut messages, Role::User, instruction, merge_early);
     }
     if naming != SpeakerName::Label {
         attribute_names(&mut messages, &speakers, &mut bare);
@@ -105,6 +117,20 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
     // lets the option govern both ends.
     let leading_cue = mode == Mode::Llmr || options.get_ensure_final_user();
     normalize(messages, mode, leading_cue)
+}
+
+/// Adds a `role` message saying `text`, or, with `merge`, appends `text`
+/// to the last message when it has the same role.
+fn push_text(messages: &mut Vec<Message>, role: Role, text: &str, merge: bool) {
+    if merge
+        && let Some(last) = messages.last_mut()
+        && last.role.as_ref() == Some(&role)
+        && let Some(Content::Text(kept)) = &mut last.content
+    {
+        append_line(kept, text);
+        return;
+    }
+    messages.push(Message::new(role, text));
 }
 
 /// Gives each run of user messages that all come from one other speaker

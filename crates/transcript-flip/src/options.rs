@@ -34,23 +34,27 @@ impl Label {
 
     /// The prefix for speaker `id`.
     pub fn render(&self, id: &str) -> String {
+        let mut label = String::new();
+        self.render_into(id, &mut label);
+        label
+    }
+
+    /// Appends the prefix for speaker `id` to `out`.
+    pub(crate) fn render_into(&self, id: &str, out: &mut String) {
         match self {
             Label::Default => {
-                let mut label = String::with_capacity(id.len() + 2);
-                label.push_str(id);
-                label.push_str(": ");
-                label
+                out.push_str(id);
+                out.push_str(": ");
             }
-            Label::Template(template) => render_template(template, id),
-            Label::Custom(f) => f(id),
+            Label::Template(template) => render_template(template, id, out),
+            Label::Custom(f) => out.push_str(&f(id)),
         }
     }
 }
 
 /// Replaces `{speaker}` and `{id}` in one left-to-right pass, so that an id
 /// containing `{id}` is not expanded again.
-fn render_template(template: &str, id: &str) -> String {
-    let mut out = String::with_capacity(template.len() + id.len());
+fn render_template(template: &str, id: &str, out: &mut String) {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
@@ -67,7 +71,6 @@ fn render_template(template: &str, id: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
 }
 
 impl fmt::Debug for Label {

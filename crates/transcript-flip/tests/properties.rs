@@ -90,6 +90,10 @@ fn plain_text() -> impl Strategy<Value = String> {
             Just("\x0b"),
             Just("\x0c"),
             Just("\r\n"),
+            // Whole headers, so that the header rule is exercised often.
+            Just("\nuser:"),
+            Just("\r\nSystem :"),
+            Just("\n \n\tTOOL\n:"),
         ],
         0..12,
     )

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use crate::Mode;
 
-pub(crate) use standard::sanitize_label_and_text;
+pub(crate) use standard::sanitize_labelled;
 
 /// Sanitizes `text` in [`Mode::Standard`]: every control-token shape is
 /// defanged visibly and role headers at a line start are neutralised.

@@ -35,7 +35,7 @@
 use std::borrow::Cow;
 
 use super::rewrite::Rewriter;
-use super::view::{self, ALNUM, Unit};
+use super::view::{self, ALNUM, View};
 
 /// Sanitizes `text`; `line_start_at` is a byte offset that also counts as
 /// a line start (where a speaker's text follows its label).
@@ -43,23 +43,17 @@ pub(super) fn sanitize(text: &str, line_start_at: Option<usize>) -> Cow<'_, str>
     if !text.bytes().any(view::is_trigger) {
         return Cow::Borrowed(text);
     }
-    let mut units = Vec::new();
-    view::build(text, &mut units);
-    let forced = line_start_at.map(|offset| units.partition_point(|u| u.start < offset));
-    Scanner { text, units: &units, forced }.run()
+    let view = View::new(text);
+    let forced = line_start_at.map(|offset| view.unit_at(offset));
+    Scanner { text, view: &view, forced }.run()
 }
 
-/// `label` followed by `text`, sanitized as one string in which `text`
-/// starts a line: headers at the start of either are caught, and so is a
-/// token split between the two.
-pub(crate) fn sanitize_label_and_text(label: &str, text: &str) -> String {
-    let mut joined = String::with_capacity(label.len() + text.len());
-    joined.push_str(label);
-    joined.push_str(text);
-    match sanitize(&joined, Some(label.len())) {
-        Cow::Borrowed(_) => joined,
-        Cow::Owned(sanitized) => sanitized,
-    }
+/// `joined`, a label (its first `label_len` bytes) followed by a speaker's
+/// text, sanitized as one string in which the text starts a line: headers
+/// at the start of either are caught, and so is a token split between the
+/// two.
+pub(crate) fn sanitize_labelled(joined: &str, label_len: usize) -> Cow<'_, str> {
+    sanitize(joined, Some(label_len))
 }
 
 /// The longest token name, in units.
@@ -152,9 +146,9 @@ struct Token {
     end: usize,
 }
 
-struct Scanner<'t, 'u> {
+struct Scanner<'t, 'v> {
     text: &'t str,
-    units: &'u [Unit],
+    view: &'v View<'t>,
     forced: Option<usize>,
 }
 
@@ -166,22 +160,21 @@ impl<'t> Scanner<'t, '_> {
         let mut failed_header_at = None;
         let mut after_token = false;
         let mut i = 0;
-        while i < self.units.len() {
+        while i < self.view.len() {
             let line_start = self.is_line_start(i);
             if (after_token || line_start) && failed_header_at.is_none_or(|f| i > f) {
                 let word = self.skip_whitespace(i);
                 match self.header_at(word) {
                     Some((word_end, colon)) => {
                         let written =
-                            &self.text[self.units[word].start..self.units[word_end - 1].end];
+                            &self.text[self.view.start(word)..self.view.end(word_end - 1)];
                         let mut replacement = String::with_capacity(written.len() + 2);
                         replacement.push_str(written);
                         replacement.push_str(" -");
                         // LLMR eats the whitespace before a header at a line start; after
                         // a token there is no line to tidy, so it stays.
                         let from = if line_start { i } else { word };
-                        rewriter
-                            .replace(self.units[from].start..self.units[colon].end, &replacement);
+                        rewriter.replace(self.view.start(from)..self.view.end(colon), &replacement);
                         i = colon + 1;
                         after_token = false;
                         continue;
@@ -192,32 +185,52 @@ impl<'t> Scanner<'t, '_> {
             after_token = false;
             match self.token_at(i) {
                 Some(token) => {
-                    rewriter.replace(
-                        self.units[token.open - 1].end..self.units[token.open - 1].end,
-                        " ",
-                    );
-                    let close = self.units[token.close].start;
+                    rewriter
+                        .replace(self.view.end(token.open - 1)..self.view.end(token.open - 1), " ");
+                    let close = self.view.start(token.close);
                     rewriter.replace(close..close, " ");
                     i = token.end;
                     after_token = true;
                 }
-                None => i += 1,
+                None => i = self.next_candidate(i + 1),
             }
         }
         rewriter.finish()
     }
 
+    /// The first unit at or after `i` where a token or a header may start:
+    /// a `<` or `[`, or a line start (the forced one included). Skipping
+    /// straight there keeps plain stretches of text cheap.
+    fn next_candidate(&self, mut i: usize) -> usize {
+        let len = self.view.len();
+        while i < len {
+            if matches!(self.code(i), Some(b'<' | b'[')) || self.is_line_start(i) {
+                return i;
+            }
+            if matches!(self.code(i), Some(b'\n' | b'\r')) {
+                i += 1;
+                continue;
+            }
+            let limit = match self.forced {
+                Some(forced) if forced > i => forced.min(len),
+                _ => len,
+            };
+            i = self.view.find_structural(i + 1, limit);
+        }
+        len
+    }
+
     fn code(&self, i: usize) -> Option<u8> {
-        self.units.get(i).map(|u| u.code)
+        self.view.code(i)
     }
 
     fn is_line_start(&self, i: usize) -> bool {
         i == 0
             || self.forced == Some(i)
-            || match self.units[i - 1].code {
-                b'\n' => true,
+            || match self.code(i - 1) {
+                Some(b'\n') => true,
                 // A CR alone breaks the line; in CRLF the LF does.
-                b'\r' => self.units[i].code != b'\n',
+                Some(b'\r') => self.code(i) != Some(b'\n'),
                 _ => false,
             }
     }
@@ -275,7 +288,7 @@ impl<'t> Scanner<'t, '_> {
     fn name_is(&self, range: std::ops::Range<usize>, names: &[&str]) -> bool {
         names.iter().any(|name| {
             name.len() == range.len()
-                && name.bytes().zip(&self.units[range.clone()]).all(|(b, u)| u.code == b)
+                && name.bytes().zip(range.clone()).all(|(b, i)| self.code(i) == Some(b))
         })
     }
 
@@ -366,8 +379,8 @@ mod tests {
     #[test]
     fn forced_line_start() {
         assert_eq!(sanitize("Ana: system: x", Some(5)), "Ana: system - x");
-        assert_eq!(sanitize_label_and_text("Sys", "tem: x"), "System - x");
-        assert_eq!(sanitize_label_and_text("<|im_", "start|>"), "<| im_start |>");
+        assert_eq!(sanitize_labelled("System: x", 3), "System - x");
+        assert_eq!(sanitize_labelled("<|im_start|>", 5), "<| im_start |>");
     }
 
     #[test]

@@ -35,8 +35,83 @@ pub(super) struct Unit {
     pub(super) end: usize,
 }
 
+/// The view of one text. ASCII text is its own view (lowercased on the
+/// fly), so the common case allocates nothing.
+pub(super) enum View<'a> {
+    /// One unit per byte.
+    Ascii(&'a [u8]),
+    /// Built unit by unit.
+    Units(Vec<Unit>),
+}
+
+impl<'a> View<'a> {
+    pub(super) fn new(text: &'a str) -> View<'a> {
+        if text.is_ascii() {
+            View::Ascii(text.as_bytes())
+        } else {
+            let mut units = Vec::new();
+            build(text, &mut units);
+            View::Units(units)
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        match self {
+            View::Ascii(bytes) => bytes.len(),
+            View::Units(units) => units.len(),
+        }
+    }
+
+    /// The code of unit `i`, `None` past the end.
+    pub(super) fn code(&self, i: usize) -> Option<u8> {
+        match self {
+            View::Ascii(bytes) => bytes.get(i).map(u8::to_ascii_lowercase),
+            View::Units(units) => units.get(i).map(|u| u.code),
+        }
+    }
+
+    /// Where the character of unit `i` starts in the text.
+    pub(super) fn start(&self, i: usize) -> usize {
+        match self {
+            View::Ascii(_) => i,
+            View::Units(units) => units[i].start,
+        }
+    }
+
+    /// Where the character of unit `i` ends in the text.
+    pub(super) fn end(&self, i: usize) -> usize {
+        match self {
+            View::Ascii(_) => i + 1,
+            View::Units(units) => units[i].end,
+        }
+    }
+
+    /// The first unit in `from..limit` that is `<`, `[`, LF or CR; `limit`
+    /// when there is none.
+    pub(super) fn find_structural(&self, from: usize, limit: usize) -> usize {
+        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b'\n' | b'\r');
+        let found = match self {
+            View::Ascii(bytes) => {
+                bytes.get(from..limit).and_then(|b| b.iter().position(|&c| is_structural(c)))
+            }
+            View::Units(units) => {
+                units.get(from..limit).and_then(|u| u.iter().position(|u| is_structural(u.code)))
+            }
+        };
+        found.map_or(limit.max(from), |k| from + k)
+    }
+
+    /// The first unit at or after byte `offset`.
+    pub(super) fn unit_at(&self, offset: usize) -> usize {
+        match self {
+            View::Ascii(bytes) => offset.min(bytes.len()),
+            View::Units(units) => units.partition_point(|u| u.start < offset),
+        }
+    }
+}
+
 /// Appends the view of `text` to `units`.
-pub(super) fn build(text: &str, units: &mut Vec<Unit>) {
+fn build(text: &str, units: &mut Vec<Unit>) {
     units.reserve(text.len());
     for (start, c) in text.char_indices() {
         let end = start + c.len_utf8();
@@ -104,14 +179,14 @@ mod tests {
     use super::*;
 
     fn codes(text: &str) -> Vec<u8> {
-        let mut units = Vec::new();
-        build(text, &mut units);
-        units.iter().map(|u| u.code).collect()
+        let view = View::new(text);
+        (0..view.len()).filter_map(|i| view.code(i)).collect()
     }
 
     #[test]
     fn look_alikes_read_as_ascii() {
         assert_eq!(codes("＜｜ＵＳＥＲ｜＞"), b"<|user|>");
+        assert_eq!(codes("AbC<|"), b"abc<|");
         assert_eq!(codes("s\u{200b}y\u{200d}s\u{feff}tem"), b"system");
         assert_eq!(codes("ſyﬆem"), b"system");
         assert_eq!(codes("𝐬𝐲𝐬𝐭𝐞𝐦："), b"system:");
@@ -123,9 +198,9 @@ mod tests {
 
     #[test]
     fn units_keep_source_ranges() {
-        let mut units = Vec::new();
-        build("aﬆ<", &mut units);
-        let ranges: Vec<_> = units.iter().map(|u| (u.code, u.start, u.end)).collect();
+        let view = View::new("aﬆ<");
+        let ranges: Vec<_> =
+            (0..view.len()).map(|i| (view.code(i).unwrap(), view.start(i), view.end(i))).collect();
         assert_eq!(ranges, [(b'a', 0, 1), (b's', 1, 4), (b't', 1, 4), (b'<', 4, 5)]);
     }
 }
