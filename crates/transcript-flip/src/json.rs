@@ -312,6 +312,21 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!(
+            "[{{\"speaker\": \"a\", \"text\": {}1{}}}]",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert_eq!(turns_from_json(&deep).unwrap_err().kind(), ErrorKind::InvalidJson);
+        let deep = format!("[{}]", "{\"a\":".repeat(50_000));
+        assert_eq!(
+            alternate_json(&deep, Mode::Standard).unwrap_err().kind(),
+            ErrorKind::InvalidJson
+        );
+    }
+
+    #[test]
     fn shape_errors() {
         assert_eq!(turns_from_json(" {\"a\": 1}").unwrap_err().kind(), ErrorKind::NotATable);
         assert_eq!(turns_from_json("[3]").unwrap_err().kind(), ErrorKind::NotATable);

@@ -123,6 +123,11 @@ pub use crate::options::{FlipOptions, Label, SpeakerName};
 pub use crate::sanitize::{sanitize, sanitize_with};
 pub use crate::turn::Turn;
 
+/// The README's example runs as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 mod alternate;
 mod error;
 mod flip;
