@@ -207,6 +207,25 @@ proptest! {
         prop_assert_eq!(sanitize(&once), once.clone());
     }
 
+    /// Any Unicode text: no panic, and the result is a fixed point, in
+    /// both modes.
+    #[test]
+    fn any_text_sanitizes_to_a_fixed_point(text in any::<String>()) {
+        let once = sanitize(&text);
+        prop_assert_eq!(sanitize(&once), once.clone());
+        let llmr = sanitize_with(&text, Mode::Llmr);
+        prop_assert_eq!(sanitize_with(&llmr, Mode::Llmr), llmr.clone());
+    }
+
+    /// Any input text gives messages or a typed error, never a panic.
+    #[test]
+    fn any_json_input_is_handled(input in "[\\[\\]{}\":, a-z0-9nul\\\\]{0,40}") {
+        let flipped = transcript_flip::flip_json(&input, &serde_json::json!("a"), &FlipOptions::new());
+        let alternated = transcript_flip::alternate_json(&input, Mode::Standard);
+        prop_assert!(flipped.is_ok() || flipped.is_err_and(|e| !e.message().is_empty()));
+        prop_assert!(alternated.is_ok() || alternated.is_err_and(|e| !e.message().is_empty()));
+    }
+
     /// `ensure_alternating` is idempotent, in both modes.
     #[test]
     fn alternation_is_idempotent(
