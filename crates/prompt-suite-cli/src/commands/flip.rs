@@ -122,7 +122,7 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
         options = options.instruction(instruction);
     }
     let messages = transcript_flip::flip_json(text, &Value::String(args.speaker), &options)
-        .map_err(|err| input.reject(&Rejection(err)))?;
+        .map_err(|err| input.reject(&err))?;
     output::write_json(&messages)
 }
 
@@ -131,27 +131,24 @@ pub(crate) fn execute_alternate(args: AlternateArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
     let messages = transcript_flip::alternate_json(text, args.mode.mode())
-        .map_err(|err| input.reject(&Rejection(err)))?;
+        .map_err(|err| input.reject(&err))?;
     output::write_json(&messages)
 }
 
-/// The crate's error as the shell reports it.
-struct Rejection(transcript_flip::Error);
-
-impl Reportable for Rejection {
+impl Reportable for transcript_flip::Error {
     fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.0.kind().as_str())
+        Cow::Borrowed(self.kind().as_str())
     }
 
     fn message(&self) -> String {
-        self.0.message()
+        transcript_flip::Error::message(self)
     }
 
     fn position(&self) -> Option<(usize, usize)> {
-        self.0.line().zip(self.0.column())
+        self.line().zip(self.column())
     }
 
     fn snippet(&self) -> Option<String> {
-        self.0.snippet().map(str::to_owned)
+        transcript_flip::Error::snippet(self).map(str::to_owned)
     }
 }
