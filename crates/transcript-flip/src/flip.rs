@@ -105,7 +105,7 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
     if let Some(instruction) = options.get_instruction() {
         push_text(&mut messages, Role::User, instruction, merge_early);
     }
-    if naming != SpeakerName::Label {
+    if !merge_early {
         attribute_names(&mut messages, &speakers, &mut bare);
     }
     if options.get_ensure_final_user()
