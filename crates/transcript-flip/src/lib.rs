@@ -70,8 +70,8 @@ ways; on inputs with none of these features both modes give the same output.
    `<start_of_turn>`, ...) and textual role headers at a line start
    (LLMR's five words plus `Human:`, `AI:`, `Model:`, `### Instruction:`,
    ...). Matching is case-insensitive and sees through zero-width
-   characters and compatibility look-alikes (NFKC: fullwidth, mathematical
-   letters, ligatures). Tokens are **defanged visibly** rather than deleted
+   characters, compatibility look-alikes (NFKC: fullwidth, mathematical
+   letters, ligatures) and Cyrillic or Greek letters drawn like Latin ones. Tokens are **defanged visibly** rather than deleted
    (`<|im_start|>` becomes `<| im_start |>`, `<s>` becomes `< s >`): nothing
    the speaker wrote disappears, prose that mentions `<s>` or `<think>`
    stays readable, and the result no longer matches any token shape. See

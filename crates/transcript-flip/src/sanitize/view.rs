@@ -9,9 +9,10 @@
 //!   combining marks dropped, when that is ASCII: fullwidth `＜｜ｓ｜＞`,
 //!   mathematical `𝐬𝐲𝐬𝐭𝐞𝐦`, the long s `ſ` and ligatures such as `ﬆ` read
 //!   as their ASCII look-alikes;
-//! - a few look-alikes NFKC leaves alone are folded by hand: dotless `ı`
-//!   reads `i`, SentencePiece's `▁` reads `_`, and NEL, LS and PS read as
-//!   line feeds;
+//! - a few look-alikes NFKC leaves alone are folded by hand: Cyrillic and
+//!   Greek letters drawn exactly like Latin ones (`Ѕ`, `у`, `о`, `Α`, ...),
+//!   dotless `ı` reads `i`, SentencePiece's `▁` reads `_`, and NEL, LS and
+//!   PS read as line feeds;
 //! - anything else is a letter or digit ([`ALNUM`]), a space, or
 //!   [`OTHER`].
 //!
@@ -119,6 +120,10 @@ fn build(text: &str, units: &mut Vec<Unit>) {
             units.push(Unit { code: (c as u8).to_ascii_lowercase(), start, end });
             continue;
         }
+        if let Some(latin) = latin_look_alike(c) {
+            units.push(Unit { code: latin, start, end });
+            continue;
+        }
         match c {
             '\u{131}' => units.push(Unit { code: b'i', start, end }),
             '\u{2581}' => units.push(Unit { code: b'_', start, end }),
@@ -156,6 +161,32 @@ fn push_decomposed(c: char, start: usize, end: usize, units: &mut Vec<Unit>) {
     }
 }
 
+/// Cyrillic and Greek letters drawn exactly like a Latin letter, so that
+/// `Ѕуѕtеm:` (four Cyrillic letters) reads as `system:`. Only letters that are
+/// indistinguishable in common fonts; NFKC leaves all of them alone.
+fn latin_look_alike(c: char) -> Option<u8> {
+    Some(match c {
+        'а' | 'А' | 'α' | 'Α' => b'a',
+        'В' | 'Β' => b'b',
+        'с' | 'С' | 'ϲ' => b'c',
+        'е' | 'Е' | 'Ε' => b'e',
+        'Н' | 'Η' => b'h',
+        'і' | 'І' | 'Ι' | 'ι' => b'i',
+        'ј' | 'Ј' => b'j',
+        'К' | 'Κ' => b'k',
+        'М' | 'Μ' => b'm',
+        'Ν' => b'n',
+        'о' | 'О' | 'ο' | 'Ο' => b'o',
+        'р' | 'Р' | 'ρ' | 'Ρ' => b'p',
+        'ѕ' | 'Ѕ' => b's',
+        'Т' | 'Τ' => b't',
+        'у' | 'У' | 'Υ' => b'y',
+        'х' | 'Х' | 'Χ' | 'χ' => b'x',
+        'Ζ' => b'z',
+        _ => return None,
+    })
+}
+
 /// Characters that render as nothing (Unicode's Default_Ignorable_Code_Point,
 /// less the Hangul fillers that some fonts draw).
 fn is_ignorable(c: char) -> bool {
@@ -191,6 +222,8 @@ mod tests {
         assert_eq!(codes("ſyﬆem"), b"system");
         assert_eq!(codes("𝐬𝐲𝐬𝐭𝐞𝐦："), b"system:");
         assert_eq!(codes("assıstant"), b"assistant");
+        assert_eq!(codes("Ѕуѕtеm"), b"system");
+        assert_eq!(codes("Ηυmαn"), [b'h', ALNUM, b'm', b'a', b'n']);
         assert_eq!(codes("begin▁of"), b"begin_of");
         assert_eq!(codes("é\u{301}"), b"e");
         assert_eq!(codes("用\u{a0}\u{2028}—"), [ALNUM, b' ', b'\n', OTHER]);
