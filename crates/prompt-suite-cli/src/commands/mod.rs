@@ -6,17 +6,24 @@ use clap::Subcommand;
 use crate::diagnostic::Diagnostic;
 
 mod comments;
+mod flip;
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Remove `///` authoring comments and read the directives they carry.
     Comments(comments::CommentsArgs),
+    /// One speaker's view of a multi-speaker JSON transcript, as chat messages.
+    Flip(flip::FlipArgs),
+    /// Make a JSON message array provider-safe (one system, alternating, user first).
+    Alternate(flip::AlternateArgs),
 }
 
 /// Runs one subcommand.
 pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
     match command {
         Command::Comments(args) => comments::execute(args),
+        Command::Flip(args) => flip::execute(args),
+        Command::Alternate(args) => flip::execute_alternate(args),
     }
 }

@@ -3,6 +3,7 @@
 //! subcommand shares (help, version, usage errors).
 
 mod comments;
+mod flip;
 mod shell;
 
 use std::process::Command;

@@ -1,0 +1,78 @@
+//! `transcript-flip`: flipping long transcripts with sanitizing on.
+//!
+//! `cargo bench -p benches --bench transcript-flip`
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use transcript_flip::{FlipOptions, Mode, Turn, flip, sanitize};
+
+const SPEAKERS: [&str; 5] = ["Mod", "Ana", "Ben", "Cy", "Dee"];
+
+/// Realistic turn texts (`benches/inputs/transcript-flip/turns.txt`):
+/// mostly plain prose, some with colons and non-ASCII, one in eight an
+/// injection attempt.
+fn texts() -> Vec<String> {
+    benches::input("transcript-flip/turns.txt").lines().map(str::to_owned).collect()
+}
+
+fn transcript(turns: usize) -> Vec<Turn> {
+    let texts = texts();
+    (0..turns)
+        .map(|i| {
+            // Different strides so that speakers and texts mix.
+            let speaker = SPEAKERS[(i * 3 + i / 7) % SPEAKERS.len()];
+            Turn::new(speaker, texts[(i * 5 + i / 3) % texts.len()].as_str())
+        })
+        .collect()
+}
+
+fn options(mode: Mode) -> FlipOptions {
+    FlipOptions::new()
+        .system("You are Ben, a renter on the city council.")
+        .instruction("Your turn, Ben.")
+        .mode(mode)
+}
+
+fn flip_100k(c: &mut Criterion) {
+    let turns = transcript(100_000);
+    let mut group = c.benchmark_group("flip_100k_turns");
+    group.sample_size(10).measurement_time(Duration::from_secs(4));
+    group.throughput(Throughput::Elements(turns.len() as u64));
+    for (name, mode) in [("standard", Mode::Standard), ("llmr", Mode::Llmr)] {
+        let options = options(mode);
+        group.bench_function(name, |b| b.iter(|| flip(black_box(&turns), "Ben", &options)));
+    }
+    group.finish();
+}
+
+fn flip_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("flip_scaling_standard");
+    group.sample_size(10).measurement_time(Duration::from_secs(4));
+    let options = options(Mode::Standard);
+    for size in [10_000, 100_000, 1_000_000] {
+        let turns = transcript(size);
+        group.throughput(Throughput::Elements(size as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(size), &turns, |b, turns| {
+            b.iter(|| flip(black_box(turns), "Ben", &options));
+        });
+    }
+    group.finish();
+}
+
+fn sanitize_text(c: &mut Criterion) {
+    let texts = texts();
+    let plain = texts[..texts.len() - 1].join("\n").repeat(200);
+    let hostile = texts.join("\n").repeat(200);
+    let mut group = c.benchmark_group("sanitize_standard");
+    group.sample_size(20).measurement_time(Duration::from_secs(2));
+    for (name, text) in [("plain", &plain), ("hostile", &hostile)] {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| sanitize(black_box(text)).len()));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, flip_100k, flip_scaling, sanitize_text);
+criterion_main!(benches);

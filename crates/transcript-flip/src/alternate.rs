@@ -1,0 +1,209 @@
+//! Making a message array provider-safe: LLMR's
+//! `ensure_alternating_messages`.
+
+use serde_json::Map;
+
+use crate::{Content, Error, ErrorKind, Message, Mode, Role};
+
+/// The user text put before a body that does not start with a user message
+/// (and, by [`crate::flip`], after a trailing own turn): exactly
+/// `(continue)`.
+pub const CONTINUE_CUE: &str = "(continue)";
+
+/// The joiner of merged contents: one line feed.
+pub const MERGE_JOINER: &str = "\n";
+
+const NON_SCALAR_MERGE: &str = "ensure_alternating_messages(): cannot merge adjacent same-role \
+    messages with non-scalar (e.g. multimodal/list) content. Supply a message array that is \
+    already alternating, or use scalar text content.";
+
+/// Makes `messages` acceptable to providers that reject a non-user first
+/// turn or same-role neighbours, in [`Mode::Standard`].
+///
+/// 1. The leading `system` messages become one, their contents joined by
+///    `"\n"`.
+/// 2. Each run of messages with the same role becomes one, contents joined
+///    by `"\n"`.
+/// 3. If the first message after the system is not `user`, a user message
+///    `"(continue)"` goes first.
+///
+/// Roles compare exactly (`"System"` is not `"system"`). Later system
+/// messages stay where they are, the end is not forced to user and tool
+/// messages are not paired: see the crate documentation.
+///
+/// ```
+/// use transcript_flip::{ensure_alternating, Message};
+///
+/// let messages = vec![Message::assistant("x"), Message::assistant("y")];
+/// let fixed = ensure_alternating(messages)?;
+/// assert_eq!(fixed, [Message::user("(continue)"), Message::assistant("x\ny")]);
+/// # Ok::<(), transcript_flip::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`ErrorKind::NonScalarMerge`] when two messages to merge do not both
+/// have text content, and [`ErrorKind::ConflictingFields`] when their extra
+/// fields (`name`, ...) differ. The error's [`Error::index`] is the later
+/// message's.
+pub fn ensure_alternating(messages: Vec<Message>) -> Result<Vec<Message>, Error> {
+    ensure_alternating_with(messages, Mode::Standard)
+}
+
+/// [`ensure_alternating`] in the given mode.
+///
+/// [`Mode::Llmr`] does what LLMR does with extra fields: the merged leading
+/// system message keeps only role and content, and in a merged run the
+/// later messages' extra fields are dropped. [`Mode::Standard`] keeps them
+/// and requires them to agree.
+///
+/// # Errors
+///
+/// As [`ensure_alternating`]; [`ErrorKind::ConflictingFields`] only in
+/// [`Mode::Standard`].
+pub fn ensure_alternating_with(messages: Vec<Message>, mode: Mode) -> Result<Vec<Message>, Error> {
+    normalize(messages, mode, true)
+}
+
+/// The shared core; `leading_cue` says whether a non-user body gets the
+/// `"(continue)"` message in front.
+pub(crate) fn normalize(
+    messages: Vec<Message>,
+    mode: Mode,
+    leading_cue: bool,
+) -> Result<Vec<Message>, Error> {
+    if messages.is_empty() {
+        return Ok(messages);
+    }
+    let leading_systems = messages.iter().take_while(|m| m.role == Some(Role::System)).count();
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    let mut messages = messages.into_iter().enumerate();
+    if leading_systems > 0 {
+        let mut system = match (messages.next(), mode) {
+            (Some((_, first)), Mode::Standard) => first,
+            (Some((_, first)), Mode::Llmr) => {
+                Message { role: first.role, content: first.content, extra: Map::new() }
+            }
+            (None, _) => return Ok(out),
+        };
+        for (index, next) in messages.by_ref().take(leading_systems - 1) {
+            merge_into(&mut system, next, index, mode)?;
+        }
+        out.push(system);
+    }
+    let body_start = out.len();
+    for (index, message) in messages {
+        let in_body = out.len() > body_start;
+        match out.last_mut() {
+            Some(last) if in_body && last.role == message.role => {
+                merge_into(last, message, index, mode)?;
+            }
+            _ => out.push(message),
+        }
+    }
+    if leading_cue && out.get(body_start).is_some_and(|first| first.role != Some(Role::User)) {
+        out.insert(body_start, Message::user(CONTINUE_CUE));
+    }
+    Ok(out)
+}
+
+/// Appends `next`'s content to `kept`'s.
+fn merge_into(kept: &mut Message, next: Message, index: usize, mode: Mode) -> Result<(), Error> {
+    let (Some(Content::Text(kept_text)), Some(Content::Text(next_text))) =
+        (&mut kept.content, &next.content)
+    else {
+        return Err(Error::new(ErrorKind::NonScalarMerge, NON_SCALAR_MERGE).at_index(index));
+    };
+    if mode == Mode::Standard && kept.extra != next.extra {
+        let key = kept
+            .extra
+            .iter()
+            .find(|(key, value)| next.extra.get(*key) != Some(value))
+            .or_else(|| next.extra.iter().find(|(key, _)| !kept.extra.contains_key(*key)))
+            .map_or("", |(key, _)| key.as_str());
+        let role = kept.role.as_ref().map_or("(none)", Role::as_str);
+        return Err(Error::new(
+            ErrorKind::ConflictingFields,
+            format!(
+                "cannot merge adjacent `{role}` messages whose field `{key}` differs; \
+                 merging would misattribute it"
+            ),
+        )
+        .at_index(index));
+    }
+    append_line(kept_text, next_text);
+    Ok(())
+}
+
+/// Appends `next` to `kept` after the joiner: how every merge joins text.
+pub(crate) fn append_line(kept: &mut String, next: &str) {
+    kept.reserve(MERGE_JOINER.len() + next.len());
+    kept.push_str(MERGE_JOINER);
+    kept.push_str(next);
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn leading_systems_merge_and_llmr_drops_their_fields() {
+        let messages = vec![
+            Message::system("a").with_field("name", "x"),
+            Message::system("b").with_field("name", "x"),
+            Message::user("u"),
+        ];
+        let llmr = ensure_alternating_with(messages.clone(), Mode::Llmr).unwrap();
+        assert_eq!(llmr, [Message::system("a\nb"), Message::user("u")]);
+        let standard = ensure_alternating(messages).unwrap();
+        assert_eq!(standard, [Message::system("a\nb").with_field("name", "x"), Message::user("u")]);
+    }
+
+    #[test]
+    fn standard_refuses_to_misattribute_fields() {
+        let messages = vec![
+            Message::user("a").with_field("name", "ana"),
+            Message::user("b").with_field("name", "ben"),
+        ];
+        let err = ensure_alternating(messages.clone()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConflictingFields);
+        assert_eq!(err.index(), Some(1));
+        assert!(err.message().contains("field `name` differs"), "{}", err.message());
+        let llmr = ensure_alternating_with(messages, Mode::Llmr).unwrap();
+        assert_eq!(llmr, [Message::user("a\nb").with_field("name", "ana")]);
+        let one_sided = vec![Message::user("a"), Message::user("b").with_field("name", "ben")];
+        let err = ensure_alternating(one_sided).unwrap_err();
+        assert!(err.message().contains("field `name` differs"), "{}", err.message());
+    }
+
+    #[test]
+    fn mid_array_systems_and_tail_stay() {
+        let messages = vec![Message::user("a"), Message::system("s"), Message::user("b")];
+        assert_eq!(ensure_alternating(messages.clone()).unwrap(), messages);
+        let only_system = vec![Message::system("s")];
+        assert_eq!(ensure_alternating(only_system.clone()).unwrap(), only_system);
+    }
+
+    #[test]
+    fn null_content_cannot_merge_but_passes_alone() {
+        let tool_call = Message {
+            role: Some(Role::Assistant),
+            content: Some(Content::Other(json!(null))),
+            extra: Map::new(),
+        };
+        let alone = vec![Message::user("u"), tool_call.clone()];
+        assert_eq!(ensure_alternating(alone.clone()).unwrap(), alone);
+        let err = ensure_alternating(vec![Message::user("u"), tool_call, Message::assistant("x")])
+            .unwrap_err();
+        assert_eq!((err.kind(), err.index()), (ErrorKind::NonScalarMerge, Some(2)));
+    }
+
+    #[test]
+    fn idempotent() {
+        let messages = vec![Message::assistant("x"), Message::user("u"), Message::user("v")];
+        let once = ensure_alternating(messages).unwrap();
+        assert_eq!(ensure_alternating(once.clone()).unwrap(), once);
+    }
+}

@@ -1,0 +1,221 @@
+//! Seeing a transcript from one speaker's side: LLMR's
+//! `transcript_as_messages`.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::alternate::{CONTINUE_CUE, append_line, normalize};
+use crate::sanitize::{sanitize_labelled, sanitize_with};
+use crate::{Content, Error, FlipOptions, Message, Mode, Role, SpeakerName, Turn};
+
+/// The messages `speaker` should see: its own turns as `assistant`
+/// messages, verbatim; everyone else's as `user` messages with a label
+/// (`"Ana: ..."`), sanitized; an optional system message first and an
+/// optional instruction last; then made provider-safe by
+/// [`crate::ensure_alternating`] (runs merged with `"\n"`, user first).
+///
+/// `speaker` is compared exactly (case-sensitive, no trimming) with each
+/// turn's speaker. If the array would end on the speaker's own turn and
+/// [`FlipOptions::ensure_final_user`] is on, a final user message
+/// `"(continue)"` is added.
+///
+/// ```
+/// use transcript_flip::{flip, FlipOptions, Message, Turn};
+///
+/// let transcript = [
+///     Turn::new("Ana", "I think we ban it."),
+///     Turn::new("Ben", "Too costly for renters."),
+///     Turn::new("Cy", "Phase it in."),
+/// ];
+/// let options = FlipOptions::new().system("You are Ben, a renter.").instruction("Your turn, Ben.");
+/// let messages = flip(&transcript, "Ben", &options)?;
+/// assert_eq!(messages, [
+///     Message::system("You are Ben, a renter."),
+///     Message::user("Ana: I think we ban it."),
+///     Message::assistant("Too costly for renters."),
+///     Message::user("Cy: Phase it in.\nYour turn, Ben."),
+/// ]);
+/// # Ok::<(), transcript_flip::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// None with the message shapes `flip` builds today (every content is text
+/// and merged runs agree on their fields); the `Result` leaves room for
+/// checks that [`crate::ensure_alternating`] makes on any array.
+pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<Message>, Error> {
+    let mode = options.get_mode();
+    let naming = options.effective_speaker_name();
+    // Runs merge as they are built (what `ensure_alternating` would do
+    // anyway), so a long transcript never holds one message per turn. With
+    // `name` fields, runs are only known at the end: no early merging.
+    let merge_early = naming == SpeakerName::Label;
+    let mut messages = Vec::with_capacity(if merge_early { 16 } else { turns.len() + 3 });
+    // Who spoke each message, for the `name` field; `None` for anything
+    // that is not one other speaker's turn.
+    let mut speakers: Vec<Option<&str>> = Vec::new();
+    // The content without its label, for `SpeakerName::Field`.
+    let mut bare: Vec<Option<String>> = Vec::new();
+    if let Some(system) = options.get_system() {
+        messages.push(Message::system(system));
+    }
+    // The label and text of one turn, reused across turns.
+    let mut scratch = String::new();
+    for turn in turns {
+        let text = turn.text();
+        if turn.speaker == speaker {
+            push_text(&mut messages, Role::Assistant, text, merge_early);
+            continue;
+        }
+        scratch.clear();
+        let content = match mode {
+            Mode::Llmr => {
+                options.get_label().render_into(&turn.speaker, &mut scratch);
+                if options.get_sanitize() {
+                    scratch.push_str(&sanitize_with(text, mode));
+                } else {
+                    scratch.push_str(text);
+                }
+                Cow::Borrowed(scratch.as_str())
+            }
+            Mode::Standard => {
+                options.get_label().render_into(&collapse_line_breaks(&turn.speaker), &mut scratch);
+                let label_len = scratch.len();
+                scratch.push_str(text);
+                if options.get_sanitize() {
+                    sanitize_labelled(&scratch, label_len)
+                } else {
+                    Cow::Borrowed(scratch.as_str())
+                }
+            }
+        };
+        if !merge_early {
+            speakers.resize(messages.len(), None);
+            speakers.push(Some(&turn.speaker));
+            if naming == SpeakerName::Field {
+                bare.resize(messages.len(), None);
+                let text =
+                    if options.get_sanitize() { sanitize_with(text, mode) } else { text.into() };
+                bare.push(Some(text.into_owned()));
+            }
+        }
+        push_text(&mut messages, Role::User, &content, merge_early);
+    }
+    if let Some(instruction) = options.get_instruction() {
+        push_text(&mut messages, Role::User, instruction, merge_early);
+    }
+    if !merge_early {
+        attribute_names(&mut messages, &speakers, &mut bare);
+    }
+    if options.get_ensure_final_user()
+        && messages.last().is_some_and(|m| m.role == Some(Role::Assistant))
+    {
+        messages.push(Message::user(CONTINUE_CUE));
+    }
+    // LLMR adds the leading cue whatever `ensure_final_user` says; Standard
+    // lets the option govern both ends.
+    let leading_cue = mode == Mode::Llmr || options.get_ensure_final_user();
+    normalize(messages, mode, leading_cue)
+}
+
+/// Adds a `role` message saying `text`, or, with `merge`, appends `text`
+/// to the last message when it has the same role.
+fn push_text(messages: &mut Vec<Message>, role: Role, text: &str, merge: bool) {
+    if merge
+        && let Some(last) = messages.last_mut()
+        && last.role.as_ref() == Some(&role)
+        && let Some(Content::Text(kept)) = &mut last.content
+    {
+        append_line(kept, text);
+        return;
+    }
+    messages.push(Message::new(role, text));
+}
+
+/// Gives each run of user messages that all come from one other speaker
+/// that speaker's `name` (and, with `bare` contents, drops their in-band
+/// labels). Runs that mix speakers or hold the instruction keep their labels
+/// and get no name, so that no line is attributed to the wrong speaker.
+fn attribute_names(
+    messages: &mut [Message],
+    speakers: &[Option<&str>],
+    bare: &mut [Option<String>],
+) {
+    let mut start = 0;
+    while start < messages.len() {
+        let is_user = |m: &Message| m.role == Some(Role::User);
+        if !is_user(&messages[start]) {
+            start += 1;
+            continue;
+        }
+        let end = start + messages[start..].iter().take_while(|m| is_user(m)).count();
+        let first = speakers.get(start).copied().flatten();
+        let one_speaker =
+            first.is_some() && (start..end).all(|i| speakers.get(i).copied().flatten() == first);
+        if let (true, Some(id)) = (one_speaker, first) {
+            let name = provider_name(id);
+            for (i, message) in messages.iter_mut().enumerate().take(end).skip(start) {
+                if let Some(text) = bare.get_mut(i).and_then(Option::take) {
+                    message.content = Some(text.into());
+                }
+                message.extra.insert("name".to_owned(), Value::String(name.clone()));
+            }
+        }
+        start = end;
+    }
+}
+
+/// Every run of line breaks (LF, CR, VT, FF, NEL, LS, PS) in a speaker id
+/// becomes one space, so an id cannot start a new line of the content.
+pub(crate) fn collapse_line_breaks(id: &str) -> Cow<'_, str> {
+    let is_break =
+        |c: char| matches!(c, '\n' | '\r' | '\x0b' | '\x0c' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    if !id.contains(is_break) {
+        return Cow::Borrowed(id);
+    }
+    let mut out = String::with_capacity(id.len());
+    let mut in_break = false;
+    for c in id.chars() {
+        if is_break(c) {
+            if !in_break {
+                out.push(' ');
+            }
+            in_break = true;
+        } else {
+            out.push(c);
+            in_break = false;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The id as an OpenAI `name`: characters outside `[A-Za-z0-9_-]` become
+/// `_`, at most 64 characters, `_` when empty (the API rejects anything
+/// else).
+pub(crate) fn provider_name(id: &str) -> String {
+    let name: String = id
+        .chars()
+        .take(64)
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    if name.is_empty() { "_".to_owned() } else { name }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_breaks_in_ids_collapse() {
+        assert_eq!(collapse_line_breaks("Ana\r\n\nsystem"), "Ana system");
+        assert!(matches!(collapse_line_breaks("Ana"), Cow::Borrowed("Ana")));
+    }
+
+    #[test]
+    fn provider_names_are_api_safe() {
+        assert_eq!(provider_name("Ana María"), "Ana_Mar_a");
+        assert_eq!(provider_name(""), "_");
+        assert_eq!(provider_name(&"x".repeat(80)).len(), 64);
+    }
+}

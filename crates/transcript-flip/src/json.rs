@@ -1,0 +1,352 @@
+//! JSON input: transcripts and message arrays read from text, with errors
+//! that point at the offending row or message (line, column, snippet).
+//!
+//! This is also where LLMR's checks on its dynamic input live, in its order:
+//! the transcript is a table, it has both columns, the speaker argument is
+//! one value, every row has a speaker.
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Number, Value};
+
+use crate::{Error, ErrorKind, FlipOptions, Message, Mode, Turn};
+
+/// [`crate::flip`] over a transcript given as JSON text: an array of
+/// `{"speaker": ..., "text": ...}` objects (other keys ignored; a number is
+/// taken as its decimal text; a `null` or absent text is empty).
+///
+/// `speaker` is the point-of-view id as a JSON value: a string or a number
+/// (or an array holding exactly one of them).
+///
+/// ```
+/// use serde_json::json;
+/// use transcript_flip::{flip_json, FlipOptions, Message};
+///
+/// let transcript = r#"[{"speaker": "Ana", "text": "hi"}, {"speaker": 7, "text": null}]"#;
+/// let messages = flip_json(transcript, &json!(7), &FlipOptions::new())?;
+/// assert_eq!(messages, [Message::user("Ana: hi"), Message::assistant(""), Message::user("(continue)")]);
+/// # Ok::<(), transcript_flip::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// In LLMR's order, the first failure wins: [`ErrorKind::InvalidJson`],
+/// [`ErrorKind::NotATable`] (not an array, or a row that is not an object),
+/// [`ErrorKind::MissingColumns`] (rows but no `speaker` or no `text` key in
+/// any of them), [`ErrorKind::InvalidSpeaker`],
+/// [`ErrorKind::MissingSpeakerInTranscript`] (a row whose speaker is absent
+/// or `null`), [`ErrorKind::InvalidCell`] (a cell that is a boolean, array
+/// or object).
+pub fn flip_json(
+    transcript: &str,
+    speaker: &Value,
+    options: &FlipOptions,
+) -> Result<Vec<Message>, Error> {
+    let table = Table::parse(transcript)?;
+    let speaker = speaker_id(speaker)?;
+    let turns = table.turns()?;
+    crate::flip(&turns, &speaker, options)
+}
+
+/// The turns of a transcript given as JSON text (see [`flip_json`]).
+///
+/// # Errors
+///
+/// As [`flip_json`], except [`ErrorKind::InvalidSpeaker`].
+pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
+    Table::parse(transcript)?.turns()
+}
+
+/// [`crate::ensure_alternating_with`] over a message array given as JSON
+/// text.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidJson`], [`ErrorKind::NotAMessageList`] (not an
+/// array), [`ErrorKind::InvalidMessage`] (an element that is not an object,
+/// or whose `role` is not text), and the merge errors of
+/// [`crate::ensure_alternating`], placed at the offending message.
+pub fn alternate_json(messages: &str, mode: Mode) -> Result<Vec<Message>, Error> {
+    let rows = array_rows(
+        messages,
+        ErrorKind::NotAMessageList,
+        "the input must be a JSON array of messages",
+    )?;
+    let mut parsed = Vec::with_capacity(rows.len());
+    for (index, row) in rows.iter().enumerate() {
+        let message =
+            object(messages, row, ErrorKind::InvalidMessage, "a message must be a JSON object")
+                .and_then(|object| {
+                    Message::from_object(object).map_err(|detail| {
+                        row.locate(Error::new(ErrorKind::InvalidMessage, detail), messages)
+                    })
+                })
+                .map_err(|err| err.at_index(index))?;
+        parsed.push(message);
+    }
+    crate::ensure_alternating_with(parsed, mode).map_err(|err| match err.index() {
+        Some(index) => rows[index].locate(err, messages),
+        None => err,
+    })
+}
+
+/// One element of a JSON array, and where it starts.
+struct Row<'a> {
+    raw: &'a RawValue,
+    offset: usize,
+}
+
+impl Row<'_> {
+    /// Places `error` at this row of `source`, the row's text as snippet.
+    fn locate(&self, error: Error, source: &str) -> Error {
+        error.at_span(source, self.offset, self.offset + self.raw.get().len())
+    }
+}
+
+/// A transcript that passed the table checks (LLMR's steps 1 and 2).
+struct Table<'a> {
+    source: &'a str,
+    rows: Vec<(Row<'a>, Map<String, Value>)>,
+}
+
+impl<'a> Table<'a> {
+    fn parse(source: &'a str) -> Result<Table<'a>, Error> {
+        const NOT_A_TABLE: &str = "`transcript` must be a data.frame/tibble with `speaker` and `text` columns \
+             (a JSON array of {\"speaker\", \"text\"} objects)";
+        let rows = array_rows(source, ErrorKind::NotATable, NOT_A_TABLE)?;
+        let mut table = Vec::with_capacity(rows.len());
+        let (mut has_speaker, mut has_text) = (false, false);
+        for (index, row) in rows.into_iter().enumerate() {
+            let object = object(
+                source,
+                &row,
+                ErrorKind::NotATable,
+                "a transcript row must be a JSON object",
+            )
+            .map_err(|err| err.at_index(index))?;
+            has_speaker |= object.contains_key("speaker");
+            has_text |= object.contains_key("text");
+            table.push((row, object));
+        }
+        if let Some((first, _)) = table.first()
+            && (!has_speaker || !has_text)
+        {
+            let missing = if has_speaker { "`text`" } else { "`speaker`" };
+            return Err(Error::new(
+                ErrorKind::MissingColumns,
+                format!(
+                    "`transcript` must have columns `speaker` and `text` (no row has {missing})"
+                ),
+            )
+            .at_span(source, first.offset, first.offset + first.raw.get().len()));
+        }
+        Ok(Table { source, rows: table })
+    }
+
+    /// LLMR's step 4 (every row has a speaker), and the cells as text.
+    fn turns(&self) -> Result<Vec<Turn>, Error> {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(index, (row, object))| {
+                let at = |err: Error| row.locate(err.at_index(index), self.source);
+                let speaker = match object.get("speaker") {
+                    None | Some(Value::Null) => {
+                        return Err(at(Error::new(
+                            ErrorKind::MissingSpeakerInTranscript,
+                            "`transcript$speaker` has missing values; every turn needs a speaker",
+                        )));
+                    }
+                    Some(cell) => cell_text(cell, "speaker").map_err(at)?,
+                };
+                let text = match object.get("text") {
+                    None | Some(Value::Null) => None,
+                    Some(cell) => Some(cell_text(cell, "text").map_err(at)?),
+                };
+                Ok(Turn { speaker, text })
+            })
+            .collect()
+    }
+}
+
+/// The elements of the JSON array `source`, or `kind` when it is another
+/// value.
+fn array_rows<'a>(source: &'a str, kind: ErrorKind, detail: &str) -> Result<Vec<Row<'a>>, Error> {
+    let document: &RawValue =
+        serde_json::from_str(source).map_err(|err| syntax_error(source, &err))?;
+    let offset = offset_in(source, document.get());
+    if !document.get().starts_with('[') {
+        return Err(Error::new(kind, detail).at_offset(source, offset));
+    }
+    let raws: Vec<&RawValue> =
+        serde_json::from_str(document.get()).map_err(|err| syntax_error(source, &err))?;
+    Ok(raws.into_iter().map(|raw| Row { raw, offset: offset_in(source, raw.get()) }).collect())
+}
+
+/// The object `row`, or `kind` when it is another value.
+fn object(
+    source: &str,
+    row: &Row<'_>,
+    kind: ErrorKind,
+    detail: &str,
+) -> Result<Map<String, Value>, Error> {
+    if !row.raw.get().starts_with('{') {
+        return Err(row.locate(Error::new(kind, detail), source));
+    }
+    // The document already parsed, so this cannot fail; if it did, the
+    // position serde_json gives would be relative to the row.
+    serde_json::from_str(row.raw.get()).map_err(|err| {
+        row.locate(Error::new(ErrorKind::InvalidJson, format!("invalid JSON: {err}")), source)
+    })
+}
+
+/// Where `part`, a slice of `source`, starts in it.
+fn offset_in(source: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(source.as_ptr() as usize).min(source.len())
+}
+
+fn syntax_error(source: &str, err: &serde_json::Error) -> Error {
+    let error = Error::new(ErrorKind::InvalidJson, format!("invalid JSON: {err}"));
+    if err.line() == 0 {
+        return error;
+    }
+    // serde_json counts the column in bytes from 1.
+    let line_start = if err.line() == 1 {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', source.as_bytes())
+            .nth(err.line() - 2)
+            .map_or(source.len(), |i| i + 1)
+    };
+    error.at_offset(source, line_start + err.column().saturating_sub(1))
+}
+
+/// The point-of-view speaker: one string or number.
+fn speaker_id(speaker: &Value) -> Result<String, Error> {
+    let invalid = || {
+        Error::new(
+            ErrorKind::InvalidSpeaker,
+            format!("`speaker` must be a single non-NA value (got {})", describe(speaker)),
+        )
+    };
+    match speaker {
+        Value::String(id) => Ok(id.clone()),
+        Value::Number(n) => Ok(number_text(n)),
+        Value::Array(values) if values.len() == 1 => match &values[0] {
+            Value::String(id) => Ok(id.clone()),
+            Value::Number(n) => Ok(number_text(n)),
+            _ => Err(invalid()),
+        },
+        _ => Err(invalid()),
+    }
+}
+
+/// A speaker or text cell as text.
+fn cell_text(cell: &Value, column: &str) -> Result<String, Error> {
+    match cell {
+        Value::String(text) => Ok(text.clone()),
+        Value::Number(n) => Ok(number_text(n)),
+        other => Err(Error::new(
+            ErrorKind::InvalidCell,
+            format!("a `{column}` cell must be text, a number or null (got {})", describe(other)),
+        )),
+    }
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A number's decimal text: integers without a fraction (`1`, `1000` for
+/// `1e3`), others in Rust's shortest form (`1.5`).
+fn number_text(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    match n.as_f64() {
+        #[allow(clippy::cast_possible_truncation)]
+        Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => (f as i64).to_string(),
+        Some(f) => f.to_string(),
+        None => n.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn numbers_become_decimal_text() {
+        let turns =
+            turns_from_json(r#"[{"speaker": 1, "text": 1e3}, {"speaker": 2.5, "text": -0.25}]"#)
+                .unwrap();
+        assert_eq!(turns, [Turn::new("1", "1000"), Turn::new("2.5", "-0.25")]);
+        assert_eq!(speaker_id(&json!(["x"])).unwrap(), "x");
+    }
+
+    #[test]
+    fn errors_point_at_the_row() {
+        let source = "[\n  {\"speaker\": \"a\", \"text\": \"x\"},\n  {\"speaker\": null, \"text\": \"y\"}\n]";
+        let err = turns_from_json(source).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MissingSpeakerInTranscript);
+        assert_eq!((err.line(), err.column(), err.index()), (Some(3), Some(3), Some(1)));
+        assert_eq!(err.snippet(), Some("{\"speaker\": null, \"text\": \"y\"}"));
+        let err = turns_from_json("[{\"speaker\": true, \"text\": \"y\"}]").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidCell);
+        let err = turns_from_json("[{\"speaker\": \"a\",]").unwrap_err();
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (ErrorKind::InvalidJson, Some(1), Some(18))
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!(
+            "[{{\"speaker\": \"a\", \"text\": {}1{}}}]",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert_eq!(turns_from_json(&deep).unwrap_err().kind(), ErrorKind::InvalidJson);
+        let deep = format!("[{}]", "{\"a\":".repeat(50_000));
+        assert_eq!(
+            alternate_json(&deep, Mode::Standard).unwrap_err().kind(),
+            ErrorKind::InvalidJson
+        );
+    }
+
+    #[test]
+    fn shape_errors() {
+        assert_eq!(turns_from_json(" {\"a\": 1}").unwrap_err().kind(), ErrorKind::NotATable);
+        assert_eq!(turns_from_json("[3]").unwrap_err().kind(), ErrorKind::NotATable);
+        let err = turns_from_json("[{\"speaker\": \"a\"}]").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MissingColumns);
+        assert!(err.message().contains("no row has `text`"));
+        assert_eq!(turns_from_json("[]").unwrap(), []);
+        let err = alternate_json(
+            "[{\"role\": \"user\", \"content\": [1]}, {\"role\": \"user\", \"content\": \"x\"}]",
+            Mode::Llmr,
+        )
+        .unwrap_err();
+        assert_eq!((err.kind(), err.column()), (ErrorKind::NonScalarMerge, Some(36)));
+        assert_eq!(
+            alternate_json("{}", Mode::Llmr).unwrap_err().kind(),
+            ErrorKind::NotAMessageList
+        );
+        assert_eq!(
+            alternate_json("[\"hi\"]", Mode::Llmr).unwrap_err().kind(),
+            ErrorKind::InvalidMessage
+        );
+    }
+}

@@ -1,0 +1,391 @@
+//! The `Standard` sanitizer: one left-to-right pass over the normalized
+//! view ([`super::view`]) that defangs control tokens and neutralises role
+//! headers.
+//!
+//! Token shapes (§4.4 of the reference), all case-insensitive:
+//! 1. pipe tokens `<|name|>`, names of 1 to 64 letters, digits, `_ . - /`
+//!    (this also covers the fullwidth `<｜name｜>` of DeepSeek and Hunyuan,
+//!    which the view reads as ASCII), and the literal `<|"|>`;
+//! 2. half-pipe tokens `<|name>` and `<name|>` (Gemma 4, and LLMR's
+//!    `<|im_start>` / `<im_end|>`);
+//! 3. EXAONE's `[|name|]` and a list of bracket tokens (`[INST]`, ...);
+//! 4. `<<SYS>>`, `<</SYS>>` and a list of angle tokens (`<s>`, `<think>`,
+//!    `<start_of_turn>`, `<im_start>`, ...).
+//!
+//! A token is defanged, not deleted: one space goes after its opening
+//! delimiter and one before its closing delimiter. No token shape contains
+//! a space, so the defanged token no longer matches, and since every match
+//! is taken leftmost and the scan resumes after it, the edits cannot
+//! assemble a new token from neighbouring pieces (`<|im_<|im_end|>start|>`
+//! becomes `<|im_<| im_end |>start|>`). The pass is idempotent.
+//!
+//! Role headers: at a line start (the start of the text, after a line feed,
+//! a lone CR, NEL, LS or PS, or right after a control token), optional
+//! whitespace, a role word, optional whitespace and `:` (or a look-alike
+//! such as `：`) become the word as written and `" -"`, exactly as LLMR's
+//! rule B does for its five words. The whitespace is ASCII or Unicode, and
+//! the words are LLMR's five plus `human`, `ai`, `model`, `bot`, `chatbot`,
+//! `gpt4 correct user`, `gpt4 correct assistant`, `### instruction`,
+//! `### response` and `### system`.
+//!
+//! Every step looks at most 70 units ahead of its start (names are at most
+//! 64 units), and a run of whitespace is skipped once, so the pass is
+//! linear in the length of the text.
+
+use std::borrow::Cow;
+
+use super::rewrite::Rewriter;
+use super::view::{self, ALNUM, View};
+
+/// Sanitizes `text`; `line_start_at` is a byte offset that also counts as
+/// a line start (where a speaker's text follows its label).
+pub(super) fn sanitize(text: &str, line_start_at: Option<usize>) -> Cow<'_, str> {
+    if !text.bytes().any(view::is_trigger) {
+        return Cow::Borrowed(text);
+    }
+    let view = View::new(text);
+    let forced = line_start_at.map(|offset| view.unit_at(offset));
+    Scanner { text, view: &view, forced }.run()
+}
+
+/// `joined`, a label (its first `label_len` bytes) followed by a speaker's
+/// text, sanitized as one string in which the text starts a line: headers
+/// at the start of either are caught, and so is a token split between the
+/// two.
+pub(crate) fn sanitize_labelled(joined: &str, label_len: usize) -> Cow<'_, str> {
+    sanitize(joined, Some(label_len))
+}
+
+/// The longest token name, in units.
+const MAX_NAME: usize = 64;
+
+/// Role headers; `' '` stands for one or more whitespace units and `'~'`
+/// for zero or more.
+const HEADERS: [&str; 15] = [
+    "system",
+    "assistant",
+    "user",
+    "developer",
+    "tool",
+    "human",
+    "ai",
+    "model",
+    "bot",
+    "chatbot",
+    "gpt4 correct user",
+    "gpt4 correct assistant",
+    "###~instruction",
+    "###~response",
+    "###~system",
+];
+
+/// Names that are control tokens between `[` and `]`.
+const BRACKET_NAMES: [&str; 22] = [
+    "inst",
+    "/inst",
+    "system_prompt",
+    "/system_prompt",
+    "available_tools",
+    "/available_tools",
+    "tool_calls",
+    "tool_results",
+    "/tool_results",
+    "tool_content",
+    "args",
+    "call_id",
+    "think",
+    "/think",
+    "img",
+    "img_break",
+    "img_end",
+    "prefix",
+    "middle",
+    "suffix",
+    "gmask",
+    "/img",
+];
+
+/// Names that are control tokens between `<` and `>`.
+const ANGLE_NAMES: [&str; 29] = [
+    "s",
+    "/s",
+    "unk",
+    "pad",
+    "bos",
+    "eos",
+    "start_of_turn",
+    "end_of_turn",
+    "start_of_image",
+    "end_of_image",
+    "end_of_utterance",
+    "sop",
+    "eop",
+    "think",
+    "/think",
+    "tool_call",
+    "/tool_call",
+    "tool_response",
+    "/tool_response",
+    "tools",
+    "/tools",
+    "im_start",
+    "im_end",
+    "im_sep",
+    "ai",
+    "/ai",
+    "role",
+    "/role",
+    "mask",
+];
+
+/// A control token in unit indices: the name (or the part to pad) is
+/// `open..close`, and the token ends before `end`.
+struct Token {
+    open: usize,
+    close: usize,
+    end: usize,
+}
+
+struct Scanner<'t, 'v> {
+    text: &'t str,
+    view: &'v View<'t>,
+    forced: Option<usize>,
+}
+
+impl<'t> Scanner<'t, '_> {
+    fn run(&self) -> Cow<'t, str> {
+        let mut rewriter = Rewriter::new(self.text);
+        // Where the whitespace of the last failed header attempt ended:
+        // later line starts inside that run would fail the same way.
+        let mut failed_header_at = None;
+        let mut after_token = false;
+        let mut i = 0;
+        while i < self.view.len() {
+            let line_start = self.is_line_start(i);
+            if (after_token || line_start) && failed_header_at.is_none_or(|f| i > f) {
+                let word = self.skip_whitespace(i);
+                match self.header_at(word) {
+                    Some((word_end, colon)) => {
+                        let written =
+                            &self.text[self.view.start(word)..self.view.end(word_end - 1)];
+                        let mut replacement = String::with_capacity(written.len() + 2);
+                        replacement.push_str(written);
+                        replacement.push_str(" -");
+                        // LLMR eats the whitespace before a header at a line start; after
+                        // a token there is no line to tidy, so it stays.
+                        let from = if line_start { i } else { word };
+                        rewriter.replace(self.view.start(from)..self.view.end(colon), &replacement);
+                        i = colon + 1;
+                        after_token = false;
+                        continue;
+                    }
+                    None => failed_header_at = Some(word),
+                }
+            }
+            after_token = false;
+            match self.token_at(i) {
+                Some(token) => {
+                    rewriter
+                        .replace(self.view.end(token.open - 1)..self.view.end(token.open - 1), " ");
+                    let close = self.view.start(token.close);
+                    rewriter.replace(close..close, " ");
+                    i = token.end;
+                    after_token = true;
+                }
+                None => i = self.next_candidate(i + 1),
+            }
+        }
+        rewriter.finish()
+    }
+
+    /// The first unit at or after `i` where a token or a header may start:
+    /// a `<` or `[`, or a line start (the forced one included). Skipping
+    /// straight there keeps plain stretches of text cheap.
+    fn next_candidate(&self, mut i: usize) -> usize {
+        let len = self.view.len();
+        while i < len {
+            if matches!(self.code(i), Some(b'<' | b'[')) || self.is_line_start(i) {
+                return i;
+            }
+            if matches!(self.code(i), Some(b'\n' | b'\r')) {
+                i += 1;
+                continue;
+            }
+            let limit = match self.forced {
+                Some(forced) if forced > i => forced.min(len),
+                _ => len,
+            };
+            i = self.view.find_structural(i + 1, limit);
+        }
+        len
+    }
+
+    fn code(&self, i: usize) -> Option<u8> {
+        self.view.code(i)
+    }
+
+    fn is_line_start(&self, i: usize) -> bool {
+        i == 0
+            || self.forced == Some(i)
+            || match self.code(i - 1) {
+                Some(b'\n') => true,
+                // A CR alone breaks the line; in CRLF the LF does.
+                Some(b'\r') => self.code(i) != Some(b'\n'),
+                _ => false,
+            }
+    }
+
+    fn is_whitespace(&self, i: usize) -> bool {
+        matches!(self.code(i), Some(b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+    }
+
+    fn skip_whitespace(&self, mut i: usize) -> usize {
+        while self.is_whitespace(i) {
+            i += 1;
+        }
+        i
+    }
+
+    /// The end of the role word starting at `i` and the index of its colon.
+    fn header_at(&self, i: usize) -> Option<(usize, usize)> {
+        HEADERS.iter().find_map(|header| {
+            let word_end = self.header_word_at(i, header)?;
+            let colon = self.skip_whitespace(word_end);
+            (self.code(colon) == Some(b':')).then_some((word_end, colon))
+        })
+    }
+
+    fn header_word_at(&self, mut i: usize, header: &str) -> Option<usize> {
+        for expected in header.bytes() {
+            match expected {
+                b' ' => {
+                    if !self.is_whitespace(i) {
+                        return None;
+                    }
+                    i = self.skip_whitespace(i);
+                }
+                b'~' => i = self.skip_whitespace(i),
+                _ if self.code(i) == Some(expected) => i += 1,
+                _ => return None,
+            }
+        }
+        Some(i)
+    }
+
+    /// The end of the token name starting at `i` (1 to 64 name units).
+    fn name_at(&self, i: usize) -> Option<usize> {
+        let mut end = i;
+        while end - i <= MAX_NAME
+            && self.code(end).is_some_and(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'/' | ALNUM)
+            })
+        {
+            end += 1;
+        }
+        (end > i && end - i <= MAX_NAME).then_some(end)
+    }
+
+    fn name_is(&self, range: std::ops::Range<usize>, names: &[&str]) -> bool {
+        names.iter().any(|name| {
+            name.len() == range.len()
+                && name.bytes().zip(range.clone()).all(|(b, i)| self.code(i) == Some(b))
+        })
+    }
+
+    /// The control token starting at unit `i`, if any.
+    fn token_at(&self, i: usize) -> Option<Token> {
+        let is = |j: usize, c: u8| self.code(j) == Some(c);
+        match self.code(i)? {
+            b'[' => {
+                if is(i + 1, b'|')
+                    && let Some(end) = self.name_at(i + 2)
+                    && is(end, b'|')
+                    && is(end + 1, b']')
+                {
+                    return Some(Token { open: i + 2, close: end, end: end + 2 });
+                }
+                let end = self.name_at(i + 1)?;
+                (is(end, b']') && self.name_is(i + 1..end, &BRACKET_NAMES)).then_some(Token {
+                    open: i + 1,
+                    close: end,
+                    end: end + 1,
+                })
+            }
+            b'<' => {
+                if is(i + 1, b'<')
+                    && let Some(end) = self.name_at(i + 2)
+                    && is(end, b'>')
+                    && is(end + 1, b'>')
+                    && self.name_is(i + 2..end, &["sys", "/sys"])
+                {
+                    return Some(Token { open: i + 2, close: end, end: end + 2 });
+                }
+                if is(i + 1, b'|') {
+                    if is(i + 2, b'"') && is(i + 3, b'|') && is(i + 4, b'>') {
+                        return Some(Token { open: i + 2, close: i + 3, end: i + 5 });
+                    }
+                    if let Some(end) = self.name_at(i + 2) {
+                        if is(end, b'|') && is(end + 1, b'>') {
+                            return Some(Token { open: i + 2, close: end, end: end + 2 });
+                        }
+                        if is(end, b'>') {
+                            return Some(Token { open: i + 2, close: end, end: end + 1 });
+                        }
+                    }
+                    return None;
+                }
+                let end = self.name_at(i + 1)?;
+                if is(end, b'|') && is(end + 1, b'>') {
+                    return Some(Token { open: i + 1, close: end, end: end + 2 });
+                }
+                (is(end, b'>') && self.name_is(i + 1..end, &ANGLE_NAMES)).then_some(Token {
+                    open: i + 1,
+                    close: end,
+                    end: end + 1,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(input: &str, expected: &str) {
+        assert_eq!(sanitize(input, None), expected, "input {input:?}");
+        // Idempotent: the output holds nothing left to rewrite.
+        assert_eq!(sanitize(expected, None), expected, "second pass over {expected:?}");
+    }
+
+    #[test]
+    fn names_are_bounded() {
+        let long = format!("<|{}|>", "a".repeat(65));
+        check(&long, &long);
+        let max = format!("<|{}|>", "a".repeat(64));
+        check(&max, &format!("<| {} |>", "a".repeat(64)));
+    }
+
+    #[test]
+    fn nested_tokens_do_not_reassemble() {
+        check("<|im_<|im_end|>start|>obey", "<|im_<| im_end |>start|>obey");
+        check("[IN[INST]ST]", "[IN[ INST ]ST]");
+        check("<<<SYS>>SYS>>", "<<< SYS >>SYS>>");
+        check("<s<s>>", "<s< s >>");
+    }
+
+    #[test]
+    fn forced_line_start() {
+        assert_eq!(sanitize("Ana: system: x", Some(5)), "Ana: system - x");
+        assert_eq!(sanitize_labelled("System: x", 3), "System - x");
+        assert_eq!(sanitize_labelled("<|im_start|>", 5), "<| im_start |>");
+    }
+
+    #[test]
+    fn many_blank_lines_stay_linear() {
+        let text = "\n".repeat(100_000) + "x:";
+        assert!(matches!(sanitize(&text, None), Cow::Borrowed(_)));
+    }
+}

@@ -1,0 +1,243 @@
+//! Property tests: the shape of `Standard` output, sanitizing that leaves
+//! no control token behind, nothing lost, and `Standard` agreeing with
+//! `Llmr` on inputs without the features they differ on.
+
+use proptest::prelude::*;
+use transcript_flip::{
+    FlipOptions, Message, Mode, Role, Turn, ensure_alternating, flip, sanitize, sanitize_with,
+};
+
+const POV: &str = "Ben";
+
+/// Pieces of hostile text: every token family, evasions, headers.
+fn hostile_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("<|im_start|>".to_owned()),
+        Just("<|im_".to_owned()),
+        Just("start|>".to_owned()),
+        Just("<|eot_id|>".to_owned()),
+        Just("<｜User｜>".to_owned()),
+        Just("＜｜ｉｍ＿ｅｎｄ｜＞".to_owned()),
+        Just("<|turn>".to_owned()),
+        Just("<turn|>".to_owned()),
+        Just("[INST]".to_owned()),
+        Just("[|user|]".to_owned()),
+        Just("<<SYS>>".to_owned()),
+        Just("<s>".to_owned()),
+        Just("</think>".to_owned()),
+        Just("<start_of_turn>".to_owned()),
+        Just("System:".to_owned()),
+        Just("Human :".to_owned()),
+        Just("### Instruction:".to_owned()),
+        Just("\u{200b}".to_owned()),
+        Just("\u{200d}".to_owned()),
+        Just("<".to_owned()),
+        Just("|".to_owned()),
+        Just(">".to_owned()),
+        Just("[".to_owned()),
+        Just("]".to_owned()),
+        Just(":".to_owned()),
+        Just("\n".to_owned()),
+        Just("\r".to_owned()),
+        Just(" ".to_owned()),
+        "[a-z]{1,6}",
+    ]
+}
+
+fn hostile_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(hostile_piece(), 0..12).prop_map(|pieces| pieces.concat())
+}
+
+fn hostile_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("Ana".to_owned()),
+        Just("Cy".to_owned()),
+        Just(POV.to_owned()),
+        Just("System".to_owned()),
+        Just("Ana\nsystem".to_owned()),
+        Just("<|im_start|>".to_owned()),
+        hostile_text(),
+    ]
+}
+
+fn hostile_turns() -> impl Strategy<Value = Vec<Turn>> {
+    prop::collection::vec(
+        (hostile_id(), prop::option::weighted(0.9, hostile_text()))
+            .prop_map(|(speaker, text)| Turn { speaker, text }),
+        0..10,
+    )
+}
+
+/// Plain text: no token characters, no look-alikes, and of the role words
+/// only LLMR's five, so that both modes must agree.
+fn plain_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("system"),
+            Just("user"),
+            Just("assistant"),
+            Just("Tool"),
+            Just("DEVELOPER"),
+            Just("hello"),
+            Just("ok"),
+            Just("x"),
+            Just(":"),
+            Just(" "),
+            Just("  "),
+            Just("\t"),
+            Just("\n"),
+            Just("\n\n"),
+            Just("\x0b"),
+            Just("\x0c"),
+            Just("\r\n"),
+            // Whole headers, so that the header rule is exercised often.
+            Just("\nuser:"),
+            Just("\r\nSystem :"),
+            Just("\n \n\tTOOL\n:"),
+        ],
+        0..12,
+    )
+    .prop_map(|pieces| pieces.concat())
+}
+
+fn plain_turns() -> impl Strategy<Value = Vec<Turn>> {
+    prop::collection::vec(
+        (
+            prop::sample::select(vec!["Ana", "Ben", "Cy", "Mod 1"]),
+            prop::option::weighted(0.9, plain_text()),
+        )
+            .prop_map(|(speaker, text)| Turn { speaker: speaker.to_owned(), text }),
+        0..10,
+    )
+}
+
+fn role(message: &Message) -> Option<&Role> {
+    message.role.as_ref()
+}
+
+/// The ASCII words of `text`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// At most one leading system, then user/assistant strictly alternating,
+    /// starting with user.
+    #[test]
+    fn standard_output_alternates_from_user(
+        turns in hostile_turns(),
+        system in prop::option::of("[a-z ]{0,8}"),
+        instruction in prop::option::of("[a-z ]{0,8}"),
+    ) {
+        let mut options = FlipOptions::new();
+        if let Some(system) = system { options = options.system(system); }
+        if let Some(instruction) = instruction { options = options.instruction(instruction); }
+        let messages = flip(&turns, POV, &options).unwrap();
+        let body = match messages.first() {
+            Some(first) if role(first) == Some(&Role::System) => &messages[1..],
+            _ => &messages[..],
+        };
+        for (i, message) in body.iter().enumerate() {
+            let expected = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            prop_assert_eq!(role(message), Some(&expected), "{:?}", messages);
+        }
+        // It ends on user whenever there is a body.
+        if let Some(last) = body.last() {
+            prop_assert_eq!(role(last), Some(&Role::User));
+        }
+    }
+
+    /// What other speakers said (with their labels) holds no control token
+    /// or header after sanitizing: a second sanitizing pass finds nothing.
+    #[test]
+    fn no_control_token_survives(turns in hostile_turns()) {
+        let messages = flip(&turns, POV, &FlipOptions::new()).unwrap();
+        for message in messages.iter().filter(|m| role(m) == Some(&Role::User)) {
+            let text = message.text().unwrap();
+            prop_assert_eq!(sanitize(text), text);
+        }
+    }
+
+    /// Every word of every turn (and of every other speaker's id) appears in
+    /// the output, in `Standard` mode: defanging never deletes.
+    #[test]
+    fn nothing_is_lost(turns in hostile_turns()) {
+        let messages = flip(&turns, POV, &FlipOptions::new()).unwrap();
+        let output: String = messages.iter().filter_map(Message::text).collect::<Vec<_>>().join("\n");
+        for turn in &turns {
+            for word in words(turn.text()) {
+                prop_assert!(output.contains(word), "{:?} lost from {:?}", word, output);
+            }
+            if turn.speaker != POV {
+                for word in words(&turn.speaker) {
+                    prop_assert!(output.contains(word), "id word {:?} lost from {:?}", word, output);
+                }
+            }
+        }
+    }
+
+    /// On inputs without the features the modes differ on, `Standard`
+    /// output is exactly `Llmr` output.
+    #[test]
+    fn standard_equals_llmr_on_plain_input(
+        turns in plain_turns(),
+        system in prop::option::of(plain_text()),
+        instruction in prop::option::of(plain_text()),
+        sanitize in any::<bool>(),
+        ensure_final_user in any::<bool>(),
+    ) {
+        // Difference 4: without the cue, Standard adds no leading one either.
+        prop_assume!(ensure_final_user || turns.first().is_none_or(|t| t.speaker != POV));
+        let mut options = FlipOptions::new().sanitize(sanitize).ensure_final_user(ensure_final_user);
+        if let Some(system) = system { options = options.system(system); }
+        if let Some(instruction) = instruction { options = options.instruction(instruction); }
+        let standard = flip(&turns, POV, &options.clone().mode(Mode::Standard)).unwrap();
+        let llmr = flip(&turns, POV, &options.mode(Mode::Llmr)).unwrap();
+        prop_assert_eq!(standard, llmr);
+    }
+
+    /// The two sanitizers agree on plain text, and both are idempotent on
+    /// any text.
+    #[test]
+    fn sanitizers_agree_on_plain_text_and_are_idempotent(plain in plain_text(), hostile in hostile_text()) {
+        prop_assert_eq!(sanitize(&plain), sanitize_with(&plain, Mode::Llmr));
+        let once = sanitize(&hostile);
+        prop_assert_eq!(sanitize(&once), once.clone());
+    }
+
+    /// Any Unicode text: no panic, and the result is a fixed point, in
+    /// both modes.
+    #[test]
+    fn any_text_sanitizes_to_a_fixed_point(text in any::<String>()) {
+        let once = sanitize(&text);
+        prop_assert_eq!(sanitize(&once), once.clone());
+        let llmr = sanitize_with(&text, Mode::Llmr);
+        prop_assert_eq!(sanitize_with(&llmr, Mode::Llmr), llmr.clone());
+    }
+
+    /// Any input text gives messages or a typed error, never a panic.
+    #[test]
+    fn any_json_input_is_handled(input in "[\\[\\]{}\":, a-z0-9nul\\\\]{0,40}") {
+        let flipped = transcript_flip::flip_json(&input, &serde_json::json!("a"), &FlipOptions::new());
+        let alternated = transcript_flip::alternate_json(&input, Mode::Standard);
+        prop_assert!(flipped.is_ok() || flipped.is_err_and(|e| !e.message().is_empty()));
+        prop_assert!(alternated.is_ok() || alternated.is_err_and(|e| !e.message().is_empty()));
+    }
+
+    /// `ensure_alternating` is idempotent, in both modes.
+    #[test]
+    fn alternation_is_idempotent(
+        messages in prop::collection::vec(
+            (prop::sample::select(vec!["system", "user", "assistant", "tool", "System"]), "[a-z]{0,3}")
+                .prop_map(|(role, content)| Message::new(Role::from(role), content)),
+            0..10,
+        ),
+    ) {
+        let once = ensure_alternating(messages.clone()).unwrap();
+        prop_assert_eq!(ensure_alternating(once.clone()).unwrap(), once);
+        let llmr = transcript_flip::ensure_alternating_with(messages, Mode::Llmr).unwrap();
+        prop_assert_eq!(transcript_flip::ensure_alternating_with(llmr.clone(), Mode::Llmr).unwrap(), llmr);
+    }
+}
