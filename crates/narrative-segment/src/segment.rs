@@ -1,0 +1,263 @@
+//! Segmentation: delimiter lines split the narrative into role turns, and
+//! each embed is attached to the turn of its first occurrence.
+
+use memchr::memmem;
+use serde::{Deserialize, Serialize};
+
+use crate::delimiter::delimiter_role;
+use crate::dialect::Dialect;
+use crate::narrative::{Embed, EmbedOrigin, ResolvedNarrative};
+use crate::role::Role;
+use crate::span::Span;
+
+/// How [`segment`] splits a narrative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SegmentOptions {
+    /// The delimiter and embed-placement rules. Normally the dialect the
+    /// narrative was parsed with, which [`ResolvedNarrative::segment`] uses.
+    pub dialect: Dialect,
+}
+
+/// One turn of the conversation.
+///
+/// `text` is the exact slice `span` of the narrative: nothing trimmed, line
+/// endings kept. The delimiter line that opened the turn is at `delimiter`
+/// (`None` for the `context` preamble), so turn texts and delimiter lines
+/// together restore the narrative byte for byte.
+///
+/// Serialized as `{"role", "text", "embeds"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// Who speaks.
+    pub role: Role,
+    /// The turn's text, exactly as written.
+    pub text: String,
+    /// Where `text` is in the narrative.
+    #[serde(skip)]
+    pub span: Span,
+    /// The delimiter line (with its line ending) that opened the turn.
+    #[serde(skip)]
+    pub delimiter: Option<Span>,
+    /// The names of the embeds attached to this turn, in first-occurrence
+    /// order.
+    pub embeds: Vec<String>,
+}
+
+impl ResolvedNarrative {
+    /// Splits the narrative into turns with the dialect it was parsed with;
+    /// see [`segment`].
+    pub fn segment(&self) -> Vec<Turn> {
+        segment(self, &SegmentOptions { dialect: self.narrative().dialect() })
+    }
+}
+
+/// Splits a resolved narrative into turns.
+///
+/// - With no delimiter line, the whole text (even `""`) is one `context`
+///   turn.
+/// - Text before the first delimiter is a `context` turn, kept even when it
+///   is only whitespace; none when the first delimiter starts the text.
+/// - Each delimiter opens a turn of its role running to the next delimiter
+///   line. Empty turns and consecutive same-role turns are kept.
+/// - Each embed lands in the turn of its first occurrence (see
+///   [`Dialect`] for how each dialect finds it).
+pub fn segment(resolved: &ResolvedNarrative, options: &SegmentOptions) -> Vec<Turn> {
+    let dialect = options.dialect;
+    let text = resolved.text();
+    let mut turns = split(resolved, dialect);
+    let embeds = resolved.embeds();
+    let (offsets, with_delimiter) = if dialect.places_embeds_by_search() {
+        (searched_offsets(text.as_bytes(), embeds), false)
+    } else {
+        (embeds.iter().map(|embed| Some(embed.span.start)).collect(), true)
+    };
+    for (embed, offset) in embeds.iter().zip(offsets) {
+        let Some(offset) = offset else { continue };
+        // The region a turn owns: its text, and (Standard) its delimiter line.
+        let region = |turn: &Turn| {
+            let start = if with_delimiter {
+                turn.delimiter.unwrap_or(turn.span).start
+            } else {
+                turn.span.start
+            };
+            Span::new(start, turn.span.end)
+        };
+        let index = turns.partition_point(|turn| region(turn).start <= offset);
+        if let Some(turn) = index.checked_sub(1).map(|i| &mut turns[i]) {
+            if region(turn).contains(offset) {
+                turn.embeds.push(embed.name.clone());
+            }
+        }
+    }
+    turns
+}
+
+/// The turns, without embeds.
+fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn> {
+    let text = resolved.text();
+    let bytes = text.as_bytes();
+    let code: &[Span] =
+        if dialect.delimiters_inside_code() { &[] } else { resolved.narrative().code_spans() };
+    let mut delimiters: Vec<(Span, Role)> = Vec::new();
+    let mut pos = 0;
+    let mut next_code = 0;
+    while pos < bytes.len() {
+        let line = dialect.line_at(bytes, pos);
+        while next_code < code.len() && code[next_code].end <= pos {
+            next_code += 1;
+        }
+        let in_code = code.get(next_code).is_some_and(|span| span.contains(pos));
+        if !in_code {
+            if let Some(role) = delimiter_role(&text[line.start..line.content_end], dialect) {
+                delimiters.push((Span::new(line.start, line.next), role));
+            }
+        }
+        pos = line.next;
+    }
+    let turn = |role, span: Span, delimiter| Turn {
+        role,
+        text: text[span.range()].to_owned(),
+        span,
+        delimiter,
+        embeds: Vec::new(),
+    };
+    let first = delimiters.first().map_or(bytes.len(), |(span, _)| span.start);
+    let mut turns = Vec::with_capacity(delimiters.len() + 1);
+    if first > 0 || delimiters.is_empty() {
+        turns.push(turn(Role::Context, Span::new(0, first), None));
+    }
+    for (i, &(delimiter, role)) in delimiters.iter().enumerate() {
+        let end = delimiters.get(i + 1).map_or(bytes.len(), |(next, _)| next.start);
+        turns.push(turn(role, Span::new(delimiter.end, end), Some(delimiter)));
+    }
+    turns
+}
+
+/// lmml's embed location, by searching the text: each inline embed's fence
+/// rebuilt and searched after the previous one; then a walk over the text
+/// where, at each `@`, the longest `@name` of an attachment matches (the
+/// located fences skipped whole). Only the first match of a name counts.
+fn searched_offsets(text: &[u8], embeds: &[Embed]) -> Vec<Option<usize>> {
+    let mut offsets = vec![None; embeds.len()];
+    let mut fences = Vec::new();
+    let mut from = 0;
+    for (index, embed) in embeds.iter().enumerate() {
+        if embed.origin != EmbedOrigin::Inline {
+            continue;
+        }
+        let fence = [b"@@@", embed.name.as_bytes(), b"\n", &embed.content, b"@@@"].concat();
+        if let Some(found) = memmem::find(&text[from..], &fence) {
+            let start = from + found;
+            offsets[index] = Some(start);
+            fences.push(Span::new(start, start + fence.len()));
+            from = start + fence.len();
+        }
+    }
+    let mut markers: Vec<(usize, Vec<u8>)> = embeds
+        .iter()
+        .enumerate()
+        .filter(|(_, embed)| embed.origin == EmbedOrigin::Attachment)
+        .map(|(index, embed)| (index, [b"@", embed.name.as_bytes()].concat()))
+        .collect();
+    markers.sort_by_key(|(_, marker)| std::cmp::Reverse(marker.len()));
+    let mut unplaced = markers.len();
+    let mut pos = 0;
+    let mut next_fence = 0;
+    while unplaced > 0 {
+        let Some(at) = memchr::memchr(b'@', &text[pos..]) else { break };
+        pos += at;
+        while next_fence < fences.len() && fences[next_fence].start < pos {
+            next_fence += 1;
+        }
+        if let Some(fence) = fences.get(next_fence).filter(|fence| fence.start == pos) {
+            pos = fence.end;
+            continue;
+        }
+        match markers.iter().find(|(_, marker)| text[pos..].starts_with(marker)) {
+            Some((index, marker)) => {
+                if offsets[*index].is_none() {
+                    offsets[*index] = Some(pos);
+                    unplaced -= 1;
+                }
+                pos += marker.len();
+            }
+            None => pos += 1,
+        }
+    }
+    offsets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attachments::Attachments;
+    use crate::narrative::Narrative;
+
+    fn turns(text: &str, dialect: Dialect, entries: &[&str]) -> Vec<(Role, String, Vec<String>)> {
+        let attachments =
+            Attachments::from_entries(entries.iter().map(|name| (*name, b"x".to_vec()))).unwrap();
+        let resolved = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
+        resolved.segment().into_iter().map(|t| (t.role, t.text, t.embeds)).collect()
+    }
+
+    fn strings(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn embeds_on_delimiter_lines() {
+        let text = "## user @a.png\nhi\n";
+        assert_eq!(turns(text, Dialect::Lmml, &["a.png"]), [(Role::User, "hi\n".into(), vec![])]);
+        assert_eq!(
+            turns(text, Dialect::Standard, &["a.png"]),
+            [(Role::User, "hi\n".into(), strings(&["a.png"]))]
+        );
+    }
+
+    #[test]
+    fn lmml_locates_by_searching_the_text() {
+        // The code span mentions `@a.png` first: lmml attaches the embed there.
+        let text = "`@a.png`\n## user\nsee @a.png\n";
+        assert_eq!(
+            turns(text, Dialect::Lmml, &["a.png"]),
+            [
+                (Role::Context, "`@a.png`\n".into(), strings(&["a.png"])),
+                (Role::User, "see @a.png\n".into(), vec![])
+            ]
+        );
+        assert_eq!(turns(text, Dialect::Standard, &["a.png"])[1].2, strings(&["a.png"]));
+        // The longest marker wins at a position.
+        let text = "## user\n@a.png.bak\n## assistant\n@a.png\n";
+        assert_eq!(
+            turns(text, Dialect::Lmml, &["a.png", "a.png.bak"]),
+            [
+                (Role::User, "@a.png.bak\n".into(), strings(&["a.png.bak"])),
+                (Role::Assistant, "@a.png\n".into(), strings(&["a.png"]))
+            ]
+        );
+    }
+
+    #[test]
+    fn standard_ignores_delimiters_in_code_and_embeds() {
+        let text = "## user\n```\n# assistant\n```\n@@@a.txt\n## system\n@@@\n";
+        let standard = turns(text, Dialect::Standard, &[]);
+        assert_eq!(standard.len(), 1);
+        assert_eq!(standard[0].2, strings(&["a.txt"]));
+        let lmml = turns(text, Dialect::Lmml, &[]);
+        let roles: Vec<Role> = lmml.iter().map(|t| t.0).collect();
+        assert_eq!(roles, [Role::User, Role::Assistant, Role::System]);
+        // The fence starts in the assistant turn and stays there, though
+        // `## system` splits its content.
+        assert_eq!(lmml[1].2, strings(&["a.txt"]));
+    }
+
+    #[test]
+    fn line_endings() {
+        let text = "## user\rhi\r## assistant\rho";
+        assert_eq!(turns(text, Dialect::Lmml, &[]), [(Role::User, "".into(), vec![])]);
+        assert_eq!(
+            turns(text, Dialect::Standard, &[]),
+            [(Role::User, "hi\r".into(), vec![]), (Role::Assistant, "ho".into(), vec![])]
+        );
+    }
+}
