@@ -83,10 +83,10 @@ pub fn segment(resolved: &ResolvedNarrative, options: &SegmentOptions) -> Vec<Tu
             Span::new(start, turn.span.end)
         };
         let index = turns.partition_point(|turn| region(turn).start <= offset);
-        if let Some(turn) = index.checked_sub(1).map(|i| &mut turns[i]) {
-            if region(turn).contains(offset) {
-                turn.embeds.push(embed.name.clone());
-            }
+        if let Some(turn) = index.checked_sub(1).map(|i| &mut turns[i])
+            && region(turn).contains(offset)
+        {
+            turn.embeds.push(embed.name.clone());
         }
     }
     turns
@@ -107,10 +107,9 @@ fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn> {
             next_code += 1;
         }
         let in_code = code.get(next_code).is_some_and(|span| span.contains(pos));
-        if !in_code {
-            if let Some(role) = delimiter_role(&text[line.start..line.content_end], dialect) {
-                delimiters.push((Span::new(line.start, line.next), role));
-            }
+        if !in_code && let Some(role) = delimiter_role(&text[line.start..line.content_end], dialect)
+        {
+            delimiters.push((Span::new(line.start, line.next), role));
         }
         pos = line.next;
     }
