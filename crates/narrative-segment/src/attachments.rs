@@ -156,6 +156,15 @@ impl Attachments {
         }
     }
 
+    /// The entries held in memory, in name order (none for a directory).
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        let map = match &self.source {
+            Source::Entries(map) => Some(map),
+            _ => None,
+        };
+        map.into_iter().flatten().map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+    }
+
     /// The bytes of the attachment `name`.
     ///
     /// # Errors

@@ -1,9 +1,10 @@
 //! Bundles: a bare narrative, or a `.lmmlz` zip archive holding the
 //! narrative entry and its attachments.
 
-use std::io::Cursor;
+use std::io::{Cursor, Write};
 
-use zip::ZipArchive;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use crate::attachments::{Attachments, Limits, is_unsafe_name, read_limited};
 use crate::error::{Error, ErrorKind};
@@ -127,6 +128,47 @@ impl Bundle {
         }
     }
 
+    /// A bundle of `text` and named attachments, e.g. to write with
+    /// [`Bundle::to_zip`].
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnsafeEntry`] for an unsafe attachment name.
+    pub fn from_parts<N, B>(
+        text: impl Into<String>,
+        entries: impl IntoIterator<Item = (N, B)>,
+    ) -> Result<Bundle, Error>
+    where
+        N: Into<String>,
+        B: Into<Vec<u8>>,
+    {
+        Ok(Bundle { text: text.into(), attachments: Attachments::from_entries(entries)? })
+    }
+
+    /// The bundle as a deflated `.lmmlz` zip archive to be saved as
+    /// `file_name`: the narrative entry (named after `file_name`), then the
+    /// attachments in name order. Attachments from a directory are not
+    /// written (a directory is not listed).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArchive`] if the archive cannot be assembled (an
+    /// entry over 4 GiB).
+    pub fn to_zip(&self, file_name: &str) -> Result<Vec<u8>, Error> {
+        let fail = |err: &dyn std::fmt::Display| {
+            Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
+        };
+        let options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+        let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
+        let narrative = (Bundle::narrative_entry_name(file_name), self.text.as_bytes());
+        let entries = self.attachments.entries().map(|(name, bytes)| (name.to_owned(), bytes));
+        for (name, bytes) in std::iter::once(narrative).chain(entries) {
+            writer.start_file(name, options).map_err(|err| fail(&err))?;
+            writer.write_all(bytes).map_err(|err| fail(&err))?;
+        }
+        Ok(writer.finish().map_err(|err| fail(&err))?.into_inner())
+    }
+
     /// The narrative text.
     pub fn text(&self) -> &str {
         &self.text
@@ -140,5 +182,23 @@ impl Bundle {
     /// The narrative text and the attachments.
     pub fn into_parts(self) -> (String, Attachments) {
         (self.text, self.attachments)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_bundles_read_back() {
+        let bundle = Bundle::from_parts("## user\n@a.png", [("a.png", b"PNG".to_vec())]).unwrap();
+        let bytes = bundle.to_zip("dir/talk.lmmlz").unwrap();
+        let read = Bundle::from_bytes("talk.lmmlz", &bytes, &Limits::default()).unwrap();
+        assert_eq!(read, bundle);
+        let err = Bundle::from_bytes("other.lmmlz", &bytes, &Limits::default()).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.name()),
+            (ErrorKind::MissingNarrativeEntry, Some("other.lmml"))
+        );
     }
 }
