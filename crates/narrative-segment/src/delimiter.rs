@@ -45,6 +45,13 @@ fn role_word(text: &str, dialect: Dialect) -> Option<Role> {
 /// lmml: lowercase (Unicode-aware), then the first maximal run of `a`-`z`
 /// bytes that is a role word; every other byte separates.
 fn letter_run_role(text: &str) -> Option<Role> {
+    if text.is_ascii() {
+        // ASCII lowercases byte by byte; no other byte can join a run.
+        return text
+            .as_bytes()
+            .split(|b| !b.is_ascii_alphabetic())
+            .find_map(|run| if run.len() <= 9 { Role::from_word(run) } else { None });
+    }
     // The longest role word has 9 bytes; a longer run can never match.
     let mut run = [0u8; 10];
     let mut length = 0;

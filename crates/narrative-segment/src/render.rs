@@ -124,7 +124,7 @@ impl ContentPart {
 /// `max_embed_bytes`, in first-occurrence order.
 pub fn render_turns(
     resolved: &ResolvedNarrative,
-    turns: &[Turn],
+    turns: &[Turn<'_>],
     options: &RenderOptions,
 ) -> Vec<Message> {
     turns
@@ -136,7 +136,7 @@ pub fn render_turns(
                 (Role::Context, ContextAs::User) => Role::User,
                 (role, _) => role,
             };
-            let mut content = vec![ContentPart::Text { text: turn.text.clone() }];
+            let mut content = vec![ContentPart::Text { text: turn.text.clone().into_owned() }];
             content.extend(
                 turn.embeds
                     .iter()

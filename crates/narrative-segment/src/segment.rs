@@ -1,6 +1,8 @@
 //! Segmentation: delimiter lines split the narrative into role turns, and
 //! each embed is attached to the turn of its first occurrence.
 
+use std::borrow::Cow;
+
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
@@ -20,18 +22,19 @@ pub struct SegmentOptions {
 
 /// One turn of the conversation.
 ///
-/// `text` is the exact slice `span` of the narrative: nothing trimmed, line
-/// endings kept. The delimiter line that opened the turn is at `delimiter`
+/// `text` is the exact slice `span` of the narrative, borrowed from it:
+/// nothing trimmed, line endings kept. The delimiter line that opened the turn is at `delimiter`
 /// (`None` for the `context` preamble), so turn texts and delimiter lines
 /// together restore the narrative byte for byte.
 ///
 /// Serialized as `{"role", "text", "embeds"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Turn {
+pub struct Turn<'a> {
     /// Who speaks.
     pub role: Role,
     /// The turn's text, exactly as written.
-    pub text: String,
+    #[serde(borrow)]
+    pub text: Cow<'a, str>,
     /// Where `text` is in the narrative.
     #[serde(skip)]
     pub span: Span,
@@ -46,7 +49,7 @@ pub struct Turn {
 impl ResolvedNarrative {
     /// Splits the narrative into turns with the dialect it was parsed with;
     /// see [`segment`].
-    pub fn segment(&self) -> Vec<Turn> {
+    pub fn segment(&self) -> Vec<Turn<'_>> {
         segment(self, &SegmentOptions { dialect: self.narrative().dialect() })
     }
 }
@@ -61,7 +64,7 @@ impl ResolvedNarrative {
 ///   line. Empty turns and consecutive same-role turns are kept.
 /// - Each embed lands in the turn of its first occurrence (see
 ///   [`Dialect`] for how each dialect finds it).
-pub fn segment(resolved: &ResolvedNarrative, options: &SegmentOptions) -> Vec<Turn> {
+pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) -> Vec<Turn<'a>> {
     let dialect = options.dialect;
     let text = resolved.text();
     let mut turns = split(resolved, dialect);
@@ -74,7 +77,7 @@ pub fn segment(resolved: &ResolvedNarrative, options: &SegmentOptions) -> Vec<Tu
     for (embed, offset) in embeds.iter().zip(offsets) {
         let Some(offset) = offset else { continue };
         // The region a turn owns: its text, and (Standard) its delimiter line.
-        let region = |turn: &Turn| {
+        let region = |turn: &Turn<'_>| {
             let start = if with_delimiter {
                 turn.delimiter.unwrap_or(turn.span).start
             } else {
@@ -93,7 +96,7 @@ pub fn segment(resolved: &ResolvedNarrative, options: &SegmentOptions) -> Vec<Tu
 }
 
 /// The turns, without embeds.
-fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn> {
+fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn<'_>> {
     let text = resolved.text();
     let bytes = text.as_bytes();
     let code: &[Span] =
@@ -115,7 +118,7 @@ fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn> {
     }
     let turn = |role, span: Span, delimiter| Turn {
         role,
-        text: text[span.range()].to_owned(),
+        text: Cow::Borrowed(&text[span.range()]),
         span,
         delimiter,
         embeds: Vec::new(),
@@ -196,7 +199,7 @@ mod tests {
         let attachments =
             Attachments::from_entries(entries.iter().map(|name| (*name, b"x".to_vec()))).unwrap();
         let resolved = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
-        resolved.segment().into_iter().map(|t| (t.role, t.text, t.embeds)).collect()
+        resolved.segment().into_iter().map(|t| (t.role, t.text.into_owned(), t.embeds)).collect()
     }
 
     fn strings(names: &[&str]) -> Vec<String> {

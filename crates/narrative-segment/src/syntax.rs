@@ -73,19 +73,6 @@ impl Cached {
     }
 }
 
-/// Bytes that stop the prose scan.
-const fn prose_stops() -> [bool; 256] {
-    let mut table = [false; 256];
-    let stops = [b'@', b'`', b'\\', b'<', b'[', b'\n', b'\r'];
-    let mut i = 0;
-    while i < stops.len() {
-        table[stops[i] as usize] = true;
-        i += 1;
-    }
-    table
-}
-static PROSE_STOPS: [bool; 256] = prose_stops();
-
 struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -95,6 +82,12 @@ struct Scanner<'a> {
     comment_close: Cached,
     link_bracket: Cached,
     link_paren: Cached,
+    /// The next `@`, backtick or LF: the stops of ordinary prose.
+    next_common: Cached,
+    /// The next `<`, `[` or backslash: rarer stops.
+    next_rare: Cached,
+    /// The next CR (a line ending in the Standard dialect).
+    next_cr: Cached,
     /// The paragraph (up to a blank line) holding the last code span opener.
     paragraph: Span,
     /// Backtick run lengths with no closer in `paragraph`.
@@ -112,6 +105,9 @@ impl<'a> Scanner<'a> {
             comment_close: Cached::EMPTY,
             link_bracket: Cached::EMPTY,
             link_paren: Cached::EMPTY,
+            next_common: Cached::EMPTY,
+            next_rare: Cached::EMPTY,
+            next_cr: Cached::EMPTY,
             paragraph: Span::default(),
             unclosed_runs: Vec::new(),
         }
@@ -122,6 +118,12 @@ impl<'a> Scanner<'a> {
         // Indented code needs a blank line (or another code line) above it.
         let mut after_break = true;
         while pos < self.bytes.len() {
+            // Most lines start with a byte no line-start construct does.
+            if !matches!(self.bytes[pos], b' ' | b'\t' | b'\r' | b'\n' | b'`' | b'~' | b'@') {
+                after_break = false;
+                pos = self.prose(pos);
+                continue;
+            }
             let line = self.dialect.line_at(self.bytes, pos);
             let content = &self.bytes[line.start..line.content_end];
             if is_blank(content) {
@@ -198,11 +200,25 @@ impl<'a> Scanner<'a> {
     fn prose(&mut self, mut pos: usize) -> usize {
         let bytes = self.bytes;
         loop {
-            while pos < bytes.len() && !PROSE_STOPS[usize::from(bytes[pos])] {
-                pos += 1;
-            }
-            let Some(&byte) = bytes.get(pos) else { return pos };
-            pos = match byte {
+            // Three cached searches instead of a byte loop: each is redone
+            // only once the scan has passed its answer.
+            let common = self.next_common.find(pos, |from| {
+                memchr::memchr3(b'@', b'`', b'\n', &bytes[from..]).map(|i| from + i)
+            });
+            let rare = self.next_rare.find(pos, |from| {
+                memchr::memchr3(b'<', b'[', b'\\', &bytes[from..]).map(|i| from + i)
+            });
+            let cr = match self.dialect {
+                Dialect::Standard => self
+                    .next_cr
+                    .find(pos, |from| memchr::memchr(b'\r', &bytes[from..]).map(|i| from + i)),
+                Dialect::Lmml => None,
+            };
+            let Some(stop) = [common, rare, cr].into_iter().flatten().min() else {
+                return bytes.len();
+            };
+            pos = stop;
+            pos = match bytes[pos] {
                 b'\n' => return pos + 1,
                 b'\r' if self.dialect == Dialect::Standard => {
                     return pos + 1 + usize::from(bytes.get(pos + 1) == Some(&b'\n'));

@@ -14,7 +14,11 @@ fn turns(text: &str, dialect: Dialect) -> Vec<(String, String, Vec<String>)> {
         .map(|o| (o.name.clone(), b"x".to_vec()))
         .collect();
     let resolved = narrative.resolve(&Attachments::from_entries(entries).unwrap()).unwrap();
-    resolved.segment().into_iter().map(|t| (t.role.to_string(), t.text, t.embeds)).collect()
+    resolved
+        .segment()
+        .into_iter()
+        .map(|t| (t.role.to_string(), t.text.into_owned(), t.embeds))
+        .collect()
 }
 
 fn roles(text: &str, dialect: Dialect) -> Vec<String> {

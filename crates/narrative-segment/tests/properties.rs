@@ -71,7 +71,7 @@ proptest! {
                     restored.push_str(&text[delimiter.range()]);
                 }
                 prop_assert_eq!(turn.span.start, restored.len());
-                prop_assert_eq!(&text[turn.span.range()], turn.text.as_str());
+                prop_assert_eq!(&text[turn.span.range()], &*turn.text);
                 restored.push_str(&turn.text);
             }
             prop_assert_eq!(&restored, &text);
