@@ -95,6 +95,11 @@ pub use crate::{
     syntax::{Occurrence, OccurrenceKind},
 };
 
+/// The README's example runs as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 mod attachments;
 mod base64;
 mod bundle;
