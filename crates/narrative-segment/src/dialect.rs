@@ -59,6 +59,17 @@ impl Dialect {
         }
     }
 
+    /// The start of the line holding `at`, looking back no further than
+    /// `floor` (itself a line start).
+    pub(crate) fn line_start(self, bytes: &[u8], floor: usize, at: usize) -> usize {
+        let before = &bytes[floor..at];
+        let found = match self {
+            Dialect::Lmml => memchr::memrchr(b'\n', before),
+            Dialect::Standard => memchr::memrchr2(b'\n', b'\r', before),
+        };
+        found.map_or(floor, |i| floor + i + 1)
+    }
+
     /// Difference 1: whether a delimiter line inside a fenced code block or
     /// `@@@` embed content still opens a turn.
     pub(crate) fn delimiters_inside_code(self) -> bool {

@@ -61,8 +61,8 @@ impl Narrative {
     }
 
     /// Every embed and reference, in document order.
-    pub fn occurrences(&self) -> &[Occurrence] {
-        &self.parsed.occurrences
+    pub fn occurrences(&self) -> impl ExactSizeIterator<Item = Occurrence<'_>> + '_ {
+        self.parsed.occurrences.iter().map(|found| found.in_text(&self.text))
     }
 
     /// Fenced code blocks and inline embeds, in order (where the Standard
@@ -72,9 +72,8 @@ impl Narrative {
     }
 
     /// The first occurrence of each distinct name, in document order.
-    fn first_occurrences(&self) -> impl Iterator<Item = &Occurrence> {
-        let mut seen = HashMap::new();
-        self.parsed.occurrences.iter().filter(move |o| seen.insert(o.name.as_str(), ()).is_none())
+    fn first_occurrences(&self) -> impl Iterator<Item = Occurrence<'_>> {
+        self.parsed.firsts.iter().map(|&index| self.parsed.occurrences[index].in_text(&self.text))
     }
 
     /// Resolves every embed: a name resolves through its first occurrence,
@@ -96,7 +95,7 @@ impl Narrative {
                 }
                 OccurrenceKind::Reference => {
                     let at = |err: Error| err.at(&self.text, occurrence.span);
-                    let bytes = attachments.fetch(&occurrence.name).map_err(at)?;
+                    let bytes = attachments.fetch(occurrence.name).map_err(at)?;
                     total += bytes.len() as u64;
                     if attachments.max_total_bytes().is_some_and(|limit| total > limit) {
                         return Err(at(Error::new(ErrorKind::BundleTooLarge)));
@@ -105,7 +104,7 @@ impl Narrative {
                 }
             };
             embeds.push(Embed {
-                name: occurrence.name.clone(),
+                name: occurrence.name.to_owned(),
                 content,
                 origin,
                 span: occurrence.span,
@@ -122,29 +121,29 @@ impl Narrative {
     pub fn validate(&self, attachments: &Attachments) -> Vec<Error> {
         let text = &self.text;
         let mut problems: Vec<(usize, Error)> = Vec::new();
-        let mut report = |kind, occurrence: &Occurrence| {
-            let error = Error::new(kind).with_name(&occurrence.name).at(text, occurrence.span);
+        let mut report = |kind, occurrence: &Occurrence<'_>| {
+            let error = Error::new(kind).with_name(occurrence.name).at(text, occurrence.span);
             problems.push((occurrence.span.start, error));
         };
         // Per name: the first occurrence and the first inline content.
-        let mut first: HashMap<&str, (&Occurrence, Option<&str>)> = HashMap::new();
+        let mut first: HashMap<&str, Option<&str>> = HashMap::new();
         let mut reported: HashMap<&str, ()> = HashMap::new();
-        for occurrence in &self.parsed.occurrences {
-            let name = occurrence.name.as_str();
+        for occurrence in self.occurrences() {
+            let name = occurrence.name;
             let content = match occurrence.kind {
                 OccurrenceKind::Inline { content } => Some(content.slice(text)),
                 OccurrenceKind::Reference => None,
             };
             match first.get(name) {
                 None => {
-                    first.insert(name, (occurrence, content));
+                    first.insert(name, content);
                     if is_unsafe_name(name) {
-                        report(ErrorKind::MalformedEmbedName, occurrence);
+                        report(ErrorKind::MalformedEmbedName, &occurrence);
                     } else if content.is_none() && !attachments.contains(name) {
-                        report(ErrorKind::MissingReference, occurrence);
+                        report(ErrorKind::MissingReference, &occurrence);
                     }
                 }
-                Some(&(_, earlier)) => {
+                Some(&earlier) => {
                     // Mixed inline and reference, or two different contents.
                     let conflict = match (earlier, content) {
                         (Some(a), Some(b)) => a != b,
@@ -152,24 +151,23 @@ impl Narrative {
                         _ => true,
                     };
                     if conflict && reported.insert(name, ()).is_none() {
-                        report(ErrorKind::ConflictingEmbed, occurrence);
+                        report(ErrorKind::ConflictingEmbed, &occurrence);
                     }
                 }
             }
         }
-        for (name, span) in &self.parsed.unclosed {
-            let error = Error::new(ErrorKind::UnclosedEmbed).with_name(name).at(text, *span);
+        for &(name, span) in &self.parsed.unclosed {
+            let error =
+                Error::new(ErrorKind::UnclosedEmbed).with_name(name.slice(text)).at(text, span);
             problems.push((span.start, error));
         }
         problems.sort_by_key(|&(start, _)| start);
         let mut problems: Vec<Error> = problems.into_iter().map(|(_, error)| error).collect();
         if let Some(entries) = attachments.entry_names() {
             let referenced: HashMap<&str, ()> = self
-                .parsed
-                .occurrences
-                .iter()
+                .occurrences()
                 .filter(|o| o.kind == OccurrenceKind::Reference)
-                .map(|o| (o.name.as_str(), ()))
+                .map(|o| (o.name, ()))
                 .collect();
             problems.extend(
                 entries

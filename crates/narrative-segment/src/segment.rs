@@ -96,43 +96,65 @@ pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) ->
 }
 
 /// The turns, without embeds.
+///
+/// A delimiter line's first non-blank byte is `#` or `<`, so only lines
+/// holding one are looked at: one `memchr2` pass over the text instead of a
+/// visit to every line. A turn is cut off the rest of the text as soon as
+/// the next delimiter is found, while those bytes are still in cache.
 fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn<'_>> {
     let text = resolved.text();
     let bytes = text.as_bytes();
     let code: &[Span] =
         if dialect.delimiters_inside_code() { &[] } else { resolved.narrative().code_spans() };
-    let mut delimiters: Vec<(Span, Role)> = Vec::new();
-    let mut pos = 0;
+    let mut turns = Vec::new();
+    // The open turn: its role, delimiter, and the text from its start on.
+    let mut role = Role::Context;
+    let mut delimiter = None;
+    let mut rest = text;
+    let mut rest_start = 0;
+    // Always a line start.
+    let mut search = 0;
     let mut next_code = 0;
-    while pos < bytes.len() {
-        let line = dialect.line_at(bytes, pos);
-        while next_code < code.len() && code[next_code].end <= pos {
+    while let Some(found) = memchr::memchr2(b'#', b'<', &bytes[search..]) {
+        let hit = search + found;
+        let start = dialect.line_start(bytes, search, hit);
+        if !text[start..hit].chars().all(char::is_whitespace) {
+            search = dialect.line_at(bytes, hit).next;
+            continue;
+        }
+        let line = dialect.line_at(bytes, start);
+        search = line.next;
+        while next_code < code.len() && code[next_code].end <= line.start {
             next_code += 1;
         }
-        let in_code = code.get(next_code).is_some_and(|span| span.contains(pos));
-        if !in_code && let Some(role) = delimiter_role(&text[line.start..line.content_end], dialect)
-        {
-            delimiters.push((Span::new(line.start, line.next), role));
+        if code.get(next_code).is_some_and(|span| span.contains(line.start)) {
+            continue;
         }
-        pos = line.next;
+        let Some(opened) = delimiter_role(&text[line.start..line.content_end], dialect) else {
+            continue;
+        };
+        let (turn_text, tail) = rest.split_at(line.start - rest_start);
+        // The preamble is left out only when the first delimiter starts the text.
+        if line.start > 0 || delimiter.is_some() {
+            turns.push(Turn::new(role, turn_text, rest_start, delimiter));
+        }
+        rest = &tail[line.next - line.start..];
+        rest_start = line.next;
+        role = opened;
+        delimiter = Some(Span::new(line.start, line.next));
+        if search >= bytes.len() {
+            break;
+        }
     }
-    let turn = |role, span: Span, delimiter| Turn {
-        role,
-        text: Cow::Borrowed(&text[span.range()]),
-        span,
-        delimiter,
-        embeds: Vec::new(),
-    };
-    let first = delimiters.first().map_or(bytes.len(), |(span, _)| span.start);
-    let mut turns = Vec::with_capacity(delimiters.len() + 1);
-    if first > 0 || delimiters.is_empty() {
-        turns.push(turn(Role::Context, Span::new(0, first), None));
-    }
-    for (i, &(delimiter, role)) in delimiters.iter().enumerate() {
-        let end = delimiters.get(i + 1).map_or(bytes.len(), |(next, _)| next.start);
-        turns.push(turn(role, Span::new(delimiter.end, end), Some(delimiter)));
-    }
+    turns.push(Turn::new(role, rest, rest_start, delimiter));
     turns
+}
+
+impl<'a> Turn<'a> {
+    fn new(role: Role, text: &'a str, start: usize, delimiter: Option<Span>) -> Turn<'a> {
+        let span = Span::new(start, start + text.len());
+        Turn { role, text: Cow::Borrowed(text), span, delimiter, embeds: Vec::new() }
+    }
 }
 
 /// lmml's embed location, by searching the text: each inline embed's fence

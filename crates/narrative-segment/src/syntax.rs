@@ -7,17 +7,19 @@
 //! forward search that can fail caches its answer, so hostile input (a
 //! thousand unclosed `<!--`) stays linear.
 
+use std::collections::HashSet;
+
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
 use crate::dialect::{Dialect, Line};
 use crate::span::Span;
 
-/// One place the narrative names an embed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Occurrence {
+/// One place the narrative names an embed, borrowed from its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Occurrence<'a> {
     /// The embed name, exactly as written (lmml keeps spaces and a CR).
-    pub name: String,
+    pub name: &'a str,
     /// The whole construct: `@name`, or `@@@name` through the closing `@@@`.
     pub span: Span,
     /// Inline content or a reference.
@@ -37,13 +39,30 @@ pub enum OccurrenceKind {
     Reference,
 }
 
+/// An [`Occurrence`] as the parser keeps it: spans only, no allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub(crate) name: Span,
+    pub(crate) span: Span,
+    pub(crate) kind: OccurrenceKind,
+}
+
+impl Found {
+    /// The occurrence in `text`, the text it was found in.
+    pub(crate) fn in_text(self, text: &str) -> Occurrence<'_> {
+        Occurrence { name: self.name.slice(text), span: self.span, kind: self.kind }
+    }
+}
+
 /// What the parser finds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Parsed {
     /// Every occurrence, in document order.
-    pub(crate) occurrences: Vec<Occurrence>,
+    pub(crate) occurrences: Vec<Found>,
+    /// The indices of the first occurrence of each name, in order.
+    pub(crate) firsts: Vec<usize>,
     /// `@@@name` openers that are never closed: (name, opening line).
-    pub(crate) unclosed: Vec<(String, Span)>,
+    pub(crate) unclosed: Vec<(Span, Span)>,
     /// Fenced code blocks and inline embeds, in order and disjoint.
     pub(crate) code: Vec<Span>,
 }
@@ -92,6 +111,9 @@ struct Scanner<'a> {
     paragraph: Span,
     /// Backtick run lengths with no closer in `paragraph`.
     unclosed_runs: Vec<usize>,
+    /// The names seen so far, to note first occurrences while the name is
+    /// still in cache.
+    seen: HashSet<&'a str>,
 }
 
 impl<'a> Scanner<'a> {
@@ -110,7 +132,15 @@ impl<'a> Scanner<'a> {
             next_cr: Cached::EMPTY,
             paragraph: Span::default(),
             unclosed_runs: Vec::new(),
+            seen: HashSet::new(),
         }
+    }
+
+    fn record(&mut self, found: Found) {
+        if self.seen.insert(found.name.slice(self.text)) {
+            self.out.firsts.push(self.out.occurrences.len());
+        }
+        self.out.occurrences.push(found);
     }
 
     fn run(mut self) -> Parsed {
@@ -164,7 +194,7 @@ impl<'a> Scanner<'a> {
     /// resumes (just after the closing `@@@`), or the next line when the
     /// embed is never closed.
     fn embed(&mut self, line: Line) -> usize {
-        let name = &self.text[line.start + 3..line.content_end];
+        let name = Span::new(line.start + 3, line.content_end);
         if name.is_empty() {
             return line.next;
         }
@@ -180,16 +210,13 @@ impl<'a> Scanner<'a> {
         match close {
             Some(close) => {
                 let span = Span::new(line.start, close + 3);
-                self.out.occurrences.push(Occurrence {
-                    name: name.to_owned(),
-                    span,
-                    kind: OccurrenceKind::Inline { content: Span::new(content_start, close) },
-                });
+                let content = Span::new(content_start, close);
+                self.record(Found { name, span, kind: OccurrenceKind::Inline { content } });
                 self.out.code.push(span);
                 if close + 3 < bytes.len() { self.prose(close + 3) } else { bytes.len() }
             }
             None => {
-                self.out.unclosed.push((name.to_owned(), Span::new(line.start, line.content_end)));
+                self.out.unclosed.push((name, Span::new(line.start, line.content_end)));
                 line.next
             }
         }
@@ -214,10 +241,11 @@ impl<'a> Scanner<'a> {
                     .find(pos, |from| memchr::memchr(b'\r', &bytes[from..]).map(|i| from + i)),
                 Dialect::Lmml => None,
             };
-            let Some(stop) = [common, rare, cr].into_iter().flatten().min() else {
+            let none = usize::MAX;
+            pos = common.unwrap_or(none).min(rare.unwrap_or(none)).min(cr.unwrap_or(none));
+            if pos == none {
                 return bytes.len();
-            };
-            pos = stop;
+            }
             pos = match bytes[pos] {
                 b'\n' => return pos + 1,
                 b'\r' if self.dialect == Dialect::Standard => {
@@ -249,8 +277,9 @@ impl<'a> Scanner<'a> {
         };
         match name {
             Some(end) => {
-                self.out.occurrences.push(Occurrence {
-                    name: self.text[at + 1..end].to_owned(),
+                let name = Span::new(at + 1, end);
+                self.record(Found {
+                    name,
                     span: Span::new(at, end),
                     kind: OccurrenceKind::Reference,
                 });
@@ -412,7 +441,11 @@ mod tests {
     use super::*;
 
     fn names(text: &str, dialect: Dialect) -> Vec<String> {
-        parse(text, dialect).occurrences.into_iter().map(|o| o.name).collect()
+        parse(text, dialect)
+            .occurrences
+            .into_iter()
+            .map(|o| o.name.slice(text).to_owned())
+            .collect()
     }
 
     #[test]
@@ -477,22 +510,23 @@ mod tests {
             .occurrences
             .iter()
             .map(|o| match o.kind {
-                OccurrenceKind::Inline { content } => (o.name.as_str(), content.slice(text)),
-                OccurrenceKind::Reference => (o.name.as_str(), "<ref>"),
+                OccurrenceKind::Inline { content } => (o.name.slice(text), content.slice(text)),
+                OccurrenceKind::Reference => (o.name.slice(text), "<ref>"),
             })
             .collect();
         assert_eq!(inline, [("a.txt", "hello"), ("b.png", "<ref>"), ("c.txt\r", "x\r\n")]);
         let standard = parse(text, Dialect::Standard);
-        assert_eq!(standard.occurrences[2].name, "c.txt");
+        assert_eq!(standard.occurrences[2].name.slice(text), "c.txt");
         assert_eq!(standard.occurrences[2].span, Span::new(31, text.len()));
     }
 
     #[test]
     fn unclosed_embeds_are_text_without_references() {
-        let parsed = parse("@@@a.txt @c.png\n@b.png\n", Dialect::Lmml);
-        let names: Vec<&str> = parsed.occurrences.iter().map(|o| o.name.as_str()).collect();
+        let text = "@@@a.txt @c.png\n@b.png\n";
+        let parsed = parse(text, Dialect::Lmml);
+        let names: Vec<&str> = parsed.occurrences.iter().map(|o| o.name.slice(text)).collect();
         assert_eq!(names, ["b.png"]);
-        assert_eq!(parsed.unclosed, [("a.txt @c.png".to_owned(), Span::new(0, 15))]);
+        assert_eq!(parsed.unclosed, [(Span::new(3, 15), Span::new(0, 15))]);
     }
 
     #[test]

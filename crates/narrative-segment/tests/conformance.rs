@@ -19,9 +19,8 @@ fn every_case_passes_in_the_lmml_dialect() {
         // External names are assumed to resolve: give each an entry.
         let entries: Vec<(String, Vec<u8>)> = narrative
             .occurrences()
-            .iter()
             .filter(|o| o.kind == OccurrenceKind::Reference)
-            .map(|o| (o.name.clone(), b"content".to_vec()))
+            .map(|o| (o.name.to_owned(), b"content".to_vec()))
             .collect();
         let attachments = Attachments::from_entries(entries).expect("safe fixture names");
         let resolved = match narrative.resolve(&attachments) {

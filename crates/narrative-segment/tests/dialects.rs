@@ -9,9 +9,8 @@ fn turns(text: &str, dialect: Dialect) -> Vec<(String, String, Vec<String>)> {
     let narrative = Narrative::parse(text, dialect);
     let entries: Vec<(String, Vec<u8>)> = narrative
         .occurrences()
-        .iter()
         .filter(|o| o.kind == OccurrenceKind::Reference)
-        .map(|o| (o.name.clone(), b"x".to_vec()))
+        .map(|o| (o.name.to_owned(), b"x".to_vec()))
         .collect();
     let resolved = narrative.resolve(&Attachments::from_entries(entries).unwrap()).unwrap();
     resolved
@@ -26,7 +25,7 @@ fn roles(text: &str, dialect: Dialect) -> Vec<String> {
 }
 
 fn names(text: &str, dialect: Dialect) -> Vec<String> {
-    Narrative::parse(text, dialect).occurrences().iter().map(|o| o.name.clone()).collect()
+    Narrative::parse(text, dialect).occurrences().map(|o| o.name.to_owned()).collect()
 }
 
 #[test]

@@ -43,9 +43,8 @@ fn resolve(text: &str, dialect: Dialect) -> Option<ResolvedNarrative> {
     let narrative = Narrative::parse(text, dialect);
     let entries: Vec<(String, Vec<u8>)> = narrative
         .occurrences()
-        .iter()
-        .filter(|o| o.kind == OccurrenceKind::Reference && !is_unsafe_name(&o.name))
-        .map(|o| (o.name.clone(), o.name.as_bytes().to_vec()))
+        .filter(|o| o.kind == OccurrenceKind::Reference && !is_unsafe_name(o.name))
+        .map(|o| (o.name.to_owned(), o.name.as_bytes().to_vec()))
         .collect();
     match narrative.resolve(&Attachments::from_entries(entries).unwrap()) {
         Ok(resolved) => Some(resolved),
@@ -102,7 +101,7 @@ proptest! {
                 let spanned = &text[occurrence.span.range()];
                 match occurrence.kind {
                     OccurrenceKind::Reference => {
-                        prop_assert_eq!(&spanned[1..], occurrence.name.as_str());
+                        prop_assert_eq!(&spanned[1..], occurrence.name);
                     }
                     OccurrenceKind::Inline { content } => {
                         let prefix = format!("@@@{}", occurrence.name);

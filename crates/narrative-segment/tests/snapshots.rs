@@ -17,16 +17,15 @@ fn render(text: &str, dialect: Dialect) -> String {
     let narrative = Narrative::parse(text, dialect);
     let entries: Vec<(String, Vec<u8>)> = narrative
         .occurrences()
-        .iter()
         .filter(|o| o.kind == OccurrenceKind::Reference && !o.name.starts_with("missing"))
-        .filter(|o| !is_unsafe_name(&o.name))
+        .filter(|o| !is_unsafe_name(o.name))
         .map(|o| {
             let content = if o.name.ends_with(".png") {
                 b"\x89PNG\r\n\x1a\n".to_vec()
             } else {
                 format!("contents of {}\n", o.name).into_bytes()
             };
-            (o.name.clone(), content)
+            (o.name.to_owned(), content)
         })
         .collect();
     let mut out = String::new();
