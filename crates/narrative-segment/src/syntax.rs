@@ -148,8 +148,7 @@ impl<'a> Scanner<'a> {
         // Indented code needs a blank line (or another code line) above it.
         let mut after_break = true;
         while pos < self.bytes.len() {
-            // Most lines start with a byte no line-start construct does.
-            if !matches!(self.bytes[pos], b' ' | b'\t' | b'\r' | b'\n' | b'`' | b'~' | b'@') {
+            if is_plain_line_start(self.bytes[pos]) {
                 after_break = false;
                 pos = self.prose(pos);
                 continue;
@@ -247,9 +246,22 @@ impl<'a> Scanner<'a> {
                 return bytes.len();
             }
             pos = match bytes[pos] {
-                b'\n' => return pos + 1,
-                b'\r' if self.dialect == Dialect::Standard => {
-                    return pos + 1 + usize::from(bytes.get(pos + 1) == Some(&b'\n'));
+                b'\n' | b'\r' => {
+                    let next = match bytes[pos] {
+                        b'\n' => pos + 1,
+                        _ if self.dialect == Dialect::Lmml => {
+                            pos += 1;
+                            continue;
+                        }
+                        _ => pos + 1 + usize::from(bytes.get(pos + 1) == Some(&b'\n')),
+                    };
+                    // A plain next line is more prose: no need to go back
+                    // to the line-start dispatch.
+                    if bytes.get(next).is_some_and(|&b| is_plain_line_start(b)) {
+                        next
+                    } else {
+                        return next;
+                    }
                 }
                 b'@' => self.reference(pos),
                 b'`' => self.code_span(pos),
@@ -389,6 +401,13 @@ fn documented_name(bytes: &[u8], start: usize) -> Option<usize> {
 /// address), in the Standard dialect.
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// Whether a line starting with `byte` can only be prose: most lines start
+/// with a byte no line-start construct (blank line, indentation, fence,
+/// embed) does.
+fn is_plain_line_start(byte: u8) -> bool {
+    !matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | b'`' | b'~' | b'@')
 }
 
 fn is_blank(line: &[u8]) -> bool {
