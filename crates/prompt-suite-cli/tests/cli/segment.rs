@@ -1,6 +1,7 @@
 //! `prompt-suite segment`: narratives, bundles and embeds directories.
 
 use std::path::Path;
+use std::process::Command;
 
 use insta_cmd::assert_cmd_snapshot;
 use prompt_suite::segment::Bundle;
@@ -23,6 +24,13 @@ fn embeds_dir() -> tempfile::TempDir {
     std::fs::write(dir.path().join("embeds/spec.pdf"), PDF).unwrap();
     std::fs::write(dir.path().join("secret.txt"), "secret").unwrap();
     dir
+}
+
+/// `prompt-suite segment --embeds-dir embeds ARGS...`, run in `dir`.
+fn segment_with_embeds(dir: &Path, args: &[&str]) -> Command {
+    let mut command = cli();
+    command.current_dir(dir).args(["segment", "--embeds-dir", "embeds"]).args(args);
+    command
 }
 
 /// Writes `layout-review` as the bundle `review.lmmlz` in `dir`.
@@ -50,31 +58,15 @@ fn lmml_dialect_splits_inside_the_code_sample() {
 #[test]
 fn messages_with_an_image_and_a_pdf_from_an_embeds_directory() {
     let dir = embeds_dir();
-    assert_cmd_snapshot!(
-        cli()
-            .current_dir(dir.path())
-            .args(["segment", "--embeds-dir", "embeds", "--context-as", "system"])
-            .pass_stdin(LAYOUT_REVIEW)
-    );
+    let args = ["--context-as", "system"];
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &args).pass_stdin(LAYOUT_REVIEW));
 }
 
 #[test]
 fn max_embed_bytes_leaves_out_larger_embeds_and_drop_removes_the_context() {
     let dir = embeds_dir();
-    assert_cmd_snapshot!(
-        cli()
-            .current_dir(dir.path())
-            .args([
-                "segment",
-                "--embeds-dir",
-                "embeds",
-                "--max-embed-bytes",
-                "15",
-                "--context-as",
-                "drop"
-            ])
-            .pass_stdin(LAYOUT_REVIEW)
-    );
+    let args = ["--max-embed-bytes", "15", "--context-as", "drop"];
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &args).pass_stdin(LAYOUT_REVIEW));
 }
 
 #[test]
@@ -103,31 +95,21 @@ fn a_reference_without_attachments_as_json() {
 #[test]
 fn a_missing_file_in_the_embeds_directory() {
     let dir = embeds_dir();
-    assert_cmd_snapshot!(
-        cli()
-            .current_dir(dir.path())
-            .args(["segment", "--embeds-dir", "embeds"])
-            .pass_stdin("## user\nsee @capture.png and\n  @missing.png\n")
-    );
+    let stdin = "## user
+see @capture.png and
+  @missing.png
+";
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &[]).pass_stdin(stdin));
 }
 
 #[test]
 fn an_embeds_directory_is_never_escaped() {
     let dir = embeds_dir();
-    assert_cmd_snapshot!(
-        cli()
-            .current_dir(dir.path())
-            .args([
-                "segment",
-                "--dialect",
-                "lmml",
-                "--embeds-dir",
-                "embeds",
-                "--error-format",
-                "json"
-            ])
-            .pass_stdin("## user\nread @../secret.txt\n")
-    );
+    let args = ["--dialect", "lmml", "--error-format", "json"];
+    let stdin = "## user
+read @../secret.txt
+";
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &args).pass_stdin(stdin));
 }
 
 #[test]
