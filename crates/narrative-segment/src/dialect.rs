@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 /// | 1 | delimiter lines inside ```` ``` ````/`~~~` fences and `@@@` content | text | delimiters |
 /// | 2 | `<!-- TODO: ask the user -->` | text: a comment delimiter holds only the role word | a `user` delimiter |
 /// | 3 | role words | whole words (runs of letters, digits, `_`): `system2` and `multi_assistant` are text, `user's` and `tool-call` are delimiters | any run of `a`-`z`: all four are delimiters |
-/// | 4 | references | `[A-Za-z0-9][A-Za-z0-9_.-]*`, trailing `.` excluded, never after a word character (`bob@example.com` is no reference) | everything up to the next whitespace, one trailing punctuation character given back, also mid-word |
+/// | 4 | references | `[A-Za-z0-9][A-Za-z0-9_.-]*` segments joined by `/`, trailing `.` excluded, never after a word character (`bob@example.com` is no reference) | everything up to the next whitespace, one trailing punctuation character given back, also mid-word |
 /// | 5 | embed placement | at the parser's own position; one on a delimiter line belongs to the turn it opens | by searching the text for `@name` (a code span or e-mail address earlier on wins); one on a delimiter line is attached to no turn |
 /// | 6 | line endings | `\n`, `\r\n` and a lone `\r` | `\n` only (a CR stays in embed names and a CR-only text is one line) |
 ///

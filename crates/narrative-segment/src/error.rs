@@ -202,7 +202,7 @@ impl Error {
             ErrorKind::InvalidArchive => "the bundle is not a readable zip archive".to_owned(),
             ErrorKind::TooManyEntries => "the bundle has too many entries".to_owned(),
             ErrorKind::EntryTooLarge => format!("the attachment `{name}` is too large"),
-            ErrorKind::BundleTooLarge => "the bundle's attachments are too large".to_owned(),
+            ErrorKind::BundleTooLarge => "the attachments are too large together".to_owned(),
             ErrorKind::Io => format!("the attachment `{name}` cannot be read"),
             ErrorKind::MissingReference => {
                 format!("the reference `@{name}` has no attachment")

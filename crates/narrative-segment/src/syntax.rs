@@ -380,17 +380,30 @@ fn permissive_name(text: &str, start: usize) -> Option<usize> {
 /// ASCII characters in the Unicode P (punctuation) category.
 const GIVEN_BACK: &str = "!\"#%&'()*,-./:;?@[\\]_{}";
 
-/// The format's documented name rule: `[A-Za-z0-9][A-Za-z0-9_.-]*`, with
-/// trailing dots (sentence punctuation) excluded. Returns the name's end.
+/// The format's documented name rule, `[A-Za-z0-9][A-Za-z0-9_.-]*`, with
+/// trailing dots (sentence punctuation) excluded; segments of that shape
+/// may be joined by `/` (`@img/chart.png`), a `/` counting only when a
+/// letter or digit follows it, so no segment can be `..`. Returns the
+/// name's end.
 fn documented_name(bytes: &[u8], start: usize) -> Option<usize> {
-    if !bytes.get(start).is_some_and(u8::is_ascii_alphanumeric) {
+    let starts_segment = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_alphanumeric);
+    if !starts_segment(start) {
         return None;
     }
-    let length = bytes[start..]
-        .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
-        .unwrap_or(bytes.len() - start);
-    let mut end = start + length;
+    let mut end = start;
+    loop {
+        let rest = &bytes[end + 1..];
+        end += 1 + rest
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            .count();
+        if bytes.get(end) == Some(&b'/') && starts_segment(end + 1) {
+            end += 1;
+        } else {
+            break;
+        }
+    }
+    // The last segment starts with a letter or digit, so this stops there.
     while bytes[end - 1] == b'.' {
         end -= 1;
     }
@@ -496,8 +509,10 @@ mod tests {
 
     #[test]
     fn documented_names_stop_at_the_charset_and_skip_words() {
-        let cases: [(&str, &[&str]); 8] = [
+        let cases: [(&str, &[&str]); 10] = [
             ("see @report.pdf.", &["report.pdf"]),
+            ("@img/chart.png, @img/ and @a/../b.txt", &["img/chart.png", "img", "a"]),
+            ("@docs/v1.2/spec.md...", &["docs/v1.2/spec.md"]),
             ("(@a.txt), @b-c_d.png!", &["a.txt", "b-c_d.png"]),
             ("mail bob@example.com", &[]),
             ("a @ b and @.x", &[]),

@@ -147,3 +147,10 @@ fn a_bundle_on_standard_input_is_refused() {
 fn help() {
     assert_cmd_snapshot!(cli().args(["segment", "--help"]));
 }
+
+#[test]
+fn a_text_file_named_lmmlz_is_not_a_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.lmmlz"), LAYOUT_REVIEW).unwrap();
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "notes.lmmlz"]));
+}
