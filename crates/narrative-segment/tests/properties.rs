@@ -2,7 +2,8 @@
 //! (delimiters, fences, embeds, references, line endings) and random text.
 
 use narrative_segment::{
-    Attachments, Dialect, ErrorKind, Narrative, OccurrenceKind, ResolvedNarrative, is_unsafe_name,
+    Attachments, Bundle, Dialect, ErrorKind, Limits, Narrative, OccurrenceKind, RenderOptions,
+    ResolvedNarrative, is_unsafe_name, render_turns,
 };
 use proptest::prelude::*;
 
@@ -110,6 +111,49 @@ proptest! {
                         prop_assert!(occurrence.span.start < content.start && content.end <= occurrence.span.end);
                     }
                 }
+            }
+        }
+    }
+
+    /// Any bytes: UTF-8 parses (and validates and renders), anything else is
+    /// `invalid_utf8` at the first bad byte.
+    #[test]
+    fn any_bytes_parse_or_fail_at_the_first_bad_byte(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        match Narrative::from_utf8(bytes.clone(), Dialect::Standard) {
+            Ok(narrative) => {
+                for problem in narrative.validate(&Attachments::none()) {
+                    prop_assert!(problem.name().is_some(), "{}", problem);
+                }
+                if let Some(resolved) = resolve(narrative.text(), Dialect::Standard) {
+                    let turns = resolved.segment();
+                    let messages = render_turns(&resolved, &turns, &RenderOptions::default());
+                    prop_assert_eq!(messages.len(), turns.len());
+                }
+            }
+            Err(err) => {
+                prop_assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
+                let valid_up_to = std::str::from_utf8(&bytes).unwrap_err().valid_up_to();
+                prop_assert_eq!(err.offset(), Some(valid_up_to));
+            }
+        }
+    }
+
+    /// Damaged archives are errors, never panics or runaway allocations.
+    #[test]
+    fn damaged_archives_are_errors(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
+        let bundle = Bundle::from_parts("## user\n@a.png\n", [("a.png", vec![7u8; 300])]).unwrap();
+        let mut bytes = bundle.to_zip("x.lmmlz").unwrap();
+        for (index, byte) in flips {
+            let at = index.index(bytes.len());
+            bytes[at] = byte;
+        }
+        let limits = Limits { max_entry_bytes: 4096, max_total_bytes: 8192, ..Limits::default() };
+        if let Ok(read) = Bundle::from_bytes("x.lmmlz", &bytes, &limits) {
+            let (text, attachments) = read.into_parts();
+            prop_assert!(text.len() <= 4096);
+            let names: Vec<String> = attachments.entry_names().into_iter().flatten().map(str::to_owned).collect();
+            for name in names {
+                prop_assert!(attachments.fetch(&name).unwrap().len() <= 4096);
             }
         }
     }
