@@ -246,15 +246,10 @@ impl<'a> Scanner<'a> {
                 return bytes.len();
             }
             pos = match bytes[pos] {
+                // A CR is a stop only in the Standard dialect.
                 b'\n' | b'\r' => {
-                    let next = match bytes[pos] {
-                        b'\n' => pos + 1,
-                        _ if self.dialect == Dialect::Lmml => {
-                            pos += 1;
-                            continue;
-                        }
-                        _ => pos + 1 + usize::from(bytes.get(pos + 1) == Some(&b'\n')),
-                    };
+                    let crlf = bytes[pos] == b'\r' && bytes.get(pos + 1) == Some(&b'\n');
+                    let next = pos + 1 + usize::from(crlf);
                     // A plain next line is more prose: no need to go back
                     // to the line-start dispatch.
                     if bytes.get(next).is_some_and(|&b| is_plain_line_start(b)) {
