@@ -3,7 +3,7 @@
 
 use narrative_segment::{
     Attachments, Bundle, Dialect, ErrorKind, Limits, Narrative, OccurrenceKind, RenderOptions,
-    ResolvedNarrative, is_unsafe_name, render_turns,
+    ResolvedNarrative, SegmentOptions, is_unsafe_name, render_turns, segment,
 };
 use proptest::prelude::*;
 
@@ -59,13 +59,15 @@ fn resolve(text: &str, dialect: Dialect) -> Option<ResolvedNarrative> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// Turn texts and delimiter lines, in order, restore the input exactly.
+    /// Turn texts and delimiter lines, in order, restore the input exactly,
+    /// whichever dialect parsed the narrative and whichever segments it.
     #[test]
     fn turns_and_delimiters_restore_the_input(text in narrative()) {
-        for dialect in [Dialect::Standard, Dialect::Lmml] {
-            let Some(resolved) = resolve(&text, dialect) else { continue };
+        let dialects = [Dialect::Standard, Dialect::Lmml];
+        for (parsed_as, segmented_as) in dialects.into_iter().flat_map(|a| dialects.map(|b| (a, b))) {
+            let Some(resolved) = resolve(&text, parsed_as) else { continue };
             let mut restored = String::new();
-            for turn in resolved.segment() {
+            for turn in segment(&resolved, &SegmentOptions { dialect: segmented_as }) {
                 if let Some(delimiter) = turn.delimiter {
                     prop_assert_eq!(delimiter.start, restored.len());
                     restored.push_str(&text[delimiter.range()]);
