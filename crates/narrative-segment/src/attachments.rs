@@ -199,7 +199,8 @@ impl Attachments {
                 }
                 let file = File::open(&path)
                     .map_err(|err| error(ErrorKind::Io).with_detail(err.to_string()))?;
-                read_limited(file, limits.max_entry_bytes).map_err(|err| err.with_name(name))
+                read_limited(file, limits.max_entry_bytes, ErrorKind::Io)
+                    .map_err(|err| err.with_name(name))
             }
         }
     }
@@ -207,12 +208,18 @@ impl Attachments {
 
 /// Reads at most `limit` bytes, failing with [`ErrorKind::EntryTooLarge`]
 /// as soon as one more arrives, whatever the source claimed its size was.
-pub(crate) fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, Error> {
+/// A read error is an error of kind `on_error` (a damaged zip entry is an
+/// invalid archive, not an I/O failure).
+pub(crate) fn read_limited(
+    reader: impl Read,
+    limit: u64,
+    on_error: ErrorKind,
+) -> Result<Vec<u8>, Error> {
     let mut bytes = Vec::new();
     reader
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|err| Error::new(ErrorKind::Io).with_detail(err.to_string()))?;
+        .map_err(|err| Error::new(on_error).with_detail(err.to_string()))?;
     if bytes.len() as u64 > limit {
         return Err(Error::new(ErrorKind::EntryTooLarge)
             .with_detail(format!("more than the limit of {limit} bytes")));
@@ -249,7 +256,8 @@ mod tests {
 
     #[test]
     fn read_limited_stops_at_the_limit() {
-        assert_eq!(read_limited(&b"abc"[..], 3).unwrap(), b"abc");
-        assert_eq!(read_limited(&b"abcd"[..], 3).unwrap_err().kind(), ErrorKind::EntryTooLarge);
+        assert_eq!(read_limited(&b"abc"[..], 3, ErrorKind::Io).unwrap(), b"abc");
+        let err = read_limited(&b"abcd"[..], 3, ErrorKind::Io).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::EntryTooLarge);
     }
 }

@@ -83,8 +83,8 @@ impl Bundle {
             if file.is_dir() {
                 continue;
             }
-            let bytes =
-                read_limited(file, limits.max_entry_bytes).map_err(|err| err.with_name(&name))?;
+            let bytes = read_limited(file, limits.max_entry_bytes, ErrorKind::InvalidArchive)
+                .map_err(|err| err.with_name(&name))?;
             total += bytes.len() as u64;
             if total > limits.max_total_bytes {
                 return Err(Error::new(ErrorKind::BundleTooLarge).with_detail(format!(

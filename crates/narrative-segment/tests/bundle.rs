@@ -115,10 +115,7 @@ fn a_header_that_lies_about_the_size_does_not_get_past_the_limit() {
     }
     let limits = Limits { max_entry_bytes: 1 << 20, ..Limits::default() };
     let err = Bundle::from_bytes("x.lmmlz", &bomb, &limits).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::EntryTooLarge | ErrorKind::Io | ErrorKind::InvalidArchive),
-        "{err}"
-    );
+    assert!(matches!(err.kind(), ErrorKind::EntryTooLarge | ErrorKind::InvalidArchive), "{err}");
 }
 
 #[test]
