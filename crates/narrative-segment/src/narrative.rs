@@ -110,7 +110,8 @@ impl Narrative {
                 span: occurrence.span,
             });
         }
-        Ok(ResolvedNarrative { narrative: self, embeds })
+        let index = embeds.iter().enumerate().map(|(i, embed)| (embed.name.clone(), i)).collect();
+        Ok(ResolvedNarrative { narrative: self, embeds, index })
     }
 
     /// Every problem at once, in document order, then orphaned entries:
@@ -184,6 +185,8 @@ impl Narrative {
 pub struct ResolvedNarrative {
     narrative: Narrative,
     embeds: Vec<Embed>,
+    /// Embed positions by name.
+    index: HashMap<String, usize>,
 }
 
 impl ResolvedNarrative {
@@ -204,7 +207,7 @@ impl ResolvedNarrative {
 
     /// The embed named `name`.
     pub fn embed(&self, name: &str) -> Option<&Embed> {
-        self.embeds.iter().find(|embed| embed.name == name)
+        self.index.get(name).map(|&i| &self.embeds[i])
     }
 
     /// The sum of the embeds' raw sizes, in bytes.

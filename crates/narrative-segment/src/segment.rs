@@ -170,21 +170,25 @@ fn searched_offsets(text: &[u8], embeds: &[Embed]) -> Vec<Option<usize>> {
             continue;
         }
         let fence = [b"@@@", embed.name.as_bytes(), b"\n", &embed.content, b"@@@"].concat();
-        if let Some(found) = memmem::find(&text[from..], &fence) {
+        // The first match can be no later than the embed itself (where lmml
+        // parsed it), so the search stops there: linear in total.
+        let window = (embed.span.start + fence.len()).min(text.len());
+        let found = text.get(from..window).and_then(|hay| memmem::find(hay, &fence));
+        if let Some(found) = found {
             let start = from + found;
             offsets[index] = Some(start);
             fences.push(Span::new(start, start + fence.len()));
             from = start + fence.len();
         }
     }
-    let mut markers: Vec<(usize, Vec<u8>)> = embeds
-        .iter()
-        .enumerate()
-        .filter(|(_, embed)| embed.origin == EmbedOrigin::Attachment)
-        .map(|(index, embed)| (index, [b"@", embed.name.as_bytes()].concat()))
-        .collect();
-    markers.sort_by_key(|(_, marker)| std::cmp::Reverse(marker.len()));
-    let mut unplaced = markers.len();
+    let mut names = NameTrie::default();
+    for (index, embed) in embeds.iter().enumerate() {
+        if embed.origin == EmbedOrigin::Attachment {
+            names.insert(embed.name.as_bytes(), index);
+        }
+    }
+    let mut unplaced =
+        embeds.iter().filter(|embed| embed.origin == EmbedOrigin::Attachment).count();
     let mut pos = 0;
     let mut next_fence = 0;
     while unplaced > 0 {
@@ -197,18 +201,69 @@ fn searched_offsets(text: &[u8], embeds: &[Embed]) -> Vec<Option<usize>> {
             pos = fence.end;
             continue;
         }
-        match markers.iter().find(|(_, marker)| text[pos..].starts_with(marker)) {
-            Some((index, marker)) => {
-                if offsets[*index].is_none() {
-                    offsets[*index] = Some(pos);
+        match names.longest_prefix(&text[pos + 1..]) {
+            Some((length, index)) => {
+                if offsets[index].is_none() {
+                    offsets[index] = Some(pos);
                     unplaced -= 1;
                 }
-                pos += marker.len();
+                pos += 1 + length;
             }
             None => pos += 1,
         }
     }
     offsets
+}
+
+/// Attachment names by their bytes, to find the longest one a text starts
+/// with in time proportional to that name, however many names there are.
+#[derive(Debug, Default)]
+struct NameTrie {
+    nodes: Vec<TrieNode>,
+}
+
+#[derive(Debug, Default)]
+struct TrieNode {
+    next: Vec<(u8, usize)>,
+    embed: Option<usize>,
+}
+
+impl NameTrie {
+    fn insert(&mut self, name: &[u8], embed: usize) {
+        if self.nodes.is_empty() {
+            self.nodes.push(TrieNode::default());
+        }
+        let mut node = 0;
+        for &byte in name {
+            node = match self.nodes[node].next.iter().find(|(b, _)| *b == byte) {
+                Some(&(_, child)) => child,
+                None => {
+                    self.nodes.push(TrieNode::default());
+                    let child = self.nodes.len() - 1;
+                    self.nodes[node].next.push((byte, child));
+                    child
+                }
+            };
+        }
+        self.nodes[node].embed.get_or_insert(embed);
+    }
+
+    /// The longest name `text` starts with: its length and embed index.
+    fn longest_prefix(&self, text: &[u8]) -> Option<(usize, usize)> {
+        let mut node = 0;
+        let mut longest = None;
+        for (length, &byte) in text.iter().enumerate() {
+            let Some(&(_, child)) = self.nodes.get(node)?.next.iter().find(|(b, _)| *b == byte)
+            else {
+                break;
+            };
+            node = child;
+            if let Some(embed) = self.nodes[node].embed {
+                longest = Some((length + 1, embed));
+            }
+        }
+        longest
+    }
 }
 
 #[cfg(test)]
