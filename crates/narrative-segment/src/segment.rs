@@ -317,6 +317,18 @@ mod tests {
     }
 
     #[test]
+    fn many_distinct_references_are_placed_in_one_pass() {
+        let names: Vec<String> = (0..20_000).map(|i| format!("n{i}.txt")).collect();
+        let text: String = names.iter().map(|name| format!("@{name} ")).collect();
+        let entries: Vec<&str> = names.iter().map(String::as_str).collect();
+        for dialect in [Dialect::Lmml, Dialect::Standard] {
+            let placed = turns(&text, dialect, &entries);
+            assert_eq!(placed.len(), 1);
+            assert_eq!(placed[0].2, names);
+        }
+    }
+
+    #[test]
     fn standard_ignores_delimiters_in_code_and_embeds() {
         let text = "## user\n```\n# assistant\n```\n@@@a.txt\n## system\n@@@\n";
         let standard = turns(text, Dialect::Standard, &[]);
