@@ -63,6 +63,16 @@ fn zip_slip_attempts_are_refused_before_anything_is_read() {
 }
 
 #[test]
+fn a_narrative_entry_that_is_not_utf8_is_placed_in_it() {
+    let bytes = archive(&[("x.lmml", b"## user\nhi \xe9t\xe9\n")]);
+    let err = Bundle::from_bytes("x.lmmlz", &bytes, &Limits::default()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.name(), err.offset(), err.line(), err.column()),
+        (ErrorKind::InvalidUtf8, Some("x.lmml"), Some(11), Some(2), Some(4))
+    );
+}
+
+#[test]
 fn a_missing_narrative_entry_is_named() {
     let bytes = archive(&[("other.lmml", b"hi")]);
     assert_eq!(

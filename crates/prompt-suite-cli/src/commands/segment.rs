@@ -112,11 +112,18 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
             ));
         }
         let file_name = path.display().to_string();
-        let bundle = Bundle::from_zip(&file_name, input.bytes(), &limits)
-            .map_err(|err| input.reject(&err))?;
-        let entry = Bundle::narrative_entry_name(&file_name);
+        // Positions (invalid UTF-8, references) are in the narrative entry.
+        let origin = format!("{}:{}", input.origin(), Bundle::narrative_entry_name(&file_name));
+        let bundle = Bundle::from_zip(&file_name, input.bytes(), &limits).map_err(|err| {
+            let diagnostic = input.reject(&err);
+            if err.position().is_some() {
+                diagnostic.with_origin(origin.clone())
+            } else {
+                diagnostic
+            }
+        })?;
         let (text, attachments) = bundle.into_parts();
-        (Input::from_bytes(format!("{}:{entry}", input.origin()), text.into_bytes()), attachments)
+        (Input::from_bytes(origin, text.into_bytes()), attachments)
     } else {
         let attachments = match &args.embeds_dir {
             Some(dir) => Attachments::directory(dir, limits).map_err(|err| input.reject(&err))?,

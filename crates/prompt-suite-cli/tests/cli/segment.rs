@@ -154,3 +154,12 @@ fn a_text_file_named_lmmlz_is_not_a_bundle() {
     std::fs::write(dir.path().join("notes.lmmlz"), LAYOUT_REVIEW).unwrap();
     assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "notes.lmmlz"]));
 }
+
+#[test]
+fn a_reference_missing_from_a_bundle_points_into_its_narrative_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = Bundle::from_parts(LAYOUT_REVIEW, [("capture.png", PNG.to_vec())]).unwrap();
+    std::fs::write(dir.path().join("review.lmmlz"), bundle.to_zip("review.lmmlz").unwrap())
+        .unwrap();
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "review.lmmlz"]));
+}
