@@ -22,12 +22,15 @@ pub struct Narrative {
 
 /// The text as UTF-8, or [`ErrorKind::InvalidUtf8`] at the first bad byte.
 pub(crate) fn decode_utf8(bytes: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(bytes).map_err(|err| {
-        let offset = err.valid_up_to();
-        // The prefix is valid by definition; its line and column are exact.
-        let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
-        Error::new(ErrorKind::InvalidUtf8).at_position(Position::of(prefix, offset))
-    })
+    std::str::from_utf8(bytes).map_err(|err| invalid_utf8(bytes, err))
+}
+
+/// [`ErrorKind::InvalidUtf8`] at the first bad byte of `bytes`.
+fn invalid_utf8(bytes: &[u8], err: std::str::Utf8Error) -> Error {
+    let offset = err.valid_up_to();
+    // The prefix is valid by definition; its line and column are exact.
+    let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
+    Error::new(ErrorKind::InvalidUtf8).at_position(Position::of(prefix, offset))
 }
 
 impl Narrative {
@@ -45,8 +48,8 @@ impl Narrative {
     /// [`ErrorKind::InvalidUtf8`], with the byte offset, line and column of
     /// the first invalid byte.
     pub fn from_utf8(bytes: Vec<u8>, dialect: Dialect) -> Result<Narrative, Error> {
-        decode_utf8(&bytes)?;
-        let text = String::from_utf8(bytes).unwrap_or_default();
+        let text = String::from_utf8(bytes)
+            .map_err(|err| invalid_utf8(err.as_bytes(), err.utf8_error()))?;
         Ok(Narrative::parse(text, dialect))
     }
 
