@@ -177,6 +177,12 @@ mod tests {
             serde_json::to_string(&messages).unwrap(),
             r#"[{"role":"system","content":[{"type":"text","text":"intro\n"}]},{"role":"user","content":[{"type":"text","text":"@a.png @b.pdf @c.txt\n"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw=="}},{"type":"attachment","name":"b.pdf","mime":"application/pdf","content":"/wA=","encoding":"base64"}]}]"#
         );
+        let roles = |context_as| {
+            let options = RenderOptions { context_as, ..RenderOptions::default() };
+            render_turns(&resolved, &turns, &options).iter().map(|m| m.role).collect::<Vec<_>>()
+        };
+        assert_eq!(roles(ContextAs::Keep), [Role::Context, Role::User]);
+        assert_eq!(roles(ContextAs::User), [Role::User, Role::User]);
         let dropped = RenderOptions { context_as: ContextAs::Drop, ..RenderOptions::default() };
         let messages = render_turns(&resolved, &turns, &dropped);
         assert_eq!(messages.len(), 1);
