@@ -2,6 +2,8 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::attachments::{Attachments, is_unsafe_name};
 use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind};
@@ -233,7 +235,8 @@ pub struct Embed {
 }
 
 /// Where an [`Embed`]'s content came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EmbedOrigin {
     /// An `@@@name` ... `@@@` block in the narrative.
     Inline,

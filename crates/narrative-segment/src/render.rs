@@ -24,7 +24,8 @@ pub enum ContextAs {
 }
 
 /// How turns are rendered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RenderOptions {
     /// Keep an embed only if its raw size is at most this many bytes (base64
     /// growth not counted); larger ones are left out of the message, never

@@ -13,7 +13,8 @@ use crate::role::Role;
 use crate::span::Span;
 
 /// How [`segment`] splits a narrative.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SegmentOptions {
     /// The delimiter and embed-placement rules. Normally the dialect the
     /// narrative was parsed with, which [`ResolvedNarrative::segment`] uses.

@@ -47,7 +47,7 @@ impl Span {
 }
 
 /// Where a byte sits, as people count: line and column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Position {
     /// The 0-based byte offset.
     pub offset: usize,
