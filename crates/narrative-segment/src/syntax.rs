@@ -149,7 +149,8 @@ impl<'a> Scanner<'a> {
         let mut after_break = true;
         while pos < self.bytes.len() {
             if is_plain_line_start(self.bytes[pos]) {
-                after_break = false;
+                // A heading is not a paragraph: indented code may follow it.
+                after_break = is_atx_heading(&self.bytes[pos..]);
                 pos = self.prose(pos);
                 continue;
             }
@@ -167,7 +168,8 @@ impl<'a> Scanner<'a> {
             } else if after_break && indent_width(content) >= 4 {
                 pos = line.next;
             } else {
-                after_break = false;
+                let indent = indent_width(content).min(content.len());
+                after_break = indent <= 3 && is_atx_heading(&content[indent..]);
                 pos = self.prose(pos);
             }
         }
@@ -418,6 +420,14 @@ fn is_plain_line_start(byte: u8) -> bool {
     !matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | b'`' | b'~' | b'@')
 }
 
+/// Whether `line` starts an ATX heading: 1-6 `#`, then a blank or the end
+/// of the line.
+fn is_atx_heading(line: &[u8]) -> bool {
+    let hashes = run_length(line, 0, b'#');
+    (1..=6).contains(&hashes)
+        && line.get(hashes).is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
@@ -529,6 +539,14 @@ mod tests {
         }
         let parsed = parse(text, Dialect::Standard);
         assert_eq!(parsed.code, [Span::new(0, 15), Span::new(15, 36)]);
+    }
+
+    #[test]
+    fn indented_code_may_follow_a_heading_but_not_a_paragraph() {
+        let text = "## user\n    @code.png\ntext\n    @lazy.png\n";
+        for dialect in [Dialect::Lmml, Dialect::Standard] {
+            assert_eq!(names(text, dialect), ["lazy.png"]);
+        }
     }
 
     #[test]
