@@ -7,6 +7,7 @@ use crate::diagnostic::Diagnostic;
 
 mod comments;
 mod flip;
+mod segment;
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -17,6 +18,8 @@ pub(crate) enum Command {
     Flip(flip::FlipArgs),
     /// Make a JSON message array provider-safe (one system, alternating, user first).
     Alternate(flip::AlternateArgs),
+    /// Split a narrative (or a .lmmlz bundle) into role turns and render them as chat messages.
+    Segment(segment::SegmentArgs),
 }
 
 /// Runs one subcommand.
@@ -25,5 +28,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Comments(args) => comments::execute(args),
         Command::Flip(args) => flip::execute(args),
         Command::Alternate(args) => flip::execute_alternate(args),
+        Command::Segment(args) => segment::execute(args),
     }
 }

@@ -4,6 +4,7 @@
 
 mod comments;
 mod flip;
+mod segment;
 mod shell;
 
 use std::process::Command;
