@@ -1,0 +1,556 @@
+//! The tree-walking evaluator.
+//!
+//! A [`Renderer`] walks the syntax tree once, writing output into one
+//! buffer (macro calls and `set` blocks capture a tail of it). Every
+//! statement and expression costs fuel; macro depth, evaluation depth,
+//! output size and built values are bounded by [`Limits`]. A render either
+//! returns its whole result or only an error: stores, writes and effects
+//! live in the renderer until it succeeds.
+
+mod expr;
+pub(crate) mod ops;
+mod scope;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::context::{Context, Effect, Rendered, Scope, Store, StoreWrite};
+use crate::environment::Environment;
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::random::Draws;
+use crate::span::Span;
+use crate::syntax::ast::{EffectKind, ForLoop, MacroDef, Node, Target, TargetName};
+use crate::value::{Repr, Value, ValueMap};
+
+pub(crate) use expr::get_item;
+use scope::{Frame, LoopState};
+
+/// How deep the evaluator itself may recurse (expressions, blocks and
+/// macro bodies together), whatever the other limits say: a guard for the
+/// native stack.
+const MAX_EVAL_DEPTH: usize = 1_000;
+
+/// Renders a compiled template.
+pub(crate) fn render<'t>(
+    env: &'t Environment,
+    source: &'t str,
+    body: &'t [Node<'t>],
+    context: &Context,
+    seed: u64,
+) -> Result<Rendered, Error> {
+    let store = |s: &Store| -> ValueMap {
+        s.iter().map(|(k, v)| (Arc::from(k.as_str()), Value::from_json(v))).collect()
+    };
+    let mut renderer = Renderer {
+        env,
+        limits: env.limits(),
+        source,
+        stores: [store(&context.state), store(&context.local), store(&context.global)],
+        writes: Vec::new(),
+        effects: Vec::new(),
+        out: String::new(),
+        frames: Vec::new(),
+        macros: HashMap::new(),
+        fuel: env.limits().fuel,
+        macro_depth: 0,
+        depth: 0,
+        draws: Draws::new(seed),
+    };
+    renderer.exec(body)?;
+    renderer.finish()
+}
+
+pub(crate) struct Renderer<'t> {
+    env: &'t Environment,
+    limits: &'t Limits,
+    source: &'t str,
+    /// State, local, global (indexed by [`Scope`]).
+    stores: [ValueMap; 3],
+    writes: Vec<(Scope, Arc<str>, Value)>,
+    effects: Vec<Effect>,
+    out: String,
+    frames: Vec<Frame<'t>>,
+    macros: HashMap<&'t str, &'t MacroDef<'t>>,
+    fuel: Option<u64>,
+    macro_depth: usize,
+    depth: usize,
+    draws: Draws,
+}
+
+fn scope_index(scope: Scope) -> usize {
+    match scope {
+        Scope::State => 0,
+        Scope::Local => 1,
+        Scope::Global => 2,
+    }
+}
+
+impl<'t> Renderer<'t> {
+    /// An error of `kind` at `span`.
+    fn error(&self, kind: ErrorKind, message: impl Into<String>, span: Span) -> Error {
+        Error::new(kind, message).at(self.source, span)
+    }
+
+    /// Places an error without a position (from an operator, a filter, a
+    /// host callback) at `span`.
+    fn locate(&self, span: Span) -> impl Fn(Error) -> Error + '_ {
+        move |e| e.at(self.source, span)
+    }
+
+    /// Spends `units` of fuel.
+    fn spend(&mut self, units: u64, span: Span) -> Result<(), Error> {
+        if let Some(fuel) = &mut self.fuel {
+            if *fuel < units {
+                *fuel = 0;
+                return Err(self.error(
+                    ErrorKind::OutOfFuel,
+                    "the render ran out of fuel (too many evaluation steps)",
+                    span,
+                ));
+            }
+            *fuel -= units;
+        }
+        Ok(())
+    }
+
+    /// Enters one level of evaluator recursion.
+    fn descend(&mut self, span: Span) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > MAX_EVAL_DEPTH {
+            return Err(self.error(
+                ErrorKind::RecursionLimit,
+                "the template recurses too deeply (macro calls nested in deep expressions)",
+                span,
+            ));
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, text: &str, span: Span) -> Result<(), Error> {
+        if self.out.len() + text.len() > self.limits.output_limit {
+            return Err(self.error(
+                ErrorKind::OutputLimit,
+                format!("the output would exceed the limit of {} bytes", self.limits.output_limit),
+                span,
+            ));
+        }
+        self.out.push_str(text);
+        Ok(())
+    }
+
+    fn write_value(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        match &value.0 {
+            Repr::Str(s) => self.write(s, span),
+            Repr::Undefined if self.env.strict() => Err(self.error(
+                ErrorKind::UndefinedError,
+                "printing an undefined value (strict mode)",
+                span,
+            )),
+            Repr::Undefined | Repr::None => Ok(()),
+            _ => {
+                let mut text = String::new();
+                let _ = write!(text, "{value}");
+                self.write(&text, span)
+            }
+        }
+    }
+
+    fn exec(&mut self, nodes: &'t [Node<'t>]) -> Result<(), Error> {
+        for node in nodes {
+            self.exec_node(node)?;
+        }
+        Ok(())
+    }
+
+    fn exec_node(&mut self, node: &'t Node<'t>) -> Result<(), Error> {
+        match node {
+            Node::Text(text) => {
+                let start = nom::Offset::offset(self.source, text);
+                let span = Span::new(start, start + text.len());
+                self.spend(1 + text.len() as u64 / 4096, span)?;
+                self.write(text, span)
+            }
+            Node::Print(e) => {
+                let value = self.eval(e)?;
+                self.write_value(&value, e.span)
+            }
+            Node::If { branches, otherwise } => {
+                for (cond, body) in branches {
+                    if self.eval(cond)?.is_true() {
+                        return self.exec_block(body, cond.span);
+                    }
+                }
+                self.exec_block(otherwise, Span::default())
+            }
+            Node::For(for_loop) => self.exec_for(for_loop),
+            Node::Set { target, value, span } => {
+                let value = self.eval(value)?;
+                self.assign(target, value, *span)
+            }
+            Node::SetBlock { target, body, span } => {
+                let captured = self.capture(body, *span)?;
+                self.assign(target, Value::string(captured), *span)
+            }
+            Node::Macro(def) => {
+                self.macros.insert(def.name, def);
+                Ok(())
+            }
+            Node::Chance { branches, otherwise } => {
+                for (p, body) in branches {
+                    let probability = self.probability(p)?;
+                    if self.draws.next_unit() < probability {
+                        return self.exec_block(body, p.span);
+                    }
+                }
+                self.exec_block(otherwise, Span::default())
+            }
+            Node::Weighted { choices } => {
+                let mut weights = Vec::with_capacity(choices.len());
+                for (w, _) in choices {
+                    weights.push(self.weight(w)?);
+                }
+                let total: f64 = weights.iter().sum();
+                let u = self.draws.next_unit() * total;
+                if total <= 0.0 {
+                    return Ok(());
+                }
+                let mut running = 0.0;
+                let mut chosen = None;
+                for (index, weight) in weights.iter().enumerate() {
+                    if *weight > 0.0 {
+                        running += weight;
+                        chosen = Some(index);
+                        if running > u {
+                            break;
+                        }
+                    }
+                }
+                match chosen {
+                    Some(index) => self.exec_block(&choices[index].1, choices[index].0.span),
+                    None => Ok(()),
+                }
+            }
+            Node::Effect { kind, value, span } => {
+                let value = self.eval(value)?;
+                let Some(text) = value.as_str() else {
+                    return Err(self.error(
+                        ErrorKind::InvalidOperation,
+                        format!(
+                            "`{}` needs a string, not {}",
+                            effect_word(*kind),
+                            value.kind().as_str()
+                        ),
+                        *span,
+                    ));
+                };
+                self.effects.push(match kind {
+                    EffectKind::QuickReply => Effect::Qr { name: text.to_owned() },
+                    EffectKind::SlashCommand => Effect::St { command: text.to_owned() },
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn exec_block(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<(), Error> {
+        self.descend(span)?;
+        self.exec(nodes)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Renders `nodes` into a string of their own.
+    fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<String, Error> {
+        let mark = self.out.len();
+        self.exec_block(nodes, span)?;
+        Ok(self.out.split_off(mark))
+    }
+
+    /// A `chance` probability: a number or numeric string, clamped to [0, 1].
+    fn probability(&mut self, e: &'t crate::syntax::ast::Expr<'t>) -> Result<f64, Error> {
+        let value = self.eval(e)?;
+        match number(&value) {
+            Some(p) if !p.is_nan() => Ok(p.clamp(0.0, 1.0)),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("a `chance` probability must be a number, not {}", describe(&value)),
+                e.span,
+            )),
+        }
+    }
+
+    /// A `choice` weight: a finite, non-negative number or numeric string.
+    fn weight(&mut self, e: &'t crate::syntax::ast::Expr<'t>) -> Result<f64, Error> {
+        let value = self.eval(e)?;
+        match number(&value) {
+            Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "a `choice` weight must be a finite number of at least 0, not {}",
+                    describe(&value)
+                ),
+                e.span,
+            )),
+        }
+    }
+
+    fn exec_for(&mut self, l: &'t ForLoop<'t>) -> Result<(), Error> {
+        let iterable = self.eval(&l.iterable)?;
+        let items: Arc<Vec<Value>> = match &iterable.0 {
+            Repr::List(items) => items.clone(),
+            Repr::Map(map) => Arc::new(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
+            Repr::Str(s) => Arc::new(s.chars().map(|c| Value::string(c.to_string())).collect()),
+            Repr::Undefined if self.env.strict() => {
+                return Err(self.error(
+                    ErrorKind::UndefinedError,
+                    "iterating an undefined value (strict mode)",
+                    l.iterable.span,
+                ));
+            }
+            Repr::Undefined | Repr::None => Arc::new(Vec::new()),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("cannot iterate over {}", iterable.kind().as_str()),
+                    l.iterable.span,
+                ));
+            }
+        };
+        let mut state = LoopState { targets: &l.targets, values: Vec::new(), items, index: 0 };
+        if let Some(filter) = &l.filter {
+            let all = std::mem::take(&mut state.items);
+            let mut kept = Vec::new();
+            self.frames.push(Frame::Loop(state));
+            for (index, item) in all.iter().enumerate() {
+                self.bind_loop(index, item, l.span)?;
+                if self.eval(filter)?.is_true() {
+                    kept.push(item.clone());
+                }
+            }
+            let Some(Frame::Loop(s)) = self.frames.pop() else { return Err(frame_error()) };
+            state = s;
+            state.items = Arc::new(kept);
+        }
+        if state.items.is_empty() {
+            return self.exec_block(&l.otherwise, l.span);
+        }
+        let items = state.items.clone();
+        self.frames.push(Frame::Loop(state));
+        self.descend(l.span)?;
+        for (index, item) in items.iter().enumerate() {
+            self.spend(1, l.span)?;
+            self.bind_loop(index, item, l.span)?;
+            self.exec(&l.body)?;
+        }
+        self.depth -= 1;
+        self.frames.pop();
+        Ok(())
+    }
+
+    /// Sets the innermost loop's position and binds its variables to
+    /// `item` (unpacking pairs for `for k, v in ...`).
+    fn bind_loop(&mut self, index: usize, item: &Value, span: Span) -> Result<(), Error> {
+        let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
+        state.index = index;
+        state.values.clear();
+        if let [_] = state.targets {
+            state.values.push(item.clone());
+            return Ok(());
+        }
+        let wanted = state.targets.len();
+        match item.as_list() {
+            Some(parts) if parts.len() == wanted => {
+                state.values.extend(parts.iter().cloned());
+                Ok(())
+            }
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("cannot unpack {} into {wanted} loop variables", describe(item)),
+                span,
+            )),
+        }
+    }
+
+    /// Writes `value` into a store, recording the write.
+    fn assign(&mut self, target: &'t Target<'t>, value: Value, span: Span) -> Result<(), Error> {
+        let name: Arc<str> = match &target.name {
+            TargetName::Static(name) => Arc::from(&**name),
+            TargetName::Computed(e) => {
+                let key = self.eval(e)?;
+                match key.0 {
+                    Repr::Str(s) => s,
+                    _ => {
+                        return Err(self.error(
+                            ErrorKind::InvalidOperation,
+                            format!(
+                                "a variable name must be a string, not {}",
+                                key.kind().as_str()
+                            ),
+                            e.span,
+                        ));
+                    }
+                }
+            }
+        };
+        if let Err(why) = check_storable(&value) {
+            let hint = if value.is_undefined() {
+                " (use `-> default(...)` to store a fallback)"
+            } else {
+                ""
+            };
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("cannot set `{name}`: {why}{hint}"),
+                span,
+            ));
+        }
+        self.stores[scope_index(target.scope)].insert(name.clone(), value.clone());
+        self.writes.push((target.scope, name, value));
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Rendered, Error> {
+        let json = |v: &Value| v.to_json().unwrap_or(serde_json::Value::Null);
+        let store =
+            |m: &ValueMap| -> Store { m.iter().map(|(k, v)| (k.to_string(), json(v))).collect() };
+        let [state, local, global] = &self.stores;
+        Ok(Rendered {
+            state: store(state),
+            local: store(local),
+            global: store(global),
+            writes: self
+                .writes
+                .iter()
+                .map(|(scope, name, value)| StoreWrite {
+                    scope: *scope,
+                    name: name.to_string(),
+                    value: json(value),
+                })
+                .collect(),
+            effects: self.effects,
+            output: self.out,
+        })
+    }
+
+    /// Calls the macro `def` with evaluated arguments.
+    fn call_macro(
+        &mut self,
+        def: &'t MacroDef<'t>,
+        args: crate::arguments::Args<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        if self.macro_depth >= self.limits.recursion_limit {
+            return Err(self.error(
+                ErrorKind::RecursionLimit,
+                format!(
+                    "macro `{}` nests deeper than the recursion limit of {} calls",
+                    def.name, self.limits.recursion_limit
+                ),
+                span,
+            ));
+        }
+        let names: Vec<&str> = def.params.iter().map(|(p, _)| *p).collect();
+        let bound =
+            args.bind_names(&format!("macro `{}`", def.name), &names).map_err(self.locate(span))?;
+        let given: Vec<bool> = bound.iter().map(Option::is_some).collect();
+        let params = names.iter().zip(bound).map(|(n, v)| (*n, v.unwrap_or_default())).collect();
+        self.frames.push(Frame::Macro(params));
+        // Defaults are evaluated at call time, seeing the earlier parameters.
+        for (index, (_, default)) in def.params.iter().enumerate() {
+            if let (false, Some(default)) = (given[index], default) {
+                let value = self.eval(default)?;
+                if let Some(Frame::Macro(params)) = self.frames.last_mut() {
+                    params[index].1 = value;
+                }
+            }
+        }
+        self.macro_depth += 1;
+        let output = self.capture(&def.body, span)?;
+        self.macro_depth -= 1;
+        self.frames.pop();
+        Ok(Value::string(output))
+    }
+
+    /// Resolves a bare name: loop variables and `loop`, macro parameters,
+    /// macros, then the state store; undefined otherwise.
+    fn lookup(&self, name: &str) -> Value {
+        for frame in self.frames.iter().rev() {
+            match frame {
+                Frame::Loop(state) => {
+                    if let Some(i) = state.targets.iter().position(|t| *t == name) {
+                        return state.values.get(i).cloned().unwrap_or_default();
+                    }
+                    if name == "loop" {
+                        return state.to_value();
+                    }
+                }
+                Frame::Macro(params) => {
+                    if let Some((_, value)) = params.iter().find(|(p, _)| *p == name) {
+                        return value.clone();
+                    }
+                    break;
+                }
+            }
+        }
+        if let Some(def) = self.macros.get(name) {
+            return Value(Repr::Macro(Arc::from(def.name)));
+        }
+        self.stores[0].get(name).cloned().unwrap_or_default()
+    }
+
+    /// The innermost loop visible from here (not across a macro call).
+    fn current_loop(&self) -> Option<&LoopState<'t>> {
+        match self.frames.last()? {
+            Frame::Loop(state) => Some(state),
+            Frame::Macro(_) => None,
+        }
+    }
+}
+
+/// The loop frame is pushed just before and popped just after its body;
+/// this error would mean the evaluator broke that pairing.
+#[cold]
+fn frame_error() -> Error {
+    Error::new(ErrorKind::InvalidOperation, "internal error: loop frame missing")
+}
+
+fn effect_word(kind: EffectKind) -> &'static str {
+    match kind {
+        EffectKind::QuickReply => "qr",
+        EffectKind::SlashCommand => "st",
+    }
+}
+
+/// A number, or a string holding one (SillyTavern variables are strings).
+fn number(value: &Value) -> Option<f64> {
+    match &value.0 {
+        Repr::Str(s) => s.trim().parse::<f64>().ok(),
+        _ => value.as_f64(),
+    }
+}
+
+/// A value as an error message shows it: its kind, and its text when short.
+pub(crate) fn describe(value: &Value) -> String {
+    match &value.0 {
+        Repr::Str(s) if s.chars().count() <= 20 => format!("the string {:?}", &**s),
+        Repr::Int(_) | Repr::Float(_) | Repr::Bool(_) => {
+            format!("{} {value}", value.kind().as_str())
+        }
+        _ => value.kind().as_str().to_owned(),
+    }
+}
+
+/// Whether a value has a JSON form (so a `set` can persist it).
+fn check_storable(value: &Value) -> Result<(), &'static str> {
+    match &value.0 {
+        Repr::Undefined => Err("an undefined value cannot be stored"),
+        Repr::Macro(_) => Err("a macro cannot be stored"),
+        Repr::Float(x) if !x.is_finite() => Err("a float that is not finite cannot be stored"),
+        Repr::List(items) => items.iter().try_for_each(check_storable),
+        Repr::Map(map) => map.values().try_for_each(check_storable),
+        _ => Ok(()),
+    }
+}

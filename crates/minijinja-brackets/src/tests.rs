@@ -1,0 +1,138 @@
+//! The built-in tests (`value is name(args)`, `value is not name`).
+
+use crate::arguments::{Args, bad};
+use crate::error::{Error, ErrorKind};
+use crate::eval::ops;
+use crate::syntax::ast::CmpOp;
+use crate::value::{Repr, Value};
+
+/// A built-in test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BuiltinTest {
+    Defined,
+    Undefined,
+    None,
+    Number,
+    Integer,
+    Float,
+    String,
+    Boolean,
+    True,
+    False,
+    Sequence,
+    Mapping,
+    Iterable,
+    Odd,
+    Even,
+    DivisibleBy,
+    Compare(CmpOp),
+    In,
+    StartingWith,
+    EndingWith,
+}
+
+impl BuiltinTest {
+    pub(crate) fn lookup(name: &str) -> Option<BuiltinTest> {
+        use BuiltinTest::*;
+        Some(match name {
+            "defined" => Defined,
+            "undefined" => Undefined,
+            "none" => None,
+            "number" => Number,
+            "integer" => Integer,
+            "float" => Float,
+            "string" => String,
+            "boolean" => Boolean,
+            "true" => True,
+            "false" => False,
+            "sequence" => Sequence,
+            "mapping" => Mapping,
+            "iterable" => Iterable,
+            "odd" => Odd,
+            "even" => Even,
+            "divisibleby" => DivisibleBy,
+            "eq" | "equalto" | "sameas" => Compare(CmpOp::Eq),
+            "ne" => Compare(CmpOp::Ne),
+            "lt" | "lessthan" => Compare(CmpOp::Lt),
+            "le" => Compare(CmpOp::Le),
+            "gt" | "greaterthan" => Compare(CmpOp::Gt),
+            "ge" => Compare(CmpOp::Ge),
+            "in" => In,
+            "startingwith" => StartingWith,
+            "endingwith" => EndingWith,
+            _ => return Option::None,
+        })
+    }
+}
+
+fn integer(value: &Value, test: &str) -> Result<i64, Error> {
+    value.as_i64().ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("`{test}` needs an integer, not {}", value.kind().as_str()),
+        )
+    })
+}
+
+/// Runs a built-in test.
+pub(crate) fn apply(test: BuiltinTest, value: &Value, args: Args<'_>) -> Result<bool, Error> {
+    use BuiltinTest as T;
+    let none = |args: Args<'_>, name: &str| args.bind(&format!("test `{name}`"), []).map(|[]| ());
+    let one = |args: Args<'_>, name: &str| -> Result<Value, Error> {
+        let [other] = args.bind(&format!("test `{name}`"), ["other"])?;
+        if other.is_undefined() {
+            return Err(bad(format!("test `{name}` needs an argument: `is {name}(x)`")));
+        }
+        Ok(other)
+    };
+    Ok(match test {
+        T::Defined => none(args, "defined").map(|()| !value.is_undefined())?,
+        T::Undefined => none(args, "undefined").map(|()| value.is_undefined())?,
+        T::None => none(args, "none").map(|()| matches!(value.0, Repr::None))?,
+        T::Number => {
+            none(args, "number").map(|()| matches!(value.0, Repr::Int(_) | Repr::Float(_)))?
+        }
+        T::Integer => none(args, "integer").map(|()| matches!(value.0, Repr::Int(_)))?,
+        T::Float => none(args, "float").map(|()| matches!(value.0, Repr::Float(_)))?,
+        T::String => none(args, "string").map(|()| matches!(value.0, Repr::Str(_)))?,
+        T::Boolean => none(args, "boolean").map(|()| matches!(value.0, Repr::Bool(_)))?,
+        T::True => none(args, "true").map(|()| matches!(value.0, Repr::Bool(true)))?,
+        T::False => none(args, "false").map(|()| matches!(value.0, Repr::Bool(false)))?,
+        T::Sequence => {
+            none(args, "sequence").map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_)))?
+        }
+        T::Mapping => none(args, "mapping").map(|()| matches!(value.0, Repr::Map(_)))?,
+        T::Iterable => none(args, "iterable")
+            .map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_) | Repr::Map(_)))?,
+        T::Odd => {
+            none(args, "odd")?;
+            integer(value, "odd")?.rem_euclid(2) == 1
+        }
+        T::Even => {
+            none(args, "even")?;
+            integer(value, "even")?.rem_euclid(2) == 0
+        }
+        T::DivisibleBy => {
+            let n = integer(&one(args, "divisibleby")?, "divisibleby")?;
+            if n == 0 {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    "`divisibleby(0)`: division by zero",
+                ));
+            }
+            integer(value, "divisibleby")?.checked_rem(n).is_none_or(|r| r == 0)
+        }
+        T::Compare(op) => ops::compare(op, value, &one(args, "eq")?)?,
+        T::In => ops::contains(&one(args, "in")?, value)?,
+        T::StartingWith | T::EndingWith => {
+            let name = if test == T::StartingWith { "startingwith" } else { "endingwith" };
+            let other = one(args, name)?;
+            match (value.as_str(), other.as_str()) {
+                (Some(s), Some(affix)) if test == T::StartingWith => s.starts_with(affix),
+                (Some(s), Some(affix)) => s.ends_with(affix),
+                (None, _) => false,
+                (_, None) => return Err(bad(format!("test `{name}` needs a string argument"))),
+            }
+        }
+    })
+}
