@@ -447,7 +447,8 @@ impl<'a> Grammar<'a, '_> {
         }
         loop {
             let kind = if let Some((j, _)) = peek_ok(sym("->"), i)? {
-                let (j, name_start) = multispace0(j)?;
+                let (name_start, _) = multispace0(j)?;
+                let j = name_start;
                 let Some((j, name)) = peek_ok(ident, j)? else {
                     return syntax(
                         j,
@@ -469,7 +470,8 @@ impl<'a> Grammar<'a, '_> {
                     Some((j, _)) => (j, true),
                     None => (j, false),
                 };
-                let (j, name_start) = multispace0(j)?;
+                let (name_start, _) = multispace0(j)?;
+                let j = name_start;
                 let Some((j, name)) = peek_ok(ident, j)? else {
                     return syntax(
                         j,

@@ -2,6 +2,7 @@
 //! stderr. One module per subcommand; `shell` holds the cases every
 //! subcommand shares (help, version, usage errors).
 
+mod render;
 mod shell;
 
 use std::process::Command;
