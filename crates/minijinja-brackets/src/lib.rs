@@ -98,6 +98,7 @@ mod functions;
 mod limits;
 mod random;
 mod span;
+mod stack;
 mod syntax;
 mod template;
 mod tests;

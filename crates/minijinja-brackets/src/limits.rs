@@ -18,6 +18,7 @@ pub struct Limits {
     pub(crate) output_limit: usize,
     pub(crate) string_limit: usize,
     pub(crate) range_limit: usize,
+    pub(crate) stack_limit: usize,
 }
 
 impl Default for Limits {
@@ -29,6 +30,7 @@ impl Default for Limits {
             output_limit: 16 << 20,
             string_limit: 16 << 20,
             range_limit: 100_000,
+            stack_limit: 1 << 20,
         }
     }
 }
@@ -106,6 +108,22 @@ impl Limits {
     /// Sets [`Limits::range_limit`].
     pub fn with_range_limit(mut self, items: usize) -> Limits {
         self.range_limit = items;
+        self
+    }
+
+    /// The native stack a compile or render may use, in bytes (default
+    /// 1 MiB). The counted limits above normally stop recursion first; this
+    /// one guards builds with large stack frames (debug builds), so that a
+    /// template never overflows the stack of a thread with this much to
+    /// spare. Past it, compiling gives a `syntax_error` and rendering a
+    /// `recursion_limit` error.
+    pub fn stack_limit(&self) -> usize {
+        self.stack_limit
+    }
+
+    /// Sets [`Limits::stack_limit`].
+    pub fn with_stack_limit(mut self, bytes: usize) -> Limits {
+        self.stack_limit = bytes;
         self
     }
 }

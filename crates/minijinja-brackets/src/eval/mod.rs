@@ -21,6 +21,7 @@ use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::random::Draws;
 use crate::span::Span;
+use crate::stack::StackBudget;
 use crate::syntax::ast::{EffectKind, ForLoop, MacroDef, Node, Target, TargetName};
 use crate::value::{Repr, Value, ValueMap};
 
@@ -57,6 +58,7 @@ pub(crate) fn render<'t>(
         macro_depth: 0,
         depth: 0,
         draws: Draws::new(seed),
+        stack: StackBudget::new(env.limits().stack_limit),
     };
     renderer.exec(body)?;
     renderer.finish()
@@ -77,6 +79,7 @@ pub(crate) struct Renderer<'t> {
     macro_depth: usize,
     depth: usize,
     draws: Draws,
+    stack: StackBudget,
 }
 
 fn scope_index(scope: Scope) -> usize {
@@ -118,7 +121,7 @@ impl<'t> Renderer<'t> {
     /// Enters one level of evaluator recursion.
     fn descend(&mut self, span: Span) -> Result<(), Error> {
         self.depth += 1;
-        if self.depth > MAX_EVAL_DEPTH {
+        if self.depth > MAX_EVAL_DEPTH || self.stack.exceeded() {
             return Err(self.error(
                 ErrorKind::RecursionLimit,
                 "the template recurses too deeply (macro calls nested in deep expressions)",

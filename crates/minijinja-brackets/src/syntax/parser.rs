@@ -22,6 +22,7 @@ use crate::context::Scope;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::span::Span;
+use crate::stack::StackBudget;
 use crate::syntax::ast::{
     BinOp, CallArgs, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop, MacroDef,
     Node, Slice, Target, TargetName, Template, TestCall,
@@ -196,6 +197,7 @@ pub(crate) struct Grammar<'a, 'e> {
     env: &'e Environment,
     depth: Cell<usize>,
     limit: usize,
+    stack: StackBudget,
 }
 
 impl<'a> Grammar<'a, '_> {
@@ -214,6 +216,12 @@ impl<'a> Grammar<'a, '_> {
             return syntax(
                 i,
                 format!("the template nests deeper than the limit of {} levels", self.limit),
+            );
+        }
+        if self.stack.exceeded() {
+            return syntax(
+                i,
+                "the template nests too deeply (its native stack budget is used up)".into(),
             );
         }
         self.depth.set(depth);
@@ -244,121 +252,83 @@ impl<'a> Grammar<'a, '_> {
     fn expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
         self.enter(i)?;
         let (start, _) = multispace0(i)?;
-        let (i, then) = self.or_expr(start)?;
+        let (i, then) = self.operators(start, 1)?;
         let result = match peek_ok(kw("if"), i)? {
             None => Ok((i, then)),
-            Some((i, _)) => {
-                let (i, cond) = self.or_expr(i)?;
-                let (i, otherwise) = match peek_ok(kw("else"), i)? {
-                    Some((i, _)) => {
-                        let (i, e) = self.expr(i)?;
-                        (i, Some(e))
-                    }
-                    None => (i, None),
-                };
-                let cond = Box::new(Conditional { then, cond, otherwise });
-                Ok((i, self.expr_at(ExprKind::Cond(cond), start, i)))
-            }
+            Some((i, _)) => self.conditional(then, start, i),
         };
         self.leave(1);
         result
     }
 
-    /// A left-associative chain of `next` operands joined by `op`. Each
-    /// link counts as a nesting level (the evaluator recurses on the tree).
-    fn chain<O: Copy>(
-        &self,
-        i: &'a str,
-        next: fn(&Self, &'a str) -> PResult<'a, Expr<'a>>,
-        op: fn(&'a str) -> PResult<'a, O>,
-        build: fn(O, Box<Expr<'a>>, Box<Expr<'a>>) -> ExprKind<'a>,
-    ) -> PResult<'a, Expr<'a>> {
+    /// After `then if`: the condition and an optional `else`.
+    fn conditional(&self, then: Expr<'a>, start: &'a str, i: &'a str) -> PResult<'a, Expr<'a>> {
+        let (i, cond) = self.operators(i, 1)?;
+        let (i, otherwise) = match peek_ok(kw("else"), i)? {
+            Some((i, _)) => self.expr(i).map(|(i, e)| (i, Some(e)))?,
+            None => (i, None),
+        };
+        let cond = Box::new(Conditional { then, cond, otherwise });
+        Ok((i, self.expr_at(ExprKind::Cond(cond), start, i)))
+    }
+
+    /// Binary operators and `not`, by precedence climbing: operators of
+    /// level `min` and above. Levels, loosest first: `or` 1, `and` 2,
+    /// `not` 3 (prefix), comparisons 4 (chained), `+ -` 5, `~` 6,
+    /// `* / // %` 7, `**` 8; all left-associative. One frame per operand
+    /// keeps the native stack shallow. Each operator counts as a nesting
+    /// level, as the evaluator recurses on the tree it builds.
+    fn operators(&self, i: &'a str, min: u8) -> PResult<'a, Expr<'a>> {
         let (start, _) = multispace0(i)?;
-        let (mut i, mut left) = next(self, start)?;
-        let mut levels = 0;
-        while let Some((j, o)) = peek_ok(op, i)? {
+        let mut levels = 1;
+        self.enter(start)?;
+        let (mut i, mut left) = match peek_ok(kw("not"), start)? {
+            Some((j, _)) if min <= 3 => {
+                let (j, operand) = self.operators(j, 3)?;
+                (j, self.expr_at(ExprKind::Not(Box::new(operand)), start, j))
+            }
+            _ => self.unary(start)?,
+        };
+        let mut chained = false;
+        while let Some((j, (op, level))) = peek_ok(binary_op, i)? {
+            if level < min {
+                break;
+            }
             self.enter(j)?;
             levels += 1;
-            let (j, right) = next(self, j)?;
-            left = self.expr_at(build(o, Box::new(left), Box::new(right)), start, j);
+            let (j, right) = self.operators(j, level + 1)?;
+            left = self.combine(op, left, right, chained, start, j);
+            chained = matches!(op, Op::Compare(_));
             i = j;
         }
         self.leave(levels);
         Ok((i, left))
     }
 
-    fn or_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        self.chain(i, Self::and_expr, |i| kw("or").parse(i), |_, a, b| ExprKind::Or(a, b))
-    }
-
-    fn and_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        self.chain(i, Self::not_expr, |i| kw("and").parse(i), |_, a, b| ExprKind::And(a, b))
-    }
-
-    fn not_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        let (start, _) = multispace0(i)?;
-        match peek_ok(kw("not"), start)? {
-            Some((i, _)) => {
-                self.enter(i)?;
-                let (i, e) = self.not_expr(i)?;
-                self.leave(1);
-                Ok((i, self.expr_at(ExprKind::Not(Box::new(e)), start, i)))
-            }
-            None => self.compare(start),
-        }
-    }
-
-    fn compare(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        let (start, _) = multispace0(i)?;
-        let (mut i, left) = self.add_expr(start)?;
-        let mut ops = Vec::new();
-        while let Some((j, op)) = peek_ok(cmp_op, i)? {
-            self.enter(j)?;
-            let (j, right) = self.add_expr(j)?;
-            ops.push((op, right));
-            i = j;
-        }
-        self.leave(ops.len());
-        if ops.is_empty() {
-            return Ok((i, left));
-        }
-        Ok((i, self.expr_at(ExprKind::Compare(Box::new(left), ops), start, i)))
-    }
-
-    fn add_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        let op = |i| {
-            let plus = sym("+").map(|_| BinOp::Add);
-            let minus = terminated(sym("-"), not(char('>'))).map(|_| BinOp::Sub);
-            nom::branch::alt((plus, minus)).parse(i)
+    /// The node for `left op right`; a comparison right after another
+    /// extends the chain (`a < b < c`).
+    fn combine(
+        &self,
+        op: Op,
+        left: Expr<'a>,
+        right: Expr<'a>,
+        chained: bool,
+        from: &'a str,
+        to: &'a str,
+    ) -> Expr<'a> {
+        let kind = match op {
+            Op::Compare(cmp) => match left.kind {
+                ExprKind::Compare(first, mut rest) if chained => {
+                    rest.push((cmp, right));
+                    ExprKind::Compare(first, rest)
+                }
+                _ => ExprKind::Compare(Box::new(left), vec![(cmp, right)]),
+            },
+            Op::Or => ExprKind::Or(Box::new(left), Box::new(right)),
+            Op::And => ExprKind::And(Box::new(left), Box::new(right)),
+            Op::Binary(op) => ExprKind::Binary(op, Box::new(left), Box::new(right)),
         };
-        self.chain(i, Self::concat_expr, op, ExprKind::Binary)
-    }
-
-    fn concat_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        self.chain(
-            i,
-            Self::mul_expr,
-            |i| sym("~").map(|_| BinOp::Concat).parse(i),
-            ExprKind::Binary,
-        )
-    }
-
-    fn mul_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        let op = |i| {
-            nom::branch::alt((
-                sym("//").map(|_| BinOp::FloorDiv),
-                sym("/").map(|_| BinOp::Div),
-                terminated(sym("*"), not(char('*'))).map(|_| BinOp::Mul),
-                sym("%").map(|_| BinOp::Rem),
-            ))
-            .parse(i)
-        };
-        self.chain(i, Self::pow_expr, op, ExprKind::Binary)
-    }
-
-    /// `**` is left-associative (as in Jinja): `2 ** 3 ** 2` is 64.
-    fn pow_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        self.chain(i, Self::unary, |i| sym("**").map(|_| BinOp::Pow).parse(i), ExprKind::Binary)
+        self.expr_at(kind, from, to)
     }
 
     /// Prefix `-` and `+`, binding tighter than `**`: `-2 ** 2` is 4.
@@ -371,18 +341,7 @@ impl<'a> Grammar<'a, '_> {
                 self.enter(i)?;
                 let (i, e) = self.unary(i)?;
                 self.leave(1);
-                // Fold literal negation so `-9223372036854775808` fits.
-                let kind = match (negative, &e.kind) {
-                    (true, ExprKind::Const(v)) if v.as_f64().is_some() => {
-                        match crate::eval::ops::negate(v) {
-                            Ok(v) => ExprKind::Const(v),
-                            Err(_) => ExprKind::Neg(Box::new(e)),
-                        }
-                    }
-                    (true, _) => ExprKind::Neg(Box::new(e)),
-                    (false, _) => ExprKind::Pos(Box::new(e)),
-                };
-                Ok((i, self.expr_at(kind, start, i)))
+                Ok((i, self.expr_at(sign(negative, e), start, i)))
             }
             None => self.postfix(start),
         }
@@ -390,113 +349,121 @@ impl<'a> Grammar<'a, '_> {
 
     /// A primary followed by `.name`, `[...]` and `(...)`, then by
     /// `-> filter` and `is test`, which bind to what is on their left only.
+    /// Kept small: it is on the native stack for every nesting level.
     fn postfix(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
         let (start, _) = multispace0(i)?;
         let (mut i, mut e) = self.primary(start)?;
         let mut levels = 0;
+        let mut filtering = false;
         loop {
-            let kind = if let Some((j, _)) = peek_ok(terminated(sym("."), not(char('.'))), i)? {
-                let (j, _) = multispace0(j)?;
-                let (j, kind) = if let Some((k, digits)) = peek_ok(take_while_digits, j)? {
-                    let index = digits.parse::<i64>().map_err(|_| {
-                        nom::Err::Failure(PErr {
-                            at: j,
-                            kind: ErrorKind::SyntaxError,
-                            message: Some("index out of range".into()),
-                        })
-                    })?;
-                    let index = self.expr_at(ExprKind::Const(Value::from(index)), j, k);
-                    (k, self.item(e, index))
-                } else {
-                    match peek_ok(ident, j)? {
-                        Some((k, name)) => {
-                            let key = self.expr_at(ExprKind::Const(Value::str(name)), j, k);
-                            let kind = match e.kind {
-                                ExprKind::Store(scope) => ExprKind::StoreItem(scope, Box::new(key)),
-                                _ => ExprKind::Attr(Box::new(e), name),
-                            };
-                            (k, kind)
-                        }
-                        None => {
-                            return syntax(
-                                j,
-                                format!(
-                                    "expected an attribute name after `.`, found {}",
-                                    describe(j)
-                                ),
-                            );
-                        }
-                    }
-                };
-                i = j;
-                kind
-            } else if let Some((j, _)) = peek_ok(sym("["), i)? {
-                let (j, kind) = self.subscript(e, j)?;
-                i = j;
-                kind
-            } else if let Some((j, _)) = peek_ok(sym("("), i)? {
+            match self.postfix_op(e, i, filtering)? {
+                (j, Ok(kind)) => {
+                    self.enter(j)?;
+                    levels += 1;
+                    filtering |= matches!(kind, ExprKind::Filter(..) | ExprKind::Test(..));
+                    e = self.expr_at(kind, start, j);
+                    i = j;
+                }
+                (j, Err(done)) => {
+                    self.leave(levels);
+                    return Ok((j, done));
+                }
+            }
+        }
+    }
+
+    /// The postfix operation after `e`, as the new node's kind; `Err(e)`
+    /// when none follows. Member access and calls only come before the
+    /// first filter or test.
+    fn postfix_op(
+        &self,
+        e: Expr<'a>,
+        i: &'a str,
+        filtering: bool,
+    ) -> PResult<'a, Result<ExprKind<'a>, Expr<'a>>> {
+        if !filtering {
+            if let Some((j, _)) = peek_ok(terminated(sym("."), not(char('.'))), i)? {
+                return self.member(e, j).map(|(j, kind)| (j, Ok(kind)));
+            }
+            if let Some((j, _)) = peek_ok(sym("["), i)? {
+                return self.subscript(e, j).map(|(j, kind)| (j, Ok(kind)));
+            }
+            if let Some((j, _)) = peek_ok(sym("("), i)? {
                 let (j, args) = self.call_args(j)?;
-                i = j;
-                ExprKind::Call(Box::new(e), args)
-            } else {
-                break;
-            };
-            self.enter(i)?;
-            levels += 1;
-            e = self.expr_at(kind, start, i);
+                return Ok((j, Ok(ExprKind::Call(Box::new(e), args))));
+            }
         }
-        loop {
-            let kind = if let Some((j, _)) = peek_ok(sym("->"), i)? {
-                let (name_start, _) = multispace0(j)?;
-                let j = name_start;
-                let Some((j, name)) = peek_ok(ident, j)? else {
-                    return syntax(
-                        j,
-                        format!("expected a filter name after `->`, found {}", describe(j)),
-                    );
-                };
-                let Some(filter) = self.env.lookup_filter(name) else {
-                    return failure(
-                        name_start,
-                        ErrorKind::UnknownFilter,
-                        format!("unknown filter `{name}`"),
-                    );
-                };
-                let (j, args) = self.optional_args(j)?;
-                i = j;
-                ExprKind::Filter(Box::new(e), FilterCall { name, filter, args })
-            } else if let Some((j, _)) = peek_ok(kw("is"), i)? {
-                let (j, negated) = match peek_ok(kw("not"), j)? {
-                    Some((j, _)) => (j, true),
-                    None => (j, false),
-                };
-                let (name_start, _) = multispace0(j)?;
-                let j = name_start;
-                let Some((j, name)) = peek_ok(ident, j)? else {
-                    return syntax(
-                        j,
-                        format!("expected a test name after `is`, found {}", describe(j)),
-                    );
-                };
-                let Some(test) = self.env.lookup_test(name) else {
-                    return failure(
-                        name_start,
-                        ErrorKind::UnknownTest,
-                        format!("unknown test `{name}`"),
-                    );
-                };
-                let (j, args) = self.optional_args(j)?;
-                i = j;
-                ExprKind::Test(Box::new(e), TestCall { test, negated, args })
-            } else {
-                break;
-            };
-            self.enter(i)?;
-            levels += 1;
-            e = self.expr_at(kind, start, i);
+        if let Some((j, _)) = peek_ok(sym("->"), i)? {
+            return self.filter(e, j).map(|(j, kind)| (j, Ok(kind)));
         }
-        self.leave(levels);
-        Ok((i, e))
+        if let Some((j, _)) = peek_ok(kw("is"), i)? {
+            return self.test(e, j).map(|(j, kind)| (j, Ok(kind)));
+        }
+        Ok((i, Err(e)))
+    }
+
+    /// After `.`: an attribute name, or digits for an index (`pair.0`).
+    fn member(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
+        let (j, _) = multispace0(i)?;
+        if let Some((k, digits)) = peek_ok(take_while_digits, j)? {
+            let Ok(index) = digits.parse::<i64>() else {
+                return syntax(j, format!("the index `{digits}` does not fit in 64 bits"));
+            };
+            let index = self.expr_at(ExprKind::Const(Value::from(index)), j, k);
+            return Ok((k, self.item(e, index)));
+        }
+        let Some((k, name)) = peek_ok(ident, j)? else {
+            return syntax(
+                j,
+                format!("expected an attribute name after `.`, found {}", describe(j)),
+            );
+        };
+        let key = self.expr_at(ExprKind::Const(Value::str(name)), j, k);
+        let kind = match e.kind {
+            ExprKind::Store(scope) => ExprKind::StoreItem(scope, Box::new(key)),
+            _ => ExprKind::Attr(Box::new(e), name),
+        };
+        Ok((k, kind))
+    }
+
+    /// After `->`: a filter name known to the environment, and arguments.
+    fn filter(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
+        let (name_start, _) = multispace0(i)?;
+        let Some((j, name)) = peek_ok(ident, name_start)? else {
+            return syntax(
+                name_start,
+                format!("expected a filter name after `->`, found {}", describe(name_start)),
+            );
+        };
+        let Some(filter) = self.env.lookup_filter(name) else {
+            return failure(
+                name_start,
+                ErrorKind::UnknownFilter,
+                format!("unknown filter `{name}`"),
+            );
+        };
+        let (j, args) = self.optional_args(j)?;
+        Ok((j, ExprKind::Filter(Box::new(e), FilterCall { name, filter, args })))
+    }
+
+    /// After `is`: `not`, a test name known to the environment, arguments.
+    fn test(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
+        let (i, negated) = match peek_ok(kw("not"), i)? {
+            Some((i, _)) => (i, true),
+            None => (i, false),
+        };
+        let (name_start, _) = multispace0(i)?;
+        let Some((j, name)) = peek_ok(ident, name_start)? else {
+            return syntax(
+                name_start,
+                format!("expected a test name after `is`, found {}", describe(name_start)),
+            );
+        };
+        let Some(test) = self.env.lookup_test(name) else {
+            return failure(name_start, ErrorKind::UnknownTest, format!("unknown test `{name}`"));
+        };
+        let (j, args) = self.optional_args(j)?;
+        Ok((j, ExprKind::Test(Box::new(e), TestCall { test, negated, args })))
     }
 
     fn item(&self, e: Expr<'a>, index: Expr<'a>) -> ExprKind<'a> {
@@ -591,14 +558,7 @@ impl<'a> Grammar<'a, '_> {
             return syntax(start, "expected an expression, found the end of the tag".into());
         };
         match c {
-            '"' | '\'' => {
-                let (i, s) = self.string(start)?;
-                let value = match s {
-                    Cow::Borrowed(s) => Value::str(s),
-                    Cow::Owned(s) => Value::string(s),
-                };
-                Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
-            }
+            '"' | '\'' => self.string_literal(start),
             '0'..='9' => self.number(start),
             '(' => self.parenthesized(start),
             '[' => {
@@ -606,26 +566,38 @@ impl<'a> Grammar<'a, '_> {
                 Ok((i, self.list(items, start, i)))
             }
             '{' => self.map(start),
-            c if is_ident_start(c) => {
-                let (i, name) = ident(start)?;
-                let kind = match name {
-                    "true" | "True" => ExprKind::Const(Value::from(true)),
-                    "false" | "False" => ExprKind::Const(Value::from(false)),
-                    "none" | "None" | "null" => ExprKind::Const(Value::NONE),
-                    "L" => ExprKind::Store(Scope::Local),
-                    "G" => ExprKind::Store(Scope::Global),
-                    _ if RESERVED.contains(&name) => {
-                        return syntax(
-                            start,
-                            format!("expected an expression, found the keyword `{name}`"),
-                        );
-                    }
-                    _ => ExprKind::Name(name),
-                };
-                Ok((i, self.expr_at(kind, start, i)))
-            }
+            c if is_ident_start(c) => self.name(start),
             _ => syntax(start, format!("expected an expression, found {}", describe(start))),
         }
+    }
+
+    fn string_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
+        let (i, s) = self.string(start)?;
+        let value = match s {
+            Cow::Borrowed(s) => Value::str(s),
+            Cow::Owned(s) => Value::string(s),
+        };
+        Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
+    }
+
+    /// A name, a constant keyword, or `L`/`G`.
+    fn name(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
+        let (i, name) = ident(start)?;
+        let kind = match name {
+            "true" | "True" => ExprKind::Const(Value::from(true)),
+            "false" | "False" => ExprKind::Const(Value::from(false)),
+            "none" | "None" | "null" => ExprKind::Const(Value::NONE),
+            "L" => ExprKind::Store(Scope::Local),
+            "G" => ExprKind::Store(Scope::Global),
+            _ if RESERVED.contains(&name) => {
+                return syntax(
+                    start,
+                    format!("expected an expression, found the keyword `{name}`"),
+                );
+            }
+            _ => ExprKind::Name(name),
+        };
+        Ok((i, self.expr_at(kind, start, i)))
     }
 
     /// `(a)` groups; `()`, `(a,)` and `(a, b)` are lists (Jinja's tuples).
@@ -796,6 +768,18 @@ impl<'a> Grammar<'a, '_> {
     }
 }
 
+/// `-e` or `+e`; negating a number literal folds into a constant.
+fn sign(negative: bool, e: Expr<'_>) -> ExprKind<'_> {
+    match (negative, e.kind) {
+        (true, ExprKind::Const(v)) if v.as_f64().is_some() => match crate::eval::ops::negate(&v) {
+            Ok(v) => ExprKind::Const(v),
+            Err(_) => ExprKind::Neg(Box::new(Expr { kind: ExprKind::Const(v), span: e.span })),
+        },
+        (true, kind) => ExprKind::Neg(Box::new(Expr { kind, span: e.span })),
+        (false, kind) => ExprKind::Pos(Box::new(Expr { kind, span: e.span })),
+    }
+}
+
 fn take_while_digits(i: &str) -> PResult<'_, &str> {
     nom::character::complete::digit1(i)
 }
@@ -828,16 +812,43 @@ fn unicode_escape<'a>(rest: &'a str, escape: &'a str) -> PResult<'a, char> {
     }
 }
 
-fn cmp_op(i: &str) -> PResult<'_, CmpOp> {
+/// A binary operator after an operand.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Or,
+    And,
+    Compare(CmpOp),
+    Binary(BinOp),
+}
+
+/// The binary operator at `i` and its precedence level (see
+/// [`Grammar::operators`]); longest spellings first.
+fn binary_op(i: &str) -> PResult<'_, (Op, u8)> {
+    let cmp = |op| (Op::Compare(op), 4);
+    let bin = |op, level| (Op::Binary(op), level);
     nom::branch::alt((
-        sym("==").map(|_| CmpOp::Eq),
-        sym("!=").map(|_| CmpOp::Ne),
-        sym("<=").map(|_| CmpOp::Le),
-        sym(">=").map(|_| CmpOp::Ge),
-        sym("<").map(|_| CmpOp::Lt),
-        sym(">").map(|_| CmpOp::Gt),
-        kw("in").map(|_| CmpOp::In),
-        pair(kw("not"), kw("in")).map(|_| CmpOp::NotIn),
+        nom::branch::alt((
+            sym("==").map(move |_| cmp(CmpOp::Eq)),
+            sym("!=").map(move |_| cmp(CmpOp::Ne)),
+            sym("<=").map(move |_| cmp(CmpOp::Le)),
+            sym(">=").map(move |_| cmp(CmpOp::Ge)),
+            sym("<").map(move |_| cmp(CmpOp::Lt)),
+            sym(">").map(move |_| cmp(CmpOp::Gt)),
+            kw("in").map(move |_| cmp(CmpOp::In)),
+            pair(kw("not"), kw("in")).map(move |_| cmp(CmpOp::NotIn)),
+            kw("or").map(|_| (Op::Or, 1)),
+            kw("and").map(|_| (Op::And, 2)),
+        )),
+        nom::branch::alt((
+            sym("+").map(move |_| bin(BinOp::Add, 5)),
+            terminated(sym("-"), not(char('>'))).map(move |_| bin(BinOp::Sub, 5)),
+            sym("~").map(move |_| bin(BinOp::Concat, 6)),
+            sym("//").map(move |_| bin(BinOp::FloorDiv, 7)),
+            sym("/").map(move |_| bin(BinOp::Div, 7)),
+            sym("**").map(move |_| bin(BinOp::Pow, 8)),
+            sym("*").map(move |_| bin(BinOp::Mul, 7)),
+            sym("%").map(move |_| bin(BinOp::Rem, 7)),
+        )),
     ))
     .parse(i)
 }
@@ -905,9 +916,9 @@ impl<'a> Grammar<'a, '_> {
             return syntax(i, format!("expected `in`, found {}", describe(i)));
         };
         // Not `expr`: its `if` would swallow the loop filter.
-        let (i, iterable) = self.or_expr(i)?;
+        let (i, iterable) = self.operators(i, 1)?;
         let (i, filter) = match peek_ok(kw("if"), i)? {
-            Some((i, _)) => self.or_expr(i).map(|(i, e)| (i, Some(e)))?,
+            Some((i, _)) => self.operators(i, 1).map(|(i, e)| (i, Some(e)))?,
             None => (i, None),
         };
         Ok((i, Stmt::For { targets, iterable, filter }))
@@ -1002,9 +1013,15 @@ type Closing<'a> = Option<(Stmt<'a>, Span)>;
 
 impl<'a, 'e> TemplateParser<'a, 'e> {
     pub(crate) fn new(source: &'a str, env: &'e Environment) -> TemplateParser<'a, 'e> {
-        let limit = env.limits().nesting_limit;
+        let limits = env.limits();
         TemplateParser {
-            grammar: Grammar { source, env, depth: Cell::new(0), limit },
+            grammar: Grammar {
+                source,
+                env,
+                depth: Cell::new(0),
+                limit: limits.nesting_limit,
+                stack: StackBudget::new(limits.stack_limit),
+            },
             lexer: Lexer::new(source),
         }
     }
