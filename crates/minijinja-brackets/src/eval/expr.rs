@@ -2,10 +2,11 @@
 
 use super::{Renderer, describe, ops};
 use crate::arguments::Args;
+use crate::context::Scope;
 use crate::environment::{FilterRef, Function};
 use crate::error::{Error, ErrorKind};
 use crate::span::Span;
-use crate::syntax::ast::{BinOp, CallArgs, Expr, ExprKind, Slice};
+use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
 use crate::value::{Repr, Value, ValueMap};
 
 impl<'t> Renderer<'t> {
@@ -18,6 +19,8 @@ impl<'t> Renderer<'t> {
         value
     }
 
+    /// One arm per form, each a small call: this frame is on the native
+    /// stack once per nesting level, so it stays small even in debug builds.
     fn eval_kind(&mut self, e: &'t Expr<'t>) -> Result<Value, Error> {
         let span = e.span;
         match &e.kind {
@@ -26,98 +29,17 @@ impl<'t> Renderer<'t> {
             ExprKind::Store(scope) => {
                 Ok(Value::map(self.stores[super::scope_index(*scope)].clone()))
             }
-            ExprKind::StoreItem(scope, key) => {
-                let k = self.eval(key)?;
-                match k.as_str() {
-                    Some(k) => Ok(self.stores[super::scope_index(*scope)]
-                        .get(k)
-                        .cloned()
-                        .unwrap_or_default()),
-                    None => Err(self.error(
-                        ErrorKind::InvalidOperation,
-                        format!("a variable name must be a string, not {}", k.kind().as_str()),
-                        key.span,
-                    )),
-                }
-            }
-            ExprKind::List(items) => {
-                let mut values = Vec::with_capacity(items.len());
-                for item in items {
-                    values.push(self.eval(item)?);
-                }
-                Ok(Value::list(values))
-            }
-            ExprKind::Map(entries) => {
-                let mut map = ValueMap::with_capacity(entries.len());
-                for (key, value) in entries {
-                    let k = self.eval(key)?;
-                    let Repr::Str(k) = k.0 else {
-                        return Err(self.error(
-                            ErrorKind::InvalidOperation,
-                            format!("map keys must be strings, not {}", k.kind().as_str()),
-                            key.span,
-                        ));
-                    };
-                    let v = self.eval(value)?;
-                    map.insert(k, v);
-                }
-                Ok(Value::map(map))
-            }
-            ExprKind::Attr(base, name) => {
-                if let ExprKind::Name("loop") = base.kind
-                    && let Some(state) = self.current_loop()
-                    && !state.targets.contains(&"loop")
-                {
-                    return Ok(state.attr(name));
-                }
-                let value = self.eval(base)?;
-                Ok(value.get(name).cloned().unwrap_or_default())
-            }
-            ExprKind::Item(base, index) => {
-                let value = self.eval(base)?;
-                let index = self.eval(index)?;
-                get_item(&value, &index).map_err(self.locate(span))
-            }
+            ExprKind::StoreItem(scope, key) => self.store_item(*scope, key),
+            ExprKind::List(items) => self.list(items),
+            ExprKind::Map(entries) => self.map(entries),
+            ExprKind::Attr(base, name) => self.attr(base, name),
+            ExprKind::Item(base, index) => self.item(base, index, span),
             ExprKind::Slice(slice) => self.slice(slice, span),
             ExprKind::Call(callee, args) => self.call(callee, args, span),
-            ExprKind::Filter(value, call) => {
-                let value = self.eval(value)?;
-                let args = self.eval_args(&call.args)?;
-                let result = match call.filter {
-                    FilterRef::Builtin(filter) => {
-                        crate::filters::apply(filter, value, args, self.limits)
-                    }
-                    FilterRef::Host(index) => {
-                        let filter = self.env.host_filter(index);
-                        if !args.keywords.is_empty() {
-                            Err(crate::arguments::bad(format!(
-                                "filter `{}` takes no keyword arguments",
-                                call.name
-                            )))
-                        } else {
-                            filter(&value, &args.positional)
-                        }
-                    }
-                };
-                let result = result.map_err(self.locate(span))?;
-                self.charge_size(&result, span)?;
-                Ok(result)
-            }
-            ExprKind::Test(value, call) => {
-                let value = self.eval(value)?;
-                let args = self.eval_args(&call.args)?;
-                let passed =
-                    crate::tests::apply(call.test, &value, args).map_err(self.locate(span))?;
-                Ok(Value::from(passed != call.negated))
-            }
-            ExprKind::Neg(inner) => {
-                let value = self.eval(inner)?;
-                ops::negate(&value).map_err(self.locate(span))
-            }
-            ExprKind::Pos(inner) => {
-                let value = self.eval(inner)?;
-                ops::plus(&value).map_err(self.locate(span))
-            }
+            ExprKind::Filter(value, call) => self.filter(value, call, span),
+            ExprKind::Test(value, call) => self.test(value, call, span),
+            ExprKind::Neg(inner) => self.unary(inner, ops::negate, span),
+            ExprKind::Pos(inner) => self.unary(inner, ops::plus, span),
             ExprKind::Not(inner) => Ok(Value::from(!self.eval(inner)?.is_true())),
             ExprKind::And(a, b) => {
                 let left = self.eval(a)?;
@@ -127,42 +49,8 @@ impl<'t> Renderer<'t> {
                 let left = self.eval(a)?;
                 if left.is_true() { Ok(left) } else { self.eval(b) }
             }
-            ExprKind::Binary(op, a, b) => {
-                let left = self.eval(a)?;
-                let right = self.eval(b)?;
-                if *op == BinOp::Concat && self.env.strict() {
-                    for (value, side) in [(&left, a), (&right, b)] {
-                        if value.is_undefined() {
-                            return Err(self.error(
-                                ErrorKind::UndefinedError,
-                                "joining an undefined value with `~` (strict mode)",
-                                side.span,
-                            ));
-                        }
-                    }
-                } else if *op != BinOp::Concat {
-                    for (value, side) in [(&left, a), (&right, b)] {
-                        if value.is_undefined() {
-                            return Err(self.undefined_operand(*op, side));
-                        }
-                    }
-                }
-                let result =
-                    ops::binary(*op, &left, &right, self.limits).map_err(self.locate(span))?;
-                self.charge_size(&result, span)?;
-                Ok(result)
-            }
-            ExprKind::Compare(first, rest) => {
-                let mut left = self.eval(first)?;
-                for (op, e) in rest {
-                    let right = self.eval(e)?;
-                    if !ops::compare(*op, &left, &right).map_err(self.locate(span))? {
-                        return Ok(Value::from(false));
-                    }
-                    left = right;
-                }
-                Ok(Value::from(true))
-            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),
+            ExprKind::Compare(first, rest) => self.compare(first, rest, span),
             ExprKind::Cond(c) => {
                 if self.eval(&c.cond)?.is_true() {
                     self.eval(&c.then)
@@ -174,6 +62,164 @@ impl<'t> Renderer<'t> {
                 }
             }
         }
+    }
+
+    fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
+        let k = self.eval(key)?;
+        match k.as_str() {
+            Some(k) => {
+                Ok(self.stores[super::scope_index(scope)].get(k).cloned().unwrap_or_default())
+            }
+            None => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("a variable name must be a string, not {}", k.kind().as_str()),
+                key.span,
+            )),
+        }
+    }
+
+    fn list(&mut self, items: &'t [Expr<'t>]) -> Result<Value, Error> {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            values.push(self.eval(item)?);
+        }
+        Ok(Value::list(values))
+    }
+
+    fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)]) -> Result<Value, Error> {
+        let mut map = ValueMap::with_capacity(entries.len());
+        for (key, value) in entries {
+            let k = self.eval(key)?;
+            let Repr::Str(k) = k.0 else {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("map keys must be strings, not {}", k.kind().as_str()),
+                    key.span,
+                ));
+            };
+            let v = self.eval(value)?;
+            map.insert(k, v);
+        }
+        Ok(Value::map(map))
+    }
+
+    /// `base.name`; `loop.name` reads the innermost loop directly.
+    fn attr(&mut self, base: &'t Expr<'t>, name: &str) -> Result<Value, Error> {
+        if let ExprKind::Name("loop") = base.kind
+            && let Some(state) = self.current_loop()
+            && !state.targets.contains(&"loop")
+        {
+            return Ok(state.attr(name));
+        }
+        let value = self.eval(base)?;
+        Ok(value.get(name).cloned().unwrap_or_default())
+    }
+
+    fn item(
+        &mut self,
+        base: &'t Expr<'t>,
+        index: &'t Expr<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(base)?;
+        let index = self.eval(index)?;
+        get_item(&value, &index).map_err(self.locate(span))
+    }
+
+    fn unary(
+        &mut self,
+        inner: &'t Expr<'t>,
+        op: fn(&Value) -> Result<Value, Error>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(inner)?;
+        op(&value).map_err(self.locate(span))
+    }
+
+    fn filter(
+        &mut self,
+        value: &'t Expr<'t>,
+        call: &'t FilterCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(value)?;
+        let args = self.eval_args(&call.args)?;
+        let result = match call.filter {
+            FilterRef::Builtin(filter) => crate::filters::apply(filter, value, args, self.limits),
+            FilterRef::Host(index) => {
+                if args.keywords.is_empty() {
+                    self.env.host_filter(index)(&value, &args.positional)
+                } else {
+                    Err(crate::arguments::bad(format!(
+                        "filter `{}` takes no keyword arguments",
+                        call.name
+                    )))
+                }
+            }
+        };
+        let result = result.map_err(self.locate(span))?;
+        self.charge_size(&result, span)?;
+        Ok(result)
+    }
+
+    fn test(
+        &mut self,
+        value: &'t Expr<'t>,
+        call: &'t TestCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(value)?;
+        let args = self.eval_args(&call.args)?;
+        let passed = crate::tests::apply(call.test, &value, args).map_err(self.locate(span))?;
+        Ok(Value::from(passed != call.negated))
+    }
+
+    fn binary(
+        &mut self,
+        op: BinOp,
+        a: &'t Expr<'t>,
+        b: &'t Expr<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let left = self.eval(a)?;
+        let right = self.eval(b)?;
+        for (value, side) in [(&left, a), (&right, b)] {
+            if !value.is_undefined() {
+                continue;
+            }
+            if op != BinOp::Concat {
+                return Err(self.undefined_operand(op, side));
+            }
+            if self.env.strict() {
+                return Err(self.error(
+                    ErrorKind::UndefinedError,
+                    "joining an undefined value with `~` (strict mode)",
+                    side.span,
+                ));
+            }
+        }
+        let result = ops::binary(op, &left, &right, self.limits).map_err(self.locate(span))?;
+        self.charge_size(&result, span)?;
+        Ok(result)
+    }
+
+    /// `a op1 b op2 c ...`: every comparison must hold; stops at the first
+    /// that does not.
+    fn compare(
+        &mut self,
+        first: &'t Expr<'t>,
+        rest: &'t [(CmpOp, Expr<'t>)],
+        span: Span,
+    ) -> Result<Value, Error> {
+        let mut left = self.eval(first)?;
+        for (op, e) in rest {
+            let right = self.eval(e)?;
+            if !ops::compare(*op, &left, &right).map_err(self.locate(span))? {
+                return Ok(Value::from(false));
+            }
+            left = right;
+        }
+        Ok(Value::from(true))
     }
 
     /// Arithmetic on an undefined operand: say which name and how to fix it.
@@ -230,26 +276,7 @@ impl<'t> Renderer<'t> {
                 let value = self.lookup(name);
                 match value.0 {
                     Repr::Macro(_) => self.call_value(&value, args, span),
-                    Repr::Undefined => match self.env.function(name) {
-                        Some(function) => {
-                            let args = self.eval_args(args)?;
-                            let result = match function {
-                                Function::Builtin(f) => crate::functions::apply(f, args, self.limits),
-                                Function::Host(f) if args.keywords.is_empty() => f(&args.positional),
-                                Function::Host(_) => Err(crate::arguments::bad(format!(
-                                    "function `{name}` takes no keyword arguments"
-                                ))),
-                            };
-                            let result = result.map_err(self.locate(span))?;
-                            self.charge_size(&result, span)?;
-                            Ok(result)
-                        }
-                        None => Err(self.error(
-                            ErrorKind::UnknownFunction,
-                            format!("unknown function `{name}`: no macro or function has this name"),
-                            callee.span,
-                        )),
-                    },
+                    Repr::Undefined => self.call_function(name, callee, args, span),
                     _ => Err(self.error(
                         ErrorKind::InvalidOperation,
                         format!("`{name}` is {}, not a macro or function", describe(&value)),
@@ -267,6 +294,34 @@ impl<'t> Renderer<'t> {
                 self.call_value(&value, args, span)
             }
         }
+    }
+
+    /// Calls a built-in or host function.
+    fn call_function(
+        &mut self,
+        name: &str,
+        callee: &'t Expr<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let Some(function) = self.env.function(name) else {
+            return Err(self.error(
+                ErrorKind::UnknownFunction,
+                format!("unknown function `{name}`: no macro or function has this name"),
+                callee.span,
+            ));
+        };
+        let args = self.eval_args(args)?;
+        let result = match function {
+            Function::Builtin(f) => crate::functions::apply(f, args, self.limits),
+            Function::Host(f) if args.keywords.is_empty() => f(&args.positional),
+            Function::Host(_) => {
+                Err(crate::arguments::bad(format!("function `{name}` takes no keyword arguments")))
+            }
+        };
+        let result = result.map_err(self.locate(span))?;
+        self.charge_size(&result, span)?;
+        Ok(result)
     }
 
     fn call_value(

@@ -22,7 +22,7 @@ use crate::limits::Limits;
 use crate::random::Draws;
 use crate::span::Span;
 use crate::stack::StackBudget;
-use crate::syntax::ast::{EffectKind, ForLoop, MacroDef, Node, Target, TargetName};
+use crate::syntax::ast::{EffectKind, Expr, ForLoop, MacroDef, Node, Target, TargetName};
 use crate::value::{Repr, Value, ValueMap};
 
 pub(crate) use expr::get_item;
@@ -200,61 +200,81 @@ impl<'t> Renderer<'t> {
                 self.macros.insert(def.name, def);
                 Ok(())
             }
-            Node::Chance { branches, otherwise } => {
-                for (p, body) in branches {
-                    let probability = self.probability(p)?;
-                    if self.draws.next_unit() < probability {
-                        return self.exec_block(body, p.span);
-                    }
-                }
-                self.exec_block(otherwise, Span::default())
-            }
-            Node::Weighted { choices } => {
-                let mut weights = Vec::with_capacity(choices.len());
-                for (w, _) in choices {
-                    weights.push(self.weight(w)?);
-                }
-                let total: f64 = weights.iter().sum();
-                let u = self.draws.next_unit() * total;
-                if total <= 0.0 {
-                    return Ok(());
-                }
-                let mut running = 0.0;
-                let mut chosen = None;
-                for (index, weight) in weights.iter().enumerate() {
-                    if *weight > 0.0 {
-                        running += weight;
-                        chosen = Some(index);
-                        if running > u {
-                            break;
-                        }
-                    }
-                }
-                match chosen {
-                    Some(index) => self.exec_block(&choices[index].1, choices[index].0.span),
-                    None => Ok(()),
-                }
-            }
-            Node::Effect { kind, value, span } => {
-                let value = self.eval(value)?;
-                let Some(text) = value.as_str() else {
-                    return Err(self.error(
-                        ErrorKind::InvalidOperation,
-                        format!(
-                            "`{}` needs a string, not {}",
-                            effect_word(*kind),
-                            value.kind().as_str()
-                        ),
-                        *span,
-                    ));
-                };
-                self.effects.push(match kind {
-                    EffectKind::QuickReply => Effect::Qr { name: text.to_owned() },
-                    EffectKind::SlashCommand => Effect::St { command: text.to_owned() },
-                });
-                Ok(())
+            Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
+            Node::Weighted { choices } => self.exec_weighted(choices),
+            Node::Effect { kind, value, span } => self.exec_effect(*kind, value, *span),
+        }
+    }
+
+    /// Rolls each branch in turn: one draw per branch tested.
+    fn exec_chance(
+        &mut self,
+        branches: &'t [(Expr<'t>, Vec<Node<'t>>)],
+        otherwise: &'t [Node<'t>],
+    ) -> Result<(), Error> {
+        for (p, body) in branches {
+            let probability = self.probability(p)?;
+            if self.draws.next_unit() < probability {
+                return self.exec_block(body, p.span);
             }
         }
+        self.exec_block(otherwise, Span::default())
+    }
+
+    /// Evaluates every weight, then makes one draw.
+    fn exec_weighted(&mut self, choices: &'t [(Expr<'t>, Vec<Node<'t>>)]) -> Result<(), Error> {
+        let mut weights = Vec::with_capacity(choices.len());
+        for (w, _) in choices {
+            weights.push(self.weight(w)?);
+        }
+        let total: f64 = weights.iter().sum();
+        let u = self.draws.next_unit() * total;
+        if !total.is_finite() {
+            let span = choices.first().map(|(w, _)| w.span).unwrap_or_default();
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "the weights add up to infinity",
+                span,
+            ));
+        }
+        // The first choice whose running total exceeds `u`; rounding can
+        // leave `u` at the very top, which belongs to the last positive one.
+        let mut running = 0.0;
+        let mut chosen = None;
+        for (index, weight) in weights.iter().enumerate() {
+            if *weight > 0.0 {
+                running += weight;
+                chosen = Some(index);
+                if running > u {
+                    break;
+                }
+            }
+        }
+        match chosen {
+            Some(index) => self.exec_block(&choices[index].1, choices[index].0.span),
+            None => Ok(()),
+        }
+    }
+
+    fn exec_effect(
+        &mut self,
+        kind: EffectKind,
+        value: &'t Expr<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        let value = self.eval(value)?;
+        let Some(text) = value.as_str() else {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("`{}` needs a string, not {}", effect_word(kind), value.kind().as_str()),
+                span,
+            ));
+        };
+        self.effects.push(match kind {
+            EffectKind::QuickReply => Effect::Qr { name: text.to_owned() },
+            EffectKind::SlashCommand => Effect::St { command: text.to_owned() },
+        });
+        Ok(())
     }
 
     fn exec_block(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<(), Error> {
@@ -272,7 +292,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// A `chance` probability: a number or numeric string, clamped to [0, 1].
-    fn probability(&mut self, e: &'t crate::syntax::ast::Expr<'t>) -> Result<f64, Error> {
+    fn probability(&mut self, e: &'t Expr<'t>) -> Result<f64, Error> {
         let value = self.eval(e)?;
         match number(&value) {
             Some(p) if !p.is_nan() => Ok(p.clamp(0.0, 1.0)),
@@ -285,7 +305,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// A `choice` weight: a finite, non-negative number or numeric string.
-    fn weight(&mut self, e: &'t crate::syntax::ast::Expr<'t>) -> Result<f64, Error> {
+    fn weight(&mut self, e: &'t Expr<'t>) -> Result<f64, Error> {
         let value = self.eval(e)?;
         match number(&value) {
             Some(w) if w.is_finite() && w >= 0.0 => Ok(w),

@@ -98,43 +98,62 @@ impl<'a> Lexer<'a> {
     fn find_closer(&self, open: usize, start: usize, kind: TagKind) -> Result<Closed, Error> {
         let bytes = self.source.as_bytes();
         let closer: &[u8] = if kind == TagKind::Print { b"]]" } else { b"%]" };
-        let mut balance = 0usize;
+        // The brackets open at this point, innermost last.
+        let mut open_brackets: Vec<usize> = Vec::new();
         let mut i = start;
         while i < bytes.len() {
             let b = bytes[i];
-            if balance == 0 && bytes[i..].starts_with(closer) {
+            let balanced = open_brackets.is_empty();
+            if balanced && bytes[i..].starts_with(closer) {
                 return Ok(Closed { body_end: i, end: i + 2, trim_after: false });
             }
             match b {
-                b'-' if balance == 0 && bytes[i + 1..].starts_with(closer) && i > start => {
+                b'-' if balanced && bytes[i + 1..].starts_with(closer) && i > start => {
                     return Ok(Closed { body_end: i, end: i + 3, trim_after: true });
                 }
                 // `+%]` opts out of trim_blocks, which is off: accept, ignore.
                 b'+' if kind == TagKind::Statement
-                    && balance == 0
+                    && balanced
                     && bytes[i + 1..].starts_with(closer) =>
                 {
                     return Ok(Closed { body_end: i, end: i + 3, trim_after: false });
                 }
                 b'"' | b'\'' => i = self.skip_string(i)?,
-                b'(' | b'[' | b'{' => balance += 1,
-                b')' | b']' | b'}' if balance == 0 => {
-                    let what = if kind == TagKind::Print { "`]]`" } else { "`%]`" };
-                    return Err(self.error(
-                        format!(
-                            "unexpected `{}`: no bracket is open here (the tag ends with {what})",
-                            b as char
-                        ),
-                        Span::new(i, i + 1),
-                    ));
+                b'(' | b'[' | b'{' => open_brackets.push(i),
+                b')' | b']' | b'}' => {
+                    let Some(opened) = open_brackets.pop() else {
+                        let what = if kind == TagKind::Print { "`]]`" } else { "`%]`" };
+                        return Err(self.error(
+                            format!("unexpected `{}`: no bracket is open here (the tag ends with {what})", b as char),
+                            Span::new(i, i + 1),
+                        ));
+                    };
+                    let expected = match bytes[opened] {
+                        b'(' => b')',
+                        b'[' => b']',
+                        _ => b'}',
+                    };
+                    if b != expected {
+                        let (line, column) = Span::new(opened, opened).position(self.source);
+                        return Err(self.error(
+                            format!(
+                                "mismatched `{}`: the `{}` at line {line}, column {column} needs `{}` first",
+                                b as char, bytes[opened] as char, expected as char
+                            ),
+                            Span::new(i, i + 1),
+                        ));
+                    }
                 }
-                b')' | b']' | b'}' => balance -= 1,
                 _ => {}
             }
             i += 1;
         }
         let opener = if kind == TagKind::Print { "[[" } else { "[%" };
-        let hint = if balance > 0 { " (a bracket opened inside it is still open)" } else { "" };
+        let hint = if !open_brackets.is_empty() {
+            " (a bracket opened inside it is still open)"
+        } else {
+            ""
+        };
         Err(self.error(
             format!(
                 "unclosed tag: `{opener}` has no `{}`{hint}",
