@@ -14,18 +14,20 @@ pub(crate) struct Args<'a> {
 impl<'a> Args<'a> {
     /// Binds the arguments to `names` in order; `None` where an argument is
     /// missing. Too many positional arguments, an unknown keyword or a
-    /// parameter given twice is a `bad_arguments` error naming `callee`.
-    pub(crate) fn bind_names(
+    /// parameter given twice is a `bad_arguments` error naming the callee,
+    /// whose description is built only for that message.
+    pub(crate) fn bind_names<'n>(
         self,
-        callee: &str,
-        names: &[&str],
+        callee: &dyn Fn() -> String,
+        names: impl ExactSizeIterator<Item = &'n str> + Clone,
     ) -> Result<Vec<Option<Value>>, Error> {
         if self.positional.len() > names.len() {
             let plural = if names.len() == 1 { "" } else { "s" };
             return Err(Error::new(
                 ErrorKind::BadArguments,
                 format!(
-                    "{callee} takes at most {} argument{plural}, got {}",
+                    "{} takes at most {} argument{plural}, got {}",
+                    callee(),
                     names.len(),
                     self.positional.len()
                 ),
@@ -36,16 +38,16 @@ impl<'a> Args<'a> {
             *slot = Some(value);
         }
         for (name, value) in self.keywords {
-            let Some(index) = names.iter().position(|n| *n == name) else {
+            let Some(index) = names.clone().position(|n| n == name) else {
                 return Err(Error::new(
                     ErrorKind::BadArguments,
-                    format!("{callee} has no parameter named `{name}`"),
+                    format!("{} has no parameter named `{name}`", callee()),
                 ));
             };
             if bound[index].replace(value).is_some() {
                 return Err(Error::new(
                     ErrorKind::BadArguments,
-                    format!("{callee} got the argument `{name}` twice"),
+                    format!("{} got the argument `{name}` twice", callee()),
                 ));
             }
         }
@@ -58,7 +60,7 @@ impl<'a> Args<'a> {
         callee: &str,
         names: [&str; N],
     ) -> Result<[Value; N], Error> {
-        let bound = self.bind_names(callee, &names)?;
+        let bound = self.bind_names(&|| callee.to_owned(), names.iter().copied())?;
         let mut out: [Value; N] = std::array::from_fn(|_| Value::UNDEFINED);
         for (slot, value) in out.iter_mut().zip(bound) {
             *slot = value.unwrap_or_default();

@@ -1,6 +1,6 @@
 //! Expression evaluation.
 
-use super::{Renderer, describe, ops};
+use super::{Renderer, Resolved, describe, ops};
 use crate::arguments::Args;
 use crate::context::Scope;
 use crate::environment::{FilterRef, Function};
@@ -26,9 +26,7 @@ impl<'t> Renderer<'t> {
         match &e.kind {
             ExprKind::Const(value) => Ok(value.clone()),
             ExprKind::Name(name) => Ok(self.lookup(name)),
-            ExprKind::Store(scope) => {
-                Ok(Value::map(self.stores[super::scope_index(*scope)].clone()))
-            }
+            ExprKind::Store(scope) => Ok(self.stores.whole(*scope)),
             ExprKind::StoreItem(scope, key) => self.store_item(*scope, key),
             ExprKind::List(items) => self.list(items),
             ExprKind::Map(entries) => self.map(entries),
@@ -67,9 +65,7 @@ impl<'t> Renderer<'t> {
     fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
         let k = self.eval(key)?;
         match k.as_str() {
-            Some(k) => {
-                Ok(self.stores[super::scope_index(scope)].get(k).cloned().unwrap_or_default())
-            }
+            Some(k) => Ok(self.stores.get(scope, k)),
             None => Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("a variable name must be a string, not {}", k.kind().as_str()),
@@ -273,10 +269,24 @@ impl<'t> Renderer<'t> {
                 Ok(self.current_loop().map(|l| l.cycle(&args.positional)).unwrap_or_default())
             }
             ExprKind::Name(name) => {
-                let value = self.lookup(name);
+                let value = match self.resolve(name) {
+                    Resolved::Macro(def) => {
+                        let args = self.eval_args(args)?;
+                        return self.call_macro(def, args, span);
+                    }
+                    Resolved::Value(value) => value,
+                    Resolved::State if self.env.function(name).is_some() => {
+                        return self.call_function(name, callee, args, span);
+                    }
+                    Resolved::State => self.lookup(name),
+                };
                 match value.0 {
                     Repr::Macro(_) => self.call_value(&value, args, span),
-                    Repr::Undefined => self.call_function(name, callee, args, span),
+                    Repr::Undefined => Err(self.error(
+                        ErrorKind::UnknownFunction,
+                        format!("unknown function `{name}`: no macro or function has this name"),
+                        callee.span,
+                    )),
                     _ => Err(self.error(
                         ErrorKind::InvalidOperation,
                         format!("`{name}` is {}, not a macro or function", describe(&value)),
@@ -307,7 +317,7 @@ impl<'t> Renderer<'t> {
         let Some(function) = self.env.function(name) else {
             return Err(self.error(
                 ErrorKind::UnknownFunction,
-                format!("unknown function `{name}`: no macro or function has this name"),
+                format!("unknown function `{name}`"),
                 callee.span,
             ));
         };
@@ -337,7 +347,7 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         };
-        let Some(def) = self.macros.get(&**name).copied() else {
+        let Some(def) = self.find_macro(name) else {
             return Err(self.error(
                 ErrorKind::UnknownFunction,
                 format!("unknown macro `{name}`"),

@@ -10,12 +10,13 @@
 mod expr;
 pub(crate) mod ops;
 mod scope;
+mod stores;
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::context::{Context, Effect, Rendered, Scope, Store, StoreWrite};
+use crate::context::{Context, Effect, Rendered, Scope};
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
@@ -23,10 +24,11 @@ use crate::random::Draws;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{EffectKind, Expr, ForLoop, MacroDef, Node, Target, TargetName};
-use crate::value::{Repr, Value, ValueMap};
+use crate::value::{Repr, Value};
 
 pub(crate) use expr::get_item;
 use scope::{Frame, LoopState};
+use stores::Stores;
 
 /// How deep the evaluator itself may recurse (expressions, blocks and
 /// macro bodies together), whatever the other limits say: a guard for the
@@ -38,22 +40,18 @@ pub(crate) fn render<'t>(
     env: &'t Environment,
     source: &'t str,
     body: &'t [Node<'t>],
-    context: &Context,
+    context: &'t Context,
     seed: u64,
 ) -> Result<Rendered, Error> {
-    let store = |s: &Store| -> ValueMap {
-        s.iter().map(|(k, v)| (Arc::from(k.as_str()), Value::from_json(v))).collect()
-    };
     let mut renderer = Renderer {
         env,
         limits: env.limits(),
         source,
-        stores: [store(&context.state), store(&context.local), store(&context.global)],
-        writes: Vec::new(),
+        stores: Stores::new(context),
         effects: Vec::new(),
         out: String::new(),
         frames: Vec::new(),
-        macros: HashMap::new(),
+        macros: Vec::new(),
         fuel: env.limits().fuel,
         macro_depth: 0,
         depth: 0,
@@ -68,26 +66,17 @@ pub(crate) struct Renderer<'t> {
     env: &'t Environment,
     limits: &'t Limits,
     source: &'t str,
-    /// State, local, global (indexed by [`Scope`]).
-    stores: [ValueMap; 3],
-    writes: Vec<(Scope, Arc<str>, Value)>,
+    stores: Stores<'t>,
     effects: Vec<Effect>,
     out: String,
     frames: Vec<Frame<'t>>,
-    macros: HashMap<&'t str, &'t MacroDef<'t>>,
+    /// Macros defined so far (a later definition replaces an earlier one).
+    macros: Vec<&'t MacroDef<'t>>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
     draws: Draws,
     stack: StackBudget,
-}
-
-fn scope_index(scope: Scope) -> usize {
-    match scope {
-        Scope::State => 0,
-        Scope::Local => 1,
-        Scope::Global => 2,
-    }
 }
 
 impl<'t> Renderer<'t> {
@@ -194,10 +183,13 @@ impl<'t> Renderer<'t> {
             }
             Node::SetBlock { target, body, span } => {
                 let captured = self.capture(body, *span)?;
-                self.assign(target, Value::string(captured), *span)
+                self.assign(target, captured, *span)
             }
             Node::Macro(def) => {
-                self.macros.insert(def.name, def);
+                match self.macros.iter_mut().find(|m| m.name == def.name) {
+                    Some(slot) => *slot = def,
+                    None => self.macros.push(def),
+                }
                 Ok(())
             }
             Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
@@ -284,11 +276,13 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    /// Renders `nodes` into a string of their own.
-    fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<String, Error> {
+    /// Renders `nodes` into a string value of their own.
+    fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<Value, Error> {
         let mark = self.out.len();
         self.exec_block(nodes, span)?;
-        Ok(self.out.split_off(mark))
+        let captured = Value(Repr::Str(Arc::from(&self.out[mark..])));
+        self.out.truncate(mark);
+        Ok(captured)
     }
 
     /// A `chance` probability: a number or numeric string, clamped to [0, 1].
@@ -399,12 +393,12 @@ impl<'t> Renderer<'t> {
 
     /// Writes `value` into a store, recording the write.
     fn assign(&mut self, target: &'t Target<'t>, value: Value, span: Span) -> Result<(), Error> {
-        let name: Arc<str> = match &target.name {
-            TargetName::Static(name) => Arc::from(&**name),
+        let name: Cow<'t, str> = match &target.name {
+            TargetName::Static(name) => Cow::Borrowed(&**name),
             TargetName::Computed(e) => {
                 let key = self.eval(e)?;
                 match key.0 {
-                    Repr::Str(s) => s,
+                    Repr::Str(s) => Cow::Owned(s.to_string()),
                     _ => {
                         return Err(self.error(
                             ErrorKind::InvalidOperation,
@@ -430,32 +424,13 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
-        self.stores[scope_index(target.scope)].insert(name.clone(), value.clone());
-        self.writes.push((target.scope, name, value));
+        self.stores.set(target.scope, name, value);
         Ok(())
     }
 
     fn finish(self) -> Result<Rendered, Error> {
-        let json = |v: &Value| v.to_json().unwrap_or(serde_json::Value::Null);
-        let store =
-            |m: &ValueMap| -> Store { m.iter().map(|(k, v)| (k.to_string(), json(v))).collect() };
-        let [state, local, global] = &self.stores;
-        Ok(Rendered {
-            state: store(state),
-            local: store(local),
-            global: store(global),
-            writes: self
-                .writes
-                .iter()
-                .map(|(scope, name, value)| StoreWrite {
-                    scope: *scope,
-                    name: name.to_string(),
-                    value: json(value),
-                })
-                .collect(),
-            effects: self.effects,
-            output: self.out,
-        })
+        let ([state, local, global], writes) = self.stores.finish();
+        Ok(Rendered { output: self.out, state, local, global, writes, effects: self.effects })
     }
 
     /// Calls the macro `def` with evaluated arguments.
@@ -475,53 +450,77 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
-        let names: Vec<&str> = def.params.iter().map(|(p, _)| *p).collect();
-        let bound =
-            args.bind_names(&format!("macro `{}`", def.name), &names).map_err(self.locate(span))?;
-        let given: Vec<bool> = bound.iter().map(Option::is_some).collect();
-        let params = names.iter().zip(bound).map(|(n, v)| (*n, v.unwrap_or_default())).collect();
+        let names = def.params.iter().map(|(p, _)| *p);
+        let bound = args
+            .bind_names(&|| format!("macro `{}`", def.name), names)
+            .map_err(self.locate(span))?;
+        // Parameters left out that have a default (evaluated below).
+        let mut defaults = Vec::new();
+        let params = def
+            .params
+            .iter()
+            .zip(bound)
+            .enumerate()
+            .map(|(index, ((name, default), value))| {
+                if let (None, Some(default)) = (&value, default) {
+                    defaults.push((index, default));
+                }
+                (*name, value.unwrap_or_default())
+            })
+            .collect();
         self.frames.push(Frame::Macro(params));
         // Defaults are evaluated at call time, seeing the earlier parameters.
-        for (index, (_, default)) in def.params.iter().enumerate() {
-            if let (false, Some(default)) = (given[index], default) {
-                let value = self.eval(default)?;
-                if let Some(Frame::Macro(params)) = self.frames.last_mut() {
-                    params[index].1 = value;
-                }
+        for (index, default) in defaults {
+            let value = self.eval(default)?;
+            if let Some(Frame::Macro(params)) = self.frames.last_mut() {
+                params[index].1 = value;
             }
         }
         self.macro_depth += 1;
         let output = self.capture(&def.body, span)?;
         self.macro_depth -= 1;
         self.frames.pop();
-        Ok(Value::string(output))
+        Ok(output)
     }
 
     /// Resolves a bare name: loop variables and `loop`, macro parameters,
     /// macros, then the state store; undefined otherwise.
-    fn lookup(&self, name: &str) -> Value {
+    fn lookup(&mut self, name: &str) -> Value {
+        match self.resolve(name) {
+            Resolved::Value(value) => value,
+            Resolved::Macro(def) => Value(Repr::Macro(Arc::from(def.name))),
+            Resolved::State => self.stores.get(Scope::State, name),
+        }
+    }
+
+    /// Where a bare name lives, without converting anything.
+    fn resolve(&self, name: &str) -> Resolved<'t> {
         for frame in self.frames.iter().rev() {
             match frame {
                 Frame::Loop(state) => {
                     if let Some(i) = state.targets.iter().position(|t| *t == name) {
-                        return state.values.get(i).cloned().unwrap_or_default();
+                        return Resolved::Value(state.values.get(i).cloned().unwrap_or_default());
                     }
                     if name == "loop" {
-                        return state.to_value();
+                        return Resolved::Value(state.to_value());
                     }
                 }
                 Frame::Macro(params) => {
                     if let Some((_, value)) = params.iter().find(|(p, _)| *p == name) {
-                        return value.clone();
+                        return Resolved::Value(value.clone());
                     }
                     break;
                 }
             }
         }
-        if let Some(def) = self.macros.get(name) {
-            return Value(Repr::Macro(Arc::from(def.name)));
+        match self.find_macro(name) {
+            Some(def) => Resolved::Macro(def),
+            None => Resolved::State,
         }
-        self.stores[0].get(name).cloned().unwrap_or_default()
+    }
+
+    fn find_macro(&self, name: &str) -> Option<&'t MacroDef<'t>> {
+        self.macros.iter().find(|m| m.name == name).copied()
     }
 
     /// The innermost loop visible from here (not across a macro call).
@@ -531,6 +530,15 @@ impl<'t> Renderer<'t> {
             Frame::Macro(_) => None,
         }
     }
+}
+
+/// What a bare name refers to.
+enum Resolved<'t> {
+    /// A loop variable, `loop`, or a macro parameter.
+    Value(Value),
+    Macro(&'t MacroDef<'t>),
+    /// Not bound here: read the state store.
+    State,
 }
 
 /// The loop frame is pushed just before and popped just after its body;
