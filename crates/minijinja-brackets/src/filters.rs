@@ -5,6 +5,7 @@
 //! with [`Args::bind`] so arity errors read the same everywhere. Filters
 //! accept undefined values leniently (`upper` gives `""`, `length` 0).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -96,8 +97,11 @@ fn invalid(message: impl Into<std::string::String>) -> Error {
 }
 
 /// The value's text, as printed (undefined and none give `""`).
-fn text(value: &Value) -> std::string::String {
-    value.to_string()
+fn text(value: &Value) -> Cow<'_, str> {
+    match &value.0 {
+        Repr::Str(s) => Cow::Borrowed(s),
+        _ => Cow::Owned(value.to_string()),
+    }
 }
 
 /// The items of a list, the characters of a string, the keys of a map;
@@ -206,10 +210,15 @@ pub(crate) fn apply(
         F::Trim => {
             let [chars] = args.bind("filter `trim`", ["chars"])?;
             let t = text(&value);
-            Ok(Value::str(match str_arg(&chars, "trim", "chars")? {
+            let trimmed = match str_arg(&chars, "trim", "chars")? {
                 Some(set) => t.trim_matches(|c| set.contains(c)),
                 None => t.trim(),
-            }))
+            };
+            if trimmed.len() == t.len() && value.as_str().is_some() {
+                // Nothing to trim: share the string instead of copying it.
+                return Ok(value.clone());
+            }
+            Ok(Value::str(trimmed))
         }
         F::Wrap => {
             let [before, after] = args.bind("filter `wrap`", ["before", "after"])?;
@@ -402,7 +411,7 @@ pub(crate) fn apply(
             args.bind("filter `string`", [])?;
             Ok(match value.0 {
                 Repr::Str(_) => value,
-                _ => Value::string(text(&value)),
+                _ => Value::string(text(&value).into_owned()),
             })
         }
         F::Bool => {
@@ -511,7 +520,7 @@ pub(crate) fn apply(
             let t = text(&value);
             let count = t.chars().count();
             if count <= length.saturating_add(leeway) {
-                return Ok(Value::string(t));
+                return Ok(Value::string(t.into_owned()));
             }
             let keep = length.saturating_sub(end.chars().count());
             let cut: std::string::String = t.chars().take(keep).collect();

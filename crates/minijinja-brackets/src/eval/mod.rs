@@ -49,7 +49,7 @@ pub(crate) fn render<'t>(
         source,
         stores: Stores::new(context),
         effects: Vec::new(),
-        out: String::new(),
+        out: String::with_capacity(source.len()),
         frames: Vec::new(),
         macros: Vec::new(),
         fuel: env.limits().fuel,
@@ -120,13 +120,17 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
+    fn output_limit(&self, span: Span) -> Error {
+        self.error(
+            ErrorKind::OutputLimit,
+            format!("the output would exceed the limit of {} bytes", self.limits.output_limit),
+            span,
+        )
+    }
+
     fn write(&mut self, text: &str, span: Span) -> Result<(), Error> {
         if self.out.len() + text.len() > self.limits.output_limit {
-            return Err(self.error(
-                ErrorKind::OutputLimit,
-                format!("the output would exceed the limit of {} bytes", self.limits.output_limit),
-                span,
-            ));
+            return Err(self.output_limit(span));
         }
         self.out.push_str(text);
         Ok(())
@@ -142,9 +146,11 @@ impl<'t> Renderer<'t> {
             )),
             Repr::Undefined | Repr::None => Ok(()),
             _ => {
-                let mut text = String::new();
-                let _ = write!(text, "{value}");
-                self.write(&text, span)
+                let _ = write!(self.out, "{value}");
+                if self.out.len() > self.limits.output_limit {
+                    return Err(self.output_limit(span));
+                }
+                Ok(())
             }
         }
     }

@@ -14,7 +14,7 @@ use std::cell::Cell;
 use nom::bytes::complete::{tag, take_while};
 use nom::character::complete::{char, multispace0, one_of, satisfy};
 use nom::combinator::{not, opt, recognize};
-use nom::error::ParseError;
+use nom::error::{ErrorKind as NomKind, ParseError};
 use nom::sequence::{pair, preceded, terminated};
 use nom::{IResult, Offset, Parser as _};
 
@@ -334,10 +334,15 @@ impl<'a> Grammar<'a, '_> {
     /// Prefix `-` and `+`, binding tighter than `**`: `-2 ** 2` is 4.
     fn unary(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
         let (start, _) = multispace0(i)?;
-        let negate = terminated(sym("-"), not(char('>'))).map(|_| true);
-        let plus = sym("+").map(|_| false);
-        match peek_ok(nom::branch::alt((negate, plus)), start)? {
-            Some((i, negative)) => {
+        let bytes = start.as_bytes();
+        let sign_op = match (bytes.first(), bytes.get(1)) {
+            (Some(b'-'), next) if next != Some(&b'>') => Some(true),
+            (Some(b'+'), _) => Some(false),
+            _ => None,
+        };
+        match sign_op {
+            Some(negative) => {
+                let i = &start[1..];
                 self.enter(i)?;
                 let (i, e) = self.unary(i)?;
                 self.leave(1);
@@ -381,25 +386,24 @@ impl<'a> Grammar<'a, '_> {
         i: &'a str,
         filtering: bool,
     ) -> PResult<'a, Result<ExprKind<'a>, Expr<'a>>> {
-        if !filtering {
-            if let Some((j, _)) = peek_ok(terminated(sym("."), not(char('.'))), i)? {
-                return self.member(e, j).map(|(j, kind)| (j, Ok(kind)));
+        let (j, _) = multispace0(i)?;
+        let bytes = j.as_bytes();
+        match (bytes.first(), bytes.get(1)) {
+            (Some(b'.'), next) if !filtering && next != Some(&b'.') => {
+                self.member(e, &j[1..]).map(|(j, kind)| (j, Ok(kind)))
             }
-            if let Some((j, _)) = peek_ok(sym("["), i)? {
-                return self.subscript(e, j).map(|(j, kind)| (j, Ok(kind)));
+            (Some(b'['), _) if !filtering => self.subscript(e, &j[1..]).map(|(j, kind)| (j, Ok(kind))),
+            (Some(b'('), _) if !filtering => {
+                let (j, args) = self.call_args(&j[1..])?;
+                Ok((j, Ok(ExprKind::Call(Box::new(e), args))))
             }
-            if let Some((j, _)) = peek_ok(sym("("), i)? {
-                let (j, args) = self.call_args(j)?;
-                return Ok((j, Ok(ExprKind::Call(Box::new(e), args))));
-            }
+            (Some(b'-'), Some(b'>')) => self.filter(e, &j[2..]).map(|(j, kind)| (j, Ok(kind))),
+            (Some(b'i'), Some(b's')) => match peek_ok(kw("is"), j)? {
+                Some((j, _)) => self.test(e, j).map(|(j, kind)| (j, Ok(kind))),
+                None => Ok((i, Err(e))),
+            },
+            _ => Ok((i, Err(e))),
         }
-        if let Some((j, _)) = peek_ok(sym("->"), i)? {
-            return self.filter(e, j).map(|(j, kind)| (j, Ok(kind)));
-        }
-        if let Some((j, _)) = peek_ok(kw("is"), i)? {
-            return self.test(e, j).map(|(j, kind)| (j, Ok(kind)));
-        }
-        Ok((i, Err(e)))
     }
 
     /// After `.`: an attribute name, or digits for an index (`pair.0`).
@@ -822,35 +826,42 @@ enum Op {
 }
 
 /// The binary operator at `i` and its precedence level (see
-/// [`Grammar::operators`]); longest spellings first.
+/// [`Grammar::operators`]). Dispatches on the first byte, so the common
+/// case (no operator) costs one whitespace skip and one comparison.
 fn binary_op(i: &str) -> PResult<'_, (Op, u8)> {
+    let (i, _) = multispace0(i)?;
     let cmp = |op| (Op::Compare(op), 4);
     let bin = |op, level| (Op::Binary(op), level);
-    nom::branch::alt((
-        nom::branch::alt((
-            sym("==").map(move |_| cmp(CmpOp::Eq)),
-            sym("!=").map(move |_| cmp(CmpOp::Ne)),
-            sym("<=").map(move |_| cmp(CmpOp::Le)),
-            sym(">=").map(move |_| cmp(CmpOp::Ge)),
-            sym("<").map(move |_| cmp(CmpOp::Lt)),
-            sym(">").map(move |_| cmp(CmpOp::Gt)),
-            kw("in").map(move |_| cmp(CmpOp::In)),
-            pair(kw("not"), kw("in")).map(move |_| cmp(CmpOp::NotIn)),
-            kw("or").map(|_| (Op::Or, 1)),
-            kw("and").map(|_| (Op::And, 2)),
-        )),
-        nom::branch::alt((
-            sym("+").map(move |_| bin(BinOp::Add, 5)),
-            terminated(sym("-"), not(char('>'))).map(move |_| bin(BinOp::Sub, 5)),
-            sym("~").map(move |_| bin(BinOp::Concat, 6)),
-            sym("//").map(move |_| bin(BinOp::FloorDiv, 7)),
-            sym("/").map(move |_| bin(BinOp::Div, 7)),
-            sym("**").map(move |_| bin(BinOp::Pow, 8)),
-            sym("*").map(move |_| bin(BinOp::Mul, 7)),
-            sym("%").map(move |_| bin(BinOp::Rem, 7)),
-        )),
-    ))
-    .parse(i)
+    let bytes = i.as_bytes();
+    let (len, op) = match (bytes.first(), bytes.get(1)) {
+        (Some(b'='), Some(b'=')) => (2, cmp(CmpOp::Eq)),
+        (Some(b'!'), Some(b'=')) => (2, cmp(CmpOp::Ne)),
+        (Some(b'<'), Some(b'=')) => (2, cmp(CmpOp::Le)),
+        (Some(b'<'), _) => (1, cmp(CmpOp::Lt)),
+        (Some(b'>'), Some(b'=')) => (2, cmp(CmpOp::Ge)),
+        (Some(b'>'), _) => (1, cmp(CmpOp::Gt)),
+        (Some(b'+'), _) => (1, bin(BinOp::Add, 5)),
+        // `->` is a filter, not a minus.
+        (Some(b'-'), Some(b'>')) => return Err(nom::Err::Error(PErr::from_error_kind(i, NomKind::Tag))),
+        (Some(b'-'), _) => (1, bin(BinOp::Sub, 5)),
+        (Some(b'~'), _) => (1, bin(BinOp::Concat, 6)),
+        (Some(b'/'), Some(b'/')) => (2, bin(BinOp::FloorDiv, 7)),
+        (Some(b'/'), _) => (1, bin(BinOp::Div, 7)),
+        (Some(b'*'), Some(b'*')) => (2, bin(BinOp::Pow, 8)),
+        (Some(b'*'), _) => (1, bin(BinOp::Mul, 7)),
+        (Some(b'%'), _) => (1, bin(BinOp::Rem, 7)),
+        (Some(b'i' | b'n' | b'o' | b'a'), _) => {
+            return nom::branch::alt((
+                kw("in").map(move |_| cmp(CmpOp::In)),
+                pair(kw("not"), kw("in")).map(move |_| cmp(CmpOp::NotIn)),
+                kw("or").map(|_| (Op::Or, 1)),
+                kw("and").map(|_| (Op::And, 2)),
+            ))
+            .parse(i);
+        }
+        _ => return Err(nom::Err::Error(PErr::from_error_kind(i, NomKind::Tag))),
+    };
+    Ok((&i[len..], op))
 }
 
 // Statements.
