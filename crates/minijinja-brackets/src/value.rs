@@ -184,6 +184,8 @@ impl Value {
     /// The item under `key`, when the value is a map holding it.
     pub fn get(&self, key: &str) -> Option<&Value> {
         match &self.0 {
+            // Small maps (most template data) are faster to scan than hash.
+            Repr::Map(m) if m.len() <= 8 => m.iter().find(|(k, _)| &***k == key).map(|(_, v)| v),
             Repr::Map(m) => m.get(key),
             _ => None,
         }

@@ -107,6 +107,14 @@ impl<'t> Renderer<'t> {
         {
             return Ok(state.attr(name));
         }
+        // `name.attr` on a state variable reads through without cloning it.
+        if let ExprKind::Name(var) = base.kind
+            && let Resolved::State = self.resolve(var)
+        {
+            self.spend(1, base.span)?;
+            let found = self.stores.get_ref(Scope::State, var).and_then(|v| v.get(name));
+            return Ok(found.cloned().unwrap_or_default());
+        }
         let value = self.eval(base)?;
         Ok(value.get(name).cloned().unwrap_or_default())
     }

@@ -6,18 +6,65 @@
 //! it is read, and only written names are converted back to JSON.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::Arc;
-
-use indexmap::IndexMap;
 
 use crate::context::{Context, Scope, Store, StoreWrite};
 use crate::value::{Value, ValueMap};
 
-/// One store: the context's JSON, and the values read or written so far.
+/// One store: the context's JSON, and the values read or written so far,
+/// in the order first read or written.
+///
+/// Templates touch few names, so lookups scan the list; past
+/// [`SMALL`] names a hash index takes over.
 #[derive(Debug)]
 struct Layer<'t> {
     input: &'t Store,
-    values: IndexMap<Cow<'t, str>, Value>,
+    values: Vec<(Cow<'t, str>, Value)>,
+    index: HashMap<Cow<'t, str>, usize>,
+}
+
+/// How many names a layer scans before it switches to its hash index.
+const SMALL: usize = 16;
+
+impl<'t> Layer<'t> {
+    fn position(&self, name: &str) -> Option<usize> {
+        if self.values.len() <= SMALL {
+            self.values.iter().position(|(key, _)| key == name)
+        } else {
+            self.index.get(name).copied()
+        }
+    }
+
+    fn insert(&mut self, name: Cow<'t, str>, value: Value) -> usize {
+        if let Some(at) = self.position(&name) {
+            self.values[at].1 = value;
+            return at;
+        }
+        self.values.push((name, value));
+        let at = self.values.len() - 1;
+        if self.values.len() > SMALL {
+            if self.index.is_empty() {
+                self.index =
+                    self.values.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
+            } else {
+                self.index.insert(self.values[at].0.clone(), at);
+            }
+        }
+        at
+    }
+
+    /// The value of `name`, converted from the input on first read.
+    fn get(&mut self, name: &str) -> Option<&Value> {
+        let at = match self.position(name) {
+            Some(at) => at,
+            None => {
+                let (key, json) = self.input.get_key_value(name)?;
+                self.insert(Cow::Borrowed(key.as_str()), Value::from_json(json))
+            }
+        };
+        Some(&self.values[at].1)
+    }
 }
 
 #[derive(Debug)]
@@ -36,7 +83,7 @@ fn index(scope: Scope) -> usize {
 
 impl<'t> Stores<'t> {
     pub(crate) fn new(context: &'t Context) -> Stores<'t> {
-        let layer = |input| Layer { input, values: IndexMap::new() };
+        let layer = |input| Layer { input, values: Vec::new(), index: HashMap::new() };
         Stores {
             layers: [layer(&context.state), layer(&context.local), layer(&context.global)],
             writes: Vec::new(),
@@ -45,23 +92,17 @@ impl<'t> Stores<'t> {
 
     /// The variable `name` of `scope`; undefined when it is not set.
     pub(crate) fn get(&mut self, scope: Scope, name: &str) -> Value {
-        let layer = &mut self.layers[index(scope)];
-        if let Some(value) = layer.values.get(name) {
-            return value.clone();
-        }
-        match layer.input.get_key_value(name) {
-            Some((key, json)) => {
-                let value = Value::from_json(json);
-                layer.values.insert(Cow::Borrowed(key.as_str()), value.clone());
-                value
-            }
-            None => Value::UNDEFINED,
-        }
+        self.get_ref(scope, name).cloned().unwrap_or_default()
+    }
+
+    /// The variable `name` of `scope` by reference, when it is set.
+    pub(crate) fn get_ref(&mut self, scope: Scope, name: &str) -> Option<&Value> {
+        self.layers[index(scope)].get(name)
     }
 
     /// Sets a variable and records the write.
     pub(crate) fn set(&mut self, scope: Scope, name: Cow<'t, str>, value: Value) {
-        self.layers[index(scope)].values.insert(name.clone(), value.clone());
+        self.layers[index(scope)].insert(name.clone(), value.clone());
         self.writes.push((scope, name, value));
     }
 

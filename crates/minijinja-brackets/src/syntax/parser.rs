@@ -392,7 +392,9 @@ impl<'a> Grammar<'a, '_> {
             (Some(b'.'), next) if !filtering && next != Some(&b'.') => {
                 self.member(e, &j[1..]).map(|(j, kind)| (j, Ok(kind)))
             }
-            (Some(b'['), _) if !filtering => self.subscript(e, &j[1..]).map(|(j, kind)| (j, Ok(kind))),
+            (Some(b'['), _) if !filtering => {
+                self.subscript(e, &j[1..]).map(|(j, kind)| (j, Ok(kind)))
+            }
             (Some(b'('), _) if !filtering => {
                 let (j, args) = self.call_args(&j[1..])?;
                 Ok((j, Ok(ExprKind::Call(Box::new(e), args))))
@@ -842,7 +844,9 @@ fn binary_op(i: &str) -> PResult<'_, (Op, u8)> {
         (Some(b'>'), _) => (1, cmp(CmpOp::Gt)),
         (Some(b'+'), _) => (1, bin(BinOp::Add, 5)),
         // `->` is a filter, not a minus.
-        (Some(b'-'), Some(b'>')) => return Err(nom::Err::Error(PErr::from_error_kind(i, NomKind::Tag))),
+        (Some(b'-'), Some(b'>')) => {
+            return Err(nom::Err::Error(PErr::from_error_kind(i, NomKind::Tag)));
+        }
         (Some(b'-'), _) => (1, bin(BinOp::Sub, 5)),
         (Some(b'~'), _) => (1, bin(BinOp::Concat, 6)),
         (Some(b'/'), Some(b'/')) => (2, bin(BinOp::FloorDiv, 7)),
