@@ -103,3 +103,8 @@ mod syntax;
 mod template;
 mod tests;
 mod value;
+
+/// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
