@@ -161,9 +161,7 @@ impl<'t> Renderer<'t> {
                 }
             }
         };
-        let result = result.map_err(self.locate(span))?;
-        self.charge_size(&result, span)?;
-        Ok(result)
+        self.settle(result, span)
     }
 
     fn test(
@@ -202,9 +200,8 @@ impl<'t> Renderer<'t> {
                 ));
             }
         }
-        let result = ops::binary(op, &left, &right, self.limits).map_err(self.locate(span))?;
-        self.charge_size(&result, span)?;
-        Ok(result)
+        let result = ops::binary(op, &left, &right, self.limits);
+        self.settle(result, span)
     }
 
     /// `a op1 b op2 c ...`: every comparison must hold; stops at the first
@@ -236,6 +233,14 @@ impl<'t> Renderer<'t> {
             op.symbol()
         );
         self.error(ErrorKind::InvalidOperation, message, side.span)
+    }
+
+    /// The result of an operator, filter or function: placed at `span` when
+    /// it failed, charged by size when it succeeded.
+    fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
+        let value = result.map_err(self.locate(span))?;
+        self.charge_size(&value, span)?;
+        Ok(value)
     }
 
     /// Large strings and lists cost fuel in proportion to their size.
@@ -337,9 +342,7 @@ impl<'t> Renderer<'t> {
                 Err(crate::arguments::bad(format!("function `{name}` takes no keyword arguments")))
             }
         };
-        let result = result.map_err(self.locate(span))?;
-        self.charge_size(&result, span)?;
-        Ok(result)
+        self.settle(result, span)
     }
 
     fn call_value(

@@ -1026,6 +1026,9 @@ pub(crate) struct TemplateParser<'a, 'e> {
 /// How a block body ended: the closing statement and its span.
 type Closing<'a> = Option<(Stmt<'a>, Span)>;
 
+/// Conditional branches (head expression and body) and the `else` body.
+type Branches<'a> = (Vec<(Expr<'a>, Vec<Node<'a>>)>, Vec<Node<'a>>);
+
 impl<'a, 'e> TemplateParser<'a, 'e> {
     pub(crate) fn new(source: &'a str, env: &'e Environment) -> TemplateParser<'a, 'e> {
         let limits = env.limits();
@@ -1104,39 +1107,12 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
         self.grammar.enter(tag).map_err(|e| self.error(e, tag))?;
         let node = match stmt {
             Stmt::If(cond) => {
-                let mut branches = Vec::new();
-                let mut cond = cond;
-                loop {
-                    let (body, closing) =
-                        self.closed_body(&["elif", "else", "endif"], "if", span)?;
-                    branches.push((cond, body));
-                    match closing {
-                        Stmt::Elif(next) => cond = next,
-                        Stmt::Else => {
-                            let (otherwise, _) = self.closed_body(&["endif"], "if", span)?;
-                            break Node::If { branches, otherwise };
-                        }
-                        _ => break Node::If { branches, otherwise: Vec::new() },
-                    }
-                }
+                let (branches, otherwise) = self.branches(cond, "if", "endif", span)?;
+                Node::If { branches, otherwise }
             }
             Stmt::Chance(p) => {
-                let mut branches = Vec::new();
-                let mut p = p;
-                loop {
-                    let (body, closing) =
-                        self.closed_body(&["elif", "else", "endchance"], "chance", span)?;
-                    branches.push((p, body));
-                    match closing {
-                        Stmt::Elif(next) => p = next,
-                        Stmt::Else => {
-                            let (otherwise, _) =
-                                self.closed_body(&["endchance"], "chance", span)?;
-                            break Node::Chance { branches, otherwise };
-                        }
-                        _ => break Node::Chance { branches, otherwise: Vec::new() },
-                    }
-                }
+                let (branches, otherwise) = self.branches(p, "chance", "endchance", span)?;
+                Node::Chance { branches, otherwise }
             }
             Stmt::For { targets, iterable, filter } => {
                 let (body, closing) = self.closed_body(&["else", "endfor"], "for", span)?;
@@ -1166,6 +1142,31 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
         };
         self.grammar.leave(1);
         Ok(node)
+    }
+
+    /// The bodies of `if` or `chance` (`opener`): one per `elif`, then the
+    /// `else` body (empty without `else`), up to `end`.
+    fn branches(
+        &mut self,
+        first: Expr<'a>,
+        opener: &str,
+        end: &'static str,
+        open: Span,
+    ) -> Result<Branches<'a>, Error> {
+        let mut branches = Vec::new();
+        let mut head = first;
+        loop {
+            let (body, closing) = self.closed_body(&["elif", "else", end], opener, open)?;
+            branches.push((head, body));
+            match closing {
+                Stmt::Elif(next) => head = next,
+                Stmt::Else => {
+                    let (otherwise, _) = self.closed_body(&[end], opener, open)?;
+                    return Ok((branches, otherwise));
+                }
+                _ => return Ok((branches, Vec::new())),
+            }
+        }
     }
 
     /// A block body that must end with one of `ends`; an unclosed block is

@@ -23,29 +23,25 @@ fn prints_the_output_exactly() {
     assert_cmd_snapshot!(render().arg("--seed").arg("1").pass_stdin("Hi [[ 1 + 2 ]]"));
 }
 
+/// The greeting preset with its context and seed 7.
+fn greeting() -> std::process::Command {
+    let mut command = render();
+    command
+        .arg(input("greeting.txt"))
+        .arg("--context")
+        .arg(input("context.json"))
+        .args(["--seed", "7"]);
+    command
+}
+
 #[test]
 fn preset_with_context_and_seed() {
-    assert_cmd_snapshot!(
-        render()
-            .arg(input("greeting.txt"))
-            .arg("--context")
-            .arg(input("context.json"))
-            .arg("--seed")
-            .arg("7")
-    );
+    assert_cmd_snapshot!(greeting());
 }
 
 #[test]
 fn json_has_stores_writes_and_effects() {
-    assert_cmd_snapshot!(
-        render()
-            .arg(input("greeting.txt"))
-            .arg("--context")
-            .arg(input("context.json"))
-            .arg("--seed")
-            .arg("7")
-            .arg("--json")
-    );
+    assert_cmd_snapshot!(greeting().arg("--json"));
 }
 
 #[test]
