@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+use crate::error::{Error, ErrorKind};
+
 /// An insertion-ordered map from string keys to values.
 pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
 
@@ -219,30 +221,46 @@ impl Value {
         }
     }
 
-    /// The value as JSON, or why it cannot be stored: undefined, macros and
-    /// non-finite floats have no JSON form.
-    pub fn to_json(&self) -> Result<serde_json::Value, &'static str> {
+    /// The value as JSON.
+    ///
+    /// # Errors
+    ///
+    /// An `invalid_operation` error when the value (or an item inside it)
+    /// has no JSON form: undefined, a macro, a float that is not finite.
+    pub fn to_json(&self) -> Result<serde_json::Value, Error> {
+        match self.unstorable() {
+            Some(why) => Err(Error::new(ErrorKind::InvalidOperation, why)),
+            None => Ok(self.json()),
+        }
+    }
+
+    /// Why the value cannot be stored as JSON, if it cannot.
+    pub(crate) fn unstorable(&self) -> Option<&'static str> {
+        match &self.0 {
+            Repr::Undefined => Some("an undefined value cannot be stored"),
+            Repr::Macro(_) => Some("a macro cannot be stored"),
+            Repr::Float(x) if !x.is_finite() => Some("a float that is not finite cannot be stored"),
+            Repr::List(items) => items.iter().find_map(Value::unstorable),
+            Repr::Map(map) => map.values().find_map(Value::unstorable),
+            _ => None,
+        }
+    }
+
+    /// The JSON form; values without one (see [`Value::unstorable`]) become
+    /// `null`.
+    pub(crate) fn json(&self) -> serde_json::Value {
         use serde_json::Value as J;
-        Ok(match &self.0 {
-            Repr::Undefined => return Err("an undefined value cannot be stored"),
-            Repr::Macro(_) => return Err("a macro cannot be stored"),
-            Repr::None => J::Null,
+        match &self.0 {
+            Repr::Undefined | Repr::Macro(_) | Repr::None => J::Null,
             Repr::Bool(b) => J::Bool(*b),
             Repr::Int(n) => J::from(*n),
-            Repr::Float(f) => J::Number(
-                serde_json::Number::from_f64(*f)
-                    .ok_or("a float that is not finite cannot be stored")?,
-            ),
+            Repr::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
             Repr::Str(s) => J::String(s.to_string()),
-            Repr::List(items) => {
-                J::Array(items.iter().map(Value::to_json).collect::<Result<_, _>>()?)
+            Repr::List(items) => J::Array(items.iter().map(Value::json).collect()),
+            Repr::Map(map) => {
+                J::Object(map.iter().map(|(k, v)| (k.to_string(), v.json())).collect())
             }
-            Repr::Map(map) => J::Object(
-                map.iter()
-                    .map(|(k, v)| Ok((k.to_string(), v.to_json()?)))
-                    .collect::<Result<_, &'static str>>()?,
-            ),
-        })
+        }
     }
 
     /// Orders two numbers numerically or two strings by code point; `None`
@@ -500,6 +518,8 @@ mod tests {
         let json = serde_json::json!({"z": 1, "a": [2.5, true, null], "m": {"k": "v"}});
         let value = Value::from_json(&json);
         assert_eq!(value.to_json(), Ok(json));
+        let err = Value::from(vec![Value::from(1), Value::UNDEFINED]).to_json().unwrap_err();
+        assert_eq!(err.message(), "an undefined value cannot be stored");
         assert!(Value::UNDEFINED.to_json().is_err());
         assert!(Value::from(f64::INFINITY).to_json().is_err());
     }

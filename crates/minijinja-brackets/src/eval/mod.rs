@@ -418,7 +418,7 @@ impl<'t> Renderer<'t> {
                 }
             }
         };
-        if let Err(why) = check_storable(&value) {
+        if let Some(why) = value.unstorable() {
             let hint = if value.is_undefined() {
                 " (use `-> default(...)` to store a fallback)"
             } else {
@@ -577,17 +577,5 @@ pub(crate) fn describe(value: &Value) -> String {
             format!("{} {value}", value.kind().as_str())
         }
         _ => value.kind().as_str().to_owned(),
-    }
-}
-
-/// Whether a value has a JSON form (so a `set` can persist it).
-fn check_storable(value: &Value) -> Result<(), &'static str> {
-    match &value.0 {
-        Repr::Undefined => Err("an undefined value cannot be stored"),
-        Repr::Macro(_) => Err("a macro cannot be stored"),
-        Repr::Float(x) if !x.is_finite() => Err("a float that is not finite cannot be stored"),
-        Repr::List(items) => items.iter().try_for_each(check_storable),
-        Repr::Map(map) => map.values().try_for_each(check_storable),
-        _ => Ok(()),
     }
 }

@@ -138,7 +138,7 @@ impl<'t> Stores<'t> {
             .map(|(scope, name, value)| StoreWrite {
                 scope,
                 name: name.into_owned(),
-                value: value.to_json().unwrap_or(serde_json::Value::Null),
+                value: value.json(),
             })
             .collect();
         for write in &writes {
