@@ -263,6 +263,22 @@ impl Value {
         }
     }
 
+    /// Whether lists and maps nest more than `limit` levels deep. Visits at
+    /// most `limit` levels; adds the number of items looked at to `visited`
+    /// (callers charge fuel for it).
+    pub(crate) fn nests_deeper_than(&self, limit: usize, visited: &mut usize) -> bool {
+        let deeper = |item: &Value| {
+            *visited += 1;
+            item.nests_deeper_than(limit - 1, visited)
+        };
+        match &self.0 {
+            Repr::List(_) | Repr::Map(_) if limit == 0 => true,
+            Repr::List(items) => items.iter().any(deeper),
+            Repr::Map(map) => map.values().any(deeper),
+            _ => false,
+        }
+    }
+
     /// Orders two numbers numerically or two strings by code point; `None`
     /// for any other pair (and for NaN).
     pub(crate) fn compare(&self, other: &Value) -> Option<Ordering> {

@@ -118,3 +118,32 @@ fn limits_are_configurable() {
     env.set_limits(Limits::default().with_nesting_limit(3));
     assert_eq!(error_kind(&env, "[[ (((1))) ]]"), ErrorKind::SyntaxError);
 }
+
+#[test]
+fn values_cannot_nest_without_bound() {
+    // Printing, comparing and dropping values recurse: building ever deeper
+    // lists or maps in a loop stops with an error, not a stack overflow.
+    let env = Environment::new();
+    for wrap in ["[x]", "{\"a\": x}", "dict(a=x)", "{\"a\": x} -> items", "[x] + [1]"] {
+        let source =
+            format!("[% set x = [] %][% for i in range(100000) %][% set x = {wrap} %][% endfor %]");
+        assert_eq!(error_kind(&env, &source), ErrorKind::InvalidOperation, "{wrap}");
+    }
+    // Nesting within the bound is fine.
+    let ok =
+        "[% set x = [] %][% for i in range(100) %][% set x = [x] %][% endfor %][[ x -> length ]]";
+    assert_eq!(env.render_str(ok, &Context::default(), 0).unwrap().output, "1");
+}
+
+#[test]
+fn scanning_big_values_costs_fuel() {
+    // Each comparison or search scans 100 000 items: the loop cannot run
+    // 100 000 of them on one million units of fuel.
+    let env = Environment::new();
+    for scan in ["big == big", "-1 in big", "big -> length", "big is sequence"] {
+        let source = format!(
+            "[% set big = range(100000) %][% for i in range(100000) %][% if {scan} %][% endif %][% endfor %]"
+        );
+        assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{scan}");
+    }
+}

@@ -1,6 +1,6 @@
 //! Expression evaluation.
 
-use super::{Renderer, Resolved, describe, ops};
+use super::{MAX_VALUE_DEPTH, Renderer, Resolved, describe, ops};
 use crate::arguments::Args;
 use crate::context::Scope;
 use crate::environment::{FilterRef, Function};
@@ -26,10 +26,14 @@ impl<'t> Renderer<'t> {
         match &e.kind {
             ExprKind::Const(value) => Ok(value.clone()),
             ExprKind::Name(name) => Ok(self.lookup(name)),
-            ExprKind::Store(scope) => Ok(self.stores.whole(*scope)),
+            ExprKind::Store(scope) => {
+                let whole = self.stores.whole(*scope);
+                self.charge_size(&whole, span)?;
+                Ok(whole)
+            }
             ExprKind::StoreItem(scope, key) => self.store_item(*scope, key),
-            ExprKind::List(items) => self.list(items),
-            ExprKind::Map(entries) => self.map(entries),
+            ExprKind::List(items) => self.list(items, span),
+            ExprKind::Map(entries) => self.map(entries, span),
             ExprKind::Attr(base, name) => self.attr(base, name),
             ExprKind::Item(base, index) => self.item(base, index, span),
             ExprKind::Slice(slice) => self.slice(slice, span),
@@ -74,15 +78,15 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    fn list(&mut self, items: &'t [Expr<'t>]) -> Result<Value, Error> {
+    fn list(&mut self, items: &'t [Expr<'t>], span: Span) -> Result<Value, Error> {
         let mut values = Vec::with_capacity(items.len());
         for item in items {
             values.push(self.eval(item)?);
         }
-        Ok(Value::list(values))
+        self.check_nesting(Value::list(values), span)
     }
 
-    fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)]) -> Result<Value, Error> {
+    fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)], span: Span) -> Result<Value, Error> {
         let mut map = ValueMap::with_capacity(entries.len());
         for (key, value) in entries {
             let k = self.eval(key)?;
@@ -96,7 +100,7 @@ impl<'t> Renderer<'t> {
             let v = self.eval(value)?;
             map.insert(k, v);
         }
-        Ok(Value::map(map))
+        self.check_nesting(Value::map(map), span)
     }
 
     /// `base.name`; `loop.name` reads the innermost loop directly.
@@ -147,6 +151,7 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let value = self.eval(value)?;
+        self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let result = match call.filter {
             FilterRef::Builtin(filter) => crate::filters::apply(filter, value, args, self.limits),
@@ -171,7 +176,11 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let value = self.eval(value)?;
+        self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
+        for arg in &args.positional {
+            self.charge_size(arg, span)?;
+        }
         let passed = crate::tests::apply(call.test, &value, args).map_err(self.locate(span))?;
         Ok(Value::from(passed != call.negated))
     }
@@ -213,8 +222,11 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let mut left = self.eval(first)?;
+        self.charge_size(&left, span)?;
         for (op, e) in rest {
             let right = self.eval(e)?;
+            // Comparing and searching cost in proportion to the operands.
+            self.charge_size(&right, span)?;
             if !ops::compare(*op, &left, &right).map_err(self.locate(span))? {
                 return Ok(Value::from(false));
             }
@@ -240,10 +252,29 @@ impl<'t> Renderer<'t> {
     fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
         let value = result.map_err(self.locate(span))?;
         self.charge_size(&value, span)?;
+        self.check_nesting(value, span)
+    }
+
+    /// Rejects lists and maps nested deeper than [`MAX_VALUE_DEPTH`]: the
+    /// operations on values (printing, comparing, dropping) recurse, so an
+    /// unbounded `[% set x = [x] %]` loop must not build one. The walk
+    /// costs fuel like the values it visits.
+    fn check_nesting(&mut self, value: Value, span: Span) -> Result<Value, Error> {
+        let mut visited = 0;
+        let deeper = value.nests_deeper_than(MAX_VALUE_DEPTH, &mut visited);
+        self.spend(visited as u64 / 64, span)?;
+        if deeper {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("lists and maps cannot nest more than {MAX_VALUE_DEPTH} levels deep"),
+                span,
+            ));
+        }
         Ok(value)
     }
 
-    /// Large strings and lists cost fuel in proportion to their size.
+    /// Large strings and lists cost fuel in proportion to their size, both
+    /// when built and when an operation scans them.
     fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         let units = match &value.0 {
             Repr::Str(s) => s.len() / 256,

@@ -35,6 +35,10 @@ use stores::Stores;
 /// native stack.
 const MAX_EVAL_DEPTH: usize = 1_000;
 
+/// How deeply lists and maps built by a template may nest (serde_json's own
+/// limit for parsed JSON is 128 too).
+const MAX_VALUE_DEPTH: usize = 128;
+
 /// Renders a compiled template.
 pub(crate) fn render<'t>(
     env: &'t Environment,
