@@ -753,7 +753,8 @@ impl<'a> Grammar<'a, '_> {
                 'b' => out.push('\u{8}'),
                 'f' => out.push('\u{c}'),
                 'x' => {
-                    let Some(n) = rest.get(..2).and_then(|h| u8::from_str_radix(h, 16).ok()) else {
+                    let hex = rest.get(..2).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                    let Some(n) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) else {
                         return syntax(escape, "bad escape: `\\x` needs two hex digits".into());
                     };
                     out.push(char::from(n));
