@@ -158,6 +158,7 @@ pub(crate) struct FilterCall<'a> {
 /// A test resolved when the template was compiled.
 #[derive(Debug)]
 pub(crate) struct TestCall<'a> {
+    pub(crate) name: &'a str,
     pub(crate) test: TestRef,
     pub(crate) negated: bool,
     pub(crate) args: CallArgs<'a>,

@@ -6,6 +6,8 @@
 pub(crate) mod ast;
 pub(crate) mod lexer;
 pub(crate) mod parser;
+#[cfg(test)]
+pub(crate) mod print;
 pub(crate) mod token;
 
 use crate::environment::Environment;
@@ -52,6 +54,51 @@ mod snapshots {
             assert_eq!(failed, expect_error(path), "{}", path.display());
             insta::assert_snapshot!(lines.join("\n"));
         });
+    }
+
+    /// Without spans, which differ between a template and its printed form.
+    fn shape(ast: &super::ast::Template<'_>) -> String {
+        format!("{ast:#?}")
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("span: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Printing a parsed template and parsing it again gives the same tree,
+    /// and rendering the printed text gives the same result.
+    #[test]
+    fn printed_templates_round_trip() {
+        let env = Environment::new();
+        let mut checked = 0;
+        for dir in ["tests/parser-inputs", "tests/inputs"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if expect_error(&path) {
+                    continue;
+                }
+                let input = std::fs::read_to_string(&path).unwrap();
+                let (header, source) = input.split_once("\n---\n").unwrap_or(("{}", &input));
+                let ast = super::parse(source, &env).unwrap();
+                let printed = super::print::print(&ast);
+                let reparsed = super::parse(&printed, &env)
+                    .unwrap_or_else(|e| panic!("{}: {e}\n{printed}", path.display()));
+                let again = super::print::print(&reparsed);
+                assert_eq!(printed, again, "{}", path.display());
+                assert_eq!(shape(&reparsed), shape(&super::parse(&again, &env).unwrap()));
+                let context: crate::Context =
+                    serde_json::from_str(header).unwrap_or_else(|_| crate::Context {
+                        state: serde_json::from_str(header).unwrap(),
+                        ..Default::default()
+                    });
+                let original = env.render_str(source, &context, 3).map_err(|e| e.kind());
+                let from_printed = env.render_str(&printed, &context, 3).map_err(|e| e.kind());
+                assert_eq!(original, from_printed, "{}\n{printed}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 40, "{checked}");
     }
 
     #[test]

@@ -469,7 +469,7 @@ impl<'a> Grammar<'a, '_> {
             return failure(name_start, ErrorKind::UnknownTest, format!("unknown test `{name}`"));
         };
         let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Test(Box::new(e), TestCall { test, negated, args })))
+        Ok((j, ExprKind::Test(Box::new(e), TestCall { name, test, negated, args })))
     }
 
     fn item(&self, e: Expr<'a>, index: Expr<'a>) -> ExprKind<'a> {
