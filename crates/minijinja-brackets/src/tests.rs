@@ -75,7 +75,14 @@ fn integer(value: &Value, test: &str) -> Result<i64, Error> {
 }
 
 /// Runs a built-in test.
-pub(crate) fn apply(test: BuiltinTest, value: &Value, args: Args<'_>) -> Result<bool, Error> {
+/// `name` is the test as the template wrote it (aliases included), for
+/// error messages.
+pub(crate) fn apply(
+    test: BuiltinTest,
+    name: &str,
+    value: &Value,
+    args: Args<'_>,
+) -> Result<bool, Error> {
     use BuiltinTest as T;
     let none = |args: Args<'_>, name: &str| args.bind(&format!("test `{name}`"), []).map(|[]| ());
     let one = |args: Args<'_>, name: &str| -> Result<Value, Error> {
@@ -86,46 +93,43 @@ pub(crate) fn apply(test: BuiltinTest, value: &Value, args: Args<'_>) -> Result<
         Ok(other)
     };
     Ok(match test {
-        T::Defined => none(args, "defined").map(|()| !value.is_undefined())?,
-        T::Undefined => none(args, "undefined").map(|()| value.is_undefined())?,
-        T::None => none(args, "none").map(|()| matches!(value.0, Repr::None))?,
-        T::Number => {
-            none(args, "number").map(|()| matches!(value.0, Repr::Int(_) | Repr::Float(_)))?
-        }
-        T::Integer => none(args, "integer").map(|()| matches!(value.0, Repr::Int(_)))?,
-        T::Float => none(args, "float").map(|()| matches!(value.0, Repr::Float(_)))?,
-        T::String => none(args, "string").map(|()| matches!(value.0, Repr::Str(_)))?,
-        T::Boolean => none(args, "boolean").map(|()| matches!(value.0, Repr::Bool(_)))?,
-        T::True => none(args, "true").map(|()| matches!(value.0, Repr::Bool(true)))?,
-        T::False => none(args, "false").map(|()| matches!(value.0, Repr::Bool(false)))?,
+        T::Defined => none(args, name).map(|()| !value.is_undefined())?,
+        T::Undefined => none(args, name).map(|()| value.is_undefined())?,
+        T::None => none(args, name).map(|()| matches!(value.0, Repr::None))?,
+        T::Number => none(args, name).map(|()| matches!(value.0, Repr::Int(_) | Repr::Float(_)))?,
+        T::Integer => none(args, name).map(|()| matches!(value.0, Repr::Int(_)))?,
+        T::Float => none(args, name).map(|()| matches!(value.0, Repr::Float(_)))?,
+        T::String => none(args, name).map(|()| matches!(value.0, Repr::Str(_)))?,
+        T::Boolean => none(args, name).map(|()| matches!(value.0, Repr::Bool(_)))?,
+        T::True => none(args, name).map(|()| matches!(value.0, Repr::Bool(true)))?,
+        T::False => none(args, name).map(|()| matches!(value.0, Repr::Bool(false)))?,
         T::Sequence => {
-            none(args, "sequence").map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_)))?
+            none(args, name).map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_)))?
         }
-        T::Mapping => none(args, "mapping").map(|()| matches!(value.0, Repr::Map(_)))?,
-        T::Iterable => none(args, "iterable")
+        T::Mapping => none(args, name).map(|()| matches!(value.0, Repr::Map(_)))?,
+        T::Iterable => none(args, name)
             .map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_) | Repr::Map(_)))?,
         T::Odd => {
-            none(args, "odd")?;
-            integer(value, "odd")?.rem_euclid(2) == 1
+            none(args, name)?;
+            integer(value, name)?.rem_euclid(2) == 1
         }
         T::Even => {
-            none(args, "even")?;
-            integer(value, "even")?.rem_euclid(2) == 0
+            none(args, name)?;
+            integer(value, name)?.rem_euclid(2) == 0
         }
         T::DivisibleBy => {
-            let n = integer(&one(args, "divisibleby")?, "divisibleby")?;
+            let n = integer(&one(args, name)?, name)?;
             if n == 0 {
                 return Err(Error::new(
                     ErrorKind::InvalidOperation,
                     "`divisibleby(0)`: division by zero",
                 ));
             }
-            integer(value, "divisibleby")?.checked_rem(n).is_none_or(|r| r == 0)
+            integer(value, name)?.checked_rem(n).is_none_or(|r| r == 0)
         }
-        T::Compare(op) => ops::compare(op, value, &one(args, "eq")?)?,
-        T::In => ops::contains(&one(args, "in")?, value)?,
+        T::Compare(op) => ops::compare(op, value, &one(args, name)?)?,
+        T::In => ops::contains(&one(args, name)?, value)?,
         T::StartingWith | T::EndingWith => {
-            let name = if test == T::StartingWith { "startingwith" } else { "endingwith" };
             let other = one(args, name)?;
             match (value.as_str(), other.as_str()) {
                 (Some(s), Some(affix)) if test == T::StartingWith => s.starts_with(affix),

@@ -181,7 +181,8 @@ impl<'t> Renderer<'t> {
         for arg in &args.positional {
             self.charge_size(arg, span)?;
         }
-        let passed = crate::tests::apply(call.test, &value, args).map_err(self.locate(span))?;
+        let passed =
+            crate::tests::apply(call.test, call.name, &value, args).map_err(self.locate(span))?;
         Ok(Value::from(passed != call.negated))
     }
 
