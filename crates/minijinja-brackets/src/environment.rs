@@ -160,6 +160,17 @@ impl Environment {
         }
     }
 
+    /// A known filter name close to `name`, for "did you mean".
+    pub(crate) fn suggest_filter(&self, name: &str) -> Option<&str> {
+        let builtin = crate::filters::FILTERS.iter().map(|(n, _)| *n);
+        crate::suggest::closest(name, builtin.chain(self.filter_names.keys().map(String::as_str)))
+    }
+
+    /// A known test name close to `name`, for "did you mean".
+    pub(crate) fn suggest_test(&self, name: &str) -> Option<&'static str> {
+        crate::suggest::closest(name, crate::tests::TESTS.iter().map(|(n, _)| *n))
+    }
+
     pub(crate) fn host_filter(&self, index: usize) -> &HostFilter {
         &self.filters[index]
     }

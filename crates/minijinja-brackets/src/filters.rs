@@ -52,43 +52,46 @@ pub(crate) enum BuiltinFilter {
     List,
 }
 
+/// Every built-in filter by name (aliases included).
+pub(crate) const FILTERS: &[(&str, BuiltinFilter)] = &[
+    ("upper", BuiltinFilter::Upper),
+    ("lower", BuiltinFilter::Lower),
+    ("capitalize", BuiltinFilter::Capitalize),
+    ("title", BuiltinFilter::Title),
+    ("trim", BuiltinFilter::Trim),
+    ("wrap", BuiltinFilter::Wrap),
+    ("default", BuiltinFilter::Default),
+    ("d", BuiltinFilter::Default),
+    ("join", BuiltinFilter::Join),
+    ("length", BuiltinFilter::Length),
+    ("count", BuiltinFilter::Length),
+    ("first", BuiltinFilter::First),
+    ("last", BuiltinFilter::Last),
+    ("reverse", BuiltinFilter::Reverse),
+    ("sort", BuiltinFilter::Sort),
+    ("unique", BuiltinFilter::Unique),
+    ("replace", BuiltinFilter::Replace),
+    ("split", BuiltinFilter::Split),
+    ("int", BuiltinFilter::Int),
+    ("float", BuiltinFilter::Float),
+    ("string", BuiltinFilter::String),
+    ("bool", BuiltinFilter::Bool),
+    ("round", BuiltinFilter::Round),
+    ("abs", BuiltinFilter::Abs),
+    ("min", BuiltinFilter::Min),
+    ("max", BuiltinFilter::Max),
+    ("sum", BuiltinFilter::Sum),
+    ("indent", BuiltinFilter::Indent),
+    ("truncate", BuiltinFilter::Truncate),
+    ("wordcount", BuiltinFilter::Wordcount),
+    ("tojson", BuiltinFilter::Tojson),
+    ("items", BuiltinFilter::Items),
+    ("list", BuiltinFilter::List),
+];
+
 impl BuiltinFilter {
     pub(crate) fn lookup(name: &str) -> Option<BuiltinFilter> {
-        use BuiltinFilter::*;
-        Some(match name {
-            "upper" => Upper,
-            "lower" => Lower,
-            "capitalize" => Capitalize,
-            "title" => Title,
-            "trim" => Trim,
-            "wrap" => Wrap,
-            "default" | "d" => Default,
-            "join" => Join,
-            "length" | "count" => Length,
-            "first" => First,
-            "last" => Last,
-            "reverse" => Reverse,
-            "sort" => Sort,
-            "unique" => Unique,
-            "replace" => Replace,
-            "split" => Split,
-            "int" => Int,
-            "float" => Float,
-            "string" => String,
-            "bool" => Bool,
-            "round" => Round,
-            "abs" => Abs,
-            "min" => Min,
-            "max" => Max,
-            "sum" => Sum,
-            "indent" => Indent,
-            "truncate" => Truncate,
-            "wordcount" => Wordcount,
-            "tojson" => Tojson,
-            "items" => Items,
-            "list" => List,
-            _ => return None,
-        })
+        FILTERS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
     }
 }
 

@@ -99,6 +99,7 @@ mod limits;
 mod random;
 mod span;
 mod stack;
+mod suggest;
 mod syntax;
 mod template;
 mod tests;

@@ -31,37 +31,42 @@ pub(crate) enum BuiltinTest {
     EndingWith,
 }
 
+/// Every built-in test by name (aliases included).
+pub(crate) const TESTS: &[(&str, BuiltinTest)] = &[
+    ("defined", BuiltinTest::Defined),
+    ("undefined", BuiltinTest::Undefined),
+    ("none", BuiltinTest::None),
+    ("number", BuiltinTest::Number),
+    ("integer", BuiltinTest::Integer),
+    ("float", BuiltinTest::Float),
+    ("string", BuiltinTest::String),
+    ("boolean", BuiltinTest::Boolean),
+    ("true", BuiltinTest::True),
+    ("false", BuiltinTest::False),
+    ("sequence", BuiltinTest::Sequence),
+    ("mapping", BuiltinTest::Mapping),
+    ("iterable", BuiltinTest::Iterable),
+    ("odd", BuiltinTest::Odd),
+    ("even", BuiltinTest::Even),
+    ("divisibleby", BuiltinTest::DivisibleBy),
+    ("eq", BuiltinTest::Compare(CmpOp::Eq)),
+    ("equalto", BuiltinTest::Compare(CmpOp::Eq)),
+    ("sameas", BuiltinTest::Compare(CmpOp::Eq)),
+    ("ne", BuiltinTest::Compare(CmpOp::Ne)),
+    ("lt", BuiltinTest::Compare(CmpOp::Lt)),
+    ("lessthan", BuiltinTest::Compare(CmpOp::Lt)),
+    ("le", BuiltinTest::Compare(CmpOp::Le)),
+    ("gt", BuiltinTest::Compare(CmpOp::Gt)),
+    ("greaterthan", BuiltinTest::Compare(CmpOp::Gt)),
+    ("ge", BuiltinTest::Compare(CmpOp::Ge)),
+    ("in", BuiltinTest::In),
+    ("startingwith", BuiltinTest::StartingWith),
+    ("endingwith", BuiltinTest::EndingWith),
+];
+
 impl BuiltinTest {
     pub(crate) fn lookup(name: &str) -> Option<BuiltinTest> {
-        use BuiltinTest::*;
-        Some(match name {
-            "defined" => Defined,
-            "undefined" => Undefined,
-            "none" => None,
-            "number" => Number,
-            "integer" => Integer,
-            "float" => Float,
-            "string" => String,
-            "boolean" => Boolean,
-            "true" => True,
-            "false" => False,
-            "sequence" => Sequence,
-            "mapping" => Mapping,
-            "iterable" => Iterable,
-            "odd" => Odd,
-            "even" => Even,
-            "divisibleby" => DivisibleBy,
-            "eq" | "equalto" | "sameas" => Compare(CmpOp::Eq),
-            "ne" => Compare(CmpOp::Ne),
-            "lt" | "lessthan" => Compare(CmpOp::Lt),
-            "le" => Compare(CmpOp::Le),
-            "gt" | "greaterthan" => Compare(CmpOp::Gt),
-            "ge" => Compare(CmpOp::Ge),
-            "in" => In,
-            "startingwith" => StartingWith,
-            "endingwith" => EndingWith,
-            _ => return Option::None,
-        })
+        TESTS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
     }
 }
 

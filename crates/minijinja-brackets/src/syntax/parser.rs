@@ -442,10 +442,15 @@ impl<'a> Grammar<'a, '_> {
             );
         };
         let Some(filter) = self.env.lookup_filter(name) else {
+            let hint = self
+                .env
+                .suggest_filter(name)
+                .map(|n| format!(" (did you mean `{n}`?)"))
+                .unwrap_or_default();
             return failure(
                 name_start,
                 ErrorKind::UnknownFilter,
-                format!("unknown filter `{name}`"),
+                format!("unknown filter `{name}`{hint}"),
             );
         };
         let (j, args) = self.optional_args(j)?;
@@ -466,7 +471,16 @@ impl<'a> Grammar<'a, '_> {
             );
         };
         let Some(test) = self.env.lookup_test(name) else {
-            return failure(name_start, ErrorKind::UnknownTest, format!("unknown test `{name}`"));
+            let hint = self
+                .env
+                .suggest_test(name)
+                .map(|n| format!(" (did you mean `{n}`?)"))
+                .unwrap_or_default();
+            return failure(
+                name_start,
+                ErrorKind::UnknownTest,
+                format!("unknown test `{name}`{hint}"),
+            );
         };
         let (j, args) = self.optional_args(j)?;
         Ok((j, ExprKind::Test(Box::new(e), TestCall { name, test, negated, args })))
