@@ -1,6 +1,8 @@
 //! One module per subcommand. Each defines its clap arguments and an
 //! `execute` that reads its input, calls its crate and writes the result.
 
+mod render;
+
 use clap::Subcommand;
 
 use crate::diagnostic::Diagnostic;
@@ -20,6 +22,8 @@ pub(crate) enum Command {
     Alternate(flip::AlternateArgs),
     /// Split a narrative (or a .lmmlz bundle) into role turns and render them as chat messages.
     Segment(segment::SegmentArgs),
+    /// Render a bracket template ([[ expr ]], [% stmt %], [# comment #]).
+    Render(render::RenderArgs),
 }
 
 /// Runs one subcommand.
@@ -29,5 +33,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Flip(args) => flip::execute(args),
         Command::Alternate(args) => flip::execute_alternate(args),
         Command::Segment(args) => segment::execute(args),
+        Command::Render(args) => render::execute(args),
     }
 }

@@ -4,6 +4,7 @@
 
 mod comments;
 mod flip;
+mod render;
 mod segment;
 mod shell;
 
