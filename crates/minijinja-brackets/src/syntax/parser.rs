@@ -1055,7 +1055,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
             },
-            lexer: Lexer::new(source),
+            lexer: Lexer::new(source, env.whitespace()),
         }
     }
 
