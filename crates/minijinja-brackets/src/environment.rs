@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::filters::BuiltinFilter;
 use crate::functions::BuiltinFunction;
 use crate::limits::Limits;
+use crate::syntax::lexer::Whitespace;
 use crate::template::Template;
 use crate::tests::BuiltinTest;
 use crate::value::Value;
@@ -53,6 +54,7 @@ pub(crate) enum Function<'e> {
 pub struct Environment {
     limits: Limits,
     strict: bool,
+    whitespace: Whitespace,
     filters: Vec<HostFilter>,
     filter_names: HashMap<String, usize>,
     functions: HashMap<String, HostFunction>,
@@ -67,6 +69,7 @@ impl fmt::Debug for Environment {
         f.debug_struct("Environment")
             .field("limits", &self.limits)
             .field("strict", &self.strict)
+            .field("whitespace", &self.whitespace)
             .field("host_filters", &filters)
             .field("host_functions", &functions)
             .finish()
@@ -100,6 +103,23 @@ impl Environment {
     /// undefined prints as nothing and iterates as empty.
     pub fn set_strict(&mut self, strict: bool) {
         self.strict = strict;
+    }
+
+    /// Jinja's `trim_blocks`: the first newline after a statement tag or a
+    /// comment is removed (`+%]` keeps it). Off by default.
+    pub fn set_trim_blocks(&mut self, yes: bool) {
+        self.whitespace.trim_blocks = yes;
+    }
+
+    /// Jinja's `lstrip_blocks`: spaces and tabs from the start of a line up
+    /// to a statement tag or comment are removed (`[%+` keeps them). Off by
+    /// default.
+    pub fn set_lstrip_blocks(&mut self, yes: bool) {
+        self.whitespace.lstrip_blocks = yes;
+    }
+
+    pub(crate) fn whitespace(&self) -> Whitespace {
+        self.whitespace
     }
 
     /// Adds (or replaces) a filter. A host filter named like a built-in one

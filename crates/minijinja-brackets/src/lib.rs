@@ -10,8 +10,10 @@ language is described in the suite's `docs/language.md`.
 # Overview
 
 * [`Environment`] holds the configuration ([`Limits`], strict undefined
-  values) and the filter, test and function registries; hosts add their own
-  filters and functions. [`Environment::compile`] parses a template once.
+  values, Jinja's opt-in `trim_blocks`/`lstrip_blocks`) and the filter, test
+  and function registries; hosts add their own filters and functions.
+  [`Environment::compile`] parses a template once; unknown filters and tests
+  are reported then, with a "did you mean" for typos.
 * [`Template`] is a compiled template; [`Template::render`] takes a
   [`Context`] (the state, local and global stores, each a JSON object) and a
   seed, and returns a [`Rendered`]: the output, the three stores after

@@ -121,3 +121,23 @@ fn unicode_names_work() {
     );
     assert_eq!(rendered.unwrap().output, "Аня 1");
 }
+
+#[test]
+fn jinja_whitespace_modes_are_opt_in() {
+    let source = "<ul>\n  [% for x in xs %]\n  <li>[[ x ]]</li>\n  [% endfor %]\n</ul>\n";
+    let context = context(r#"{"state": {"xs": [1, 2]}}"#);
+    let mut env = Environment::new();
+    let off = env.render_str(source, &context, 0).unwrap().output;
+    assert_eq!(off, "<ul>\n  \n  <li>1</li>\n  \n  <li>2</li>\n  \n</ul>\n");
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    let on = env.render_str(source, &context, 0).unwrap().output;
+    assert_eq!(on, "<ul>\n  <li>1</li>\n  <li>2</li>\n</ul>\n");
+    // `+` opts a tag out; print tags and text after them are never touched.
+    let plus =
+        env.render_str("  [%+ if true %]x[% endif +%]\ny\n  [# c #]\n[[ 1 ]]\n", &context, 0);
+    assert_eq!(plus.unwrap().output, "  x\ny\n1\n");
+    // Indentation after other content on the line is not stripped.
+    let inline = env.render_str("a  [% if true %]b[% endif %]", &context, 0);
+    assert_eq!(inline.unwrap().output, "a  b");
+}

@@ -19,26 +19,91 @@ pub(crate) struct Lexer<'a> {
     source: &'a str,
     /// Where the text not yet lexed starts.
     pos: usize,
-    /// The previous tag ended with `-`: trim the next text's start.
-    trim_next: bool,
+    /// What the previous tag trims from the start of the next text.
+    trim_next: After,
+    whitespace: Whitespace,
     /// A tag found while scanning text, returned after that text.
     pending: Option<(Token<'a>, Span)>,
     /// Set after an error, so that nothing follows it.
     done: bool,
 }
 
+/// The optional Jinja whitespace modes (both off by default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Whitespace {
+    /// Remove the first newline after a statement tag or comment.
+    pub(crate) trim_blocks: bool,
+    /// Remove spaces and tabs between the start of a line and a statement
+    /// tag or comment.
+    pub(crate) lstrip_blocks: bool,
+}
+
+/// What a tag removes from the start of the text after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    Nothing,
+    /// `-]]`, `-%]`, `-#]`: all whitespace.
+    Whitespace,
+    /// `trim_blocks`: one newline.
+    Newline,
+}
+
+/// What a tag removes from the end of the text before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Before {
+    Nothing,
+    /// `[[-`, `[%-`, `[#-`: all whitespace.
+    Whitespace,
+    /// `lstrip_blocks`: the indentation of its line.
+    Indentation,
+}
+
+impl After {
+    fn apply(self, text: &str) -> &str {
+        match self {
+            After::Nothing => text,
+            After::Whitespace => text.trim_start(),
+            After::Newline => {
+                text.strip_prefix("\r\n").or_else(|| text.strip_prefix('\n')).unwrap_or(text)
+            }
+        }
+    }
+}
+
+impl Before {
+    /// `at_line_start`: the text begins a line (so indentation-only text is
+    /// indentation).
+    fn apply(self, text: &str, at_line_start: bool) -> &str {
+        match self {
+            Before::Nothing => text,
+            Before::Whitespace => text.trim_end(),
+            Before::Indentation => {
+                let stripped = text.trim_end_matches([' ', '\t']);
+                let line_start =
+                    if stripped.is_empty() { at_line_start } else { stripped.ends_with('\n') };
+                if line_start { stripped } else { text }
+            }
+        }
+    }
+}
+
 /// Where a tag's closer is, and what follows from it.
 struct Closed {
-    /// One past the body's last byte (before a `-` marker).
+    /// One past the body's last byte (before a `-` or `+` marker).
     body_end: usize,
     /// One past the closer.
     end: usize,
-    trim_after: bool,
+    after: After,
 }
 
 impl<'a> Lexer<'a> {
-    pub(crate) fn new(source: &'a str) -> Lexer<'a> {
-        Lexer { source, pos: 0, trim_next: false, pending: None, done: false }
+    pub(crate) fn new(source: &'a str, whitespace: Whitespace) -> Lexer<'a> {
+        Lexer { source, pos: 0, trim_next: After::Nothing, whitespace, pending: None, done: false }
+    }
+
+    /// What a statement tag or comment ending without a marker trims.
+    fn block_after(&self) -> After {
+        if self.whitespace.trim_blocks { After::Newline } else { After::Nothing }
     }
 
     fn error(&self, message: String, span: Span) -> Error {
@@ -60,14 +125,22 @@ impl<'a> Lexer<'a> {
     }
 
     /// Lexes the tag opening at `open`; `None` for a comment. Returns the
-    /// token, whether it trims the text before it, and moves `pos` past it.
-    fn lex_tag(&mut self, open: usize) -> Result<(Option<(Token<'a>, Span)>, bool), Error> {
+    /// token, what it trims from the text before it, and moves `pos` past it.
+    fn lex_tag(&mut self, open: usize) -> Result<(Option<(Token<'a>, Span)>, Before), Error> {
         let bytes = self.source.as_bytes();
         let marker = bytes[open + 1];
         let mut body_start = open + 2;
-        let trim_before = bytes.get(body_start) == Some(&b'-');
-        // `+` only opts out of lstrip_blocks, which is off: accept, ignore.
-        if trim_before || (marker != b'[' && bytes.get(body_start) == Some(&b'+')) {
+        let block_like = marker != b'[';
+        // `+` opts a statement tag or comment out of lstrip_blocks.
+        let before = match bytes.get(body_start) {
+            Some(b'-') => Before::Whitespace,
+            Some(b'+') if block_like => Before::Nothing,
+            _ if block_like && self.whitespace.lstrip_blocks => Before::Indentation,
+            _ => Before::Nothing,
+        };
+        if matches!(bytes.get(body_start), Some(b'-'))
+            || (block_like && bytes.get(body_start) == Some(&b'+'))
+        {
             body_start += 1;
         }
         if marker == b'#' {
@@ -78,20 +151,24 @@ impl<'a> Lexer<'a> {
                 ));
             };
             let close = body_start + i;
-            self.trim_next = close > body_start && bytes[close - 1] == b'-';
+            self.trim_next = match bytes[body_start..close].last() {
+                Some(b'-') => After::Whitespace,
+                Some(b'+') => After::Nothing,
+                _ => self.block_after(),
+            };
             self.pos = close + 2;
-            return Ok((None, trim_before));
+            return Ok((None, before));
         }
         let kind = if marker == b'[' { TagKind::Print } else { TagKind::Statement };
         let closed = self.find_closer(open, body_start, kind)?;
         let body = &self.source[body_start..closed.body_end];
         self.pos = closed.end;
-        self.trim_next = closed.trim_after;
+        self.trim_next = closed.after;
         let span = Span::new(open, closed.end);
         if kind == TagKind::Statement && body.trim() == "raw" {
-            return Ok((Some(self.lex_raw(span)?), trim_before));
+            return Ok((Some(self.lex_raw(span)?), before));
         }
-        Ok((Some((Token::Tag(kind, body), span)), trim_before))
+        Ok((Some((Token::Tag(kind, body), span)), before))
     }
 
     /// Finds the closer of a tag at bracket balance zero, outside strings.
@@ -105,18 +182,20 @@ impl<'a> Lexer<'a> {
             let b = bytes[i];
             let balanced = open_brackets.is_empty();
             if balanced && bytes[i..].starts_with(closer) {
-                return Ok(Closed { body_end: i, end: i + 2, trim_after: false });
+                let after =
+                    if kind == TagKind::Statement { self.block_after() } else { After::Nothing };
+                return Ok(Closed { body_end: i, end: i + 2, after });
             }
             match b {
                 b'-' if balanced && bytes[i + 1..].starts_with(closer) && i > start => {
-                    return Ok(Closed { body_end: i, end: i + 3, trim_after: true });
+                    return Ok(Closed { body_end: i, end: i + 3, after: After::Whitespace });
                 }
-                // `+%]` opts out of trim_blocks, which is off: accept, ignore.
+                // `+%]` opts out of trim_blocks.
                 b'+' if kind == TagKind::Statement
                     && balanced
                     && bytes[i + 1..].starts_with(closer) =>
                 {
-                    return Ok(Closed { body_end: i, end: i + 3, trim_after: false });
+                    return Ok(Closed { body_end: i, end: i + 3, after: After::Nothing });
                 }
                 b'"' | b'\'' => i = self.skip_string(i)?,
                 b'(' | b'[' | b'{' => open_brackets.push(i),
@@ -199,17 +278,17 @@ impl<'a> Lexer<'a> {
                 while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
                     j += 1;
                 }
-                let trim_after = bytes.get(j) == Some(&b'-');
-                if bytes[j + usize::from(trim_after)..].starts_with(b"%]") {
-                    let mut text = &self.source[content_start..at];
-                    if self.trim_next {
-                        text = text.trim_start();
-                    }
-                    if trim_inner {
-                        text = text.trim_end();
-                    }
-                    self.pos = j + usize::from(trim_after) + 2;
-                    self.trim_next = trim_after;
+                let marker = bytes.get(j).copied().filter(|b| matches!(b, b'-' | b'+'));
+                if bytes[j + usize::from(marker.is_some())..].starts_with(b"%]") {
+                    let text = std::mem::replace(&mut self.trim_next, After::Nothing)
+                        .apply(&self.source[content_start..at]);
+                    let text = if trim_inner { text.trim_end() } else { text };
+                    self.pos = j + usize::from(marker.is_some()) + 2;
+                    self.trim_next = match marker {
+                        Some(b'-') => After::Whitespace,
+                        Some(_) => After::Nothing,
+                        None => self.block_after(),
+                    };
                     return Ok((Token::Raw(text), Span::new(open_tag.start(), self.pos)));
                 }
             }
@@ -228,19 +307,15 @@ impl<'a> Lexer<'a> {
             }
             let start = self.pos;
             let open = self.find_opener(start);
-            let mut text = &self.source[start..open.unwrap_or(self.source.len())];
-            let mut text_start = start;
-            if std::mem::take(&mut self.trim_next) {
-                let trimmed = text.trim_start();
-                text_start += text.len() - trimmed.len();
-                text = trimmed;
-            }
+            let whole = &self.source[start..open.unwrap_or(self.source.len())];
+            let mut text = std::mem::replace(&mut self.trim_next, After::Nothing).apply(whole);
+            let text_start = start + (whole.len() - text.len());
             match open {
                 Some(open) => {
-                    let (tag, trim_before) = self.lex_tag(open)?;
-                    if trim_before {
-                        text = text.trim_end();
-                    }
+                    let (tag, before) = self.lex_tag(open)?;
+                    let at_line_start =
+                        text_start == 0 || self.source.as_bytes()[text_start - 1] == b'\n';
+                    text = before.apply(text, at_line_start);
                     self.pending = tag;
                 }
                 None => self.pos = self.source.len(),
@@ -273,7 +348,7 @@ mod tests {
     use super::*;
 
     fn lex(source: &str) -> Vec<String> {
-        Lexer::new(source)
+        Lexer::new(source, Whitespace::default())
             .map(|t| match t {
                 Ok((token, span)) => format!("{token:?}@{span:?}"),
                 Err(err) => format!("error {}: {}", err.column().unwrap_or(0), err.message()),

@@ -41,7 +41,7 @@ mod snapshots {
             let source = std::fs::read_to_string(path).unwrap();
             let mut lines = Vec::new();
             let mut failed = false;
-            for token in Lexer::new(&source) {
+            for token in Lexer::new(&source, Default::default()) {
                 match token {
                     Ok((token, span)) => lines
                         .push(format!("{token:?}\n    {:?}", &source[span.start()..span.end()])),

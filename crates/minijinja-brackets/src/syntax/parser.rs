@@ -434,25 +434,15 @@ impl<'a> Grammar<'a, '_> {
 
     /// After `->`: a filter name known to the environment, and arguments.
     fn filter(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
-        let (name_start, _) = multispace0(i)?;
-        let Some((j, name)) = peek_ok(ident, name_start)? else {
-            return syntax(
-                name_start,
-                format!("expected a filter name after `->`, found {}", describe(name_start)),
-            );
-        };
-        let Some(filter) = self.env.lookup_filter(name) else {
-            let hint = self
-                .env
-                .suggest_filter(name)
-                .map(|n| format!(" (did you mean `{n}`?)"))
-                .unwrap_or_default();
-            return failure(
-                name_start,
-                ErrorKind::UnknownFilter,
-                format!("unknown filter `{name}`{hint}"),
-            );
-        };
+        let env = self.env;
+        let (j, (name, filter)) = self.registered(
+            i,
+            "filter",
+            "->",
+            ErrorKind::UnknownFilter,
+            |n| env.lookup_filter(n),
+            |n| env.suggest_filter(n).map(str::to_owned),
+        )?;
         let (j, args) = self.optional_args(j)?;
         Ok((j, ExprKind::Filter(Box::new(e), FilterCall { name, filter, args })))
     }
@@ -463,27 +453,46 @@ impl<'a> Grammar<'a, '_> {
             Some((i, _)) => (i, true),
             None => (i, false),
         };
+        let env = self.env;
+        let (j, (name, test)) = self.registered(
+            i,
+            "test",
+            "is",
+            ErrorKind::UnknownTest,
+            |n| env.lookup_test(n),
+            |n| env.suggest_test(n).map(str::to_owned),
+        )?;
+        let (j, args) = self.optional_args(j)?;
+        Ok((j, ExprKind::Test(Box::new(e), TestCall { name, test, negated, args })))
+    }
+
+    /// The name of a filter or test (`what`, written after `after`) and
+    /// what the environment resolves it to; an unknown name is an error of
+    /// `kind` that suggests a close known name.
+    fn registered<T>(
+        &self,
+        i: &'a str,
+        what: &str,
+        after: &str,
+        kind: ErrorKind,
+        lookup: impl Fn(&str) -> Option<T>,
+        suggest: impl Fn(&str) -> Option<String>,
+    ) -> PResult<'a, (&'a str, T)> {
         let (name_start, _) = multispace0(i)?;
         let Some((j, name)) = peek_ok(ident, name_start)? else {
             return syntax(
                 name_start,
-                format!("expected a test name after `is`, found {}", describe(name_start)),
+                format!("expected a {what} name after `{after}`, found {}", describe(name_start)),
             );
         };
-        let Some(test) = self.env.lookup_test(name) else {
-            let hint = self
-                .env
-                .suggest_test(name)
-                .map(|n| format!(" (did you mean `{n}`?)"))
-                .unwrap_or_default();
-            return failure(
-                name_start,
-                ErrorKind::UnknownTest,
-                format!("unknown test `{name}`{hint}"),
-            );
-        };
-        let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Test(Box::new(e), TestCall { name, test, negated, args })))
+        match lookup(name) {
+            Some(found) => Ok((j, (name, found))),
+            None => {
+                let hint =
+                    suggest(name).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+                failure(name_start, kind, format!("unknown {what} `{name}`{hint}"))
+            }
+        }
     }
 
     fn item(&self, e: Expr<'a>, index: Expr<'a>) -> ExprKind<'a> {
@@ -1055,7 +1064,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
             },
-            lexer: Lexer::new(source),
+            lexer: Lexer::new(source, env.whitespace()),
         }
     }
 

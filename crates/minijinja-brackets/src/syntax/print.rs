@@ -174,16 +174,7 @@ fn constant(out: &mut String, value: &Value) {
         Repr::Float(x) => {
             let _ = write!(out, "{x:?}");
         }
-        Repr::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                constant(out, item);
-            }
-            out.push(']');
-        }
+        Repr::List(items) => separated(out, "[", items.iter(), "]", constant),
         _ => value.write_json(out, None, 0),
     }
 }
@@ -247,6 +238,24 @@ fn args(out: &mut String, args: &CallArgs<'_>) {
     out.push(')');
 }
 
+/// `open`, the items printed by `each` separated by `, `, then `close`.
+fn separated<T>(
+    out: &mut String,
+    open: &str,
+    items: impl Iterator<Item = T>,
+    close: &str,
+    mut each: impl FnMut(&mut String, T),
+) {
+    out.push_str(open);
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        each(out, item);
+    }
+    out.push_str(close);
+}
+
 fn cmp_symbol(op: CmpOp) -> &'static str {
     match op {
         CmpOp::Eq => "==",
@@ -271,28 +280,12 @@ fn expr(out: &mut String, e: &Expr<'_>) {
             expr(out, key);
             out.push(']');
         }
-        ExprKind::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                expr(out, item);
-            }
-            out.push(']');
-        }
-        ExprKind::Map(entries) => {
-            out.push('{');
-            for (i, (key, value)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                expr(out, key);
-                out.push_str(": ");
-                expr(out, value);
-            }
-            out.push('}');
-        }
+        ExprKind::List(items) => separated(out, "[", items.iter(), "]", expr),
+        ExprKind::Map(entries) => separated(out, "{", entries.iter(), "}", |out, (key, value)| {
+            expr(out, key);
+            out.push_str(": ");
+            expr(out, value);
+        }),
         ExprKind::Attr(value, name) => {
             base(out, value);
             let _ = write!(out, ".{name}");

@@ -37,6 +37,14 @@ pub(crate) struct RenderArgs {
     /// Printing or iterating an undefined value is an error.
     #[arg(long)]
     pub(crate) strict: bool,
+
+    /// Remove the first newline after a statement tag or comment (Jinja's trim_blocks).
+    #[arg(long)]
+    pub(crate) trim_blocks: bool,
+
+    /// Remove indentation before a statement tag or comment (Jinja's lstrip_blocks).
+    #[arg(long)]
+    pub(crate) lstrip_blocks: bool,
 }
 
 impl Reportable for Error {
@@ -67,6 +75,8 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     };
     let mut env = Environment::new();
     env.set_strict(args.strict);
+    env.set_trim_blocks(args.trim_blocks);
+    env.set_lstrip_blocks(args.lstrip_blocks);
     let template = env.compile(source).map_err(|err| input.reject(&err))?;
 
     if let Some(samples) = args.samples {

@@ -128,6 +128,12 @@ fn json_and_samples_conflict() {
 }
 
 #[test]
+fn jinja_whitespace_modes() {
+    let template = "<ul>\n  [% for x in [1, 2] %]\n  <li>[[ x ]]</li>\n  [% endfor %]\n</ul>\n";
+    assert_cmd_snapshot!(render().args(["--trim-blocks", "--lstrip-blocks"]).pass_stdin(template));
+}
+
+#[test]
 fn help() {
     assert_cmd_snapshot!(render().arg("--help"));
 }
