@@ -286,3 +286,25 @@ impl std::error::Error for Error {
         }
     }
 }
+
+/// A template error without a position in the prompt file (the pipeline
+/// itself places the ones it meets).
+impl From<minijinja_brackets::Error> for Error {
+    fn from(err: minijinja_brackets::Error) -> Error {
+        Error::new(ErrorKind::Template(err))
+    }
+}
+
+/// A narrative error, e.g. from [`narrative_segment::Attachments::directory`].
+impl From<narrative_segment::Error> for Error {
+    fn from(err: narrative_segment::Error) -> Error {
+        Error::new(ErrorKind::Narrative(err))
+    }
+}
+
+/// A transcript error, e.g. from [`transcript_flip::flip`].
+impl From<transcript_flip::Error> for Error {
+    fn from(err: transcript_flip::Error) -> Error {
+        Error::new(ErrorKind::Transcript(err))
+    }
+}

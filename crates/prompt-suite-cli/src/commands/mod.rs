@@ -5,6 +5,8 @@ use clap::Subcommand;
 
 use crate::diagnostic::Diagnostic;
 
+mod batch;
+mod build;
 mod comments;
 mod flip;
 
@@ -17,6 +19,10 @@ pub(crate) enum Command {
     Flip(flip::FlipArgs),
     /// Make a JSON message array provider-safe (one system, alternating, user first).
     Alternate(flip::AlternateArgs),
+    /// Build a provider request body (OpenAI, Anthropic, Gemini) from an authored prompt file.
+    Build(build::BuildArgs),
+    /// Build one request per JSONL row of contexts, in order, on all cores.
+    Batch(batch::BatchArgs),
 }
 
 /// Runs one subcommand.
@@ -25,5 +31,7 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Comments(args) => comments::execute(args),
         Command::Flip(args) => flip::execute(args),
         Command::Alternate(args) => flip::execute_alternate(args),
+        Command::Build(args) => build::execute(args),
+        Command::Batch(args) => batch::execute(args),
     }
 }
