@@ -270,7 +270,12 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())?;
         if let Some(l) = &self.repr.location {
-            write!(f, " at line {}, column {} of the {}", l.line, l.column, l.origin.as_str())?;
+            let text = match l.origin {
+                Origin::Prompt => "prompt",
+                Origin::Rendered => "rendered narrative",
+                Origin::Transcript => "transcript",
+            };
+            write!(f, " at line {}, column {} of the {text}", l.line, l.column)?;
         }
         Ok(())
     }

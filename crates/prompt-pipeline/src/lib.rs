@@ -30,7 +30,8 @@ prompt's messages.
 * [`Pipeline`] holds the configuration; [`Pipeline::prepare`] runs stage 1
   and gives a [`Prompt`]; [`Prompt::compile`] parses the template once and
   gives a [`Compiled`] prompt; [`Compiled::build`] runs the rest for one
-  context and seed and returns an [`Output`].
+  context and seed and returns an [`Output`]; [`Batch`] builds one request
+  per JSONL row of contexts on several threads, in input order.
 * [`Message`] holds a [`Role`] and [`ContentPart`]s (text, image, file with
   raw bytes): the provider-neutral conversation every stage converts into
   ([`from_narrative`], [`from_transcript`]).
@@ -106,6 +107,7 @@ silently: parameters a provider has no field for are [`Notice`]s.
 #![forbid(unsafe_code)]
 
 pub use crate::alternation::Alternation;
+pub use crate::batch::{Batch, Summary};
 pub use crate::convert::narrative::from_narrative;
 pub use crate::convert::transcript::from_transcript;
 pub use crate::error::{Error, ErrorKind, Origin};
@@ -121,6 +123,7 @@ pub use narrative_segment::{Attachments, ContextAs, Limits};
 pub mod provider;
 
 mod alternation;
+mod batch;
 mod convert;
 mod error;
 mod message;
