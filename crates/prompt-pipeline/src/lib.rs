@@ -122,6 +122,11 @@ pub use narrative_segment::{Attachments, ContextAs, Limits};
 
 pub mod provider;
 
+/// The README's example runs as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 mod alternation;
 mod batch;
 mod convert;
