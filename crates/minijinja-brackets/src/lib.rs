@@ -4,14 +4,108 @@ A Jinja dialect for prompts: `[[ expr ]]`, `[% stmt %]`, `[# comment #]`.
 The bracket delimiters survive inside chat front-ends that already use
 `{{...}}` macros. Filters chain with `->`, variables live in three scopes
 (state, chat-local `L`, global `G`), and `chance`/`weighted` blocks draw from a
-seedable random stream so that a seed reproduces a render exactly.
+seedable random stream so that a seed reproduces a render exactly. The whole
+language is described in the suite's `docs/language.md`.
 
 # Overview
 
-This crate is being built under its own issue; its API (environment, templates,
-values, the nom parser and the tree-walking evaluator with limits) arrives
-there. The language is defined in the suite's `docs/language.md`.
+* [`Environment`] holds the configuration ([`Limits`], strict undefined
+  values) and the filter, test and function registries; hosts add their own
+  filters and functions. [`Environment::compile`] parses a template once.
+* [`Template`] is a compiled template; [`Template::render`] takes a
+  [`Context`] (the state, local and global stores, each a JSON object) and a
+  seed, and returns a [`Rendered`]: the output, the three stores after
+  rendering, the ordered [`StoreWrite`]s and the ordered [`Effect`]s
+  (`qr`/`st` requests for the host to run).
+* [`Value`] is what expressions compute with; host filters and functions
+  receive and return values.
+
+Rendering is a pure function of template, context and seed, and it is
+transactional: a failed render returns only the error.
+
+The pipeline is source → lexer (a memchr scan of text; tag closers found at
+bracket balance zero, outside strings) → nom 8 grammar of tag bodies → a
+syntax tree that borrows the source → a tree-walking evaluator. Nothing is
+ever `eval`ed.
+
+# Example
+
+```
+use minijinja_brackets::{Context, Environment};
+
+let env = Environment::new();
+let template = env.compile(
+    "[% set visits = (visits -> default(0)) + 1 %]\
+     Hello [[ name -> upper ]], visit [[ visits ]]. \
+     [% weighted %][% choice 1 %]Hi![% endchoice %][% choice 0 %]Never.[% endchoice %][% endweighted %]",
+)?;
+let context: Context = serde_json::from_str(r#"{"state": {"name": "Ann", "visits": 2}}"#)?;
+let rendered = template.render(&context, 42)?;
+assert_eq!(rendered.output, "Hello ANN, visit 3. Hi!");
+assert_eq!(rendered.state["visits"], 3);
+assert_eq!(rendered.writes.len(), 1);
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+
+# Errors
+
+Every failure is an [`Error`] with an [`ErrorKind`] (`syntax_error`,
+`unknown_filter`, `unknown_test`, `unknown_function`, `bad_arguments`,
+`invalid_operation`, `recursion_limit`, `out_of_fuel`, `output_limit`,
+`undefined_error`), a message, and for anything the template caused, the
+line, column and snippet. Its `Display` draws the line with a caret.
+Unknown filters and tests are found when compiling, even in branches that
+never run.
+
+# Differences from Jinja
+
+* `->` instead of `|`; `[[ ]]`, `[% %]`, `[# #]` instead of braces.
+* `set` is never block-scoped: it writes a persistent store, so a `set` in a
+  loop is visible after it (no `namespace()` needed).
+* Booleans print `true`/`false`; integral floats print without `.0`; none
+  prints as nothing; the template's final newline is kept.
+* Undefined is chainable (`missing.a.b` is undefined, not an error), but
+  arithmetic on it is an error; `"a" + 1` is an error (use `~`).
+* No HTML escaping, no `include`/`extends`/`import`/`call`/`filter` tags.
+
+# Randomness
+
+`chance` and `weighted` draw from `rand_chacha`'s ChaCha8 seeded with
+`seed_from_u64`; one draw per tested `chance` branch and per `weighted`
+block, in evaluation order. The exact stream is documented in the source
+(`random.rs`) and pinned by snapshot tests, so a seed gives the same output
+in every release.
 */
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub use crate::context::{Context, Effect, Rendered, Scope, Store, StoreWrite};
+pub use crate::environment::Environment;
+pub use crate::error::{Error, ErrorKind};
+pub use crate::limits::Limits;
+pub use crate::span::Span;
+pub use crate::template::Template;
+pub use crate::value::{Value, ValueKind};
+
+mod arguments;
+mod context;
+mod environment;
+mod error;
+mod eval;
+mod filters;
+mod functions;
+mod limits;
+mod random;
+mod span;
+mod stack;
+mod suggest;
+mod syntax;
+mod template;
+mod tests;
+mod value;
+
+/// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

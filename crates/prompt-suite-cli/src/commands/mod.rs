@@ -1,6 +1,8 @@
 //! One module per subcommand. Each defines its clap arguments and an
 //! `execute` that reads its input, calls its crate and writes the result.
 
+mod render;
+
 use clap::Subcommand;
 
 use crate::diagnostic::Diagnostic;
@@ -9,6 +11,7 @@ mod batch;
 mod build;
 mod comments;
 mod flip;
+mod segment;
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -19,6 +22,10 @@ pub(crate) enum Command {
     Flip(flip::FlipArgs),
     /// Make a JSON message array provider-safe (one system, alternating, user first).
     Alternate(flip::AlternateArgs),
+    /// Split a narrative (or a .lmmlz bundle) into role turns and render them as chat messages.
+    Segment(segment::SegmentArgs),
+    /// Render a bracket template ([[ expr ]], [% stmt %], [# comment #]).
+    Render(render::RenderArgs),
     /// Build a provider request body (OpenAI, Anthropic, Gemini) from an authored prompt file.
     Build(build::BuildArgs),
     /// Build one request per JSONL row of contexts, in order, on all cores.
@@ -31,6 +38,8 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Comments(args) => comments::execute(args),
         Command::Flip(args) => flip::execute(args),
         Command::Alternate(args) => flip::execute_alternate(args),
+        Command::Segment(args) => segment::execute(args),
+        Command::Render(args) => render::execute(args),
         Command::Build(args) => build::execute(args),
         Command::Batch(args) => batch::execute(args),
     }

@@ -6,6 +6,8 @@ mod batch;
 mod build;
 mod comments;
 mod flip;
+mod render;
+mod segment;
 mod shell;
 
 use std::process::Command;

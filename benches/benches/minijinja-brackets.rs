@@ -1,0 +1,101 @@
+//! minijinja-brackets against minijinja 3 on equivalent templates, side by
+//! side in one run: compile time and render time of a realistic prompt
+//! preset (macros, loops, conditions, filters; ~2.7 KB), and throughput on
+//! a 1 MB text-heavy template.
+//!
+//! minijinja is configured with the same `[[ ]]`/`[% %]`/`[# #]` delimiters;
+//! its templates are ours with `->` written `|`. Before measuring, both
+//! engines render each template and the outputs are compared, so the two
+//! sides provably do the same work.
+//!
+//! Run: `cargo bench -p benches --bench minijinja-brackets`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use benches::{input, repeat_to};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use minijinja_brackets::{Context, Environment};
+
+fn minijinja_env() -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .block_delimiters("[%", "%]")
+        .variable_delimiters("[[", "]]")
+        .comment_delimiters("[#", "#]")
+        .keep_trailing_newline(true)
+        .build()
+        .expect("valid delimiters");
+    env.set_syntax(syntax);
+    env
+}
+
+/// The same template in minijinja's spelling of filters.
+fn as_minijinja(source: &str) -> String {
+    source.replace("->", "|")
+}
+
+struct Case {
+    name: &'static str,
+    source: String,
+    context: Context,
+}
+
+fn cases() -> Vec<Case> {
+    let context: Context =
+        serde_json::from_str(&input("minijinja-brackets/context.json")).expect("context JSON");
+    let prose = input("minijinja-brackets/prose.txt");
+    vec![
+        Case {
+            name: "preset",
+            source: input("minijinja-brackets/preset.txt"),
+            context: context.clone(),
+        },
+        Case { name: "text-1mb", source: repeat_to(&prose, 1 << 20), context },
+    ]
+}
+
+fn compare(c: &mut Criterion) {
+    let ours = Environment::new();
+    let theirs = minijinja_env();
+    for case in cases() {
+        let their_source = as_minijinja(&case.source);
+        let state = serde_json::Value::Object(case.context.state.clone());
+        let their_context = minijinja::Value::from(minijinja::value::Serde(&state));
+
+        let our_template = ours.compile(&case.source).expect("ours compiles");
+        let their_template = theirs.template_from_str(&their_source).expect("minijinja compiles");
+        let our_output = our_template.render(&case.context, 0).expect("ours renders").output;
+        let their_output = their_template.render(&their_context).expect("minijinja renders");
+        assert_eq!(our_output, their_output, "{}: the engines disagree", case.name);
+
+        let mut group = c.benchmark_group(format!("minijinja-brackets/{}", case.name));
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(3))
+            .warm_up_time(Duration::from_secs(1));
+        group.throughput(Throughput::Bytes(case.source.len() as u64));
+        group.bench_function("compile/brackets", |b| {
+            b.iter(|| ours.compile(black_box(&case.source)).unwrap())
+        });
+        group.bench_function("compile/minijinja", |b| {
+            b.iter(|| theirs.template_from_str(black_box(&their_source)).unwrap())
+        });
+        group.bench_function("render/brackets", |b| {
+            b.iter(|| our_template.render(black_box(&case.context), 0).unwrap())
+        });
+        group.bench_function("render/minijinja", |b| {
+            b.iter(|| their_template.render(black_box(&their_context)).unwrap())
+        });
+        group.bench_function("render-from-json/minijinja", |b| {
+            b.iter(|| {
+                let context = minijinja::Value::from(minijinja::value::Serde(black_box(&state)));
+                their_template.render(context).unwrap()
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, compare);
+criterion_main!(benches);

@@ -1,0 +1,102 @@
+//! Binding call arguments to parameter names, shared by filters, tests,
+//! functions and macros so they all report arity errors the same way.
+
+use crate::error::{Error, ErrorKind};
+use crate::value::Value;
+
+/// Evaluated call arguments: positional first, then `name=value`.
+#[derive(Debug, Default)]
+pub(crate) struct Args<'a> {
+    pub(crate) positional: Vec<Value>,
+    pub(crate) keywords: Vec<(&'a str, Value)>,
+}
+
+impl<'a> Args<'a> {
+    /// Binds the arguments to `names` in order; `None` where an argument is
+    /// missing. Too many positional arguments, an unknown keyword or a
+    /// parameter given twice is a `bad_arguments` error naming the callee,
+    /// whose description is built only for that message.
+    pub(crate) fn bind_names<'n>(
+        self,
+        callee: &dyn Fn() -> String,
+        names: impl ExactSizeIterator<Item = &'n str> + Clone,
+    ) -> Result<Vec<Option<Value>>, Error> {
+        if self.positional.len() > names.len() {
+            let plural = if names.len() == 1 { "" } else { "s" };
+            return Err(Error::new(
+                ErrorKind::BadArguments,
+                format!(
+                    "{} takes at most {} argument{plural}, got {}",
+                    callee(),
+                    names.len(),
+                    self.positional.len()
+                ),
+            ));
+        }
+        let mut bound: Vec<Option<Value>> = vec![None; names.len()];
+        for (slot, value) in bound.iter_mut().zip(self.positional) {
+            *slot = Some(value);
+        }
+        for (name, value) in self.keywords {
+            let Some(index) = names.clone().position(|n| n == name) else {
+                return Err(Error::new(
+                    ErrorKind::BadArguments,
+                    format!("{} has no parameter named `{name}`", callee()),
+                ));
+            };
+            if bound[index].replace(value).is_some() {
+                return Err(Error::new(
+                    ErrorKind::BadArguments,
+                    format!("{} got the argument `{name}` twice", callee()),
+                ));
+            }
+        }
+        Ok(bound)
+    }
+
+    /// [`Args::bind_names`] into a fixed-size array, undefined where missing.
+    pub(crate) fn bind<const N: usize>(
+        self,
+        callee: &str,
+        names: [&str; N],
+    ) -> Result<[Value; N], Error> {
+        let bound = self.bind_names(&|| callee.to_owned(), names.iter().copied())?;
+        let mut out: [Value; N] = std::array::from_fn(|_| Value::UNDEFINED);
+        for (slot, value) in out.iter_mut().zip(bound) {
+            *slot = value.unwrap_or_default();
+        }
+        Ok(out)
+    }
+}
+
+/// A `bad_arguments` error.
+pub(crate) fn bad(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::BadArguments, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Args<'static> {
+        Args {
+            positional: positional.iter().map(|&n| Value::from(n)).collect(),
+            keywords: keywords.iter().map(|&(k, n)| (k, Value::from(n))).collect(),
+        }
+    }
+
+    #[test]
+    fn binding_and_its_errors() {
+        let [a, b] = args(&[1], &[("b", 2)]).bind("f", ["a", "b"]).unwrap();
+        assert_eq!((a, b), (Value::from(1), Value::from(2)));
+        let [a, b] = args(&[], &[]).bind("f", ["a", "b"]).unwrap();
+        assert!(a.is_undefined() && b.is_undefined());
+        let err = args(&[1, 2], &[]).bind("macro `m`", ["a"]).unwrap_err();
+        assert_eq!(err.message(), "macro `m` takes at most 1 argument, got 2");
+        assert_eq!(
+            args(&[], &[("c", 1)]).bind("f", ["a"]).unwrap_err().kind(),
+            ErrorKind::BadArguments
+        );
+        assert!(args(&[1], &[("a", 1)]).bind("f", ["a"]).unwrap_err().message().contains("twice"));
+    }
+}

@@ -1,0 +1,223 @@
+//! The one error type of the crate: what went wrong and where.
+//!
+//! [`Error`] is data (a kind, a message, a span and its line/column, the
+//! offending snippet); its `Display` draws the template line with a caret
+//! under the column, the way people read compiler errors.
+
+use std::fmt;
+
+use crate::span::{Span, floor_char_boundary};
+
+/// What kind of error a compile or render produced.
+///
+/// [`ErrorKind::as_str`] gives the snake_case name the command line and the
+/// conformance fixtures use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The template is malformed: an unclosed tag or block, a stray end tag,
+    /// an unexpected token, a bad string escape, an invalid `set` target,
+    /// nesting deeper than the limit. E.g. `[% if true %]abc` (no `endif`).
+    SyntaxError,
+    /// A filter name the environment does not know, reported when the
+    /// template is compiled. E.g. `[[ name -> shout ]]`.
+    UnknownFilter,
+    /// A test name the environment does not know, reported when the
+    /// template is compiled. E.g. `[% if x is tall %]`.
+    UnknownTest,
+    /// A call of a name that is neither a macro nor a function.
+    /// E.g. `[[ nosuchmacro(1) ]]`.
+    UnknownFunction,
+    /// Wrong number, name or type of arguments to a filter, test, function
+    /// or macro. E.g. `[% macro m(a) %][% endmacro %][[ m(1, 2) ]]`.
+    BadArguments,
+    /// An operation the values do not support: a type mismatch, division by
+    /// zero, integer overflow, a bad probability or weight, a non-iterable
+    /// `for`, an unstorable value. E.g. `[[ count + 1 ]]` with `count` unset.
+    InvalidOperation,
+    /// Macro calls (or evaluation) nested deeper than the recursion limit.
+    /// E.g. `[% macro f() %][[ f() ]][% endmacro %][[ f() ]]`.
+    RecursionLimit,
+    /// The render used up its fuel (evaluation steps).
+    /// E.g. `[% for i in range(100000) %][% for j in range(100000) %][% endfor %][% endfor %]`.
+    OutOfFuel,
+    /// The output grew past the output limit. E.g. a loop printing a large
+    /// string many times.
+    OutputLimit,
+    /// Strict mode only: printing or iterating an undefined value.
+    /// E.g. `[[ missing ]]`.
+    UndefinedError,
+}
+
+impl ErrorKind {
+    /// The snake_case name: `syntax_error`, `unknown_filter`, ...
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorKind::SyntaxError => "syntax_error",
+            ErrorKind::UnknownFilter => "unknown_filter",
+            ErrorKind::UnknownTest => "unknown_test",
+            ErrorKind::UnknownFunction => "unknown_function",
+            ErrorKind::BadArguments => "bad_arguments",
+            ErrorKind::InvalidOperation => "invalid_operation",
+            ErrorKind::RecursionLimit => "recursion_limit",
+            ErrorKind::OutOfFuel => "out_of_fuel",
+            ErrorKind::OutputLimit => "output_limit",
+            ErrorKind::UndefinedError => "undefined_error",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error from compiling or rendering a template.
+///
+/// Errors raised by the template carry a [`Span`], a 1-based line and
+/// column (columns count characters) and the offending snippet. Errors a
+/// host filter or function creates with [`Error::new`] get the position of
+/// the call that ran them.
+#[derive(Clone, PartialEq)]
+pub struct Error {
+    repr: Box<Repr>,
+}
+
+#[derive(Clone, PartialEq)]
+struct Repr {
+    kind: ErrorKind,
+    message: String,
+    location: Option<Location>,
+}
+
+#[derive(Clone, PartialEq)]
+struct Location {
+    span: Span,
+    line: usize,
+    column: usize,
+    snippet: String,
+    source_line: String,
+}
+
+/// How many characters of the offending text a snippet keeps.
+const SNIPPET_CHARS: usize = 40;
+
+impl Error {
+    /// An error of `kind` with a message for people, without a position.
+    /// Host filters and functions return these; the renderer adds the
+    /// position of the call.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error { repr: Box::new(Repr { kind, message: message.into(), location: None }) }
+    }
+
+    /// Places the error at `span` of `source`, unless it already has a place.
+    pub(crate) fn at(mut self, source: &str, span: Span) -> Error {
+        if self.repr.location.is_some() {
+            return self;
+        }
+        let (line, column) = span.position(source);
+        let start = floor_char_boundary(source, span.start());
+        let end = floor_char_boundary(source, span.end().max(start));
+        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+        let source_line = source[line_start..line_end].trim_end_matches('\r').to_owned();
+        // The span's text on its first line; the rest of the line for an
+        // empty span (an unexpected end, a missing token).
+        let text =
+            if end > start { &source[start..end.min(line_end)] } else { &source[start..line_end] };
+        let snippet = text.trim_end_matches('\r').chars().take(SNIPPET_CHARS).collect();
+        self.repr.location = Some(Location { span, line, column, snippet, source_line });
+        self
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> ErrorKind {
+        self.repr.kind
+    }
+
+    /// The message for people, without the position.
+    pub fn message(&self) -> &str {
+        &self.repr.message
+    }
+
+    /// The byte span in the template, when the error has a position.
+    pub fn span(&self) -> Option<Span> {
+        self.repr.location.as_ref().map(|l| l.span)
+    }
+
+    /// The 1-based line, when the error has a position.
+    pub fn line(&self) -> Option<usize> {
+        self.repr.location.as_ref().map(|l| l.line)
+    }
+
+    /// The 1-based column in characters, when the error has a position.
+    pub fn column(&self) -> Option<usize> {
+        self.repr.location.as_ref().map(|l| l.column)
+    }
+
+    /// The offending template text (at most 40 characters of one line),
+    /// when the error has a position.
+    pub fn snippet(&self) -> Option<&str> {
+        self.repr.location.as_ref().map(|l| l.snippet.as_str())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.kind()).field("message", &self.message());
+        if let Some(l) = &self.repr.location {
+            d.field("span", &l.span)
+                .field("line", &l.line)
+                .field("column", &l.column)
+                .field("snippet", &l.snippet);
+        }
+        d.finish()
+    }
+}
+
+/// `error[kind]: message`, then the template line with a caret under the
+/// column (and a `^` run under the rest of the span on that line).
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error[{}]: {}", self.kind(), self.message())?;
+        let Some(l) = &self.repr.location else { return Ok(()) };
+        let gutter = " ".repeat(l.line.to_string().len());
+        write!(f, "\n{gutter}--> line {}, column {}", l.line, l.column)?;
+        write!(f, "\n{gutter} |\n{} | {}\n{gutter} | ", l.line, l.source_line)?;
+        for c in l.source_line.chars().take(l.column - 1) {
+            f.write_str(if c == '\t' { "\t" } else { " " })?;
+        }
+        let width = l.snippet.chars().count().clamp(1, SNIPPET_CHARS);
+        f.write_str(&"^".repeat(width))
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_draws_a_caret_under_the_span() {
+        let source = "line one\nsay [[ x -> shout ]]!";
+        let err = Error::new(ErrorKind::UnknownFilter, "unknown filter `shout`")
+            .at(source, Span::new(21, 26));
+        assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(13), Some("shout")));
+        assert_eq!(
+            err.to_string(),
+            "error[unknown_filter]: unknown filter `shout`\n --> line 2, column 13\n  |\n\
+             2 | say [[ x -> shout ]]!\n  |             ^^^^^"
+        );
+    }
+
+    #[test]
+    fn a_position_is_set_once() {
+        let err = Error::new(ErrorKind::BadArguments, "m").at("abc", Span::new(1, 2));
+        let err = err.at("abc", Span::new(0, 1));
+        assert_eq!(err.column(), Some(2));
+        assert_eq!(Error::new(ErrorKind::OutOfFuel, "m").to_string(), "error[out_of_fuel]: m");
+    }
+}

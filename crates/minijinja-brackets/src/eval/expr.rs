@@ -1,0 +1,512 @@
+//! Expression evaluation.
+
+use super::{MAX_VALUE_DEPTH, Renderer, Resolved, describe, ops};
+use crate::arguments::Args;
+use crate::context::Scope;
+use crate::environment::{FilterRef, Function};
+use crate::error::{Error, ErrorKind};
+use crate::span::Span;
+use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
+use crate::value::{Repr, Value, ValueMap};
+
+impl<'t> Renderer<'t> {
+    /// Evaluates an expression (one unit of fuel, one level of depth).
+    pub(super) fn eval(&mut self, e: &'t Expr<'t>) -> Result<Value, Error> {
+        self.spend(1, e.span)?;
+        self.descend(e.span)?;
+        let value = self.eval_kind(e);
+        self.depth -= 1;
+        value
+    }
+
+    /// One arm per form, each a small call: this frame is on the native
+    /// stack once per nesting level, so it stays small even in debug builds.
+    fn eval_kind(&mut self, e: &'t Expr<'t>) -> Result<Value, Error> {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Const(value) => Ok(value.clone()),
+            ExprKind::Name(name) => Ok(self.lookup(name)),
+            ExprKind::Store(scope) => {
+                let whole = self.stores.whole(*scope);
+                self.charge_size(&whole, span)?;
+                Ok(whole)
+            }
+            ExprKind::StoreItem(scope, key) => self.store_item(*scope, key),
+            ExprKind::List(items) => self.list(items, span),
+            ExprKind::Map(entries) => self.map(entries, span),
+            ExprKind::Attr(base, name) => self.attr(base, name),
+            ExprKind::Item(base, index) => self.item(base, index, span),
+            ExprKind::Slice(slice) => self.slice(slice, span),
+            ExprKind::Call(callee, args) => self.call(callee, args, span),
+            ExprKind::Filter(value, call) => self.filter(value, call, span),
+            ExprKind::Test(value, call) => self.test(value, call, span),
+            ExprKind::Neg(inner) => self.unary(inner, ops::negate, span),
+            ExprKind::Pos(inner) => self.unary(inner, ops::plus, span),
+            ExprKind::Not(inner) => Ok(Value::from(!self.eval(inner)?.is_true())),
+            ExprKind::And(a, b) => {
+                let left = self.eval(a)?;
+                if left.is_true() { self.eval(b) } else { Ok(left) }
+            }
+            ExprKind::Or(a, b) => {
+                let left = self.eval(a)?;
+                if left.is_true() { Ok(left) } else { self.eval(b) }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),
+            ExprKind::Compare(first, rest) => self.compare(first, rest, span),
+            ExprKind::Cond(c) => {
+                if self.eval(&c.cond)?.is_true() {
+                    self.eval(&c.then)
+                } else {
+                    match &c.otherwise {
+                        Some(e) => self.eval(e),
+                        None => Ok(Value::UNDEFINED),
+                    }
+                }
+            }
+        }
+    }
+
+    fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
+        let k = self.eval(key)?;
+        match k.as_str() {
+            Some(k) => Ok(self.stores.get(scope, k)),
+            None => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("a variable name must be a string, not {}", k.kind().as_str()),
+                key.span,
+            )),
+        }
+    }
+
+    fn list(&mut self, items: &'t [Expr<'t>], span: Span) -> Result<Value, Error> {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            values.push(self.eval(item)?);
+        }
+        self.check_nesting(Value::list(values), span)
+    }
+
+    fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)], span: Span) -> Result<Value, Error> {
+        let mut map = ValueMap::with_capacity(entries.len());
+        for (key, value) in entries {
+            let k = self.eval(key)?;
+            let Repr::Str(k) = k.0 else {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("map keys must be strings, not {}", k.kind().as_str()),
+                    key.span,
+                ));
+            };
+            let v = self.eval(value)?;
+            map.insert(k, v);
+        }
+        self.check_nesting(Value::map(map), span)
+    }
+
+    /// `base.name`; `loop.name` reads the innermost loop directly.
+    fn attr(&mut self, base: &'t Expr<'t>, name: &str) -> Result<Value, Error> {
+        if let ExprKind::Name("loop") = base.kind
+            && let Some(state) = self.current_loop()
+            && !state.targets.contains(&"loop")
+        {
+            return Ok(state.attr(name));
+        }
+        // `name.attr` on a state variable reads through without cloning it.
+        if let ExprKind::Name(var) = base.kind
+            && let Resolved::State = self.resolve(var)
+        {
+            self.spend(1, base.span)?;
+            let found = self.stores.get_ref(Scope::State, var).and_then(|v| v.get(name));
+            return Ok(found.cloned().unwrap_or_default());
+        }
+        let value = self.eval(base)?;
+        Ok(value.get(name).cloned().unwrap_or_default())
+    }
+
+    fn item(
+        &mut self,
+        base: &'t Expr<'t>,
+        index: &'t Expr<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(base)?;
+        let index = self.eval(index)?;
+        get_item(&value, &index).map_err(self.locate(span))
+    }
+
+    fn unary(
+        &mut self,
+        inner: &'t Expr<'t>,
+        op: fn(&Value) -> Result<Value, Error>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(inner)?;
+        op(&value).map_err(self.locate(span))
+    }
+
+    fn filter(
+        &mut self,
+        value: &'t Expr<'t>,
+        call: &'t FilterCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(value)?;
+        self.charge_size(&value, span)?;
+        let args = self.eval_args(&call.args)?;
+        let result = match call.filter {
+            FilterRef::Builtin(filter) => crate::filters::apply(filter, value, args, self.limits),
+            FilterRef::Host(index) => {
+                if args.keywords.is_empty() {
+                    self.env.host_filter(index)(&value, &args.positional)
+                } else {
+                    Err(crate::arguments::bad(format!(
+                        "filter `{}` takes no keyword arguments",
+                        call.name
+                    )))
+                }
+            }
+        };
+        self.settle(result, span)
+    }
+
+    fn test(
+        &mut self,
+        value: &'t Expr<'t>,
+        call: &'t TestCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let value = self.eval(value)?;
+        self.charge_size(&value, span)?;
+        let args = self.eval_args(&call.args)?;
+        for arg in &args.positional {
+            self.charge_size(arg, span)?;
+        }
+        let passed =
+            crate::tests::apply(call.test, call.name, &value, args).map_err(self.locate(span))?;
+        Ok(Value::from(passed != call.negated))
+    }
+
+    fn binary(
+        &mut self,
+        op: BinOp,
+        a: &'t Expr<'t>,
+        b: &'t Expr<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let left = self.eval(a)?;
+        let right = self.eval(b)?;
+        for (value, side) in [(&left, a), (&right, b)] {
+            if !value.is_undefined() {
+                continue;
+            }
+            if op != BinOp::Concat {
+                return Err(self.undefined_operand(op, side));
+            }
+            if self.env.strict() {
+                return Err(self.error(
+                    ErrorKind::UndefinedError,
+                    "joining an undefined value with `~` (strict mode)",
+                    side.span,
+                ));
+            }
+        }
+        let result = ops::binary(op, &left, &right, self.limits);
+        self.settle(result, span)
+    }
+
+    /// `a op1 b op2 c ...`: every comparison must hold; stops at the first
+    /// that does not.
+    fn compare(
+        &mut self,
+        first: &'t Expr<'t>,
+        rest: &'t [(CmpOp, Expr<'t>)],
+        span: Span,
+    ) -> Result<Value, Error> {
+        let mut left = self.eval(first)?;
+        self.charge_size(&left, span)?;
+        for (op, e) in rest {
+            let right = self.eval(e)?;
+            // Comparing and searching cost in proportion to the operands.
+            self.charge_size(&right, span)?;
+            if !ops::compare(*op, &left, &right).map_err(self.locate(span))? {
+                return Ok(Value::from(false));
+            }
+            left = right;
+        }
+        Ok(Value::from(true))
+    }
+
+    /// Arithmetic on an undefined operand: say which name and how to fix it.
+    fn undefined_operand(&self, op: BinOp, side: &'t Expr<'t>) -> Error {
+        let what = &self.source[side.span.start()..side.span.end()];
+        let message = format!(
+            "cannot apply `{}` to an undefined value: `{what}` is undefined; \
+             give it a fallback, e.g. `({what} -> default(0)) {} ...`",
+            op.symbol(),
+            op.symbol()
+        );
+        self.error(ErrorKind::InvalidOperation, message, side.span)
+    }
+
+    /// The result of an operator, filter or function: placed at `span` when
+    /// it failed, charged by size when it succeeded.
+    fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
+        let value = result.map_err(self.locate(span))?;
+        self.charge_size(&value, span)?;
+        self.check_nesting(value, span)
+    }
+
+    /// Rejects lists and maps nested deeper than [`MAX_VALUE_DEPTH`]: the
+    /// operations on values (printing, comparing, dropping) recurse, so an
+    /// unbounded `[% set x = [x] %]` loop must not build one. The walk
+    /// costs fuel like the values it visits.
+    fn check_nesting(&mut self, value: Value, span: Span) -> Result<Value, Error> {
+        let mut visited = 0;
+        let deeper = value.nests_deeper_than(MAX_VALUE_DEPTH, &mut visited);
+        self.spend(visited as u64 / 64, span)?;
+        if deeper {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("lists and maps cannot nest more than {MAX_VALUE_DEPTH} levels deep"),
+                span,
+            ));
+        }
+        Ok(value)
+    }
+
+    /// Large strings and lists cost fuel in proportion to their size, both
+    /// when built and when an operation scans them.
+    fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        let units = match &value.0 {
+            Repr::Str(s) => s.len() / 256,
+            Repr::List(items) => items.len() / 64,
+            Repr::Map(map) => map.len() / 64,
+            _ => 0,
+        };
+        if units > 0 { self.spend(units as u64, span) } else { Ok(()) }
+    }
+
+    fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Args<'t>, Error> {
+        let mut out = Args {
+            positional: Vec::with_capacity(args.positional.len()),
+            keywords: Vec::with_capacity(args.keywords.len()),
+        };
+        for e in &args.positional {
+            out.positional.push(self.eval(e)?);
+        }
+        for (name, e) in &args.keywords {
+            out.keywords.push((name, self.eval(e)?));
+        }
+        Ok(out)
+    }
+
+    fn call(
+        &mut self,
+        callee: &'t Expr<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        match &callee.kind {
+            ExprKind::Attr(base, "cycle")
+                if matches!(base.kind, ExprKind::Name("loop")) && self.current_loop().is_some() =>
+            {
+                let args = self.eval_args(args)?;
+                Ok(self.current_loop().map(|l| l.cycle(&args.positional)).unwrap_or_default())
+            }
+            ExprKind::Name(name) => {
+                let value = match self.resolve(name) {
+                    Resolved::Macro(def) => {
+                        let args = self.eval_args(args)?;
+                        return self.call_macro(def, args, span);
+                    }
+                    Resolved::Value(value) => value,
+                    Resolved::State if self.env.function(name).is_some() => {
+                        return self.call_function(name, callee, args, span);
+                    }
+                    Resolved::State => self.lookup(name),
+                };
+                match value.0 {
+                    Repr::Macro(_) => self.call_value(&value, args, span),
+                    Repr::Undefined => Err(self.error(
+                        ErrorKind::UnknownFunction,
+                        format!("unknown function `{name}`: no macro or function has this name"),
+                        callee.span,
+                    )),
+                    _ => Err(self.error(
+                        ErrorKind::InvalidOperation,
+                        format!("`{name}` is {}, not a macro or function", describe(&value)),
+                        callee.span,
+                    )),
+                }
+            }
+            ExprKind::Attr(_, method) => Err(self.error(
+                ErrorKind::UnknownFunction,
+                format!("values have no methods: `.{method}()` is unknown (filters are written `-> {method}`)"),
+                callee.span,
+            )),
+            _ => {
+                let value = self.eval(callee)?;
+                self.call_value(&value, args, span)
+            }
+        }
+    }
+
+    /// Calls a built-in or host function.
+    fn call_function(
+        &mut self,
+        name: &str,
+        callee: &'t Expr<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let Some(function) = self.env.function(name) else {
+            return Err(self.error(
+                ErrorKind::UnknownFunction,
+                format!("unknown function `{name}`"),
+                callee.span,
+            ));
+        };
+        let args = self.eval_args(args)?;
+        let result = match function {
+            Function::Builtin(f) => crate::functions::apply(f, args, self.limits),
+            Function::Host(f) if args.keywords.is_empty() => f(&args.positional),
+            Function::Host(_) => {
+                Err(crate::arguments::bad(format!("function `{name}` takes no keyword arguments")))
+            }
+        };
+        self.settle(result, span)
+    }
+
+    fn call_value(
+        &mut self,
+        value: &Value,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let Repr::Macro(name) = &value.0 else {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("{} is not callable", describe(value)),
+                span,
+            ));
+        };
+        let Some(def) = self.find_macro(name) else {
+            return Err(self.error(
+                ErrorKind::UnknownFunction,
+                format!("unknown macro `{name}`"),
+                span,
+            ));
+        };
+        let args = self.eval_args(args)?;
+        self.call_macro(def, args, span)
+    }
+
+    fn slice(&mut self, s: &'t Slice<'t>, span: Span) -> Result<Value, Error> {
+        let value = self.eval(&s.value)?;
+        let mut bound = |e: &'t Option<Expr<'t>>| -> Result<Option<i64>, Error> {
+            let Some(e) = e else { return Ok(None) };
+            let v = self.eval(e)?;
+            match v.0 {
+                Repr::Int(n) => Ok(Some(n)),
+                Repr::None | Repr::Undefined => Ok(None),
+                _ => Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("slice bounds must be integers, not {}", v.kind().as_str()),
+                    e.span,
+                )),
+            }
+        };
+        let (start, stop, step) = (bound(&s.start)?, bound(&s.stop)?, bound(&s.step)?);
+        let step = step.unwrap_or(1);
+        if step == 0 {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "the slice step cannot be 0",
+                span,
+            ));
+        }
+        match &value.0 {
+            Repr::List(items) => {
+                let picked = slice_indices(items.len(), start, stop, step);
+                Ok(Value::list(picked.map(|i| items[i].clone()).collect()))
+            }
+            Repr::Str(text) => {
+                let chars: Vec<char> = text.chars().collect();
+                Ok(Value::string(
+                    slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect(),
+                ))
+            }
+            Repr::Undefined | Repr::None => Ok(Value::UNDEFINED),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("cannot slice {}", value.kind().as_str()),
+                span,
+            )),
+        }
+    }
+}
+
+/// The indexes Python's `seq[start:stop:step]` picks from `len` items.
+fn slice_indices(
+    len: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> impl Iterator<Item = usize> {
+    let len = i64::try_from(len).unwrap_or(i64::MAX);
+    let clamp = |bound: i64, low: i64, high: i64| {
+        let b = if bound < 0 { bound.saturating_add(len) } else { bound };
+        b.clamp(low, high)
+    };
+    let (start, stop) = if step > 0 {
+        (start.map_or(0, |b| clamp(b, 0, len)), stop.map_or(len, |b| clamp(b, 0, len)))
+    } else {
+        (
+            start.map_or(len - 1, |b| clamp(b, -1, len - 1)),
+            stop.map_or(-1, |b| clamp(b, -1, len - 1)),
+        )
+    };
+    let mut i = start;
+    std::iter::from_fn(move || {
+        let inside = if step > 0 { i < stop } else { i > stop };
+        if !inside {
+            return None;
+        }
+        let current = i;
+        i = i.saturating_add(step);
+        usize::try_from(current).ok()
+    })
+}
+
+/// `value[index]`: lists and strings by integer (negative from the end),
+/// maps by string key; anything missing, or any index into none or
+/// undefined, is undefined.
+pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
+    let position = |len: usize, n: i64| -> Option<usize> {
+        let len = i64::try_from(len).ok()?;
+        let i = if n < 0 { n.checked_add(len)? } else { n };
+        usize::try_from(i).ok()
+    };
+    match (&value.0, &index.0) {
+        (Repr::List(items), Repr::Int(n)) => {
+            Ok(position(items.len(), *n).and_then(|i| items.get(i)).cloned().unwrap_or_default())
+        }
+        (Repr::Str(s), Repr::Int(n)) => {
+            let count = if *n < 0 { s.chars().count() } else { 0 };
+            Ok(position(count, *n)
+                .and_then(|i| s.chars().nth(i))
+                .map(|c| Value::string(c.to_string()))
+                .unwrap_or_default())
+        }
+        (Repr::Map(map), Repr::Str(key)) => Ok(map.get(&**key).cloned().unwrap_or_default()),
+        (Repr::List(_) | Repr::Str(_), _) => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "{} indexes must be integers, not {}",
+                value.kind().as_str(),
+                index.kind().as_str()
+            ),
+        )),
+        _ => Ok(Value::UNDEFINED),
+    }
+}

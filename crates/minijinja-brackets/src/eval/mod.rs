@@ -1,0 +1,585 @@
+//! The tree-walking evaluator.
+//!
+//! A [`Renderer`] walks the syntax tree once, writing output into one
+//! buffer (macro calls and `set` blocks capture a tail of it). Every
+//! statement and expression costs fuel; macro depth, evaluation depth,
+//! output size and built values are bounded by [`Limits`]. A render either
+//! returns its whole result or only an error: stores, writes and effects
+//! live in the renderer until it succeeds.
+
+mod expr;
+pub(crate) mod ops;
+mod scope;
+mod stores;
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::context::{Context, Effect, Rendered, Scope};
+use crate::environment::Environment;
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::random::Draws;
+use crate::span::Span;
+use crate::stack::StackBudget;
+use crate::syntax::ast::{EffectKind, Expr, ForLoop, MacroDef, Node, Target, TargetName};
+use crate::value::{Repr, Value};
+
+pub(crate) use expr::get_item;
+use scope::{Frame, LoopState};
+use stores::Stores;
+
+/// How deep the evaluator itself may recurse (expressions, blocks and
+/// macro bodies together), whatever the other limits say: a guard for the
+/// native stack.
+const MAX_EVAL_DEPTH: usize = 1_000;
+
+/// How deeply lists and maps built by a template may nest (serde_json's own
+/// limit for parsed JSON is 128 too).
+const MAX_VALUE_DEPTH: usize = 128;
+
+/// Renders a compiled template.
+pub(crate) fn render<'t>(
+    env: &'t Environment,
+    source: &'t str,
+    body: &'t [Node<'t>],
+    context: &'t Context,
+    seed: u64,
+) -> Result<Rendered, Error> {
+    let mut renderer = Renderer {
+        env,
+        limits: env.limits(),
+        source,
+        stores: Stores::new(context),
+        effects: Vec::new(),
+        out: String::with_capacity(source.len()),
+        frames: Vec::new(),
+        macros: Vec::new(),
+        fuel: env.limits().fuel,
+        macro_depth: 0,
+        depth: 0,
+        draws: Draws::new(seed),
+        stack: StackBudget::new(env.limits().stack_limit),
+    };
+    renderer.exec(body)?;
+    renderer.finish()
+}
+
+pub(crate) struct Renderer<'t> {
+    env: &'t Environment,
+    limits: &'t Limits,
+    source: &'t str,
+    stores: Stores<'t>,
+    effects: Vec<Effect>,
+    out: String,
+    frames: Vec<Frame<'t>>,
+    /// Macros defined so far (a later definition replaces an earlier one).
+    macros: Vec<&'t MacroDef<'t>>,
+    fuel: Option<u64>,
+    macro_depth: usize,
+    depth: usize,
+    draws: Draws,
+    stack: StackBudget,
+}
+
+impl<'t> Renderer<'t> {
+    /// An error of `kind` at `span`.
+    fn error(&self, kind: ErrorKind, message: impl Into<String>, span: Span) -> Error {
+        Error::new(kind, message).at(self.source, span)
+    }
+
+    /// Places an error without a position (from an operator, a filter, a
+    /// host callback) at `span`.
+    fn locate(&self, span: Span) -> impl Fn(Error) -> Error + '_ {
+        move |e| e.at(self.source, span)
+    }
+
+    /// Spends `units` of fuel.
+    fn spend(&mut self, units: u64, span: Span) -> Result<(), Error> {
+        if let Some(fuel) = &mut self.fuel {
+            if *fuel < units {
+                *fuel = 0;
+                return Err(self.error(
+                    ErrorKind::OutOfFuel,
+                    "the render ran out of fuel (too many evaluation steps)",
+                    span,
+                ));
+            }
+            *fuel -= units;
+        }
+        Ok(())
+    }
+
+    /// Enters one level of evaluator recursion.
+    fn descend(&mut self, span: Span) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > MAX_EVAL_DEPTH || self.stack.exceeded() {
+            return Err(self.error(
+                ErrorKind::RecursionLimit,
+                "the template recurses too deeply (macro calls nested in deep expressions)",
+                span,
+            ));
+        }
+        Ok(())
+    }
+
+    fn output_limit(&self, span: Span) -> Error {
+        self.error(
+            ErrorKind::OutputLimit,
+            format!("the output would exceed the limit of {} bytes", self.limits.output_limit),
+            span,
+        )
+    }
+
+    fn write(&mut self, text: &str, span: Span) -> Result<(), Error> {
+        if self.out.len() + text.len() > self.limits.output_limit {
+            return Err(self.output_limit(span));
+        }
+        self.out.push_str(text);
+        Ok(())
+    }
+
+    fn write_value(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        match &value.0 {
+            Repr::Str(s) => self.write(s, span),
+            Repr::Undefined if self.env.strict() => Err(self.error(
+                ErrorKind::UndefinedError,
+                "printing an undefined value (strict mode)",
+                span,
+            )),
+            Repr::Undefined | Repr::None => Ok(()),
+            _ => {
+                let _ = write!(self.out, "{value}");
+                if self.out.len() > self.limits.output_limit {
+                    return Err(self.output_limit(span));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn exec(&mut self, nodes: &'t [Node<'t>]) -> Result<(), Error> {
+        for node in nodes {
+            self.exec_node(node)?;
+        }
+        Ok(())
+    }
+
+    fn exec_node(&mut self, node: &'t Node<'t>) -> Result<(), Error> {
+        match node {
+            Node::Text(text) => {
+                let start = nom::Offset::offset(self.source, text);
+                let span = Span::new(start, start + text.len());
+                self.spend(1 + text.len() as u64 / 4096, span)?;
+                self.write(text, span)
+            }
+            Node::Print(e) => {
+                let value = self.eval(e)?;
+                self.write_value(&value, e.span)
+            }
+            Node::If { branches, otherwise } => {
+                for (cond, body) in branches {
+                    if self.eval(cond)?.is_true() {
+                        return self.exec_block(body, cond.span);
+                    }
+                }
+                self.exec_block(otherwise, Span::default())
+            }
+            Node::For(for_loop) => self.exec_for(for_loop),
+            Node::Set { target, value, span } => {
+                let value = self.eval(value)?;
+                self.assign(target, value, *span)
+            }
+            Node::SetBlock { target, body, span } => {
+                let captured = self.capture(body, *span)?;
+                self.assign(target, captured, *span)
+            }
+            Node::Macro(def) => {
+                match self.macros.iter_mut().find(|m| m.name == def.name) {
+                    Some(slot) => *slot = def,
+                    None => self.macros.push(def),
+                }
+                Ok(())
+            }
+            Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
+            Node::Weighted { choices } => self.exec_weighted(choices),
+            Node::Effect { kind, value, span } => self.exec_effect(*kind, value, *span),
+        }
+    }
+
+    /// Rolls each branch in turn: one draw per branch tested.
+    fn exec_chance(
+        &mut self,
+        branches: &'t [(Expr<'t>, Vec<Node<'t>>)],
+        otherwise: &'t [Node<'t>],
+    ) -> Result<(), Error> {
+        for (p, body) in branches {
+            let probability = self.probability(p)?;
+            if self.draws.next_unit() < probability {
+                return self.exec_block(body, p.span);
+            }
+        }
+        self.exec_block(otherwise, Span::default())
+    }
+
+    /// Evaluates every weight, then makes one draw.
+    fn exec_weighted(&mut self, choices: &'t [(Expr<'t>, Vec<Node<'t>>)]) -> Result<(), Error> {
+        let mut weights = Vec::with_capacity(choices.len());
+        for (w, _) in choices {
+            weights.push(self.weight(w)?);
+        }
+        let total: f64 = weights.iter().sum();
+        let u = self.draws.next_unit() * total;
+        if !total.is_finite() {
+            let span = choices.first().map(|(w, _)| w.span).unwrap_or_default();
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "the weights add up to infinity",
+                span,
+            ));
+        }
+        // The first choice whose running total exceeds `u`; rounding can
+        // leave `u` at the very top, which belongs to the last positive one.
+        let mut running = 0.0;
+        let mut chosen = None;
+        for (index, weight) in weights.iter().enumerate() {
+            if *weight > 0.0 {
+                running += weight;
+                chosen = Some(index);
+                if running > u {
+                    break;
+                }
+            }
+        }
+        match chosen {
+            Some(index) => self.exec_block(&choices[index].1, choices[index].0.span),
+            None => Ok(()),
+        }
+    }
+
+    fn exec_effect(
+        &mut self,
+        kind: EffectKind,
+        value: &'t Expr<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        let value = self.eval(value)?;
+        let Some(text) = value.as_str() else {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("`{}` needs a string, not {}", effect_word(kind), value.kind().as_str()),
+                span,
+            ));
+        };
+        self.effects.push(match kind {
+            EffectKind::QuickReply => Effect::Qr { name: text.to_owned() },
+            EffectKind::SlashCommand => Effect::St { command: text.to_owned() },
+        });
+        Ok(())
+    }
+
+    fn exec_block(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<(), Error> {
+        self.descend(span)?;
+        self.exec(nodes)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Renders `nodes` into a string value of their own.
+    fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<Value, Error> {
+        let mark = self.out.len();
+        self.exec_block(nodes, span)?;
+        let captured = Value(Repr::Str(Arc::from(&self.out[mark..])));
+        self.out.truncate(mark);
+        Ok(captured)
+    }
+
+    /// A `chance` probability: a number or numeric string, clamped to [0, 1].
+    fn probability(&mut self, e: &'t Expr<'t>) -> Result<f64, Error> {
+        let value = self.eval(e)?;
+        match number(&value) {
+            Some(p) if !p.is_nan() => Ok(p.clamp(0.0, 1.0)),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("a `chance` probability must be a number, not {}", describe(&value)),
+                e.span,
+            )),
+        }
+    }
+
+    /// A `choice` weight: a finite, non-negative number or numeric string.
+    fn weight(&mut self, e: &'t Expr<'t>) -> Result<f64, Error> {
+        let value = self.eval(e)?;
+        match number(&value) {
+            Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "a `choice` weight must be a finite number of at least 0, not {}",
+                    describe(&value)
+                ),
+                e.span,
+            )),
+        }
+    }
+
+    fn exec_for(&mut self, l: &'t ForLoop<'t>) -> Result<(), Error> {
+        let iterable = self.eval(&l.iterable)?;
+        let items: Arc<Vec<Value>> = match &iterable.0 {
+            Repr::List(items) => items.clone(),
+            Repr::Map(map) => Arc::new(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
+            Repr::Str(s) => Arc::new(s.chars().map(|c| Value::string(c.to_string())).collect()),
+            Repr::Undefined if self.env.strict() => {
+                return Err(self.error(
+                    ErrorKind::UndefinedError,
+                    "iterating an undefined value (strict mode)",
+                    l.iterable.span,
+                ));
+            }
+            Repr::Undefined | Repr::None => Arc::new(Vec::new()),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("cannot iterate over {}", iterable.kind().as_str()),
+                    l.iterable.span,
+                ));
+            }
+        };
+        let mut state = LoopState { targets: &l.targets, values: Vec::new(), items, index: 0 };
+        if let Some(filter) = &l.filter {
+            let all = std::mem::take(&mut state.items);
+            let mut kept = Vec::new();
+            self.frames.push(Frame::Loop(state));
+            for (index, item) in all.iter().enumerate() {
+                self.bind_loop(index, item, l.span)?;
+                if self.eval(filter)?.is_true() {
+                    kept.push(item.clone());
+                }
+            }
+            let Some(Frame::Loop(s)) = self.frames.pop() else { return Err(frame_error()) };
+            state = s;
+            state.items = Arc::new(kept);
+        }
+        if state.items.is_empty() {
+            return self.exec_block(&l.otherwise, l.span);
+        }
+        let items = state.items.clone();
+        self.frames.push(Frame::Loop(state));
+        self.descend(l.span)?;
+        for (index, item) in items.iter().enumerate() {
+            self.spend(1, l.span)?;
+            self.bind_loop(index, item, l.span)?;
+            self.exec(&l.body)?;
+        }
+        self.depth -= 1;
+        self.frames.pop();
+        Ok(())
+    }
+
+    /// Sets the innermost loop's position and binds its variables to
+    /// `item` (unpacking pairs for `for k, v in ...`).
+    fn bind_loop(&mut self, index: usize, item: &Value, span: Span) -> Result<(), Error> {
+        let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
+        state.index = index;
+        state.values.clear();
+        if let [_] = state.targets {
+            state.values.push(item.clone());
+            return Ok(());
+        }
+        let wanted = state.targets.len();
+        match item.as_list() {
+            Some(parts) if parts.len() == wanted => {
+                state.values.extend(parts.iter().cloned());
+                Ok(())
+            }
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("cannot unpack {} into {wanted} loop variables", describe(item)),
+                span,
+            )),
+        }
+    }
+
+    /// Writes `value` into a store, recording the write.
+    fn assign(&mut self, target: &'t Target<'t>, value: Value, span: Span) -> Result<(), Error> {
+        let name: Cow<'t, str> = match &target.name {
+            TargetName::Static(name) => Cow::Borrowed(&**name),
+            TargetName::Computed(e) => {
+                let key = self.eval(e)?;
+                match key.0 {
+                    Repr::Str(s) => Cow::Owned(s.to_string()),
+                    _ => {
+                        return Err(self.error(
+                            ErrorKind::InvalidOperation,
+                            format!(
+                                "a variable name must be a string, not {}",
+                                key.kind().as_str()
+                            ),
+                            e.span,
+                        ));
+                    }
+                }
+            }
+        };
+        if let Some(why) = value.unstorable() {
+            let hint = if value.is_undefined() {
+                " (use `-> default(...)` to store a fallback)"
+            } else {
+                ""
+            };
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("cannot set `{name}`: {why}{hint}"),
+                span,
+            ));
+        }
+        self.stores.set(target.scope, name, value);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Rendered, Error> {
+        let ([state, local, global], writes) = self.stores.finish();
+        Ok(Rendered { output: self.out, state, local, global, writes, effects: self.effects })
+    }
+
+    /// Calls the macro `def` with evaluated arguments.
+    fn call_macro(
+        &mut self,
+        def: &'t MacroDef<'t>,
+        args: crate::arguments::Args<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        if self.macro_depth >= self.limits.recursion_limit {
+            return Err(self.error(
+                ErrorKind::RecursionLimit,
+                format!(
+                    "macro `{}` nests deeper than the recursion limit of {} calls",
+                    def.name, self.limits.recursion_limit
+                ),
+                span,
+            ));
+        }
+        let names = def.params.iter().map(|(p, _)| *p);
+        let bound = args
+            .bind_names(&|| format!("macro `{}`", def.name), names)
+            .map_err(self.locate(span))?;
+        // Parameters left out that have a default (evaluated below).
+        let mut defaults = Vec::new();
+        let params = def
+            .params
+            .iter()
+            .zip(bound)
+            .enumerate()
+            .map(|(index, ((name, default), value))| {
+                if let (None, Some(default)) = (&value, default) {
+                    defaults.push((index, default));
+                }
+                (*name, value.unwrap_or_default())
+            })
+            .collect();
+        self.frames.push(Frame::Macro(params));
+        // Defaults are evaluated at call time, seeing the earlier parameters.
+        for (index, default) in defaults {
+            let value = self.eval(default)?;
+            if let Some(Frame::Macro(params)) = self.frames.last_mut() {
+                params[index].1 = value;
+            }
+        }
+        self.macro_depth += 1;
+        let output = self.capture(&def.body, span)?;
+        self.macro_depth -= 1;
+        self.frames.pop();
+        Ok(output)
+    }
+
+    /// Resolves a bare name: loop variables and `loop`, macro parameters,
+    /// macros, then the state store; undefined otherwise.
+    fn lookup(&mut self, name: &str) -> Value {
+        match self.resolve(name) {
+            Resolved::Value(value) => value,
+            Resolved::Macro(def) => Value(Repr::Macro(Arc::from(def.name))),
+            Resolved::State => self.stores.get(Scope::State, name),
+        }
+    }
+
+    /// Where a bare name lives, without converting anything.
+    fn resolve(&self, name: &str) -> Resolved<'t> {
+        for frame in self.frames.iter().rev() {
+            match frame {
+                Frame::Loop(state) => {
+                    if let Some(i) = state.targets.iter().position(|t| *t == name) {
+                        return Resolved::Value(state.values.get(i).cloned().unwrap_or_default());
+                    }
+                    if name == "loop" {
+                        return Resolved::Value(state.to_value());
+                    }
+                }
+                Frame::Macro(params) => {
+                    if let Some((_, value)) = params.iter().find(|(p, _)| *p == name) {
+                        return Resolved::Value(value.clone());
+                    }
+                    break;
+                }
+            }
+        }
+        match self.find_macro(name) {
+            Some(def) => Resolved::Macro(def),
+            None => Resolved::State,
+        }
+    }
+
+    fn find_macro(&self, name: &str) -> Option<&'t MacroDef<'t>> {
+        self.macros.iter().find(|m| m.name == name).copied()
+    }
+
+    /// The innermost loop visible from here (not across a macro call).
+    fn current_loop(&self) -> Option<&LoopState<'t>> {
+        match self.frames.last()? {
+            Frame::Loop(state) => Some(state),
+            Frame::Macro(_) => None,
+        }
+    }
+}
+
+/// What a bare name refers to.
+enum Resolved<'t> {
+    /// A loop variable, `loop`, or a macro parameter.
+    Value(Value),
+    Macro(&'t MacroDef<'t>),
+    /// Not bound here: read the state store.
+    State,
+}
+
+/// The loop frame is pushed just before and popped just after its body;
+/// this error would mean the evaluator broke that pairing.
+#[cold]
+fn frame_error() -> Error {
+    Error::new(ErrorKind::InvalidOperation, "internal error: loop frame missing")
+}
+
+fn effect_word(kind: EffectKind) -> &'static str {
+    match kind {
+        EffectKind::QuickReply => "qr",
+        EffectKind::SlashCommand => "st",
+    }
+}
+
+/// A number, or a string holding one (SillyTavern variables are strings).
+fn number(value: &Value) -> Option<f64> {
+    match &value.0 {
+        Repr::Str(s) => s.trim().parse::<f64>().ok(),
+        _ => value.as_f64(),
+    }
+}
+
+/// A value as an error message shows it: its kind, and its text when short.
+pub(crate) fn describe(value: &Value) -> String {
+    match &value.0 {
+        Repr::Str(s) if s.chars().count() <= 20 => format!("the string {:?}", &**s),
+        Repr::Int(_) | Repr::Float(_) | Repr::Bool(_) => {
+            format!("{} {value}", value.kind().as_str())
+        }
+        _ => value.kind().as_str().to_owned(),
+    }
+}

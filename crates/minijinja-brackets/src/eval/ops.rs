@@ -1,0 +1,249 @@
+//! Operators on values: checked 64-bit integer arithmetic, `/` always
+//! real, Python-style `//` and `%`, no implicit string/number coercion.
+
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::syntax::ast::{BinOp, CmpOp};
+use crate::value::{Repr, Value};
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidOperation, message)
+}
+
+fn mismatch(op: BinOp, l: &Value, r: &Value) -> Error {
+    let hint = match op {
+        BinOp::Add if l.as_str().is_some() || r.as_str().is_some() => {
+            ": use `~` to join as text, or the `int`/`float` filters to convert a string"
+        }
+        _ if l.as_str().is_some() || r.as_str().is_some() => {
+            ": convert strings with the `int` or `float` filter"
+        }
+        _ => "",
+    };
+    invalid(format!(
+        "cannot apply `{}` to {} and {}{hint}",
+        op.symbol(),
+        l.kind().as_str(),
+        r.kind().as_str()
+    ))
+}
+
+fn overflow(op: &str) -> Error {
+    invalid(format!("integer overflow in `{op}`"))
+}
+
+/// Checks a string result against the string limit.
+pub(crate) fn check_string_size(len: usize, limits: &Limits) -> Result<(), Error> {
+    if len > limits.string_limit {
+        return Err(invalid(format!(
+            "the result would be {len} bytes, more than the string limit of {} bytes",
+            limits.string_limit
+        )));
+    }
+    Ok(())
+}
+
+/// `l op r` for the arithmetic operators and `~`.
+pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
+    use Repr::{Float, Int, List, Str};
+    match (op, &l.0, &r.0) {
+        (BinOp::Concat, _, _) => {
+            let (a, b) = (l.to_string(), r.to_string());
+            check_string_size(a.len() + b.len(), limits)?;
+            Ok(Value::string(a + &b))
+        }
+        (BinOp::Add, Str(a), Str(b)) => {
+            check_string_size(a.len() + b.len(), limits)?;
+            Ok(Value::string(format!("{a}{b}")))
+        }
+        (BinOp::Add, List(a), List(b)) => {
+            if a.len() + b.len() > limits.range_limit {
+                return Err(invalid(format!(
+                    "the list would have {} items, more than the limit of {}",
+                    a.len() + b.len(),
+                    limits.range_limit
+                )));
+            }
+            let mut items = Vec::with_capacity(a.len() + b.len());
+            items.extend(a.iter().cloned());
+            items.extend(b.iter().cloned());
+            Ok(Value::list(items))
+        }
+        (BinOp::Mul, Str(s), Int(n)) | (BinOp::Mul, Int(n), Str(s)) => repeat(s, *n, limits),
+        (_, Int(a), Int(b)) => int_op(op, *a, *b),
+        (_, Int(_) | Float(_), Int(_) | Float(_)) => {
+            float_op(op, l.as_f64().unwrap_or_default(), r.as_f64().unwrap_or_default())
+        }
+        _ => Err(mismatch(op, l, r)),
+    }
+}
+
+fn repeat(s: &Arc<str>, n: i64, limits: &Limits) -> Result<Value, Error> {
+    let n = usize::try_from(n).unwrap_or(0);
+    let len = s.len().saturating_mul(n);
+    check_string_size(len, limits)?;
+    Ok(Value::string(s.repeat(n)))
+}
+
+fn int_op(op: BinOp, a: i64, b: i64) -> Result<Value, Error> {
+    let zero = || invalid(format!("division by zero in `{}`", op.symbol()));
+    let result = match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::Mul => a.checked_mul(b),
+        BinOp::Div => {
+            if b == 0 {
+                return Err(zero());
+            }
+            return Ok(Value::from(a as f64 / b as f64));
+        }
+        BinOp::FloorDiv => {
+            if b == 0 {
+                return Err(zero());
+            }
+            a.checked_div(b).map(|q| if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q })
+        }
+        BinOp::Rem => {
+            if b == 0 {
+                return Err(zero());
+            }
+            a.checked_rem(b).map(|r| if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+        }
+        BinOp::Pow => {
+            if b < 0 {
+                return Ok(Value::from((a as f64).powf(b as f64)));
+            }
+            u32::try_from(b).ok().and_then(|b| a.checked_pow(b))
+        }
+        BinOp::Concat => None,
+    };
+    result.map(Value::from).ok_or_else(|| overflow(op.symbol()))
+}
+
+fn float_op(op: BinOp, a: f64, b: f64) -> Result<Value, Error> {
+    let zero = || invalid(format!("division by zero in `{}`", op.symbol()));
+    Ok(Value::from(match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div if b == 0.0 => return Err(zero()),
+        BinOp::Div => a / b,
+        BinOp::FloorDiv if b == 0.0 => return Err(zero()),
+        BinOp::FloorDiv => (a / b).floor(),
+        BinOp::Rem if b == 0.0 => return Err(zero()),
+        BinOp::Rem => a - b * (a / b).floor(),
+        BinOp::Pow => a.powf(b),
+        BinOp::Concat => f64::NAN,
+    }))
+}
+
+/// Unary minus.
+pub(crate) fn negate(v: &Value) -> Result<Value, Error> {
+    match v.0 {
+        Repr::Int(n) => n.checked_neg().map(Value::from).ok_or_else(|| overflow("-")),
+        Repr::Float(x) => Ok(Value::from(-x)),
+        _ => Err(invalid(format!("cannot negate {}", v.kind().as_str()))),
+    }
+}
+
+/// Unary plus: numbers only.
+pub(crate) fn plus(v: &Value) -> Result<Value, Error> {
+    match v.0 {
+        Repr::Int(_) | Repr::Float(_) => Ok(v.clone()),
+        _ => Err(invalid(format!("cannot apply unary `+` to {}", v.kind().as_str()))),
+    }
+}
+
+/// `l op r` for comparisons and membership.
+pub(crate) fn compare(op: CmpOp, l: &Value, r: &Value) -> Result<bool, Error> {
+    use std::cmp::Ordering::{Greater, Less};
+    let order = |symbol: &str| {
+        l.compare(r).ok_or_else(|| {
+            invalid(format!(
+                "cannot compare {} and {} with `{symbol}`",
+                l.kind().as_str(),
+                r.kind().as_str()
+            ))
+        })
+    };
+    Ok(match op {
+        CmpOp::Eq => l == r,
+        CmpOp::Ne => l != r,
+        CmpOp::Lt => order("<")? == Less,
+        CmpOp::Le => order("<=")? != Greater,
+        CmpOp::Gt => order(">")? == Greater,
+        CmpOp::Ge => order(">=")? != Less,
+        CmpOp::In => contains(r, l)?,
+        CmpOp::NotIn => !contains(r, l)?,
+    })
+}
+
+/// `item in container`: substring, list membership, map key.
+pub(crate) fn contains(container: &Value, item: &Value) -> Result<bool, Error> {
+    match (&container.0, &item.0) {
+        (Repr::Str(s), Repr::Str(needle)) => Ok(s.contains(&**needle)),
+        (Repr::Str(_), _) => Err(invalid(format!(
+            "`in` on a string needs a string on its left, not {}",
+            item.kind().as_str()
+        ))),
+        (Repr::List(items), _) => Ok(items.contains(item)),
+        (Repr::Map(map), Repr::Str(key)) => Ok(map.contains_key(&**key)),
+        (Repr::Map(_), _) => Ok(false),
+        (Repr::Undefined | Repr::None, _) => Ok(false),
+        _ => Err(invalid(format!("cannot test membership in {}", container.kind().as_str()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(op: BinOp, l: impl Into<Value>, r: impl Into<Value>) -> Result<Value, Error> {
+        binary(op, &l.into(), &r.into(), &Limits::default())
+    }
+
+    #[test]
+    fn python_division_rules() {
+        assert_eq!(op(BinOp::FloorDiv, -7, 2), Ok(Value::from(-4)));
+        assert_eq!(op(BinOp::FloorDiv, 7, -2), Ok(Value::from(-4)));
+        assert_eq!(op(BinOp::Rem, -7, 3), Ok(Value::from(2)));
+        assert_eq!(op(BinOp::Rem, 7, -3), Ok(Value::from(-2)));
+        assert_eq!(op(BinOp::Div, 7, 2), Ok(Value::from(3.5)));
+        assert_eq!(op(BinOp::Rem, -7.5, 2), Ok(Value::from(0.5)));
+        assert_eq!(op(BinOp::Div, 1, 0).unwrap_err().kind(), ErrorKind::InvalidOperation);
+        assert_eq!(
+            op(BinOp::FloorDiv, i64::MIN, -1).unwrap_err().message(),
+            "integer overflow in `//`"
+        );
+    }
+
+    #[test]
+    fn overflow_and_mismatch_are_errors() {
+        assert!(op(BinOp::Add, i64::MAX, 1).is_err());
+        assert!(op(BinOp::Pow, 2, 64).is_err());
+        assert_eq!(op(BinOp::Pow, 2, -1), Ok(Value::from(0.5)));
+        let err = op(BinOp::Add, "a", 1).unwrap_err();
+        assert!(err.message().starts_with("cannot apply `+` to string and integer: use `~`"));
+        assert_eq!(op(BinOp::Concat, "a", 1), Ok(Value::from("a1")));
+    }
+
+    #[test]
+    fn repetition_is_capped() {
+        assert_eq!(op(BinOp::Mul, "ab", 3), Ok(Value::from("ababab")));
+        assert_eq!(op(BinOp::Mul, 2, "ab"), Ok(Value::from("abab")));
+        assert_eq!(op(BinOp::Mul, "ab", -1), Ok(Value::from("")));
+        assert!(op(BinOp::Mul, "ab", i64::MAX).is_err());
+    }
+
+    #[test]
+    fn comparisons_and_membership() {
+        let t = |o, l: Value, r: Value| compare(o, &l, &r);
+        assert_eq!(t(CmpOp::Le, 1.into(), 1.0.into()), Ok(true));
+        assert_eq!(t(CmpOp::In, "el".into(), "hello".into()), Ok(true));
+        assert_eq!(t(CmpOp::NotIn, 3.into(), vec![Value::from(1)].into()), Ok(true));
+        assert!(t(CmpOp::Lt, 1.into(), "2".into()).is_err());
+        assert!(t(CmpOp::In, 1.into(), "2".into()).is_err());
+    }
+}

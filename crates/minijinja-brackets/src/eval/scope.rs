@@ -1,0 +1,70 @@
+//! Temporary bindings: loop variables with their `loop` object, and macro
+//! parameters. Never persisted.
+
+use std::sync::Arc;
+
+use crate::value::{Value, ValueMap};
+
+/// One level of temporary bindings.
+#[derive(Debug)]
+pub(crate) enum Frame<'a> {
+    Loop(LoopState<'a>),
+    /// A macro call's parameters. Lookups stop here: a macro body does not
+    /// see its caller's loop variables.
+    Macro(Vec<(&'a str, Value)>),
+}
+
+/// A running `for` loop.
+#[derive(Debug)]
+pub(crate) struct LoopState<'a> {
+    pub(crate) targets: &'a [&'a str],
+    pub(crate) values: Vec<Value>,
+    pub(crate) items: Arc<Vec<Value>>,
+    pub(crate) index: usize,
+}
+
+impl LoopState<'_> {
+    /// An attribute of the `loop` object, undefined for unknown names.
+    pub(crate) fn attr(&self, name: &str) -> Value {
+        let (index, length) = (self.index, self.items.len());
+        match name {
+            "index" => Value::from(index + 1),
+            "index0" => Value::from(index),
+            "revindex" => Value::from(length - index),
+            "revindex0" => Value::from(length - index - 1),
+            "first" => Value::from(index == 0),
+            "last" => Value::from(index + 1 == length),
+            "length" => Value::from(length),
+            "previtem" => {
+                index.checked_sub(1).and_then(|i| self.items.get(i)).cloned().unwrap_or_default()
+            }
+            "nextitem" => self.items.get(index + 1).cloned().unwrap_or_default(),
+            _ => Value::UNDEFINED,
+        }
+    }
+
+    /// `loop.cycle(a, b, ...)`: the argument at the iteration's position.
+    pub(crate) fn cycle(&self, values: &[Value]) -> Value {
+        match values.len() {
+            0 => Value::UNDEFINED,
+            n => values[self.index % n].clone(),
+        }
+    }
+
+    /// The `loop` object as a map (for `[[ loop ]]` or `loop -> tojson`).
+    pub(crate) fn to_value(&self) -> Value {
+        let names = [
+            "index",
+            "index0",
+            "revindex",
+            "revindex0",
+            "first",
+            "last",
+            "length",
+            "previtem",
+            "nextitem",
+        ];
+        let map: ValueMap = names.iter().map(|&n| (Arc::from(n), self.attr(n))).collect();
+        Value::map(map)
+    }
+}

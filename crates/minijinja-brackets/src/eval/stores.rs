@@ -1,0 +1,149 @@
+//! The three variable stores during a render: read lazily from the
+//! context's JSON, written into an overlay, merged back at the end.
+//!
+//! Converting a whole store to values up front (and back afterwards) would
+//! cost more than most renders; instead a name is converted the first time
+//! it is read, and only written names are converted back to JSON.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::context::{Context, Scope, Store, StoreWrite};
+use crate::value::{Value, ValueMap};
+
+/// One store: the context's JSON, and the values read or written so far,
+/// in the order first read or written.
+///
+/// Templates touch few names, so lookups scan the list; past
+/// [`SMALL`] names a hash index takes over.
+#[derive(Debug)]
+struct Layer<'t> {
+    input: &'t Store,
+    values: Vec<(Cow<'t, str>, Value)>,
+    index: HashMap<Cow<'t, str>, usize>,
+}
+
+/// How many names a layer scans before it switches to its hash index.
+const SMALL: usize = 16;
+
+impl<'t> Layer<'t> {
+    fn position(&self, name: &str) -> Option<usize> {
+        if self.values.len() <= SMALL {
+            self.values.iter().position(|(key, _)| key == name)
+        } else {
+            self.index.get(name).copied()
+        }
+    }
+
+    fn insert(&mut self, name: Cow<'t, str>, value: Value) -> usize {
+        if let Some(at) = self.position(&name) {
+            self.values[at].1 = value;
+            return at;
+        }
+        self.values.push((name, value));
+        let at = self.values.len() - 1;
+        if self.values.len() > SMALL {
+            if self.index.is_empty() {
+                self.index =
+                    self.values.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
+            } else {
+                self.index.insert(self.values[at].0.clone(), at);
+            }
+        }
+        at
+    }
+
+    /// The value of `name`, converted from the input on first read.
+    fn get(&mut self, name: &str) -> Option<&Value> {
+        let at = match self.position(name) {
+            Some(at) => at,
+            None => {
+                let (key, json) = self.input.get_key_value(name)?;
+                self.insert(Cow::Borrowed(key.as_str()), Value::from_json(json))
+            }
+        };
+        Some(&self.values[at].1)
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Stores<'t> {
+    layers: [Layer<'t>; 3],
+    writes: Vec<(Scope, Cow<'t, str>, Value)>,
+}
+
+fn index(scope: Scope) -> usize {
+    match scope {
+        Scope::State => 0,
+        Scope::Local => 1,
+        Scope::Global => 2,
+    }
+}
+
+impl<'t> Stores<'t> {
+    pub(crate) fn new(context: &'t Context) -> Stores<'t> {
+        let layer = |input| Layer { input, values: Vec::new(), index: HashMap::new() };
+        Stores {
+            layers: [layer(&context.state), layer(&context.local), layer(&context.global)],
+            writes: Vec::new(),
+        }
+    }
+
+    /// The variable `name` of `scope`; undefined when it is not set.
+    pub(crate) fn get(&mut self, scope: Scope, name: &str) -> Value {
+        self.get_ref(scope, name).cloned().unwrap_or_default()
+    }
+
+    /// The variable `name` of `scope` by reference, when it is set.
+    pub(crate) fn get_ref(&mut self, scope: Scope, name: &str) -> Option<&Value> {
+        self.layers[index(scope)].get(name)
+    }
+
+    /// Sets a variable and records the write.
+    pub(crate) fn set(&mut self, scope: Scope, name: Cow<'t, str>, value: Value) {
+        self.layers[index(scope)].insert(name.clone(), value.clone());
+        self.writes.push((scope, name, value));
+    }
+
+    /// The whole store as a map: the context's keys in their order (with
+    /// their current values), then new names in the order first written.
+    pub(crate) fn whole(&mut self, scope: Scope) -> Value {
+        let keys: Vec<&'t str> =
+            self.layers[index(scope)].input.keys().map(String::as_str).collect();
+        let mut map = ValueMap::with_capacity(keys.len());
+        for key in keys {
+            map.insert(Arc::from(key), self.get(scope, key));
+        }
+        for (key, value) in &self.layers[index(scope)].values {
+            if !map.contains_key(&**key) {
+                map.insert(Arc::from(&**key), value.clone());
+            }
+        }
+        Value::map(map)
+    }
+
+    /// The stores after rendering (the context's, with the writes applied
+    /// in order) and the writes as JSON. Values are checked storable when
+    /// written, so the conversion cannot fail.
+    pub(crate) fn finish(self) -> ([Store; 3], Vec<StoreWrite>) {
+        let mut stores = [
+            self.layers[0].input.clone(),
+            self.layers[1].input.clone(),
+            self.layers[2].input.clone(),
+        ];
+        let writes: Vec<StoreWrite> = self
+            .writes
+            .into_iter()
+            .map(|(scope, name, value)| StoreWrite {
+                scope,
+                name: name.into_owned(),
+                value: value.json(),
+            })
+            .collect();
+        for write in &writes {
+            stores[index(write.scope)].insert(write.name.clone(), write.value.clone());
+        }
+        (stores, writes)
+    }
+}

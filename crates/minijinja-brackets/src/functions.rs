@@ -1,0 +1,80 @@
+//! The built-in global functions: `range`, and `dict`/`namespace` (a map
+//! from keyword arguments).
+
+use crate::arguments::{Args, bad};
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::value::{Value, ValueMap};
+
+/// A built-in function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BuiltinFunction {
+    Range,
+    Dict,
+}
+
+impl BuiltinFunction {
+    pub(crate) fn lookup(name: &str) -> Option<BuiltinFunction> {
+        match name {
+            "range" => Some(BuiltinFunction::Range),
+            "dict" | "namespace" => Some(BuiltinFunction::Dict),
+            _ => None,
+        }
+    }
+}
+
+/// Runs a built-in function.
+pub(crate) fn apply(
+    function: BuiltinFunction,
+    args: Args<'_>,
+    limits: &Limits,
+) -> Result<Value, Error> {
+    match function {
+        BuiltinFunction::Range => range(args, limits),
+        BuiltinFunction::Dict => {
+            if !args.positional.is_empty() {
+                return Err(bad("`dict` takes keyword arguments only: `dict(a=1, b=2)`"));
+            }
+            let map: ValueMap = args.keywords.into_iter().map(|(k, v)| (k.into(), v)).collect();
+            Ok(Value::map(map))
+        }
+    }
+}
+
+/// `range(stop)` or `range(start, stop, step=1)`: at most
+/// [`Limits::range_limit`] integers.
+fn range(args: Args<'_>, limits: &Limits) -> Result<Value, Error> {
+    let [a, b, step] = args.bind("function `range`", ["start", "stop", "step"])?;
+    let int = |v: &Value, default: i64| -> Result<i64, Error> {
+        if v.is_undefined() {
+            return Ok(default);
+        }
+        v.as_i64().ok_or_else(|| bad(format!("`range` needs integers, not {}", v.kind().as_str())))
+    };
+    let (start, stop) =
+        if b.is_undefined() { (0, int(&a, 0)?) } else { (int(&a, 0)?, int(&b, 0)?) };
+    if a.is_undefined() {
+        return Err(bad("`range` needs at least one argument: `range(stop)`"));
+    }
+    let step = int(&step, 1)?;
+    if step == 0 {
+        return Err(Error::new(ErrorKind::InvalidOperation, "`range`: the step cannot be 0"));
+    }
+    let span = if step > 0 {
+        i128::from(stop) - i128::from(start)
+    } else {
+        i128::from(start) - i128::from(stop)
+    };
+    let count = if span <= 0 { 0 } else { (span - 1) / i128::from(step).abs() + 1 };
+    if count > limits.range_limit as i128 {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "`range` would give {count} numbers, more than the limit of {}",
+                limits.range_limit
+            ),
+        ));
+    }
+    let values = (0..count as i64).map(|i| Value::from(start + i * step)).collect();
+    Ok(Value::list(values))
+}

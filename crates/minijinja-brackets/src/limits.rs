@@ -1,0 +1,129 @@
+//! Resource limits that keep hostile templates from hanging, overflowing
+//! the stack or exhausting memory.
+
+/// The limits a compile and a render run under. Every field has a safe
+/// default; change them with the `with_*` methods.
+///
+/// ```
+/// use minijinja_brackets::Limits;
+///
+/// let limits = Limits::default().with_fuel(Some(10_000)).with_output_limit(64 * 1024);
+/// assert_eq!(limits.fuel(), Some(10_000));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    pub(crate) nesting_limit: usize,
+    pub(crate) recursion_limit: usize,
+    pub(crate) fuel: Option<u64>,
+    pub(crate) output_limit: usize,
+    pub(crate) string_limit: usize,
+    pub(crate) range_limit: usize,
+    pub(crate) stack_limit: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            nesting_limit: 100,
+            recursion_limit: 100,
+            fuel: Some(1_000_000),
+            output_limit: 16 << 20,
+            string_limit: 16 << 20,
+            range_limit: 100_000,
+            stack_limit: 1 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// How deeply expressions, operator chains and blocks may nest (default
+    /// 100). Deeper templates are a `syntax_error` at compile time.
+    pub fn nesting_limit(&self) -> usize {
+        self.nesting_limit
+    }
+
+    /// Sets [`Limits::nesting_limit`].
+    pub fn with_nesting_limit(mut self, limit: usize) -> Limits {
+        self.nesting_limit = limit;
+        self
+    }
+
+    /// How deeply macro calls may nest (default 100); deeper is a
+    /// `recursion_limit` error.
+    pub fn recursion_limit(&self) -> usize {
+        self.recursion_limit
+    }
+
+    /// Sets [`Limits::recursion_limit`].
+    pub fn with_recursion_limit(mut self, limit: usize) -> Limits {
+        self.recursion_limit = limit;
+        self
+    }
+
+    /// The evaluation steps a render may take (default one million; `None`
+    /// for no limit). Each statement, expression and loop iteration costs
+    /// one step, and building large strings costs one step per 256 bytes.
+    /// Running out is an `out_of_fuel` error.
+    pub fn fuel(&self) -> Option<u64> {
+        self.fuel
+    }
+
+    /// Sets [`Limits::fuel`].
+    pub fn with_fuel(mut self, fuel: Option<u64>) -> Limits {
+        self.fuel = fuel;
+        self
+    }
+
+    /// The largest output in bytes (default 16 MiB); more is an
+    /// `output_limit` error.
+    pub fn output_limit(&self) -> usize {
+        self.output_limit
+    }
+
+    /// Sets [`Limits::output_limit`].
+    pub fn with_output_limit(mut self, bytes: usize) -> Limits {
+        self.output_limit = bytes;
+        self
+    }
+
+    /// The largest string an operation may build, in bytes (default
+    /// 16 MiB): repetition (`"ab" * n`), concatenation, `join`, `replace`,
+    /// `indent`. More is an `invalid_operation` error.
+    pub fn string_limit(&self) -> usize {
+        self.string_limit
+    }
+
+    /// Sets [`Limits::string_limit`].
+    pub fn with_string_limit(mut self, bytes: usize) -> Limits {
+        self.string_limit = bytes;
+        self
+    }
+
+    /// The most items `range()` or a list concatenation may produce
+    /// (default 100 000). More is an `invalid_operation` error.
+    pub fn range_limit(&self) -> usize {
+        self.range_limit
+    }
+
+    /// Sets [`Limits::range_limit`].
+    pub fn with_range_limit(mut self, items: usize) -> Limits {
+        self.range_limit = items;
+        self
+    }
+
+    /// The native stack a compile or render may use, in bytes (default
+    /// 1 MiB). The counted limits above normally stop recursion first; this
+    /// one guards builds with large stack frames (debug builds), so that a
+    /// template never overflows the stack of a thread with this much to
+    /// spare. Past it, compiling gives a `syntax_error` and rendering a
+    /// `recursion_limit` error.
+    pub fn stack_limit(&self) -> usize {
+        self.stack_limit
+    }
+
+    /// Sets [`Limits::stack_limit`].
+    pub fn with_stack_limit(mut self, bytes: usize) -> Limits {
+        self.stack_limit = bytes;
+        self
+    }
+}

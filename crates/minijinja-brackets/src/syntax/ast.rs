@@ -1,0 +1,206 @@
+//! The syntax tree: it borrows the template source and every expression
+//! carries its span, so runtime errors point at what the author wrote.
+
+use std::borrow::Cow;
+
+use crate::context::Scope;
+use crate::environment::{FilterRef, TestRef};
+use crate::span::Span;
+use crate::value::Value;
+
+/// A whole template.
+#[derive(Debug)]
+pub(crate) struct Template<'a> {
+    pub(crate) body: Vec<Node<'a>>,
+}
+
+/// One statement or piece of output.
+#[derive(Debug)]
+pub(crate) enum Node<'a> {
+    /// Text outside tags (already trimmed), or a raw block's body.
+    Text(&'a str),
+    /// `[[ expr ]]`
+    Print(Expr<'a>),
+    /// `[% if %]`, with `elif` branches; `otherwise` is the `else` body.
+    If { branches: Vec<(Expr<'a>, Vec<Node<'a>>)>, otherwise: Vec<Node<'a>> },
+    /// `[% for %]`
+    For(Box<ForLoop<'a>>),
+    /// `[% set target = value %]`
+    Set { target: Target<'a>, value: Expr<'a>, span: Span },
+    /// `[% set target %]body[% endset %]`
+    SetBlock { target: Target<'a>, body: Vec<Node<'a>>, span: Span },
+    /// `[% macro name(params) %]`
+    Macro(Box<MacroDef<'a>>),
+    /// `[% chance p %]`, with `elif q` branches, each rolled in turn.
+    Chance { branches: Vec<(Expr<'a>, Vec<Node<'a>>)>, otherwise: Vec<Node<'a>> },
+    /// `[% weighted %]` with its `choice w` blocks.
+    Weighted { choices: Vec<(Expr<'a>, Vec<Node<'a>>)> },
+    /// `[% qr name %]` or `[% st command %]`.
+    Effect { kind: EffectKind, value: Expr<'a>, span: Span },
+}
+
+/// `qr` or `st`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EffectKind {
+    QuickReply,
+    SlashCommand,
+}
+
+/// `for targets in iterable [if filter]`.
+#[derive(Debug)]
+pub(crate) struct ForLoop<'a> {
+    pub(crate) targets: Vec<&'a str>,
+    pub(crate) iterable: Expr<'a>,
+    pub(crate) filter: Option<Expr<'a>>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) otherwise: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// `macro name(p1, p2=default)`.
+#[derive(Debug)]
+pub(crate) struct MacroDef<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
+    pub(crate) body: Vec<Node<'a>>,
+}
+
+/// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or
+/// `L[expr]` computed when the `set` runs).
+#[derive(Debug)]
+pub(crate) struct Target<'a> {
+    pub(crate) scope: Scope,
+    pub(crate) name: TargetName<'a>,
+}
+
+/// The name a `set` writes.
+#[derive(Debug)]
+pub(crate) enum TargetName<'a> {
+    Static(Cow<'a, str>),
+    Computed(Expr<'a>),
+}
+
+/// An expression and where it is.
+#[derive(Debug)]
+pub(crate) struct Expr<'a> {
+    pub(crate) kind: ExprKind<'a>,
+    pub(crate) span: Span,
+}
+
+/// The expression forms.
+#[derive(Debug)]
+pub(crate) enum ExprKind<'a> {
+    Const(Value),
+    /// A bare name: loop variable, macro parameter, macro, or state.
+    Name(&'a str),
+    /// `L` or `G` alone: the whole store as a map.
+    Store(Scope),
+    /// `L.x`, `L[expr]`, `G.x`, `G[expr]`.
+    StoreItem(Scope, Box<Expr<'a>>),
+    List(Vec<Expr<'a>>),
+    Map(Vec<(Expr<'a>, Expr<'a>)>),
+    /// `value.name`
+    Attr(Box<Expr<'a>>, &'a str),
+    /// `value[index]` (also `value.0`)
+    Item(Box<Expr<'a>>, Box<Expr<'a>>),
+    /// `value[start:stop:step]`
+    Slice(Box<Slice<'a>>),
+    /// `callee(args)`
+    Call(Box<Expr<'a>>, CallArgs<'a>),
+    /// `value -> name(args)`
+    Filter(Box<Expr<'a>>, FilterCall<'a>),
+    /// `value is [not] name(args)`
+    Test(Box<Expr<'a>>, TestCall<'a>),
+    Neg(Box<Expr<'a>>),
+    Pos(Box<Expr<'a>>),
+    Not(Box<Expr<'a>>),
+    And(Box<Expr<'a>>, Box<Expr<'a>>),
+    Or(Box<Expr<'a>>, Box<Expr<'a>>),
+    Binary(BinOp, Box<Expr<'a>>, Box<Expr<'a>>),
+    /// `a < b <= c ...`: each comparison on adjacent operands, all must hold.
+    Compare(Box<Expr<'a>>, Vec<(CmpOp, Expr<'a>)>),
+    /// `then if cond else otherwise`; no `else` gives undefined.
+    Cond(Box<Conditional<'a>>),
+}
+
+/// `value[start:stop:step]`, each part optional.
+#[derive(Debug)]
+pub(crate) struct Slice<'a> {
+    pub(crate) value: Expr<'a>,
+    pub(crate) start: Option<Expr<'a>>,
+    pub(crate) stop: Option<Expr<'a>>,
+    pub(crate) step: Option<Expr<'a>>,
+}
+
+/// `then if cond else otherwise`.
+#[derive(Debug)]
+pub(crate) struct Conditional<'a> {
+    pub(crate) then: Expr<'a>,
+    pub(crate) cond: Expr<'a>,
+    pub(crate) otherwise: Option<Expr<'a>>,
+}
+
+/// Positional arguments, then `name=value` keyword arguments.
+#[derive(Debug, Default)]
+pub(crate) struct CallArgs<'a> {
+    pub(crate) positional: Vec<Expr<'a>>,
+    pub(crate) keywords: Vec<(&'a str, Expr<'a>)>,
+}
+
+/// A filter resolved when the template was compiled.
+#[derive(Debug)]
+pub(crate) struct FilterCall<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) filter: FilterRef,
+    pub(crate) args: CallArgs<'a>,
+}
+
+/// A test resolved when the template was compiled.
+#[derive(Debug)]
+pub(crate) struct TestCall<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) test: TestRef,
+    pub(crate) negated: bool,
+    pub(crate) args: CallArgs<'a>,
+}
+
+/// Arithmetic and concatenation operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Concat,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Pow,
+}
+
+impl BinOp {
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Concat => "~",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Rem => "%",
+            BinOp::Pow => "**",
+        }
+    }
+}
+
+/// Comparison and membership operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    NotIn,
+}

@@ -1,0 +1,329 @@
+//! The lexer: a memchr scan of text for `[`, then a bracket- and
+//! string-aware scan of each tag for its closer.
+//!
+//! Runs in linear time: text is skipped with `memchr`, each tag body is
+//! scanned once, comments and raw blocks are found with `memmem`.
+//! Whitespace control (`[[-`, `-]]`, ...) is applied here, so the parser
+//! and evaluator only ever see trimmed text.
+
+use memchr::memmem;
+
+use crate::error::{Error, ErrorKind};
+use crate::span::Span;
+use crate::syntax::token::{TagKind, Token};
+
+/// An iterator of tokens with their spans. A tag's span covers it from
+/// opener to closer; a text's span covers the (trimmed) text.
+#[derive(Debug)]
+pub(crate) struct Lexer<'a> {
+    source: &'a str,
+    /// Where the text not yet lexed starts.
+    pos: usize,
+    /// The previous tag ended with `-`: trim the next text's start.
+    trim_next: bool,
+    /// A tag found while scanning text, returned after that text.
+    pending: Option<(Token<'a>, Span)>,
+    /// Set after an error, so that nothing follows it.
+    done: bool,
+}
+
+/// Where a tag's closer is, and what follows from it.
+struct Closed {
+    /// One past the body's last byte (before a `-` marker).
+    body_end: usize,
+    /// One past the closer.
+    end: usize,
+    trim_after: bool,
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(source: &'a str) -> Lexer<'a> {
+        Lexer { source, pos: 0, trim_next: false, pending: None, done: false }
+    }
+
+    fn error(&self, message: String, span: Span) -> Error {
+        Error::new(ErrorKind::SyntaxError, message).at(self.source, span)
+    }
+
+    /// The next `[[`, `[%` or `[#` at or after `from`.
+    fn find_opener(&self, mut from: usize) -> Option<usize> {
+        let bytes = self.source.as_bytes();
+        while let Some(i) = memchr::memchr(b'[', &bytes[from..]) {
+            let at = from + i;
+            match bytes.get(at + 1) {
+                Some(b'[' | b'%' | b'#') => return Some(at),
+                // A lone `[` is text: keep looking from the byte after it.
+                _ => from = at + 1,
+            }
+        }
+        None
+    }
+
+    /// Lexes the tag opening at `open`; `None` for a comment. Returns the
+    /// token, whether it trims the text before it, and moves `pos` past it.
+    fn lex_tag(&mut self, open: usize) -> Result<(Option<(Token<'a>, Span)>, bool), Error> {
+        let bytes = self.source.as_bytes();
+        let marker = bytes[open + 1];
+        let mut body_start = open + 2;
+        let trim_before = bytes.get(body_start) == Some(&b'-');
+        // `+` only opts out of lstrip_blocks, which is off: accept, ignore.
+        if trim_before || (marker != b'[' && bytes.get(body_start) == Some(&b'+')) {
+            body_start += 1;
+        }
+        if marker == b'#' {
+            let Some(i) = memmem::find(&bytes[body_start..], b"#]") else {
+                return Err(self.error(
+                    "unclosed comment: `[#` has no `#]`".into(),
+                    Span::new(open, open + 2),
+                ));
+            };
+            let close = body_start + i;
+            self.trim_next = close > body_start && bytes[close - 1] == b'-';
+            self.pos = close + 2;
+            return Ok((None, trim_before));
+        }
+        let kind = if marker == b'[' { TagKind::Print } else { TagKind::Statement };
+        let closed = self.find_closer(open, body_start, kind)?;
+        let body = &self.source[body_start..closed.body_end];
+        self.pos = closed.end;
+        self.trim_next = closed.trim_after;
+        let span = Span::new(open, closed.end);
+        if kind == TagKind::Statement && body.trim() == "raw" {
+            return Ok((Some(self.lex_raw(span)?), trim_before));
+        }
+        Ok((Some((Token::Tag(kind, body), span)), trim_before))
+    }
+
+    /// Finds the closer of a tag at bracket balance zero, outside strings.
+    fn find_closer(&self, open: usize, start: usize, kind: TagKind) -> Result<Closed, Error> {
+        let bytes = self.source.as_bytes();
+        let closer: &[u8] = if kind == TagKind::Print { b"]]" } else { b"%]" };
+        // The brackets open at this point, innermost last.
+        let mut open_brackets: Vec<usize> = Vec::new();
+        let mut i = start;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let balanced = open_brackets.is_empty();
+            if balanced && bytes[i..].starts_with(closer) {
+                return Ok(Closed { body_end: i, end: i + 2, trim_after: false });
+            }
+            match b {
+                b'-' if balanced && bytes[i + 1..].starts_with(closer) && i > start => {
+                    return Ok(Closed { body_end: i, end: i + 3, trim_after: true });
+                }
+                // `+%]` opts out of trim_blocks, which is off: accept, ignore.
+                b'+' if kind == TagKind::Statement
+                    && balanced
+                    && bytes[i + 1..].starts_with(closer) =>
+                {
+                    return Ok(Closed { body_end: i, end: i + 3, trim_after: false });
+                }
+                b'"' | b'\'' => i = self.skip_string(i)?,
+                b'(' | b'[' | b'{' => open_brackets.push(i),
+                b')' | b']' | b'}' => {
+                    let Some(opened) = open_brackets.pop() else {
+                        let what = if kind == TagKind::Print { "`]]`" } else { "`%]`" };
+                        return Err(self.error(
+                            format!("unexpected `{}`: no bracket is open here (the tag ends with {what})", b as char),
+                            Span::new(i, i + 1),
+                        ));
+                    };
+                    let expected = match bytes[opened] {
+                        b'(' => b')',
+                        b'[' => b']',
+                        _ => b'}',
+                    };
+                    if b != expected {
+                        let (line, column) = Span::new(opened, opened).position(self.source);
+                        return Err(self.error(
+                            format!(
+                                "mismatched `{}`: the `{}` at line {line}, column {column} needs `{}` first",
+                                b as char, bytes[opened] as char, expected as char
+                            ),
+                            Span::new(i, i + 1),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let opener = if kind == TagKind::Print { "[[" } else { "[%" };
+        let hint = if !open_brackets.is_empty() {
+            " (a bracket opened inside it is still open)"
+        } else {
+            ""
+        };
+        Err(self.error(
+            format!(
+                "unclosed tag: `{opener}` has no `{}`{hint}",
+                if kind == TagKind::Print { "]]" } else { "%]" }
+            ),
+            Span::new(open, open + 2),
+        ))
+    }
+
+    /// The index of the quote closing the string literal opening at `open`.
+    fn skip_string(&self, open: usize) -> Result<usize, Error> {
+        let bytes = self.source.as_bytes();
+        let quote = bytes[open];
+        let mut i = open + 1;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' => i += 2,
+                b if b == quote => return Ok(i),
+                _ => i += 1,
+            }
+        }
+        Err(self.error("unterminated string literal".into(), Span::new(open, open + 1)))
+    }
+
+    /// Lexes a raw block whose opening tag is `open_tag`: everything up to the
+    /// matching `[% endraw %]` is text.
+    fn lex_raw(&mut self, open_tag: Span) -> Result<(Token<'a>, Span), Error> {
+        let bytes = self.source.as_bytes();
+        let content_start = self.pos;
+        let mut from = content_start;
+        while let Some(i) = memmem::find(&bytes[from..], b"[%") {
+            let at = from + i;
+            let mut j = at + 2;
+            let trim_inner = bytes.get(j) == Some(&b'-');
+            if trim_inner || bytes.get(j) == Some(&b'+') {
+                j += 1;
+            }
+            while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
+                j += 1;
+            }
+            if bytes[j..].starts_with(b"endraw") {
+                j += 6;
+                while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
+                    j += 1;
+                }
+                let trim_after = bytes.get(j) == Some(&b'-');
+                if bytes[j + usize::from(trim_after)..].starts_with(b"%]") {
+                    let mut text = &self.source[content_start..at];
+                    if self.trim_next {
+                        text = text.trim_start();
+                    }
+                    if trim_inner {
+                        text = text.trim_end();
+                    }
+                    self.pos = j + usize::from(trim_after) + 2;
+                    self.trim_next = trim_after;
+                    return Ok((Token::Raw(text), Span::new(open_tag.start(), self.pos)));
+                }
+            }
+            from = at + 2;
+        }
+        Err(self.error("unclosed block: `[% raw %]` has no `[% endraw %]`".into(), open_tag))
+    }
+
+    fn next_token(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {
+        loop {
+            if let Some(pending) = self.pending.take() {
+                return Ok(Some(pending));
+            }
+            if self.pos >= self.source.len() {
+                return Ok(None);
+            }
+            let start = self.pos;
+            let open = self.find_opener(start);
+            let mut text = &self.source[start..open.unwrap_or(self.source.len())];
+            let mut text_start = start;
+            if std::mem::take(&mut self.trim_next) {
+                let trimmed = text.trim_start();
+                text_start += text.len() - trimmed.len();
+                text = trimmed;
+            }
+            match open {
+                Some(open) => {
+                    let (tag, trim_before) = self.lex_tag(open)?;
+                    if trim_before {
+                        text = text.trim_end();
+                    }
+                    self.pending = tag;
+                }
+                None => self.pos = self.source.len(),
+            }
+            if !text.is_empty() {
+                return Ok(Some((
+                    Token::Text(text),
+                    Span::new(text_start, text_start + text.len()),
+                )));
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Lexer<'a> {
+    type Item = Result<(Token<'a>, Span), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_token().transpose();
+        self.done = matches!(next, Some(Err(_)) | None);
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lex(source: &str) -> Vec<String> {
+        Lexer::new(source)
+            .map(|t| match t {
+                Ok((token, span)) => format!("{token:?}@{span:?}"),
+                Err(err) => format!("error {}: {}", err.column().unwrap_or(0), err.message()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn closers_wait_for_bracket_balance_and_strings() {
+        assert_eq!(lex("[[ party[0]]]!"), ["Print(\" party[0]\")@0..13", "Text(\"!\")@13..14"]);
+        assert_eq!(lex("[[ \"]]\" ]]"), ["Print(\" \\\"]]\\\" \")@0..10"]);
+        assert_eq!(lex("[[[1,2]]]"), ["Print(\"[1,2]\")@0..9"]);
+    }
+
+    #[test]
+    fn lone_brackets_and_stray_closers_are_text() {
+        assert_eq!(lex("a [b] ]] %] #] [x"), ["Text(\"a [b] ]] %] #] [x\")@0..17"]);
+    }
+
+    #[test]
+    fn whitespace_control() {
+        assert_eq!(
+            lex("a \n[[- x -]] \nb"),
+            ["Text(\"a\")@0..1", "Print(\" x \")@3..12", "Text(\"b\")@14..15"]
+        );
+        assert_eq!(lex("a\n  [#- note -#]\n  b"), ["Text(\"a\")@0..1", "Text(\"b\")@19..20"]);
+        assert_eq!(lex("[[-1]]"), ["Print(\"1\")@0..6"]);
+        assert_eq!(lex("[%+ x +%]"), ["Statement(\" x \")@0..9"]);
+    }
+
+    #[test]
+    fn raw_blocks_are_verbatim() {
+        assert_eq!(
+            lex("[% raw -%] [[ x ]] [%- endraw %]!"),
+            ["Raw(\"[[ x ]]\")@0..32", "Text(\"!\")@32..33"]
+        );
+    }
+
+    #[test]
+    fn errors_point_at_the_opener_or_the_stray_bracket() {
+        assert_eq!(lex("ab [[ x "), ["error 4: unclosed tag: `[[` has no `]]`"]);
+        assert_eq!(lex("[# x"), ["error 1: unclosed comment: `[#` has no `#]`"]);
+        assert_eq!(
+            lex("[% if x) %]"),
+            ["error 8: unexpected `)`: no bracket is open here (the tag ends with `%]`)"]
+        );
+        assert_eq!(lex("[[ 'x ]]"), ["error 4: unterminated string literal"]);
+        assert_eq!(
+            lex("[% raw %]x"),
+            ["error 1: unclosed block: `[% raw %]` has no `[% endraw %]`"]
+        );
+    }
+}

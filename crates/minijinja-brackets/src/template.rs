@@ -1,0 +1,52 @@
+//! A compiled [`Template`] and its render method.
+
+use std::fmt;
+
+use crate::context::{Context, Rendered};
+use crate::environment::Environment;
+use crate::error::Error;
+use crate::syntax::{self, ast};
+
+/// A compiled template: parse once, render many times with different
+/// contexts and seeds. Borrows its [`Environment`] and its source.
+pub struct Template<'env, 'source> {
+    env: &'env Environment,
+    source: &'source str,
+    ast: ast::Template<'source>,
+}
+
+impl fmt::Debug for Template<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Template").field("source", &self.source).finish_non_exhaustive()
+    }
+}
+
+impl<'env, 'source> Template<'env, 'source> {
+    pub(crate) fn compile(env: &'env Environment, source: &'source str) -> Result<Self, Error> {
+        let ast = syntax::parse(source, env)?;
+        Ok(Template { env, source, ast })
+    }
+
+    /// The template's source text.
+    pub fn source(&self) -> &'source str {
+        self.source
+    }
+
+    /// Renders the template with the three stores of `context` and the
+    /// random `seed`. Rendering is a pure function of the template, the
+    /// context and the seed.
+    ///
+    /// The render is transactional: on success the [`Rendered`] holds the
+    /// output, the complete stores after rendering, the writes and the
+    /// effects; on failure only the error comes back.
+    ///
+    /// # Errors
+    ///
+    /// `unknown_function`, `bad_arguments`, `invalid_operation`,
+    /// `recursion_limit`, `out_of_fuel`, `output_limit`, and in strict mode
+    /// `undefined_error`, each with the position of the expression or
+    /// statement that failed.
+    pub fn render(&self, context: &Context, seed: u64) -> Result<Rendered, Error> {
+        crate::eval::render(self.env, self.source, &self.ast.body, context, seed)
+    }
+}

@@ -1,0 +1,123 @@
+//! The host-facing API: registering filters and functions, reusing a
+//! compiled template, limits, strict mode, and errors from host code.
+
+use minijinja_brackets::{Context, Environment, Error, ErrorKind, Scope, Value, ValueKind};
+
+fn context(json: &str) -> Context {
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn host_filters_and_functions() {
+    let mut env = Environment::new();
+    env.add_filter("repeat", |value: &Value, args: &[Value]| {
+        let times = args.first().and_then(Value::as_i64).unwrap_or(2);
+        Ok(Value::from(value.to_string().repeat(usize::try_from(times).unwrap_or(0))))
+    });
+    env.add_function("greet", |args: &[Value]| {
+        let name = args.first().and_then(Value::as_str).unwrap_or("you");
+        Ok(Value::from(format!("hello, {name}")))
+    });
+    let rendered = env.render_str(
+        "[[ \"ab\" -> repeat(3) ]] [[ greet(\"Ann\") ]] [[ greet() ]]",
+        &Context::default(),
+        0,
+    );
+    assert_eq!(rendered.unwrap().output, "ababab hello, Ann hello, you");
+}
+
+#[test]
+fn a_host_filter_can_replace_a_builtin() {
+    let mut env = Environment::new();
+    env.add_filter("upper", |value: &Value, _: &[Value]| Ok(Value::from(format!("<{value}>"))));
+    assert_eq!(
+        env.render_str("[[ \"x\" -> upper ]]", &Context::default(), 0).unwrap().output,
+        "<x>"
+    );
+}
+
+#[test]
+fn host_errors_get_the_position_of_the_call() {
+    let mut env = Environment::new();
+    env.add_filter("fail", |_: &Value, _: &[Value]| {
+        Err(Error::new(ErrorKind::BadArguments, "no way"))
+    });
+    let err = env.render_str("line\n  [[ 1 -> fail ]]", &Context::default(), 0).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.message(), err.line(), err.column()),
+        (ErrorKind::BadArguments, "no way", Some(2), Some(6))
+    );
+    let err = env.render_str("[[ 1 -> fail(x=1) ]]", &Context::default(), 0).unwrap_err();
+    assert_eq!(err.message(), "filter `fail` takes no keyword arguments");
+}
+
+#[test]
+fn unknown_filters_are_found_at_compile_time_even_in_dead_branches() {
+    let env = Environment::new();
+    let err = env.compile("[% if false %][[ x -> shout ]][% endif %]").unwrap_err();
+    assert_eq!((err.kind(), err.snippet()), (ErrorKind::UnknownFilter, Some("shout")));
+    let err = env.compile("[% if x is tall %][% endif %]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownTest);
+}
+
+#[test]
+fn a_template_renders_many_contexts() {
+    let env = Environment::new();
+    let template = env
+        .compile("[% set L.seen = (L.seen -> default(0)) + 1 %][[ name ]]:[[ L.seen ]]")
+        .unwrap();
+    let first = template.render(&context(r#"{"state": {"name": "Ann"}}"#), 0).unwrap();
+    let second = template
+        .render(&context(r#"{"state": {"name": "Bob"}, "local": {"seen": 4}}"#), 0)
+        .unwrap();
+    assert_eq!((first.output.as_str(), second.output.as_str()), ("Ann:1", "Bob:5"));
+    assert_eq!(second.writes[0].scope, Scope::Local);
+    assert_eq!(second.local["seen"], 5);
+}
+
+#[test]
+fn a_failed_render_returns_only_the_error() {
+    let env = Environment::new();
+    // The write and the effect before the failure are not returned.
+    let result =
+        env.render_str("[% set a = 1 %][% qr \"q\" %]out[[ 1 // 0 ]]", &Context::default(), 0);
+    assert_eq!(result.unwrap_err().kind(), ErrorKind::InvalidOperation);
+}
+
+#[test]
+fn strict_mode_is_per_environment() {
+    let mut env = Environment::new();
+    assert_eq!(env.render_str("[[ missing ]]!", &Context::default(), 0).unwrap().output, "!");
+    env.set_strict(true);
+    let err = env.render_str("[[ missing ]]!", &Context::default(), 0).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UndefinedError);
+    // Strict mode still allows testing and defaulting undefined values.
+    let ok = env.render_str(
+        "[[ missing is defined ]] [[ missing -> default(1) ]]",
+        &Context::default(),
+        0,
+    );
+    assert_eq!(ok.unwrap().output, "false 1");
+}
+
+#[test]
+fn values_for_hosts() {
+    let value = Value::from_json(&serde_json::json!({"name": "Ann", "tags": [1, 2.5]}));
+    assert_eq!(value.kind(), ValueKind::Map);
+    assert_eq!(value.get("name").and_then(Value::as_str), Some("Ann"));
+    let tags = value.get("tags").and_then(Value::as_list).unwrap();
+    assert_eq!((tags[0].as_i64(), tags[1].as_f64()), (Some(1), Some(2.5)));
+    assert_eq!(value.entries().unwrap().map(|(k, _)| k).collect::<Vec<_>>(), ["name", "tags"]);
+    assert!(Value::UNDEFINED.to_json().is_err());
+}
+
+#[test]
+fn unicode_names_work() {
+    let env = Environment::new();
+    let rendered = env.render_str(
+        "[% set имя = \"Аня\" %][[ имя ]] [[ L[\"мой ключ\"] ]]",
+        &context(r#"{"local": {"мой ключ": 1}}"#),
+        0,
+    );
+    assert_eq!(rendered.unwrap().output, "Аня 1");
+}

@@ -1,0 +1,149 @@
+//! Hostile templates: each limit gives its typed error, never a panic, a
+//! stack overflow, a hang or an unbounded allocation. These run on the
+//! test harness's threads (2 MiB stacks), in debug builds.
+
+use minijinja_brackets::{Context, Environment, ErrorKind, Limits};
+
+fn error_kind(env: &Environment, source: &str) -> ErrorKind {
+    match env.render_str(source, &Context::default(), 0) {
+        Ok(r) => panic!("expected an error, got {} bytes of output", r.output.len()),
+        Err(err) => {
+            assert!(err.line().is_some() && err.snippet().is_some(), "{err:?}");
+            err.kind()
+        }
+    }
+}
+
+#[test]
+fn deep_parentheses_are_a_syntax_error() {
+    let env = Environment::new();
+    let source = format!("[[ {}1{} ]]", "(".repeat(50_000), ")".repeat(50_000));
+    assert_eq!(error_kind(&env, &source), ErrorKind::SyntaxError);
+    let source = format!("[[ {}1{} ]]", "[".repeat(50_000), "]".repeat(50_000));
+    assert_eq!(error_kind(&env, &source), ErrorKind::SyntaxError);
+}
+
+#[test]
+fn nesting_just_under_the_limit_works() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_nesting_limit(20));
+    // The tag's expression is one level; each parenthesis adds two (the
+    // group and the expression inside it).
+    let nested = |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n));
+    assert_eq!(env.render_str(&nested(9), &Context::default(), 0).unwrap().output, "1");
+    assert_eq!(error_kind(&env, &nested(10)), ErrorKind::SyntaxError);
+}
+
+#[test]
+fn the_stack_budget_stops_what_the_counters_allow() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_nesting_limit(usize::MAX).with_stack_limit(64 * 1024));
+    let source = format!("[[ {}1{} ]]", "(".repeat(10_000), ")".repeat(10_000));
+    let err = env.compile(&source).unwrap_err();
+    assert!(err.message().contains("native stack"), "{err}");
+}
+
+#[test]
+fn long_operator_chains_and_prefix_runs_are_bounded() {
+    let env = Environment::new();
+    let chain = format!("[[ 1{} ]]", " + 1".repeat(100_000));
+    assert_eq!(error_kind(&env, &chain), ErrorKind::SyntaxError);
+    let minus = format!("[[ {}1 ]]", "- ".repeat(100_000));
+    assert_eq!(error_kind(&env, &minus), ErrorKind::SyntaxError);
+    let not = format!("[[ {}1 ]]", "not ".repeat(100_000));
+    assert_eq!(error_kind(&env, &not), ErrorKind::SyntaxError);
+    let filters = format!("[[ 1{} ]]", " -> string".repeat(100_000));
+    assert_eq!(error_kind(&env, &filters), ErrorKind::SyntaxError);
+    let attrs = format!("[[ a{} ]]", ".b".repeat(100_000));
+    assert_eq!(error_kind(&env, &attrs), ErrorKind::SyntaxError);
+}
+
+#[test]
+fn deep_blocks_are_a_syntax_error() {
+    let env = Environment::new();
+    let source = format!("{}x{}", "[% if true %]".repeat(20_000), "[% endif %]".repeat(20_000));
+    assert_eq!(error_kind(&env, &source), ErrorKind::SyntaxError);
+}
+
+#[test]
+fn unbounded_macro_recursion_hits_the_recursion_limit() {
+    let env = Environment::new();
+    let source = "[% macro f(n) %][[ f(n + 1) ]][% endmacro %][[ f(0) ]]";
+    assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit);
+}
+
+#[test]
+fn recursion_through_deep_expressions_is_still_bounded() {
+    let env = Environment::new();
+    let deep = format!("{}f(){}", "(".repeat(30), ")".repeat(30));
+    let source = format!("[% macro f() %][[ {deep} ]][% endmacro %][[ f() ]]");
+    assert_eq!(error_kind(&env, &source), ErrorKind::RecursionLimit);
+}
+
+#[test]
+fn endless_work_runs_out_of_fuel() {
+    let env = Environment::new();
+    let source = "[% for a in range(100000) %][% for b in range(100000) %][% endfor %][% endfor %]";
+    assert_eq!(error_kind(&env, source), ErrorKind::OutOfFuel);
+    // Doubling a string grows fast; the string limit or fuel stops it.
+    let doubling = "[% set s = \"ab\" %][% for i in range(64) %][% set s = s ~ s %][% endfor %]";
+    assert_eq!(error_kind(&env, doubling), ErrorKind::InvalidOperation);
+}
+
+#[test]
+fn output_and_sizes_are_capped() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_output_limit(1000).with_fuel(None));
+    assert_eq!(error_kind(&env, "[% for i in range(2000) %]x[% endfor %]"), ErrorKind::OutputLimit);
+    let env = Environment::new();
+    assert_eq!(error_kind(&env, "[[ \"x\" * 100000000000 ]]"), ErrorKind::InvalidOperation);
+    assert_eq!(error_kind(&env, "[[ range(1000000000) ]]"), ErrorKind::InvalidOperation);
+    assert_eq!(
+        error_kind(&env, "[[ \"ab\" -> indent(100000000000) ]]"),
+        ErrorKind::InvalidOperation
+    );
+}
+
+#[test]
+fn limits_are_configurable() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(Some(10)));
+    assert_eq!(
+        error_kind(&env, "[% for i in range(100) %][[ i ]][% endfor %]"),
+        ErrorKind::OutOfFuel
+    );
+    env.set_limits(Limits::default().with_recursion_limit(3));
+    let source = "[% macro f(n) %][% if n > 0 %][[ f(n - 1) ]][% endif %][% endmacro %][[ f(2) ]]|[[ f(5) ]]";
+    assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit);
+    env.set_limits(Limits::default().with_nesting_limit(3));
+    assert_eq!(error_kind(&env, "[[ (((1))) ]]"), ErrorKind::SyntaxError);
+}
+
+#[test]
+fn values_cannot_nest_without_bound() {
+    // Printing, comparing and dropping values recurse: building ever deeper
+    // lists or maps in a loop stops with an error, not a stack overflow.
+    let env = Environment::new();
+    for wrap in ["[x]", "{\"a\": x}", "dict(a=x)", "{\"a\": x} -> items", "[x] + [1]"] {
+        let source =
+            format!("[% set x = [] %][% for i in range(100000) %][% set x = {wrap} %][% endfor %]");
+        assert_eq!(error_kind(&env, &source), ErrorKind::InvalidOperation, "{wrap}");
+    }
+    // Nesting within the bound is fine.
+    let ok =
+        "[% set x = [] %][% for i in range(100) %][% set x = [x] %][% endfor %][[ x -> length ]]";
+    assert_eq!(env.render_str(ok, &Context::default(), 0).unwrap().output, "1");
+}
+
+#[test]
+fn scanning_big_values_costs_fuel() {
+    // Each comparison or search scans 100 000 items: the loop cannot run
+    // 100 000 of them on one million units of fuel.
+    let env = Environment::new();
+    for scan in ["big == big", "-1 in big", "big -> length", "big is sequence"] {
+        let source = format!(
+            "[% set big = range(100000) %][% for i in range(100000) %][% if {scan} %][% endif %][% endfor %]"
+        );
+        assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{scan}");
+    }
+}

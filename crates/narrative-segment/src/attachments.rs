@@ -1,0 +1,263 @@
+//! Where references are resolved from: nothing (a bare narrative), the
+//! entries of a bundle, or the files of a directory; and the name safety
+//! and size limits that keep hostile names and archives in their place.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, ErrorKind};
+
+/// Size limits for attachments, checked while bytes are read (never by
+/// trusting a size an archive declares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most entries a bundle may hold, the narrative included.
+    /// Default: 4096.
+    pub max_entries: usize,
+    /// The largest one attachment may be, uncompressed, in bytes; the
+    /// narrative entry too. Default: 64 MiB.
+    pub max_entry_bytes: u64,
+    /// The largest all attachments may be together, uncompressed, in bytes.
+    /// Default: 256 MiB.
+    pub max_total_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_entries: 4096, max_entry_bytes: 64 << 20, max_total_bytes: 256 << 20 }
+    }
+}
+
+/// Whether `name` is unsafe as an entry or file name: empty, absolute
+/// (`/x`), with a backslash, a NUL byte, or a `..` segment.
+///
+/// ```
+/// use narrative_segment::is_unsafe_name;
+///
+/// assert!(is_unsafe_name("../secret.txt"));
+/// assert!(is_unsafe_name("a/../../b"));
+/// assert!(is_unsafe_name("/etc/passwd"));
+/// assert!(is_unsafe_name("dir\\file"));
+/// assert!(!is_unsafe_name("img/chart..v2.png"));
+/// ```
+pub fn is_unsafe_name(name: &str) -> bool {
+    name.is_empty()
+        || name.starts_with('/')
+        || name.contains(['\\', '\0'])
+        || name.split('/').any(|segment| segment == "..")
+}
+
+/// The attachments references resolve from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Attachments {
+    source: Source,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+enum Source {
+    #[default]
+    None,
+    Entries(BTreeMap<String, Vec<u8>>),
+    Directory {
+        root: PathBuf,
+        limits: Limits,
+    },
+}
+
+impl Attachments {
+    /// No attachments: a bare narrative, where only inline embeds resolve.
+    pub fn none() -> Attachments {
+        Attachments::default()
+    }
+
+    /// Named entries held in memory, as read from a bundle.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnsafeEntry`] for the first unsafe name (see
+    /// [`is_unsafe_name`]).
+    pub fn from_entries<N, B>(
+        entries: impl IntoIterator<Item = (N, B)>,
+    ) -> Result<Attachments, Error>
+    where
+        N: Into<String>,
+        B: Into<Vec<u8>>,
+    {
+        let mut map = BTreeMap::new();
+        for (name, bytes) in entries {
+            let name = name.into();
+            if is_unsafe_name(&name) {
+                return Err(Error::new(ErrorKind::UnsafeEntry).with_name(name));
+            }
+            map.insert(name, bytes.into());
+        }
+        Ok(Attachments { source: Source::Entries(map) })
+    }
+
+    /// The files under `root`. A name resolves to a regular file inside
+    /// `root` only: unsafe names are refused before the file system is
+    /// touched, and a symbolic link that leads outside is refused after
+    /// canonicalizing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Io`] when `root` is not a readable directory.
+    pub fn directory(root: impl AsRef<Path>, limits: Limits) -> Result<Attachments, Error> {
+        let root = root.as_ref();
+        let io = |err: std::io::Error| {
+            Error::new(ErrorKind::Io)
+                .with_name(root.display().to_string())
+                .with_detail(err.to_string())
+        };
+        let root = root.canonicalize().map_err(io)?;
+        if !root.is_dir() {
+            return Err(io(std::io::Error::other("not a directory")));
+        }
+        Ok(Attachments { source: Source::Directory { root, limits } })
+    }
+
+    /// Whether there is nothing to resolve references from.
+    pub fn is_none(&self) -> bool {
+        self.source == Source::None
+    }
+
+    /// The entry names, when the attachments are a bundle's entries (a
+    /// directory is not listed).
+    pub fn entry_names(&self) -> Option<impl Iterator<Item = &str>> {
+        match &self.source {
+            Source::Entries(map) => Some(map.keys().map(String::as_str)),
+            _ => None,
+        }
+    }
+
+    /// Whether the attachment `name` exists (and is safe to read).
+    pub fn contains(&self, name: &str) -> bool {
+        if is_unsafe_name(name) {
+            return false;
+        }
+        match &self.source {
+            Source::None => false,
+            Source::Entries(map) => map.contains_key(name),
+            Source::Directory { root, .. } => root
+                .join(name)
+                .canonicalize()
+                .is_ok_and(|path| path.starts_with(root) && path.is_file()),
+        }
+    }
+
+    /// The limit on all attachments read from a directory together (a
+    /// bundle's entries were checked when it was read).
+    pub(crate) fn max_total_bytes(&self) -> Option<u64> {
+        match &self.source {
+            Source::Directory { limits, .. } => Some(limits.max_total_bytes),
+            _ => None,
+        }
+    }
+
+    /// The entries held in memory, in name order (none for a directory).
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        let map = match &self.source {
+            Source::Entries(map) => Some(map),
+            _ => None,
+        };
+        map.into_iter().flatten().map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+    }
+
+    /// The bytes of the attachment `name`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnsafeEntry`], [`ErrorKind::UnresolvableReference`] (no
+    /// attachments), [`ErrorKind::MissingEntry`],
+    /// [`ErrorKind::OutsideDirectory`], [`ErrorKind::EntryTooLarge`] or
+    /// [`ErrorKind::Io`]; each names `name`.
+    pub fn fetch(&self, name: &str) -> Result<Vec<u8>, Error> {
+        let error = |kind| Error::new(kind).with_name(name);
+        if is_unsafe_name(name) {
+            return Err(error(ErrorKind::UnsafeEntry));
+        }
+        match &self.source {
+            Source::None => Err(error(ErrorKind::UnresolvableReference)),
+            Source::Entries(map) => {
+                map.get(name).cloned().ok_or_else(|| error(ErrorKind::MissingEntry))
+            }
+            Source::Directory { root, limits } => {
+                let path = match root.join(name).canonicalize() {
+                    Ok(path) => path,
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(error(ErrorKind::MissingEntry));
+                    }
+                    Err(err) => return Err(error(ErrorKind::Io).with_detail(err.to_string())),
+                };
+                if !path.starts_with(root) {
+                    return Err(error(ErrorKind::OutsideDirectory));
+                }
+                if !path.is_file() {
+                    return Err(error(ErrorKind::MissingEntry).with_detail("not a regular file"));
+                }
+                let file = File::open(&path)
+                    .map_err(|err| error(ErrorKind::Io).with_detail(err.to_string()))?;
+                read_limited(file, limits.max_entry_bytes, ErrorKind::Io)
+                    .map_err(|err| err.with_name(name))
+            }
+        }
+    }
+}
+
+/// Reads at most `limit` bytes, failing with [`ErrorKind::EntryTooLarge`]
+/// as soon as one more arrives, whatever the source claimed its size was.
+/// A read error is an error of kind `on_error` (a damaged zip entry is an
+/// invalid archive, not an I/O failure).
+pub(crate) fn read_limited(
+    reader: impl Read,
+    limit: u64,
+    on_error: ErrorKind,
+) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|err| Error::new(on_error).with_detail(err.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::new(ErrorKind::EntryTooLarge)
+            .with_detail(format!("more than the limit of {limit} bytes")));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsafe_names() {
+        for name in ["", "/a", "a\\b", "..", "a/..", "../a", "a/../b", "a\0b"] {
+            assert!(is_unsafe_name(name), "{name:?}");
+        }
+        for name in ["a", "a/b.png", "..a", "a..", ".hidden", "a/./b"] {
+            assert!(!is_unsafe_name(name), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn entries_refuse_unsafe_names_and_report_missing_ones() {
+        let err = Attachments::from_entries([("../x", b"".to_vec())]).unwrap_err();
+        assert_eq!((err.kind(), err.name()), (ErrorKind::UnsafeEntry, Some("../x")));
+        let entries = Attachments::from_entries([("a.txt", b"A".to_vec())]).unwrap();
+        assert_eq!(entries.fetch("a.txt").unwrap(), b"A");
+        assert_eq!(entries.fetch("b.txt").unwrap_err().kind(), ErrorKind::MissingEntry);
+        assert_eq!(
+            Attachments::none().fetch("a").unwrap_err().kind(),
+            ErrorKind::UnresolvableReference
+        );
+    }
+
+    #[test]
+    fn read_limited_stops_at_the_limit() {
+        assert_eq!(read_limited(&b"abc"[..], 3, ErrorKind::Io).unwrap(), b"abc");
+        let err = read_limited(&b"abcd"[..], 3, ErrorKind::Io).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::EntryTooLarge);
+    }
+}

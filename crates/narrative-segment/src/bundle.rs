@@ -1,0 +1,204 @@
+//! Bundles: a bare narrative, or a `.lmmlz` zip archive holding the
+//! narrative entry and its attachments.
+
+use std::io::{Cursor, Write};
+
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
+
+use crate::attachments::{Attachments, Limits, is_unsafe_name, read_limited};
+use crate::error::{Error, ErrorKind};
+use crate::narrative::decode_utf8;
+
+/// The first bytes of a zip archive; a bundle is a zip by content, not by name.
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// A narrative with the attachments its references resolve from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bundle {
+    text: String,
+    attachments: Attachments,
+}
+
+impl Bundle {
+    /// A bundle from a file's bytes: a zip archive when they start with the
+    /// zip magic `PK\x03\x04` (as lmml decides), otherwise bare narrative
+    /// text with no attachments. `file_name` names the narrative entry (see
+    /// [`Bundle::narrative_entry_name`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Bundle::from_zip`]; [`ErrorKind::InvalidUtf8`] for bare text
+    /// that is not UTF-8.
+    pub fn from_bytes(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<Bundle, Error> {
+        if bytes.starts_with(ZIP_MAGIC) {
+            return Bundle::from_zip(file_name, bytes, limits);
+        }
+        Ok(Bundle { text: decode_utf8(bytes)?.to_owned(), attachments: Attachments::none() })
+    }
+
+    /// A bundle from the bytes of a `.lmmlz` zip archive named `file_name`.
+    ///
+    /// Every entry name is checked before anything is read; then entries are
+    /// read with `limits` enforced on the bytes actually inflated.
+    /// Directory entries are skipped.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArchive`], [`ErrorKind::TooManyEntries`],
+    /// [`ErrorKind::UnsafeEntry`], [`ErrorKind::EntryTooLarge`],
+    /// [`ErrorKind::BundleTooLarge`], [`ErrorKind::MissingNarrativeEntry`],
+    /// or [`ErrorKind::InvalidUtf8`] for a narrative entry that is not UTF-8.
+    pub fn from_zip(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<Bundle, Error> {
+        let invalid = |err: zip::result::ZipError| {
+            Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
+        };
+        let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(invalid)?;
+        if archive.len() > limits.max_entries {
+            return Err(Error::new(ErrorKind::TooManyEntries).with_detail(format!(
+                "{} entries, more than the limit of {}",
+                archive.len(),
+                limits.max_entries
+            )));
+        }
+        // Every name is checked before a single entry is inflated.
+        let mut names = Vec::with_capacity(archive.len());
+        for index in 0..archive.len() {
+            let name = match archive.name_for_index(index) {
+                Some(Ok(name)) => name.into_owned(),
+                Some(Err(err)) => return Err(invalid(err)),
+                None => return Err(Error::new(ErrorKind::InvalidArchive)),
+            };
+            if is_unsafe_name(&name) {
+                return Err(Error::new(ErrorKind::UnsafeEntry).with_name(name));
+            }
+            names.push(name);
+        }
+        let narrative_name = Bundle::narrative_entry_name(file_name);
+        let mut narrative = None;
+        let mut entries = Vec::new();
+        let mut total: u64 = 0;
+        for (index, name) in names.into_iter().enumerate() {
+            let file = archive.by_index(index).map_err(|err| invalid(err).with_name(&name))?;
+            if file.is_dir() {
+                continue;
+            }
+            let bytes = read_limited(file, limits.max_entry_bytes, ErrorKind::InvalidArchive)
+                .map_err(|err| err.with_name(&name))?;
+            total += bytes.len() as u64;
+            if total > limits.max_total_bytes {
+                return Err(Error::new(ErrorKind::BundleTooLarge).with_detail(format!(
+                    "more than the limit of {} bytes uncompressed",
+                    limits.max_total_bytes
+                )));
+            }
+            if name == narrative_name {
+                narrative = Some(bytes);
+            } else {
+                entries.push((name, bytes));
+            }
+        }
+        let narrative = narrative.ok_or_else(|| {
+            Error::new(ErrorKind::MissingNarrativeEntry).with_name(&narrative_name)
+        })?;
+        let text =
+            decode_utf8(&narrative).map_err(|err| err.with_name(&narrative_name))?.to_owned();
+        Ok(Bundle { text, attachments: Attachments::from_entries(entries)? })
+    }
+
+    /// The narrative entry of an archive named `file_name`: its base name
+    /// with one trailing `z` removed (`convo.lmmlz` gives `convo.lmml`), or
+    /// with `.lmml` appended when it ends in neither `.lmml` nor `.lmmlz`.
+    ///
+    /// ```
+    /// use narrative_segment::Bundle;
+    ///
+    /// assert_eq!(Bundle::narrative_entry_name("talks/convo.lmmlz"), "convo.lmml");
+    /// assert_eq!(Bundle::narrative_entry_name("convo.lmml"), "convo.lmml");
+    /// assert_eq!(Bundle::narrative_entry_name("convo.zip"), "convo.zip.lmml");
+    /// ```
+    pub fn narrative_entry_name(file_name: &str) -> String {
+        let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+        if let Some(stem) = base.strip_suffix(".lmmlz") {
+            format!("{stem}.lmml")
+        } else if base.ends_with(".lmml") {
+            base.to_owned()
+        } else {
+            format!("{base}.lmml")
+        }
+    }
+
+    /// A bundle of `text` and named attachments, e.g. to write with
+    /// [`Bundle::to_zip`].
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnsafeEntry`] for an unsafe attachment name.
+    pub fn from_parts<N, B>(
+        text: impl Into<String>,
+        entries: impl IntoIterator<Item = (N, B)>,
+    ) -> Result<Bundle, Error>
+    where
+        N: Into<String>,
+        B: Into<Vec<u8>>,
+    {
+        Ok(Bundle { text: text.into(), attachments: Attachments::from_entries(entries)? })
+    }
+
+    /// The bundle as a deflated `.lmmlz` zip archive to be saved as
+    /// `file_name`: the narrative entry (named after `file_name`), then the
+    /// attachments in name order. Attachments from a directory are not
+    /// written (a directory is not listed).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArchive`] if the archive cannot be assembled (an
+    /// entry over 4 GiB).
+    pub fn to_zip(&self, file_name: &str) -> Result<Vec<u8>, Error> {
+        let fail = |err: &dyn std::fmt::Display| {
+            Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
+        };
+        let options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+        let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
+        let narrative = (Bundle::narrative_entry_name(file_name), self.text.as_bytes());
+        let entries = self.attachments.entries().map(|(name, bytes)| (name.to_owned(), bytes));
+        for (name, bytes) in std::iter::once(narrative).chain(entries) {
+            writer.start_file(name, options).map_err(|err| fail(&err))?;
+            writer.write_all(bytes).map_err(|err| fail(&err))?;
+        }
+        Ok(writer.finish().map_err(|err| fail(&err))?.into_inner())
+    }
+
+    /// The narrative text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The attachments (none for a bare narrative).
+    pub fn attachments(&self) -> &Attachments {
+        &self.attachments
+    }
+
+    /// The narrative text and the attachments.
+    pub fn into_parts(self) -> (String, Attachments) {
+        (self.text, self.attachments)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_bundles_read_back() {
+        let bundle = Bundle::from_parts("## user\n@a.png", [("a.png", b"PNG".to_vec())]).unwrap();
+        let bytes = bundle.to_zip("dir/talk.lmmlz").unwrap();
+        let read = Bundle::from_bytes("talk.lmmlz", &bytes, &Limits::default()).unwrap();
+        assert_eq!(read, bundle);
+        let err = Bundle::from_bytes("other.lmmlz", &bytes, &Limits::default()).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.name()),
+            (ErrorKind::MissingNarrativeEntry, Some("other.lmml"))
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! The two dialects, and the six places where they differ.
+//!
+//! One parser and one segmenter serve both dialects; each difference is a
+//! small method here that the shared code asks at the point of decision.
+
+use serde::{Deserialize, Serialize};
+
+/// Which rules locate references and split turns.
+///
+/// [`Dialect::Standard`] (the default) is the suite's own; [`Dialect::Lmml`]
+/// reproduces the Elixir package lmml 0.2.0 exactly, quirks included. They
+/// differ in six places:
+///
+/// | # | | `Standard` | `Lmml` |
+/// |---|---|---|---|
+/// | 1 | delimiter lines inside ```` ``` ````/`~~~` fences and `@@@` content | text | delimiters |
+/// | 2 | `<!-- TODO: ask the user -->` | text: a comment delimiter holds only the role word | a `user` delimiter |
+/// | 3 | role words | whole words (runs of letters, digits, `_`): `system2` and `multi_assistant` are text, `user's` and `tool-call` are delimiters | any run of `a`-`z`: all four are delimiters |
+/// | 4 | references | `[A-Za-z0-9][A-Za-z0-9_.-]*` segments joined by `/`, trailing `.` excluded, never after a word character (`bob@example.com` is no reference) | everything up to the next whitespace, one trailing punctuation character given back, also mid-word |
+/// | 5 | embed placement | at the parser's own position; one on a delimiter line belongs to the turn it opens | by searching the text for `@name` (a code span or e-mail address earlier on wins); one on a delimiter line is attached to no turn |
+/// | 6 | line endings | `\n`, `\r\n` and a lone `\r` | `\n` only (a CR stays in embed names and a CR-only text is one line) |
+///
+/// Both dialects keep every byte: turn texts and delimiter lines together
+/// always restore the narrative exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// The suite's rules (the default).
+    #[default]
+    Standard,
+    /// lmml 0.2.0's rules, byte for byte.
+    Lmml,
+}
+
+/// One line: its text ends at `content_end`, its line ending at `next`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub(crate) start: usize,
+    pub(crate) content_end: usize,
+    pub(crate) next: usize,
+}
+
+impl Dialect {
+    /// Difference 6: the line starting at `start` (which must be below
+    /// `bytes.len()`).
+    pub(crate) fn line_at(self, bytes: &[u8], start: usize) -> Line {
+        let rest = &bytes[start..];
+        let found = match self {
+            Dialect::Lmml => memchr::memchr(b'\n', rest),
+            Dialect::Standard => memchr::memchr2(b'\n', b'\r', rest),
+        };
+        match found {
+            None => Line { start, content_end: bytes.len(), next: bytes.len() },
+            Some(i) => {
+                let end = start + i;
+                let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
+                Line { start, content_end: end, next: end + 1 + usize::from(crlf) }
+            }
+        }
+    }
+
+    /// The start of the line holding `at`, looking back no further than
+    /// `floor` (itself a line start).
+    pub(crate) fn line_start(self, bytes: &[u8], floor: usize, at: usize) -> usize {
+        let before = &bytes[floor..at];
+        let found = match self {
+            Dialect::Lmml => memchr::memrchr(b'\n', before),
+            Dialect::Standard => memchr::memrchr2(b'\n', b'\r', before),
+        };
+        found.map_or(floor, |i| floor + i + 1)
+    }
+
+    /// Difference 1: whether a delimiter line inside a fenced code block or
+    /// `@@@` embed content still opens a turn.
+    pub(crate) fn delimiters_inside_code(self) -> bool {
+        self == Dialect::Lmml
+    }
+
+    /// Difference 2: whether a comment delimiter may hold words besides the
+    /// role word.
+    pub(crate) fn comment_allows_other_words(self) -> bool {
+        self == Dialect::Lmml
+    }
+
+    /// Difference 3: whether a role word is any run of `a`-`z` bytes (rather
+    /// than a whole word).
+    pub(crate) fn role_words_are_letter_runs(self) -> bool {
+        self == Dialect::Lmml
+    }
+
+    /// Difference 4: whether references follow lmml's permissive name rule
+    /// (rather than the format's documented one).
+    pub(crate) fn permissive_references(self) -> bool {
+        self == Dialect::Lmml
+    }
+
+    /// Difference 5: whether embeds are placed by searching the text (and
+    /// dropped from delimiter lines) rather than by the parser's position.
+    pub(crate) fn places_embeds_by_search(self) -> bool {
+        self == Dialect::Lmml
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_endings() {
+        let text = b"a\r\nb\rc\n";
+        let lines = |dialect: Dialect| {
+            let mut out = Vec::new();
+            let mut at = 0;
+            while at < text.len() {
+                let line = dialect.line_at(text, at);
+                out.push((line.start, line.content_end, line.next));
+                at = line.next;
+            }
+            out
+        };
+        assert_eq!(lines(Dialect::Standard), [(0, 1, 3), (3, 4, 5), (5, 6, 7)]);
+        assert_eq!(lines(Dialect::Lmml), [(0, 2, 3), (3, 6, 7)]);
+    }
+}

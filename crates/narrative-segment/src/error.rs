@@ -1,0 +1,256 @@
+//! The crate's one error type: an opaque [`Error`] with an [`ErrorKind`],
+//! the embed name it concerns and where in the narrative it is.
+
+use std::fmt;
+
+use crate::span::{Position, Span};
+
+/// What went wrong, and where.
+///
+/// Errors about the narrative text (an unresolvable reference, an invalid
+/// byte) carry a [`Position`]; errors about a bundle or a directory (an
+/// unsafe entry name, an archive over its limits) carry the entry name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    repr: Box<Repr>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Repr {
+    kind: ErrorKind,
+    name: Option<String>,
+    position: Option<Position>,
+    snippet: Option<String>,
+    detail: Option<String>,
+}
+
+/// The kinds of [`Error`].
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The narrative is not UTF-8, e.g. the bytes `b"## user\n\xff"`.
+    InvalidUtf8,
+    /// An external reference in a bare narrative, which has no attachments
+    /// to resolve it from, e.g. `see @report.pdf` read from a `.lmml` file.
+    UnresolvableReference,
+    /// A reference names no entry of the bundle or file of the directory,
+    /// e.g. `@missing.png` with a bundle holding only `pic.png`.
+    MissingEntry,
+    /// An entry or reference name that could escape its bundle or directory:
+    /// an absolute name, a `..` segment, a backslash or a NUL byte, e.g.
+    /// `@../secret.txt` or a zip entry named `/etc/passwd`.
+    UnsafeEntry,
+    /// A directory entry that leads outside the directory through a
+    /// symbolic link, e.g. `@link.txt` where `link.txt -> /etc/passwd`.
+    OutsideDirectory,
+    /// A zip bundle without its narrative entry, e.g. `convo.lmmlz` with no
+    /// `convo.lmml` inside.
+    MissingNarrativeEntry,
+    /// Bytes that are not a readable zip archive, e.g. a truncated `.lmmlz`.
+    InvalidArchive,
+    /// A bundle with more entries than [`crate::Limits::max_entries`].
+    TooManyEntries,
+    /// One attachment larger than [`crate::Limits::max_entry_bytes`]
+    /// once uncompressed (a zip bomb is stopped while it is read).
+    EntryTooLarge,
+    /// Attachments larger in total than
+    /// [`crate::Limits::max_total_bytes`] once uncompressed.
+    BundleTooLarge,
+    /// A file of an embeds directory could not be read, e.g. permission denied.
+    Io,
+    /// Reported by [`crate::Narrative::validate`]: an external reference
+    /// with no attachment, e.g. `@chart.png` in a bare narrative.
+    MissingReference,
+    /// Reported by [`crate::Narrative::validate`]: a bundle entry that no
+    /// reference names, e.g. a forgotten `old.png` in the archive.
+    OrphanedEntry,
+    /// Reported by [`crate::Narrative::validate`]: an embed name that fails
+    /// the entry-name safety test, e.g. `@@@../x.txt`.
+    MalformedEmbedName,
+    /// Reported by [`crate::Narrative::validate`]: one name given two
+    /// contents, or used both inline and as a reference, e.g. `@@@a.txt`
+    /// twice with different contents.
+    ConflictingEmbed,
+    /// Reported by [`crate::Narrative::validate`]: an `@@@name` opening line
+    /// with no closing `@@@`; its text stays ordinary text, e.g.
+    /// `@@@notes.txt\nnever closed`.
+    UnclosedEmbed,
+}
+
+impl ErrorKind {
+    /// The snake_case name the command line prints, e.g. `missing_entry`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorKind::InvalidUtf8 => "invalid_utf8",
+            ErrorKind::UnresolvableReference => "unresolvable_reference",
+            ErrorKind::MissingEntry => "missing_entry",
+            ErrorKind::UnsafeEntry => "unsafe_entry",
+            ErrorKind::OutsideDirectory => "outside_directory",
+            ErrorKind::MissingNarrativeEntry => "missing_narrative_entry",
+            ErrorKind::InvalidArchive => "invalid_archive",
+            ErrorKind::TooManyEntries => "too_many_entries",
+            ErrorKind::EntryTooLarge => "entry_too_large",
+            ErrorKind::BundleTooLarge => "bundle_too_large",
+            ErrorKind::Io => "io_error",
+            ErrorKind::MissingReference => "missing_reference",
+            ErrorKind::OrphanedEntry => "orphaned_entry",
+            ErrorKind::MalformedEmbedName => "malformed_embed_name",
+            ErrorKind::ConflictingEmbed => "conflicting_embed",
+            ErrorKind::UnclosedEmbed => "unclosed_embed",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Error {
+        Error {
+            repr: Box::new(Repr { kind, name: None, position: None, snippet: None, detail: None }),
+        }
+    }
+
+    /// Names the embed or entry the error is about.
+    pub(crate) fn with_name(mut self, name: impl Into<String>) -> Error {
+        self.repr.name = Some(name.into());
+        self
+    }
+
+    /// Places the error at `span` of `text`; the snippet is the spanned
+    /// text, cut at the end of its line.
+    pub(crate) fn at(mut self, text: &str, span: Span) -> Error {
+        self.repr.position = Some(Position::of(text, span.start));
+        let spanned = span.slice(text);
+        let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
+        self.repr.snippet = Some(spanned[..line_end].to_owned());
+        self
+    }
+
+    /// Places the error at a position without a snippet (invalid UTF-8).
+    pub(crate) fn at_position(mut self, position: Position) -> Error {
+        self.repr.position = Some(position);
+        self
+    }
+
+    /// Adds a detail for people (the I/O or zip error behind it, a limit).
+    pub(crate) fn with_detail(mut self, detail: impl Into<String>) -> Error {
+        self.repr.detail = Some(detail.into());
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.repr.kind
+    }
+
+    /// The embed, reference or entry name concerned, when there is one.
+    pub fn name(&self) -> Option<&str> {
+        self.repr.name.as_deref()
+    }
+
+    /// Where in the narrative, when the error is about its text.
+    pub fn position(&self) -> Option<Position> {
+        self.repr.position
+    }
+
+    /// The byte offset in the narrative, when the error has a position.
+    pub fn offset(&self) -> Option<usize> {
+        self.repr.position.map(|p| p.offset)
+    }
+
+    /// The 1-based line, when the error has a position.
+    pub fn line(&self) -> Option<usize> {
+        self.repr.position.map(|p| p.line)
+    }
+
+    /// The 1-based column in characters, when the error has a position.
+    pub fn column(&self) -> Option<usize> {
+        self.repr.position.map(|p| p.column)
+    }
+
+    /// The offending text (one line at most), when there is one.
+    pub fn snippet(&self) -> Option<&str> {
+        self.repr.snippet.as_deref()
+    }
+
+    /// The message without the position, for people.
+    pub fn message(&self) -> String {
+        let name = self.repr.name.as_deref().unwrap_or("");
+        let mut message = match self.repr.kind {
+            ErrorKind::InvalidUtf8 => {
+                let offset = self.offset().unwrap_or(0);
+                format!("the narrative is not valid UTF-8 (invalid byte at offset {offset})")
+            }
+            ErrorKind::UnresolvableReference => format!(
+                "the reference `@{name}` cannot be resolved: a bare narrative has no attachments \
+                 (use a .lmmlz bundle or an embeds directory)"
+            ),
+            ErrorKind::MissingEntry => format!("the reference `@{name}` names no attachment"),
+            ErrorKind::UnsafeEntry => {
+                format!("the name `{name}` is unsafe (absolute, `..`, backslash or NUL)")
+            }
+            ErrorKind::OutsideDirectory => {
+                format!("the attachment `{name}` leads outside the embeds directory")
+            }
+            ErrorKind::MissingNarrativeEntry => {
+                format!("the bundle has no narrative entry `{name}`")
+            }
+            ErrorKind::InvalidArchive => "the bundle is not a readable zip archive".to_owned(),
+            ErrorKind::TooManyEntries => "the bundle has too many entries".to_owned(),
+            ErrorKind::EntryTooLarge => format!("the attachment `{name}` is too large"),
+            ErrorKind::BundleTooLarge => "the attachments are too large together".to_owned(),
+            ErrorKind::Io => format!("the attachment `{name}` cannot be read"),
+            ErrorKind::MissingReference => {
+                format!("the reference `@{name}` has no attachment")
+            }
+            ErrorKind::OrphanedEntry => format!("the entry `{name}` is named by no reference"),
+            ErrorKind::MalformedEmbedName => format!("the embed name `{name}` is unsafe"),
+            ErrorKind::ConflictingEmbed => {
+                format!("the embed `{name}` is given two different contents")
+            }
+            ErrorKind::UnclosedEmbed => {
+                format!("the embed `{name}` is never closed by `@@@`; it stays ordinary text")
+            }
+        };
+        if let Some(detail) = &self.repr.detail {
+            message.push_str(": ");
+            message.push_str(detail);
+        }
+        message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())?;
+        if let Some(position) = self.repr.position {
+            write!(f, " at line {}, column {}", position.line, position.column)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_reference_and_its_place() {
+        let text = "## user\nsee @a.png\n";
+        let err =
+            Error::new(ErrorKind::MissingEntry).with_name("a.png").at(text, Span::new(12, 18));
+        assert_eq!(
+            err.to_string(),
+            "the reference `@a.png` names no attachment at line 2, column 5"
+        );
+        assert_eq!(err.snippet(), Some("@a.png"));
+        assert_eq!((err.line(), err.column(), err.offset()), (Some(2), Some(5), Some(12)));
+        assert_eq!(err.kind().as_str(), "missing_entry");
+    }
+}

@@ -1,0 +1,320 @@
+//! A parsed narrative, its resolution against attachments, and validation.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::attachments::{Attachments, is_unsafe_name};
+use crate::dialect::Dialect;
+use crate::error::{Error, ErrorKind};
+use crate::span::{Position, Span};
+use crate::syntax::{Occurrence, OccurrenceKind, Parsed, parse};
+
+/// A narrative with its embeds and references located.
+///
+/// Parsing never fails: anything that is not an embed or a reference is
+/// text. [`Narrative::resolve`] fetches what the references name;
+/// [`Narrative::validate`] lists every problem at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrative {
+    text: String,
+    dialect: Dialect,
+    parsed: Parsed,
+}
+
+/// The text as UTF-8, or [`ErrorKind::InvalidUtf8`] at the first bad byte.
+pub(crate) fn decode_utf8(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes).map_err(|err| invalid_utf8(bytes, err))
+}
+
+/// [`ErrorKind::InvalidUtf8`] at the first bad byte of `bytes`.
+fn invalid_utf8(bytes: &[u8], err: std::str::Utf8Error) -> Error {
+    let offset = err.valid_up_to();
+    // The prefix is valid by definition; its line and column are exact.
+    let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
+    Error::new(ErrorKind::InvalidUtf8).at_position(Position::of(prefix, offset))
+}
+
+impl Narrative {
+    /// Parses `text` with the rules of `dialect`.
+    pub fn parse(text: impl Into<String>, dialect: Dialect) -> Narrative {
+        let text = text.into();
+        let parsed = parse(&text, dialect);
+        Narrative { text, dialect, parsed }
+    }
+
+    /// Parses raw bytes, which must be UTF-8.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidUtf8`], with the byte offset, line and column of
+    /// the first invalid byte.
+    pub fn from_utf8(bytes: Vec<u8>, dialect: Dialect) -> Result<Narrative, Error> {
+        let text = String::from_utf8(bytes)
+            .map_err(|err| invalid_utf8(err.as_bytes(), err.utf8_error()))?;
+        Ok(Narrative::parse(text, dialect))
+    }
+
+    /// The narrative text, unchanged.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The dialect it was parsed with.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Every embed and reference, in document order.
+    pub fn occurrences(&self) -> impl ExactSizeIterator<Item = Occurrence<'_>> + '_ {
+        self.parsed.occurrences.iter().map(|found| found.in_text(&self.text))
+    }
+
+    /// Fenced code blocks and inline embeds, in order (where the Standard
+    /// dialect sees no delimiters).
+    pub(crate) fn code_spans(&self) -> &[Span] {
+        &self.parsed.code
+    }
+
+    /// The first occurrence of each distinct name, in document order.
+    fn first_occurrences(&self) -> impl Iterator<Item = Occurrence<'_>> {
+        self.parsed.firsts.iter().map(|&index| self.parsed.occurrences[index].in_text(&self.text))
+    }
+
+    /// Resolves every embed: a name resolves through its first occurrence,
+    /// to that embed's inline content or to the attachment it names.
+    ///
+    /// # Errors
+    ///
+    /// The first name that does not resolve (as [`Attachments::fetch`]
+    /// reports it), placed at that reference; or
+    /// [`ErrorKind::BundleTooLarge`] when a directory's files add up to more
+    /// than its limit.
+    pub fn resolve(self, attachments: &Attachments) -> Result<ResolvedNarrative, Error> {
+        let mut embeds = Vec::new();
+        let mut total: u64 = 0;
+        for occurrence in self.first_occurrences() {
+            let (content, origin) = match occurrence.kind {
+                OccurrenceKind::Inline { content } => {
+                    (content.slice(&self.text).as_bytes().to_vec(), EmbedOrigin::Inline)
+                }
+                OccurrenceKind::Reference => {
+                    let at = |err: Error| err.at(&self.text, occurrence.span);
+                    let bytes = attachments.fetch(occurrence.name).map_err(at)?;
+                    total += bytes.len() as u64;
+                    if attachments.max_total_bytes().is_some_and(|limit| total > limit) {
+                        return Err(at(Error::new(ErrorKind::BundleTooLarge)));
+                    }
+                    (bytes, EmbedOrigin::Attachment)
+                }
+            };
+            embeds.push(Embed {
+                name: occurrence.name.to_owned(),
+                content,
+                origin,
+                span: occurrence.span,
+            });
+        }
+        let index = embeds.iter().enumerate().map(|(i, embed)| (embed.name.clone(), i)).collect();
+        Ok(ResolvedNarrative { narrative: self, embeds, index })
+    }
+
+    /// Every problem at once, in document order, then orphaned entries:
+    /// [`ErrorKind::MissingReference`], [`ErrorKind::MalformedEmbedName`],
+    /// [`ErrorKind::ConflictingEmbed`], [`ErrorKind::UnclosedEmbed`] and
+    /// [`ErrorKind::OrphanedEntry`] (bundle entries only; a directory is not
+    /// listed). Empty when the narrative is sound.
+    pub fn validate(&self, attachments: &Attachments) -> Vec<Error> {
+        let text = &self.text;
+        let mut problems: Vec<(usize, Error)> = Vec::new();
+        let mut report = |kind, occurrence: &Occurrence<'_>| {
+            let error = Error::new(kind).with_name(occurrence.name).at(text, occurrence.span);
+            problems.push((occurrence.span.start, error));
+        };
+        // Per name: the first occurrence and the first inline content.
+        let mut first: HashMap<&str, Option<&str>> = HashMap::new();
+        let mut reported: HashMap<&str, ()> = HashMap::new();
+        for occurrence in self.occurrences() {
+            let name = occurrence.name;
+            let content = match occurrence.kind {
+                OccurrenceKind::Inline { content } => Some(content.slice(text)),
+                OccurrenceKind::Reference => None,
+            };
+            match first.get(name) {
+                None => {
+                    first.insert(name, content);
+                    if is_unsafe_name(name) {
+                        report(ErrorKind::MalformedEmbedName, &occurrence);
+                    } else if content.is_none() && !attachments.contains(name) {
+                        report(ErrorKind::MissingReference, &occurrence);
+                    }
+                }
+                Some(&earlier) => {
+                    // Mixed inline and reference, or two different contents.
+                    let conflict = match (earlier, content) {
+                        (Some(a), Some(b)) => a != b,
+                        (None, None) => false,
+                        _ => true,
+                    };
+                    if conflict && reported.insert(name, ()).is_none() {
+                        report(ErrorKind::ConflictingEmbed, &occurrence);
+                    }
+                }
+            }
+        }
+        for &(name, span) in &self.parsed.unclosed {
+            let error =
+                Error::new(ErrorKind::UnclosedEmbed).with_name(name.slice(text)).at(text, span);
+            problems.push((span.start, error));
+        }
+        problems.sort_by_key(|&(start, _)| start);
+        let mut problems: Vec<Error> = problems.into_iter().map(|(_, error)| error).collect();
+        if let Some(entries) = attachments.entry_names() {
+            let referenced: HashMap<&str, ()> = self
+                .occurrences()
+                .filter(|o| o.kind == OccurrenceKind::Reference)
+                .map(|o| (o.name, ()))
+                .collect();
+            problems.extend(
+                entries
+                    .filter(|entry| !referenced.contains_key(entry))
+                    .map(|entry| Error::new(ErrorKind::OrphanedEntry).with_name(entry)),
+            );
+        }
+        problems
+    }
+}
+
+/// A narrative whose every embed has its content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedNarrative {
+    narrative: Narrative,
+    embeds: Vec<Embed>,
+    /// Embed positions by name.
+    index: HashMap<String, usize>,
+}
+
+impl ResolvedNarrative {
+    /// The narrative.
+    pub fn narrative(&self) -> &Narrative {
+        &self.narrative
+    }
+
+    /// The narrative text, unchanged.
+    pub fn text(&self) -> &str {
+        &self.narrative.text
+    }
+
+    /// Each distinct embed once, in first-occurrence order.
+    pub fn embeds(&self) -> &[Embed] {
+        &self.embeds
+    }
+
+    /// The embed named `name`.
+    pub fn embed(&self, name: &str) -> Option<&Embed> {
+        self.index.get(name).map(|&i| &self.embeds[i])
+    }
+
+    /// The sum of the embeds' raw sizes, in bytes.
+    pub fn total_embed_bytes(&self) -> u64 {
+        self.embeds.iter().map(|embed| embed.content.len() as u64).sum()
+    }
+}
+
+/// One resolved embed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Embed {
+    /// Its name, as written.
+    pub name: String,
+    /// Its raw bytes.
+    pub content: Vec<u8>,
+    /// Inline content or an attachment.
+    pub origin: EmbedOrigin,
+    /// Its first occurrence, which decides its content and its turn.
+    pub span: Span,
+}
+
+/// Where an [`Embed`]'s content came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmbedOrigin {
+    /// An `@@@name` ... `@@@` block in the narrative.
+    Inline,
+    /// A bundle entry or directory file named by `@name`.
+    Attachment,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(problems: &[Error]) -> Vec<(&'static str, &str)> {
+        problems.iter().map(|e| (e.kind().as_str(), e.name().unwrap_or(""))).collect()
+    }
+
+    #[test]
+    fn invalid_utf8_has_its_offset() {
+        let err =
+            Narrative::from_utf8(b"## user\nab\xffc".to_vec(), Dialect::Standard).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
+        assert_eq!((err.offset(), err.line(), err.column()), (Some(10), Some(2), Some(3)));
+        assert_eq!(
+            err.to_string(),
+            "the narrative is not valid UTF-8 (invalid byte at offset 10) at line 2, column 3"
+        );
+    }
+
+    #[test]
+    fn resolve_uses_the_first_occurrence_and_stops_at_the_first_failure() {
+        let attachments = Attachments::from_entries([("a.png", b"PNG".to_vec())]).unwrap();
+        let text = "@@@b.txt\nB@@@\nsee @a.png and @b.txt";
+        let resolved = Narrative::parse(text, Dialect::Standard).resolve(&attachments).unwrap();
+        let embeds: Vec<_> = resolved
+            .embeds()
+            .iter()
+            .map(|e| (e.name.as_str(), e.content.as_slice(), e.origin))
+            .collect();
+        assert_eq!(
+            embeds,
+            [("b.txt", &b"B"[..], EmbedOrigin::Inline), ("a.png", b"PNG", EmbedOrigin::Attachment)]
+        );
+        assert_eq!(resolved.total_embed_bytes(), 4);
+
+        let err = Narrative::parse("x\n  @c.png @d.png", Dialect::Standard)
+            .resolve(&attachments)
+            .unwrap_err();
+        assert_eq!(
+            (err.kind(), err.name(), err.line(), err.column()),
+            (ErrorKind::MissingEntry, Some("c.png"), Some(2), Some(3))
+        );
+        let err =
+            Narrative::parse("@a.png", Dialect::Lmml).resolve(&Attachments::none()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnresolvableReference);
+        let err = Narrative::parse("@../a.png", Dialect::Lmml).resolve(&attachments).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnsafeEntry);
+    }
+
+    #[test]
+    fn validate_reports_everything_at_once() {
+        let attachments =
+            Attachments::from_entries([("a.png", b"1".to_vec()), ("old.png", b"2".to_vec())])
+                .unwrap();
+        let text = "@a.png @b.png\n@@@c.txt\nx@@@\n@@@c.txt\ny@@@\n@@@../d.txt\nz@@@\n@a.png\n@@@e.txt\nnever";
+        let problems = Narrative::parse(text, Dialect::Lmml).validate(&attachments);
+        assert_eq!(
+            kinds(&problems),
+            [
+                ("missing_reference", "b.png"),
+                ("conflicting_embed", "c.txt"),
+                ("malformed_embed_name", "../d.txt"),
+                ("unclosed_embed", "e.txt"),
+                ("orphaned_entry", "old.png"),
+            ]
+        );
+        assert!(
+            Narrative::parse("@a.png @old.png", Dialect::Standard)
+                .validate(&attachments)
+                .is_empty()
+        );
+    }
+}

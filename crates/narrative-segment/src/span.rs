@@ -1,0 +1,88 @@
+//! Byte spans into the narrative, and the line/column they are shown as.
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range `[start, end)` of the narrative text.
+///
+/// Both ends always sit on character boundaries, so `&text[span.range()]`
+/// never panics for the text the span came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Span {
+    /// The first byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span `[start, end)`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// The byte range, for slicing.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+
+    /// The number of bytes.
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether the span covers no byte.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// Whether `offset` lies in the span.
+    pub fn contains(self, offset: usize) -> bool {
+        self.start <= offset && offset < self.end
+    }
+
+    /// The spanned text (empty when the span does not fit `text`).
+    pub(crate) fn slice(self, text: &str) -> &str {
+        text.get(self.range()).unwrap_or("")
+    }
+}
+
+/// Where a byte sits, as people count: line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Position {
+    /// The 0-based byte offset.
+    pub offset: usize,
+    /// The 1-based line; lines end at LF.
+    pub line: usize,
+    /// The 1-based column, counting characters (Unicode scalar values).
+    pub column: usize,
+}
+
+impl Position {
+    /// The position of byte `offset` of `text` (clamped to the text and to
+    /// a character boundary).
+    pub(crate) fn of(text: &str, offset: usize) -> Position {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text.as_bytes()[..offset];
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        let line = memchr::memchr_iter(b'\n', before).count() + 1;
+        let column = text[line_start..offset].chars().count() + 1;
+        Position { offset, line, column }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_not_bytes() {
+        let text = "ab\nПривет @x";
+        assert_eq!(Position::of(text, 16), Position { offset: 16, line: 2, column: 8 });
+        // Inside a character: clamped down to its first byte.
+        assert_eq!(Position::of(text, 4), Position { offset: 3, line: 2, column: 1 });
+        assert_eq!(Position::of(text, 999).offset, text.len());
+    }
+}

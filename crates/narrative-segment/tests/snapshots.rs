@@ -1,0 +1,80 @@
+//! Glob-driven snapshots over `tests/inputs/*.lmml`, each narrative in
+//! both dialects: every turn (role, span, delimiter line, text, embeds)
+//! and the rendered messages, or the error. Failing inputs are `err_*`.
+//!
+//! References resolve to made-up content, except names starting with
+//! `missing` and unsafe names: images get a PNG signature, other files a
+//! line of text.
+
+use std::fmt::Write as _;
+
+use narrative_segment::{
+    Attachments, ContextAs, Dialect, Narrative, OccurrenceKind, RenderOptions, is_unsafe_name,
+    render_turns,
+};
+
+fn render(text: &str, dialect: Dialect) -> String {
+    let narrative = Narrative::parse(text, dialect);
+    let entries: Vec<(String, Vec<u8>)> = narrative
+        .occurrences()
+        .filter(|o| o.kind == OccurrenceKind::Reference && !o.name.starts_with("missing"))
+        .filter(|o| !is_unsafe_name(o.name))
+        .map(|o| {
+            let content = if o.name.ends_with(".png") {
+                b"\x89PNG\r\n\x1a\n".to_vec()
+            } else {
+                format!("contents of {}\n", o.name).into_bytes()
+            };
+            (o.name.to_owned(), content)
+        })
+        .collect();
+    let mut out = String::new();
+    let attachments = match Attachments::from_entries(entries) {
+        Ok(attachments) => attachments,
+        Err(err) => return format!("error[{}]: {err}\n", err.kind().as_str()),
+    };
+    let resolved = match narrative.resolve(&attachments) {
+        Ok(resolved) => resolved,
+        Err(err) => {
+            return format!(
+                "error[{}]: {err}\n  snippet: {:?}\n",
+                err.kind().as_str(),
+                err.snippet()
+            );
+        }
+    };
+    let turns = resolved.segment();
+    for turn in &turns {
+        let delimiter = turn.delimiter.map(|span| &text[span.range()]);
+        writeln!(out, "{} {}..{} after {:?}", turn.role, turn.span.start, turn.span.end, delimiter)
+            .unwrap();
+        writeln!(out, "  text: {:?}", turn.text).unwrap();
+        writeln!(out, "  embeds: {:?}", turn.embeds).unwrap();
+    }
+    let options = RenderOptions { context_as: ContextAs::System, ..RenderOptions::default() };
+    let messages = render_turns(&resolved, &turns, &options);
+    writeln!(out, "messages (context as system):").unwrap();
+    out.push_str(&serde_json::to_string_pretty(&messages).unwrap());
+    out.push('\n');
+    out
+}
+
+#[test]
+fn narratives() {
+    insta::glob!("inputs/*.lmml", |path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let failing = path.file_name().unwrap().to_string_lossy().starts_with("err_");
+        let mut snapshot = String::new();
+        for (label, dialect) in [("standard", Dialect::Standard), ("lmml", Dialect::Lmml)] {
+            let rendered = render(&text, dialect);
+            if !failing {
+                assert!(!rendered.starts_with("error["), "{label}: {rendered}");
+            }
+            writeln!(snapshot, "===== {label}\n{rendered}").unwrap();
+        }
+        if failing {
+            assert!(snapshot.contains("error["), "an err_ input must fail in some dialect");
+        }
+        insta::assert_snapshot!(snapshot);
+    });
+}

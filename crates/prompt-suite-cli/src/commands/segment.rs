@@ -1,0 +1,153 @@
+//! `prompt-suite segment`: a narrative (or a `.lmmlz` bundle) split into
+//! role turns and rendered as chat messages.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+use prompt_suite::segment::{
+    Attachments, Bundle, ContextAs, Dialect, Error, Limits, Narrative, RenderOptions,
+    SegmentOptions, render_turns, segment,
+};
+
+use crate::args::InputArg;
+use crate::diagnostic::{Diagnostic, Reportable};
+use crate::input::Input;
+use crate::output;
+
+/// Arguments of `segment`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SegmentArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// Which rules split the narrative: the suite's own, or lmml 0.2.0's
+    /// exactly.
+    #[arg(long, value_enum, default_value_t = DialectArg::Standard)]
+    pub(crate) dialect: DialectArg,
+
+    /// Print the turns (`[{"role", "text", "embeds"}]`) instead of the
+    /// rendered messages.
+    #[arg(long)]
+    pub(crate) turns: bool,
+
+    /// Leave out embeds larger than N bytes (raw size; the text is never
+    /// limited).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_embed_bytes: Option<u64>,
+
+    /// Resolve `@name` references from the files of DIR (never outside it).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) embeds_dir: Option<PathBuf>,
+
+    /// What becomes of the `context` preamble before the first delimiter.
+    #[arg(long, value_enum, default_value_t = ContextAsArg::Keep)]
+    pub(crate) context_as: ContextAsArg,
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DialectArg {
+    /// Fence-aware delimiters, whole role words, strict reference names.
+    Standard,
+    /// lmml 0.2.0's segmentation, quirks included.
+    Lmml,
+}
+
+/// `--context-as`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ContextAsArg {
+    /// Keep it with the role `context`.
+    Keep,
+    /// Send it as a `system` message.
+    System,
+    /// Send it as a `user` message.
+    User,
+    /// Leave it out.
+    Drop,
+}
+
+impl Reportable for Error {
+    fn kind_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.kind().as_str())
+    }
+
+    fn message(&self) -> String {
+        Error::message(self)
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        self.line().zip(self.column())
+    }
+
+    fn snippet(&self) -> Option<String> {
+        Error::snippet(self).map(str::to_owned)
+    }
+}
+
+/// The first bytes of a zip archive.
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// Runs `segment`.
+pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
+    let input = Input::read(args.input.file.as_deref())?;
+    let limits = Limits::default();
+    let named_bundle = input
+        .path()
+        .and_then(|path| path.extension())
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("lmmlz"));
+    // The narrative as its own input, so that positions point into it.
+    let (narrative, attachments) = if named_bundle || input.bytes().starts_with(ZIP_MAGIC) {
+        let Some(path) = input.path() else {
+            return Err(Diagnostic::new(
+                "invalid_archive",
+                "a .lmmlz bundle must be given as FILE: its narrative entry is named after the file",
+            )
+            .with_origin(input.origin()));
+        };
+        if args.embeds_dir.is_some() {
+            return Err(Diagnostic::new(
+                "conflicting_options",
+                "--embeds-dir cannot be used with a .lmmlz bundle, which holds its own attachments",
+            ));
+        }
+        let file_name = path.display().to_string();
+        // Positions (invalid UTF-8, references) are in the narrative entry.
+        let origin = format!("{}:{}", input.origin(), Bundle::narrative_entry_name(&file_name));
+        let bundle = Bundle::from_zip(&file_name, input.bytes(), &limits).map_err(|err| {
+            let diagnostic = input.reject(&err);
+            if err.position().is_some() {
+                diagnostic.with_origin(origin.clone())
+            } else {
+                diagnostic
+            }
+        })?;
+        let (text, attachments) = bundle.into_parts();
+        (Input::from_bytes(origin, text.into_bytes()), attachments)
+    } else {
+        let attachments = match &args.embeds_dir {
+            Some(dir) => Attachments::directory(dir, limits).map_err(|err| input.reject(&err))?,
+            None => Attachments::none(),
+        };
+        (input, attachments)
+    };
+    let dialect = match args.dialect {
+        DialectArg::Standard => Dialect::Standard,
+        DialectArg::Lmml => Dialect::Lmml,
+    };
+    let resolved = Narrative::parse(narrative.text()?, dialect)
+        .resolve(&attachments)
+        .map_err(|err| narrative.reject(&err))?;
+    let turns = segment(&resolved, &SegmentOptions { dialect });
+    if args.turns {
+        return output::write_json(&turns);
+    }
+    let context_as = match args.context_as {
+        ContextAsArg::Keep => ContextAs::Keep,
+        ContextAsArg::System => ContextAs::System,
+        ContextAsArg::User => ContextAs::User,
+        ContextAsArg::Drop => ContextAs::Drop,
+    };
+    let options = RenderOptions { max_embed_bytes: args.max_embed_bytes, context_as };
+    output::write_json(&render_turns(&resolved, &turns, &options))
+}

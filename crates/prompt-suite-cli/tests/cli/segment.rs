@@ -1,0 +1,165 @@
+//! `prompt-suite segment`: narratives, bundles and embeds directories.
+
+use std::path::Path;
+use std::process::Command;
+
+use insta_cmd::assert_cmd_snapshot;
+use prompt_suite::segment::Bundle;
+
+use crate::cli;
+
+const LAYOUT_REVIEW: &str = include_str!("inputs/segment/layout-review.lmml");
+const CODE_SAMPLE: &str = include_str!("inputs/segment/code-sample.lmml");
+
+/// A PNG signature and a PDF header that is not UTF-8: enough to see the
+/// parts they become.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
+const PDF: &[u8] = b"%PDF-1.7\n\xe2\xe3\xcf\xd3\n";
+
+/// A directory holding `capture.png` and `spec.pdf`, and a secret beside it.
+fn embeds_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("embeds")).unwrap();
+    std::fs::write(dir.path().join("embeds/capture.png"), PNG).unwrap();
+    std::fs::write(dir.path().join("embeds/spec.pdf"), PDF).unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "secret").unwrap();
+    dir
+}
+
+/// `prompt-suite segment --embeds-dir embeds ARGS...`, run in `dir`.
+fn segment_with_embeds(dir: &Path, args: &[&str]) -> Command {
+    let mut command = cli();
+    command.current_dir(dir).args(["segment", "--embeds-dir", "embeds"]).args(args);
+    command
+}
+
+/// Writes `layout-review` as the bundle `review.lmmlz` in `dir`.
+fn write_bundle(dir: &Path) {
+    let bundle = Bundle::from_parts(
+        LAYOUT_REVIEW,
+        [("capture.png", PNG.to_vec()), ("spec.pdf", PDF.to_vec())],
+    )
+    .unwrap();
+    std::fs::write(dir.join("review.lmmlz"), bundle.to_zip("review.lmmlz").unwrap()).unwrap();
+}
+
+#[test]
+fn turns_of_a_narrative_without_attachments() {
+    assert_cmd_snapshot!(cli().args(["segment", "--turns"]).pass_stdin(CODE_SAMPLE));
+}
+
+#[test]
+fn lmml_dialect_splits_inside_the_code_sample() {
+    assert_cmd_snapshot!(
+        cli().args(["segment", "--turns", "--dialect", "lmml"]).pass_stdin(CODE_SAMPLE)
+    );
+}
+
+#[test]
+fn messages_with_an_image_and_a_pdf_from_an_embeds_directory() {
+    let dir = embeds_dir();
+    let args = ["--context-as", "system"];
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &args).pass_stdin(LAYOUT_REVIEW));
+}
+
+#[test]
+fn max_embed_bytes_leaves_out_larger_embeds_and_drop_removes_the_context() {
+    let dir = embeds_dir();
+    let args = ["--max-embed-bytes", "15", "--context-as", "drop"];
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &args).pass_stdin(LAYOUT_REVIEW));
+}
+
+#[test]
+fn a_lmmlz_bundle_is_read_as_a_zip() {
+    let dir = tempfile::tempdir().unwrap();
+    write_bundle(dir.path());
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args([
+        "segment",
+        "review.lmmlz",
+        "--turns"
+    ]));
+}
+
+#[test]
+fn a_reference_without_attachments_is_an_error() {
+    assert_cmd_snapshot!(cli().arg("segment").pass_stdin(LAYOUT_REVIEW));
+}
+
+#[test]
+fn a_reference_without_attachments_as_json() {
+    assert_cmd_snapshot!(
+        cli().args(["segment", "--error-format", "json"]).pass_stdin(LAYOUT_REVIEW)
+    );
+}
+
+#[test]
+fn a_missing_file_in_the_embeds_directory() {
+    let dir = embeds_dir();
+    let stdin = "## user
+see @capture.png and
+  @missing.png
+";
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &[]).pass_stdin(stdin));
+}
+
+#[test]
+fn an_embeds_directory_is_never_escaped() {
+    let dir = embeds_dir();
+    let args = ["--dialect", "lmml", "--error-format", "json"];
+    let stdin = "## user
+read @../secret.txt
+";
+    assert_cmd_snapshot!(segment_with_embeds(dir.path(), &args).pass_stdin(stdin));
+}
+
+#[test]
+fn a_zip_slip_entry_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = Bundle::from_parts("@aa/evil.txt", [("aa/evil.txt", b"pwned".to_vec())]).unwrap();
+    let mut bytes = bundle.to_zip("evil.lmmlz").unwrap();
+    // Rename the entry to `../evil.txt` in place: the names are not checksummed.
+    let name = b"aa/evil.txt";
+    let mut i = 0;
+    while let Some(at) = bytes[i..].windows(name.len()).position(|w| w == name) {
+        bytes[i + at..i + at + name.len()].copy_from_slice(b"../evil.txt");
+        i += at + name.len();
+    }
+    std::fs::write(dir.path().join("evil.lmmlz"), bytes).unwrap();
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "evil.lmmlz"]));
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_its_offset() {
+    assert_cmd_snapshot!(cli().arg("segment").pass_stdin(&b"## user\nhello \xff world\n"[..]));
+}
+
+#[test]
+fn a_bundle_on_standard_input_is_refused() {
+    let bundle = Bundle::from_parts("hi", Vec::<(String, Vec<u8>)>::new()).unwrap();
+    assert_cmd_snapshot!(
+        cli()
+            .args(["segment", "--error-format", "json"])
+            .pass_stdin(bundle.to_zip("x.lmmlz").unwrap())
+    );
+}
+
+#[test]
+fn help() {
+    assert_cmd_snapshot!(cli().args(["segment", "--help"]));
+}
+
+#[test]
+fn a_text_file_named_lmmlz_is_not_a_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.lmmlz"), LAYOUT_REVIEW).unwrap();
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "notes.lmmlz"]));
+}
+
+#[test]
+fn a_reference_missing_from_a_bundle_points_into_its_narrative_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = Bundle::from_parts(LAYOUT_REVIEW, [("capture.png", PNG.to_vec())]).unwrap();
+    std::fs::write(dir.path().join("review.lmmlz"), bundle.to_zip("review.lmmlz").unwrap())
+        .unwrap();
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "review.lmmlz"]));
+}
