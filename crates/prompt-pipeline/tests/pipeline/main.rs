@@ -1,10 +1,14 @@
 //! Every prompt in `inputs/` run through the whole pipeline for each
 //! provider (context `{"state": {"name": "Ann"}}`, seed 7) and snapshotted:
-//! the messages handed to the provider, the body, notices, writes and
-//! effects; or the error with its kind, stage and position. Inputs named
-//! `err_*` fail for every provider.
+//! the body, notices, writes and
+//! effects; or the error with its kind, stage and position. Every body is
+//! checked against the provider's documented shape. Inputs named `err_*`
+//! fail for every provider.
 
-use prompt_pipeline::{Context, Pipeline, Provider, Source};
+#[path = "../providers/documented.rs"]
+mod documented;
+
+use prompt_pipeline::{Context, Pipeline, Provider, Request, Source};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -18,6 +22,12 @@ fn run(text: &str, provider: Provider) -> Value {
     match Pipeline::new(provider).build(Source::new(text), &context(), 7) {
         Ok(output) => {
             let built = output.request.unwrap();
+            let body = serde_json::to_value(&built.body).unwrap();
+            match &built.body {
+                Request::OpenAi(_) => documented::openai(&body),
+                Request::Anthropic(_) => documented::anthropic(&body),
+                Request::Gemini(_) => documented::gemini(&body),
+            }
             let rendered = output.rendered.unwrap();
             json!({
                 "body": built.body,

@@ -7,6 +7,7 @@ use std::hash::{BuildHasher, RandomState};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use prompt_suite::brackets::Environment;
 use prompt_suite::pipeline::{
     self as prompt_pipeline, Alternation, Attachments, Context, ContextAs, Output, Pipeline,
     Provider, Source, Stages, Transcript,
@@ -85,6 +86,10 @@ pub(crate) struct PipelineArgs {
     /// Do not split turns: the whole text is one message.
     #[arg(long)]
     pub(crate) no_segment: bool,
+
+    /// Printing or iterating an undefined template value is an error.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 /// The values of `--provider`.
@@ -138,7 +143,10 @@ impl PipelineArgs {
             AlternationName::Always => Alternation::Always,
             AlternationName::Never => Alternation::Never,
         };
+        let mut environment = Environment::new();
+        environment.set_strict(self.strict);
         Pipeline::new(provider)
+            .environment(environment)
             .provider((!self.messages).then_some(provider))
             .context_as(context_as)
             .alternation(alternation)
@@ -168,12 +176,6 @@ impl PipelineArgs {
     }
 }
 
-/// Reads a JSON file given by a flag (`-` is standard input).
-pub(crate) fn read_flag_file(path: &Path) -> Result<Input, Diagnostic> {
-    let path = (path != Path::new("-")).then_some(path);
-    Input::read(path)
-}
-
 /// A random seed, for when none is given.
 pub(crate) fn random_seed() -> u64 {
     RandomState::new().hash_one(std::time::SystemTime::now())
@@ -186,12 +188,12 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let source = args.pipeline.source(&pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let context: Context = match &args.context {
-        Some(path) => read_flag_file(path)?.json()?,
+        Some(path) => Input::read(Some(path))?.json()?,
         None => Context::default(),
     };
     let transcript = match (&args.transcript, &args.speaker) {
         (Some(path), Some(speaker)) => {
-            let file = read_flag_file(path)?;
+            let file = Input::read(Some(path))?;
             let transcript = Transcript::from_json(file.text()?, speaker.as_str())
                 .map_err(|err| diagnostic(&err, &file, None, None))?;
             Some((file, transcript))

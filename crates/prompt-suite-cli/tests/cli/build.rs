@@ -166,3 +166,10 @@ fn bad_bundle_and_usage_errors() {
     );
     assert_cmd_snapshot!("err_speaker_without_transcript", cli().args(["build", "--speaker", "a"]));
 }
+
+#[test]
+fn strict_rejects_undefined_values() {
+    assert_cmd_snapshot!(
+        cli().args(["build", "--strict", "--messages"]).pass_stdin("## user\nHi [[ nobody ]]\n")
+    );
+}
