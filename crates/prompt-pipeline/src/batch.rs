@@ -7,7 +7,7 @@
 //! written in order before the next chunk is read. At most one chunk of rows
 //! and results is ever in memory.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use serde_json::json;
 
@@ -18,6 +18,9 @@ use crate::pipeline::Compiled;
 /// nothing next to the work, small enough to keep memory flat.
 const ROWS_PER_JOB: usize = 1024;
 
+/// The default limit of one row: 16 MiB.
+const MAX_ROW_BYTES: usize = 16 << 20;
+
 /// A batch run: a compiled prompt, the seed of row 0 (row `i` uses
 /// `seed + i`, wrapping) and the number of threads.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +28,7 @@ pub struct Batch<'a> {
     compiled: &'a Compiled<'a>,
     seed: u64,
     jobs: usize,
+    max_row_bytes: usize,
 }
 
 /// How a batch went.
@@ -40,7 +44,15 @@ impl<'a> Batch<'a> {
     /// A batch of `compiled` with `seed` for row 0, on `jobs` threads (at
     /// least one).
     pub fn new(compiled: &'a Compiled<'a>, seed: u64, jobs: usize) -> Batch<'a> {
-        Batch { compiled, seed, jobs: jobs.max(1) }
+        Batch { compiled, seed, jobs: jobs.max(1), max_row_bytes: MAX_ROW_BYTES }
+    }
+
+    /// The same batch with rows limited to `max_row_bytes` (16 MiB by
+    /// default); a longer row is not read into memory but skipped, and its
+    /// line is a `row_too_large` error record.
+    pub fn max_row_bytes(mut self, max_row_bytes: usize) -> Batch<'a> {
+        self.max_row_bytes = max_row_bytes;
+        self
     }
 
     /// Reads rows (one JSON context per line) from `rows` and writes one
@@ -62,16 +74,23 @@ impl<'a> Batch<'a> {
     ) -> io::Result<Summary> {
         let chunk_rows = ROWS_PER_JOB * self.jobs;
         let mut summary = Summary::default();
-        let mut lines: Vec<Vec<u8>> = Vec::with_capacity(chunk_rows);
+        let mut lines: Vec<Option<Vec<u8>>> = Vec::with_capacity(chunk_rows);
         let mut bytes = Vec::new();
         loop {
             lines.clear();
             while lines.len() < chunk_rows {
                 let mut line = Vec::new();
-                if rows.read_until(b'\n', &mut line)? == 0 {
+                let limit = self.max_row_bytes.saturating_add(1) as u64;
+                if Read::take(&mut rows, limit).read_until(b'\n', &mut line)? == 0 {
                     break;
                 }
-                lines.push(line);
+                if line.len() > self.max_row_bytes && !line.ends_with(b"\n") {
+                    // Over the limit: skip the rest of the line unread.
+                    rows.skip_until(b'\n')?;
+                    lines.push(None);
+                } else {
+                    lines.push(Some(line));
+                }
             }
             if lines.is_empty() {
                 return Ok(summary);
@@ -90,7 +109,7 @@ impl<'a> Batch<'a> {
 
     /// Builds the rows of one chunk (`first` is the index of its first row)
     /// on up to `jobs` threads; the results are in row order.
-    fn chunk(&self, first: usize, lines: &[Vec<u8>]) -> Vec<(bool, Vec<u8>)> {
+    fn chunk(&self, first: usize, lines: &[Option<Vec<u8>>]) -> Vec<(bool, Vec<u8>)> {
         let mut results = vec![(true, Vec::new()); lines.len()];
         if self.jobs == 1 || lines.len() <= 1 {
             for (i, (line, result)) in lines.iter().zip(&mut results).enumerate() {
@@ -113,8 +132,14 @@ impl<'a> Batch<'a> {
         results
     }
 
-    /// One output line: `(built, line)`.
-    fn row(&self, index: usize, line: &[u8]) -> (bool, Vec<u8>) {
+    /// One output line: `(built, line)`; `None` is a row over the limit.
+    fn row(&self, index: usize, line: &Option<Vec<u8>>) -> (bool, Vec<u8>) {
+        let Some(line) = line else {
+            let message = format!("the row is longer than {} bytes", self.max_row_bytes);
+            let mut bytes = record(index, "row_too_large", &message, Some(index + 1), None, None);
+            bytes.push(b'\n');
+            return (false, bytes);
+        };
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let seed = self.seed.wrapping_add(index as u64);
@@ -199,4 +224,41 @@ fn record(
         "snippet": snippet,
     }});
     serde_json::to_vec(&record).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Pipeline, Provider, Source};
+
+    fn run(rows: &[u8], jobs: usize, max_row_bytes: usize) -> (Summary, String) {
+        let pipeline = Pipeline::new(Provider::OpenAi);
+        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+        let compiled = prompt.compile().unwrap();
+        let batch = Batch::new(&compiled, 0, jobs).max_row_bytes(max_row_bytes);
+        let mut out = Vec::new();
+        let summary = batch.run(rows, &mut out, |_| {}).unwrap();
+        (summary, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn every_row_gets_one_line_in_order() {
+        let rows = b"{\"state\": {\"n\": 1}}\r\n\xff\n{\"state\": {\"n\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n{\"state\": {\"n\": 4}}";
+        let (summary, out) = run(rows, 2, 40);
+        assert_eq!(summary, Summary { rows: 4, failed: 2 });
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+        assert!(lines[1].starts_with(r#"{"row":1,"error":{"kind":"invalid_utf8""#), "{}", lines[1]);
+        assert!(
+            lines[2].starts_with(r#"{"row":2,"error":{"kind":"row_too_large""#),
+            "{}",
+            lines[2]
+        );
+        assert_eq!(lines[3], r#"{"messages":[{"role":"user","content":"4"}]}"#);
+    }
+
+    #[test]
+    fn no_rows_no_output() {
+        assert_eq!(run(b"", 3, 100), (Summary::default(), String::new()));
+    }
 }

@@ -428,22 +428,42 @@ impl Compiled<'_> {
     fn segment(&self, text: &str, rendered: bool) -> Result<Vec<Message>, Error> {
         let prompt = self.prompt;
         let pipeline = prompt.pipeline;
-        let narrative_error = |err: narrative_segment::Error| {
-            let location = err.offset().map(|offset| {
-                if rendered {
-                    locate(Origin::Rendered, text, offset)
-                } else {
-                    prompt.prompt_location(offset)
-                }
-            });
-            Error::new(ErrorKind::Narrative(err)).located(location)
+        let location = |offset: usize| {
+            if rendered {
+                locate(Origin::Rendered, text, offset)
+            } else {
+                prompt.prompt_location(offset)
+            }
         };
         let resolved = Narrative::parse(text, pipeline.dialect)
             .resolve(&prompt.attachments)
-            .map_err(narrative_error)?;
+            .map_err(|err| {
+                let at = err.offset().map(location);
+                Error::new(ErrorKind::Narrative(err)).located(at)
+            })?;
         let turns = resolved.segment();
         let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
-        Ok(tidy(from_narrative(render_turns(&resolved, &turns, &options))?))
+        // Messages are rendered from turns one for one (a dropped preamble
+        // aside), so a conversion error's index names its turn, whose
+        // delimiter is where the author can fix it.
+        let kept: Vec<_> = turns
+            .iter()
+            .filter(|turn| {
+                turn.role != narrative_segment::Role::Context
+                    || pipeline.context_as != ContextAs::Drop
+            })
+            .collect();
+        from_narrative(render_turns(&resolved, &turns, &options)).map(tidy).map_err(|err| {
+            let index = match err.kind() {
+                ErrorKind::UnsupportedRole { message, .. }
+                | ErrorKind::UnconvertiblePart { message, .. } => Some(*message),
+                _ => None,
+            };
+            let at = index
+                .and_then(|i| kept.get(i))
+                .map(|turn| location(turn.delimiter.unwrap_or(turn.span).start));
+            err.located(at)
+        })
     }
 }
 
