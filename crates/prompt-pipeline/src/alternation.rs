@@ -8,6 +8,8 @@
 //! image or a file cannot be joined as text, so its parts are concatenated
 //! into one message first (the provider sees them as consecutive blocks).
 
+use serde::{Deserialize, Serialize};
+
 use crate::convert::transcript::{from_transcript, to_transcript};
 use crate::error::{Error, ErrorKind};
 use crate::message::{ContentPart, Message};
@@ -15,7 +17,8 @@ use crate::provider::Provider;
 
 /// Whether same-role neighbours are merged and the conversation made to
 /// start with the user before the provider stage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Alternation {
     /// As the provider requires: on for Anthropic and Gemini, off for

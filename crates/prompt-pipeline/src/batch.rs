@@ -9,6 +9,7 @@
 
 use std::io::{self, BufRead, Read, Write};
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::Context;
@@ -32,7 +33,7 @@ pub struct Batch<'a> {
 }
 
 /// How a batch went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Summary {
     /// Rows read.
     pub rows: usize,

@@ -12,7 +12,7 @@ use minijinja_brackets::{Context, Environment, Rendered, Template};
 use narrative_segment::{
     Attachments, Bundle, ContextAs, Dialect, Limits, Narrative, RenderOptions, render_turns,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use transcript_flip::{FlipOptions, Turn};
 
 use crate::alternation::{Alternation, alternate};
@@ -26,7 +26,8 @@ use crate::source_map::{SourceMap, locate, offset_of};
 
 /// Which of the text stages run. All are on by default; the provider stage
 /// is switched off with [`Pipeline::provider`]`(None)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Stages {
     /// Stage 1: strip `///` comments and read their metadata. Off, the text
     /// goes on as written and there are no parameters.
@@ -220,7 +221,7 @@ impl Source {
 }
 
 /// What the `///` comments said, besides the parameters' typed values.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Metadata {
     /// The last `/// flow:` value; empty when there is none.
     pub flow: String,
