@@ -551,6 +551,93 @@ mod tests {
         assert_eq!(err.origin(), Some(Origin::Prompt));
     }
 
+    fn build(pipeline: Pipeline, text: &str) -> Result<Output, Error> {
+        let context: Context = serde_json::from_str(r#"{"state": {"x": "X"}}"#).unwrap();
+        pipeline.build(Source::new(text), &context, 3)
+    }
+
+    const PROMPT: &str = "/// param: max_tokens=9\nPre [[ x ]]\n## user\nHi\n";
+
+    #[test]
+    fn each_stage_can_be_switched_off() {
+        let messages_only = Pipeline::new(Provider::OpenAi).provider(None);
+        let all = build(messages_only.clone(), PROMPT).unwrap();
+        assert_eq!(all.request, None);
+        assert_eq!(
+            all.messages,
+            [Message::text(Role::System, "Pre X"), Message::text(Role::User, "Hi")]
+        );
+        let off = |comments, template, segment| {
+            let stages = Stages { comments, template, segment };
+            build(messages_only.clone().stages(stages), PROMPT).unwrap().messages
+        };
+        assert_eq!(
+            off(false, true, true)[0],
+            Message::text(Role::System, "/// param: max_tokens=9\nPre X")
+        );
+        assert_eq!(off(true, false, true)[0], Message::text(Role::System, "Pre [[ x ]]"));
+        assert_eq!(off(true, true, false), [Message::text(Role::System, "Pre X\n## user\nHi")]);
+        assert_eq!(
+            build(messages_only.stages(Stages::default()), PROMPT).unwrap().messages.len(),
+            2
+        );
+    }
+
+    #[test]
+    fn the_preamble_goes_where_it_is_told() {
+        let with = |context_as| {
+            build(Pipeline::new(Provider::OpenAi).provider(None).context_as(context_as), PROMPT)
+        };
+        assert_eq!(with(ContextAs::User).unwrap().messages[0], Message::text(Role::User, "Pre X"));
+        assert_eq!(with(ContextAs::Drop).unwrap().messages, [Message::text(Role::User, "Hi")]);
+        let err = with(ContextAs::Keep).unwrap_err();
+        assert_eq!(err.kind().as_str(), "unsupported_role");
+        assert_eq!(
+            (err.origin(), err.line(), err.column()),
+            (Some(Origin::Rendered), Some(1), Some(1))
+        );
+    }
+
+    #[test]
+    fn positions_without_the_template_stage_are_in_the_prompt() {
+        let pipeline =
+            Pipeline::new(Provider::OpenAi).stages(Stages { template: false, ..Stages::default() });
+        let err =
+            build(pipeline, "/// a comment\n/// another\nSee @x.png\n## user\nHi\n").unwrap_err();
+        assert_eq!(err.kind().as_str(), "unresolvable_reference");
+        assert_eq!(
+            (err.origin(), err.line(), err.column()),
+            (Some(Origin::Prompt), Some(3), Some(5))
+        );
+        assert_eq!(err.snippet(), Some("@x.png"));
+    }
+
+    #[test]
+    fn a_transcript_alone_enters_at_the_provider_stage() {
+        let pipeline = Pipeline::new(Provider::Gemini);
+        let prompt = pipeline.prepare(Source::new("")).unwrap();
+        let transcript = Transcript::from_json(
+            r#"[{"speaker": "a", "text": "hi"}, {"speaker": "b", "text": "yo"}]"#,
+            "b",
+        )
+        .unwrap();
+        let output = prompt
+            .compile()
+            .unwrap()
+            .build_with_transcript(&Context::default(), 0, &transcript)
+            .unwrap();
+        assert_eq!(
+            output.messages,
+            [
+                Message::text(Role::User, "a: hi"),
+                Message::text(Role::Assistant, "yo"),
+                Message::text(Role::User, "(continue)")
+            ]
+        );
+        let err = Transcript::from_json("[\n  {\"text\": 1}\n]", "b").unwrap_err();
+        assert_eq!((err.origin(), err.line()), (Some(Origin::Transcript), Some(2)));
+    }
+
     #[test]
     fn compiled_prompts_are_shared_between_threads() {
         fn sync<T: Sync>() {}
