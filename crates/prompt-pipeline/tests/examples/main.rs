@@ -12,9 +12,7 @@ mod documented;
 
 use std::path::{Path, PathBuf};
 
-use prompt_pipeline::{
-    Attachments, Context, Limits, Pipeline, Provider, Request, Source, Transcript,
-};
+use prompt_pipeline::{Attachments, Context, Limits, Pipeline, Provider, Source, Transcript};
 use serde_json::{Map, Value, json};
 
 const SEED: u64 = 42;
@@ -61,12 +59,7 @@ fn snapshot(
         let value = match result {
             Ok(output) => {
                 let built = output.request.unwrap();
-                let body = serde_json::to_value(&built.body).unwrap();
-                match &built.body {
-                    Request::OpenAi(_) => documented::openai(&body),
-                    Request::Anthropic(_) => documented::anthropic(&body),
-                    Request::Gemini(_) => documented::gemini(&body),
-                }
+                let body = documented::checked(&built.body);
                 let rendered = output.rendered.unwrap();
                 json!({
                     "body": body,

@@ -8,7 +8,7 @@
 #[path = "../providers/documented.rs"]
 mod documented;
 
-use prompt_pipeline::{Context, Pipeline, Provider, Request, Source};
+use prompt_pipeline::{Context, Pipeline, Provider, Source};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -22,15 +22,10 @@ fn run(text: &str, provider: Provider) -> Value {
     match Pipeline::new(provider).build(Source::new(text), &context(), 7) {
         Ok(output) => {
             let built = output.request.unwrap();
-            let body = serde_json::to_value(&built.body).unwrap();
-            match &built.body {
-                Request::OpenAi(_) => documented::openai(&body),
-                Request::Anthropic(_) => documented::anthropic(&body),
-                Request::Gemini(_) => documented::gemini(&body),
-            }
+            let body = documented::checked(&built.body);
             let rendered = output.rendered.unwrap();
             json!({
-                "body": built.body,
+                "body": body,
                 "notices": built.notices,
                 "writes": rendered.writes,
                 "effects": rendered.effects,
