@@ -9,11 +9,13 @@
 
 #[path = "../providers/documented.rs"]
 mod documented;
+#[path = "../support/outcome.rs"]
+mod outcome;
 
 use std::path::{Path, PathBuf};
 
 use prompt_pipeline::{Attachments, Context, Limits, Pipeline, Provider, Source, Transcript};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 const SEED: u64 = 42;
 const PROVIDERS: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
@@ -56,23 +58,7 @@ fn snapshot(
                 None => compiled.build(&context, SEED),
             }
         });
-        let value = match result {
-            Ok(output) => {
-                let built = output.request.unwrap();
-                let body = documented::checked(&built.body);
-                let rendered = output.rendered.unwrap();
-                json!({
-                    "body": body,
-                    "notices": built.notices,
-                    "writes": rendered.writes,
-                    "effects": rendered.effects,
-                })
-            }
-            Err(err) => json!({"error": {
-                "kind": err.kind().as_str(),
-                "message": err.to_string(),
-            }}),
-        };
+        let value = outcome::outcome(result);
         out.insert(provider.as_str().to_owned(), value);
     }
     Value::Object(out)

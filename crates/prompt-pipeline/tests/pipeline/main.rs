@@ -7,10 +7,12 @@
 
 #[path = "../providers/documented.rs"]
 mod documented;
+#[path = "../support/outcome.rs"]
+mod outcome;
 
 use prompt_pipeline::{Context, Pipeline, Provider, Source};
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 const PROVIDERS: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
 
@@ -19,27 +21,7 @@ fn context() -> Context {
 }
 
 fn run(text: &str, provider: Provider) -> Value {
-    match Pipeline::new(provider).build(Source::new(text), &context(), 7) {
-        Ok(output) => {
-            let built = output.request.unwrap();
-            let body = documented::checked(&built.body);
-            let rendered = output.rendered.unwrap();
-            json!({
-                "body": body,
-                "notices": built.notices,
-                "writes": rendered.writes,
-                "effects": rendered.effects,
-            })
-        }
-        Err(err) => json!({"error": {
-            "kind": err.kind().as_str(),
-            "stage": err.kind().stage(),
-            "message": err.to_string(),
-            "line": err.line(),
-            "column": err.column(),
-            "snippet": err.snippet(),
-        }}),
-    }
+    outcome::outcome(Pipeline::new(provider).build(Source::new(text), &context(), 7))
 }
 
 #[test]
