@@ -485,16 +485,18 @@ fn whole_text(text: &str, context_as: ContextAs) -> Result<Vec<Message>, Error> 
     Ok(tidy(vec![Message::text(role, text)]))
 }
 
-/// Trims the blank lines and spaces around each text part (a narrative
-/// keeps them, as they separate turns in the file) and leaves out text parts
-/// and then messages that hold nothing but whitespace.
+/// Trims the blank lines around each text part (a narrative keeps them, as
+/// they separate turns in the file) and the whitespace at its end, and
+/// leaves out text parts and then messages that hold nothing but whitespace.
+/// The indentation of the first line is kept (it may be an indented code
+/// block).
 fn tidy(messages: Vec<Message>) -> Vec<Message> {
     messages
         .into_iter()
         .filter_map(|mut message| {
             message.content.retain_mut(|part| match part {
                 ContentPart::Text { text } => {
-                    let trimmed = text.trim();
+                    let trimmed = without_blank_lines_around(text);
                     if trimmed.len() != text.len() {
                         *text = trimmed.to_owned();
                     }
@@ -505,6 +507,16 @@ fn tidy(messages: Vec<Message>) -> Vec<Message> {
             (!message.content.is_empty()).then_some(message)
         })
         .collect()
+}
+
+/// `text` without its leading blank lines and its trailing whitespace.
+fn without_blank_lines_around(text: &str) -> &str {
+    let text = text.trim_end();
+    let blank = text.len() - text.trim_start().len();
+    match text[..blank].rfind('\n') {
+        Some(newline) => &text[newline + 1..],
+        None => text,
+    }
 }
 
 /// Where `/// param: ... name=...` sets `name`: the last such line.
@@ -540,6 +552,9 @@ mod tests {
         let messages =
             vec![Message::text(Role::System, "\n  \n"), Message::text(Role::User, "\nhi\n\n")];
         assert_eq!(tidy(messages), [Message::text(Role::User, "hi")]);
+        let code = vec![Message::text(Role::User, "\n\n    let x = 1;\n  \n")];
+        assert_eq!(tidy(code), [Message::text(Role::User, "    let x = 1;")]);
+        assert_eq!(without_blank_lines_around(" \r\n\t a \n b \r\n"), "\t a \n b");
     }
 
     #[test]
