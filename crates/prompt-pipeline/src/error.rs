@@ -1,12 +1,57 @@
 //! The one error type of the crate: an opaque struct over a
-//! `#[non_exhaustive]` kind.
+//! `#[non_exhaustive]` kind, with where the problem is.
+//!
+//! Every stage's own error is wrapped as it is (its kind and message kept),
+//! and its position is translated to the text the author can open: a
+//! template error in a prompt with `///` comments points at the line of the
+//! prompt file, not of the comment-free text the template engine saw.
 
 use std::fmt;
 
 /// Why a request could not be built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
-    kind: Box<ErrorKind>,
+    repr: Box<Repr>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Repr {
+    kind: ErrorKind,
+    location: Option<Location>,
+}
+
+/// A 1-based line and column (in characters) in one of the texts the
+/// pipeline reads, and the offending text there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Location {
+    pub(crate) origin: Origin,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) snippet: String,
+}
+
+/// Which text an error's line and column are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Origin {
+    /// The prompt file as the author wrote it (comments included).
+    Prompt,
+    /// The narrative the template rendered: a position there has no place
+    /// in the prompt file once the template has run.
+    Rendered,
+    /// The JSON transcript given alongside the prompt.
+    Transcript,
+}
+
+impl Origin {
+    /// `prompt`, `rendered` or `transcript`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Prompt => "prompt",
+            Origin::Rendered => "rendered",
+            Origin::Transcript => "transcript",
+        }
+    }
 }
 
 /// What went wrong.
@@ -76,21 +121,120 @@ pub enum ErrorKind {
         /// The provider.
         provider: &'static str,
     },
+    /// The bracket template failed to compile or render, e.g.
+    /// `[[ name -> shout ]]` with no `shout` filter. The kind names the
+    /// template error (`syntax_error`, `unknown_filter`, ...).
+    Template(minijinja_brackets::Error),
+    /// The narrative could not be segmented or its embeds resolved, e.g.
+    /// `@chart.png` with no such attachment. The kind names the narrative
+    /// error (`missing_entry`, `invalid_archive`, ...).
+    Narrative(narrative_segment::Error),
+    /// The transcript could not be read or flipped, e.g. a row without a
+    /// `speaker`. The kind names the transcript error.
+    Transcript(transcript_flip::Error),
+    /// A message of another crate holds a part the unified
+    /// [`crate::ContentPart`] cannot represent, e.g. an `image_url` that is
+    /// a web address rather than a `data:` URI, or a `tool_calls` field.
+    UnconvertiblePart {
+        /// The crate the message came from: `narrative` or `transcript`.
+        from: &'static str,
+        /// The index of the message.
+        message: usize,
+        /// The part, e.g. `image_url`.
+        part: String,
+        /// Why it cannot be converted.
+        reason: &'static str,
+    },
+    /// A message of another crate has a role no provider request carries,
+    /// e.g. a `## tool` turn in a narrative.
+    UnsupportedRole {
+        /// The crate the message came from: `narrative` or `transcript`.
+        from: &'static str,
+        /// The index of the message.
+        message: usize,
+        /// The role as written.
+        role: String,
+    },
 }
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Error {
-        Error { kind: Box::new(kind) }
+        Error { repr: Box::new(Repr { kind, location: None }) }
+    }
+
+    pub(crate) fn located(mut self, location: Option<Location>) -> Error {
+        self.repr.location = location;
+        self
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.repr.kind
+    }
+
+    /// Which text [`Error::line`] and [`Error::column`] are in, when the
+    /// error has a position.
+    pub fn origin(&self) -> Option<Origin> {
+        self.repr.location.as_ref().map(|l| l.origin)
+    }
+
+    /// The 1-based line of the problem, when it has one.
+    pub fn line(&self) -> Option<usize> {
+        self.repr.location.as_ref().map(|l| l.line)
+    }
+
+    /// The 1-based column (in characters) of the problem, when it has one.
+    pub fn column(&self) -> Option<usize> {
+        self.repr.location.as_ref().map(|l| l.column)
+    }
+
+    /// The offending text (the rest of its line, at most 40 characters),
+    /// when the error has a position.
+    pub fn snippet(&self) -> Option<&str> {
+        self.repr.location.as_ref().map(|l| l.snippet.as_str())
+    }
+
+    /// The message for people, without the position.
+    pub fn message(&self) -> String {
+        match &self.repr.kind {
+            ErrorKind::InvalidParam { name, value, expected } => {
+                format!("parameter `{name}` is `{value}`, expected {expected}")
+            }
+            ErrorKind::ParamOutOfRange { provider, name, value, min, max } => {
+                format!("{provider} accepts `{name}` from {min} to {max}, not {value}")
+            }
+            ErrorKind::MissingParam { provider, name } => {
+                format!("{provider} requires `{name}`; add `/// param: {name}=...`")
+            }
+            ErrorKind::UnsupportedPart { provider, message, part, reason } => {
+                format!("message {message}: {provider} cannot carry a {part} part: {reason}")
+            }
+            ErrorKind::MisplacedSystem { provider, message } => format!(
+                "message {message}: {provider} takes system text only before the conversation starts"
+            ),
+            ErrorKind::FirstNotUser { provider } => {
+                format!("{provider} requires the conversation to start with a user message")
+            }
+            ErrorKind::NoMessages { provider } => {
+                format!("{provider} requires at least one user or assistant message")
+            }
+            ErrorKind::Template(err) => format!("template: {}", err.message()),
+            ErrorKind::Narrative(err) => format!("narrative: {}", err.message()),
+            ErrorKind::Transcript(err) => format!("transcript: {}", err.message()),
+            ErrorKind::UnconvertiblePart { from, message, part, reason } => {
+                format!("{from} message {message}: cannot convert a {part} part: {reason}")
+            }
+            ErrorKind::UnsupportedRole { from, message, role } => format!(
+                "{from} message {message}: the role `{role}` has no place in a provider request"
+            ),
+        }
     }
 }
 
 impl ErrorKind {
-    /// The snake_case name of the kind, as the command line reports it.
+    /// The snake_case name of the kind, as the command line reports it. A
+    /// wrapped stage error gives its own kind's name (`syntax_error`,
+    /// `missing_entry`, `missing_columns`, ...).
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorKind::InvalidParam { .. } => "invalid_param",
@@ -100,37 +244,72 @@ impl ErrorKind {
             ErrorKind::MisplacedSystem { .. } => "misplaced_system",
             ErrorKind::FirstNotUser { .. } => "first_not_user",
             ErrorKind::NoMessages { .. } => "no_messages",
+            ErrorKind::Template(err) => err.kind().as_str(),
+            ErrorKind::Narrative(err) => err.kind().as_str(),
+            ErrorKind::Transcript(err) => err.kind().as_str(),
+            ErrorKind::UnconvertiblePart { .. } => "unconvertible_part",
+            ErrorKind::UnsupportedRole { .. } => "unsupported_role",
+        }
+    }
+
+    /// The stage that failed: `params`, `template`, `narrative`,
+    /// `transcript`, `conversion` or `provider`.
+    pub fn stage(&self) -> &'static str {
+        match self {
+            ErrorKind::InvalidParam { .. } => "params",
+            ErrorKind::Template(_) => "template",
+            ErrorKind::Narrative(_) => "narrative",
+            ErrorKind::Transcript(_) => "transcript",
+            ErrorKind::UnconvertiblePart { .. } | ErrorKind::UnsupportedRole { .. } => "conversion",
+            _ => "provider",
         }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &*self.kind {
-            ErrorKind::InvalidParam { name, value, expected } => {
-                write!(f, "parameter `{name}` is `{value}`, expected {expected}")
-            }
-            ErrorKind::ParamOutOfRange { provider, name, value, min, max } => {
-                write!(f, "{provider} accepts `{name}` from {min} to {max}, not {value}")
-            }
-            ErrorKind::MissingParam { provider, name } => {
-                write!(f, "{provider} requires `{name}`; add `/// param: {name}=...`")
-            }
-            ErrorKind::UnsupportedPart { provider, message, part, reason } => {
-                write!(f, "message {message}: {provider} cannot carry a {part} part: {reason}")
-            }
-            ErrorKind::MisplacedSystem { provider, message } => write!(
-                f,
-                "message {message}: {provider} takes system text only before the conversation starts"
-            ),
-            ErrorKind::FirstNotUser { provider } => {
-                write!(f, "{provider} requires the conversation to start with a user message")
-            }
-            ErrorKind::NoMessages { provider } => {
-                write!(f, "{provider} requires at least one user or assistant message")
-            }
+        f.write_str(&self.message())?;
+        if let Some(l) = &self.repr.location {
+            let text = match l.origin {
+                Origin::Prompt => "prompt",
+                Origin::Rendered => "rendered narrative",
+                Origin::Transcript => "transcript",
+            };
+            write!(f, " at line {}, column {} of the {text}", l.line, l.column)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.repr.kind {
+            ErrorKind::Template(err) => Some(err),
+            ErrorKind::Narrative(err) => Some(err),
+            ErrorKind::Transcript(err) => Some(err),
+            _ => None,
         }
     }
 }
 
-impl std::error::Error for Error {}
+/// A template error without a position in the prompt file (the pipeline
+/// itself places the ones it meets).
+impl From<minijinja_brackets::Error> for Error {
+    fn from(err: minijinja_brackets::Error) -> Error {
+        Error::new(ErrorKind::Template(err))
+    }
+}
+
+/// A narrative error, e.g. from [`narrative_segment::Attachments::directory`].
+impl From<narrative_segment::Error> for Error {
+    fn from(err: narrative_segment::Error) -> Error {
+        Error::new(ErrorKind::Narrative(err))
+    }
+}
+
+/// A transcript error, e.g. from [`transcript_flip::flip`].
+impl From<transcript_flip::Error> for Error {
+    fn from(err: transcript_flip::Error) -> Error {
+        Error::new(ErrorKind::Transcript(err))
+    }
+}

@@ -1,27 +1,70 @@
 /*!
-Chat messages and request parameters turned into the exact request bodies
-OpenAI, Anthropic and Gemini accept.
+From an authored prompt file to the exact request body OpenAI, Anthropic or
+Gemini accepts.
 
-This crate is the last stage of the suite's pipeline. It owns the
-provider-neutral conversation ([`Message`], [`Role`], [`ContentPart`]), the
-typed request parameters authors write as `/// param: name=value`
-([`Params`]), and one adapter per provider that builds the documented
-request body ([`Provider::build`]).
+An author writes one file: `///` comments and metadata, bracket-template
+logic, role-delimited narrative turns with embeds. The [`Pipeline`] runs the
+suite's crates over it in order and hands the conversation to a provider
+adapter:
+
+1. **comments** (`prompt-comments`, Standard dialect): strip `///`
+   comments, collect [`Metadata`] and parse `/// param:` lines into
+   [`Params`];
+2. **template** (`minijinja-brackets`): render `[[ ]]`/`[% %]` with a
+   context and a seed; its writes and effects come back in
+   [`Output::rendered`];
+3. **segment** (`narrative-segment`): split the result into role turns and
+   resolve embeds from a `.lmmlz` bundle or a directory ([`Source`]);
+4. **arrange**: map the preamble (`context`, default: system), merge
+   same-role turns where the provider requires alternation
+   ([`Alternation`], with transcript-flip's `ensure_alternating`);
+5. **provider**: build the body with [`Provider::build`].
+
+Stages 1 to 3 can each be switched off ([`Stages`]), and so can the provider
+stage ([`Pipeline::provider`]). A multi-speaker [`Transcript`] can enter
+instead of a narrative: it is flipped for one speaker and appended to the
+prompt's messages.
 
 # Overview
 
-* [`Message`] holds a [`Role`] and a list of [`ContentPart`]s: text, an
-  image, or any other file, with raw bytes that each adapter encodes as its
-  provider wants (a `data:` URI, a base64 `source`, `inline_data`).
-* [`Params::parse`] types the parameters once: `temperature=0.7` becomes the
-  number 0.7, `max_tokens=1000` the integer 1000; a value that does not parse
-  is an error naming the parameter.
+* [`Pipeline`] holds the configuration; [`Pipeline::prepare`] runs stage 1
+  and gives a [`Prompt`]; [`Prompt::compile`] parses the template once and
+  gives a [`Compiled`] prompt; [`Compiled::build`] runs the rest for one
+  context and seed and returns an [`Output`]; [`Batch`] builds one request
+  per JSONL row of contexts on several threads, in input order.
+* [`Message`] holds a [`Role`] and [`ContentPart`]s (text, image, file with
+  raw bytes): the provider-neutral conversation every stage converts into
+  ([`from_narrative`], [`from_transcript`]).
+* [`Params::parse`] types the parameters: `temperature=0.7` becomes the
+  number 0.7.
 * [`Provider::build`] returns a [`Built`]: the body ([`Request`], which
   serializes to exactly the provider's JSON) and [`Notice`]s for parameters
-  the body does not carry. The per-provider modules ([`provider::openai`],
-  [`provider::anthropic`], [`provider::gemini`]) hold the typed bodies.
+  the body does not carry. [`provider::openai`], [`provider::anthropic`] and
+  [`provider::gemini`] hold the typed bodies.
 
 # Example
+
+```
+use prompt_pipeline::{Pipeline, Provider, Source};
+
+let prompt = "\
+/// param: model=claude-sonnet-4-5, max_tokens=300, temperature=0.2
+You are [[ bot ]], a terse assistant. /// the name is set per tenant
+
+## user
+Hi!
+";
+let context = serde_json::from_str(r#"{"state": {"bot": "Penny"}}"#)?;
+let output = Pipeline::new(Provider::Anthropic).build(Source::new(prompt), &context, 7)?;
+let body = serde_json::to_string(&output.request.unwrap().body)?;
+assert_eq!(
+    body,
+    r#"{"model":"claude-sonnet-4-5","max_tokens":300,"system":"You are Penny, a terse assistant.","messages":[{"role":"user","content":[{"type":"text","text":"Hi!"}]}],"temperature":0.2}"#
+);
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+
+Building the provider body alone, from messages you have:
 
 ```
 use prompt_pipeline::{ContentPart, Message, Params, Provider, Role};
@@ -49,23 +92,46 @@ assert_eq!(
 
 # Errors
 
-Every refusal is an [`Error`] whose [`ErrorKind`] names the provider, the
-message index and the part or parameter: a part the provider cannot carry, a
-system message in mid-conversation, a conversation that does not start with
-the user (where the provider requires it), a missing required parameter or
-one out of the provider's range. Nothing is dropped silently.
+Every refusal is one [`Error`]. Its [`ErrorKind`] wraps each stage's own
+error as it is (a template's `syntax_error`, a narrative's `missing_entry`, a
+transcript's `missing_columns`) or names the problem itself: a parameter
+that does not parse or is out of range, a part a provider cannot carry, a
+part of another crate with no unified form, a conversation a provider cannot
+take. [`Error::line`] and [`Error::column`] point into the text named by
+[`Error::origin`]: positions in the comment-free text are mapped back to the
+prompt file, so the line is the one the author sees. Nothing is dropped
+silently: parameters a provider has no field for are [`Notice`]s.
 */
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub use crate::error::{Error, ErrorKind};
+pub use crate::alternation::Alternation;
+pub use crate::batch::{Batch, Summary};
+pub use crate::convert::narrative::from_narrative;
+pub use crate::convert::transcript::from_transcript;
+pub use crate::error::{Error, ErrorKind, Origin};
 pub use crate::message::{ContentPart, Message, Role};
 pub use crate::params::Params;
+pub use crate::pipeline::{
+    Compiled, Metadata, Output, Pipeline, Prompt, Source, Stages, Transcript,
+};
 pub use crate::provider::{Built, Notice, Provider, Request};
+pub use minijinja_brackets::Context;
+pub use narrative_segment::{Attachments, ContextAs, Limits};
 
 pub mod provider;
 
+/// The README's example runs as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
+mod alternation;
+mod batch;
+mod convert;
 mod error;
 mod message;
 mod params;
+mod pipeline;
+mod source_map;

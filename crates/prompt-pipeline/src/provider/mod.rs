@@ -105,6 +105,35 @@ pub enum Notice {
     },
 }
 
+impl Notice {
+    /// The snake_case kind: `unsupported_param`, `unknown_param` or
+    /// `name_not_carried`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Notice::UnsupportedParam { .. } => "unsupported_param",
+            Notice::UnknownParam { .. } => "unknown_param",
+            Notice::NameNotCarried { .. } => "name_not_carried",
+        }
+    }
+
+    /// What was left out, for people.
+    pub fn message(&self) -> String {
+        match self {
+            Notice::UnsupportedParam { param } => {
+                format!("the parameter `{param}` has no field in this provider's request")
+            }
+            Notice::UnknownParam { param } => {
+                format!("the parameter `{param}` is unknown and not sent to this provider")
+            }
+            Notice::NameNotCarried { message, name } => {
+                format!(
+                    "message {message}: the name `{name}` has no field in this provider's request"
+                )
+            }
+        }
+    }
+}
+
 /// Fails when `value` is outside `min..=max` for `provider`.
 fn check_range(
     provider: Provider,

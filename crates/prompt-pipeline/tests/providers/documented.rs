@@ -2,8 +2,21 @@
 //! written independently of the crate's own types, strict about unknown
 //! fields. A body that deserializes here has the documented shape.
 
+use prompt_pipeline::Request;
 use serde::Deserialize;
 use serde_json::Value;
+
+/// `body` as JSON, after checking (failing the test otherwise) that it has
+/// its provider's documented shape.
+pub(crate) fn checked(body: &Request) -> Value {
+    let json = serde_json::to_value(body).unwrap();
+    match body {
+        Request::OpenAi(_) => openai(&json),
+        Request::Anthropic(_) => anthropic(&json),
+        Request::Gemini(_) => gemini(&json),
+    }
+    json
+}
 
 /// Panics (failing the test) unless `body` has OpenAI's documented shape.
 pub(crate) fn openai(body: &Value) {

@@ -3,7 +3,7 @@
 
 mod documented;
 
-use prompt_pipeline::{Message, Params, Provider, Request};
+use prompt_pipeline::{Message, Params, Provider};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -23,12 +23,7 @@ fn build(case: &Case, provider: Provider) -> Value {
     };
     match provider.build(&case.messages, &params) {
         Ok(built) => {
-            let body = serde_json::to_value(&built.body).unwrap();
-            match &built.body {
-                Request::OpenAi(_) => documented::openai(&body),
-                Request::Anthropic(_) => documented::anthropic(&body),
-                Request::Gemini(_) => documented::gemini(&body),
-            }
+            let body = documented::checked(&built.body);
             json!({"body": body, "notices": built.notices})
         }
         Err(err) => json!({"error": {"kind": err.kind().as_str(), "message": err.to_string()}}),

@@ -7,6 +7,8 @@ use clap::Subcommand;
 
 use crate::diagnostic::Diagnostic;
 
+mod batch;
+mod build;
 mod comments;
 mod flip;
 mod segment;
@@ -24,6 +26,10 @@ pub(crate) enum Command {
     Segment(segment::SegmentArgs),
     /// Render a bracket template ([[ expr ]], [% stmt %], [# comment #]).
     Render(render::RenderArgs),
+    /// Build a provider request body (OpenAI, Anthropic, Gemini) from an authored prompt file.
+    Build(build::BuildArgs),
+    /// Build one request per JSONL row of contexts, in order, on all cores.
+    Batch(batch::BatchArgs),
 }
 
 /// Runs one subcommand.
@@ -34,5 +40,7 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Alternate(args) => flip::execute_alternate(args),
         Command::Segment(args) => segment::execute(args),
         Command::Render(args) => render::execute(args),
+        Command::Build(args) => build::execute(args),
+        Command::Batch(args) => batch::execute(args),
     }
 }

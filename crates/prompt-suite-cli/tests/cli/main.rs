@@ -2,6 +2,8 @@
 //! stderr. One module per subcommand; `shell` holds the cases every
 //! subcommand shares (help, version, usage errors).
 
+mod batch;
+mod build;
 mod comments;
 mod flip;
 mod render;

@@ -1,0 +1,90 @@
+//! `prompt-suite batch`: one request body per JSONL row of contexts, in
+//! input order, on every core, with memory flat in the number of rows
+//! (`prompt_pipeline::Batch` does the work). The prompt is prepared and its
+//! template compiled once.
+
+use std::io::{self, BufReader, IsTerminal, Read};
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use prompt_suite::pipeline::{Batch, Summary};
+
+use crate::args::InputArg;
+use crate::commands::build::{PipelineArgs, diagnostic, random_seed};
+use crate::diagnostic::Diagnostic;
+use crate::input::Input;
+
+/// `batch`: one request per row.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BatchArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// The rows: one template context per line (JSONL); `-` is standard input.
+    #[arg(long, value_name = "ROWS.jsonl")]
+    pub(crate) rows: PathBuf,
+
+    /// The seed of row 0; row i uses N+i (random when absent).
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+
+    /// Worker threads (default: the available parallelism).
+    #[arg(long, value_name = "N")]
+    pub(crate) jobs: Option<NonZeroUsize>,
+
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
+}
+
+/// Runs `batch`. Exit code 0 when every row built, 1 when any row failed
+/// (its line holds `{"row": i, "error": {...}}`) or the prompt itself is
+/// rejected (nothing is written then).
+pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
+    let input = Input::read(args.input.file.as_deref())?;
+    let pipeline = args.pipeline.pipeline();
+    let source = args.pipeline.source(&pipeline, &input)?;
+    let prompt_text = source.text().to_owned();
+    let reject = |err| diagnostic(&err, &input, Some(&prompt_text), None);
+    let prompt = pipeline.prepare(source).map_err(reject)?;
+    let compiled = prompt.compile().map_err(reject)?;
+    let rows: Box<dyn Read> = if args.rows.as_os_str() == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(&args.rows).map_err(|err| {
+            Diagnostic::new("io_error", format!("cannot read {}: {err}", args.rows.display()))
+        })?;
+        Box::new(file)
+    };
+    let jobs = args
+        .jobs
+        .or_else(|| std::thread::available_parallelism().ok())
+        .map_or(1, NonZeroUsize::get);
+    let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs);
+    let show_progress = io::stderr().is_terminal();
+    let progress = |summary: &Summary| {
+        if show_progress {
+            eprint!("\r{} rows, {} failed", summary.rows, summary.failed);
+        }
+    };
+    let summary = match batch.run(BufReader::new(rows), &mut io::stdout().lock(), progress) {
+        Ok(summary) => summary,
+        // The reader of the output has what it wanted.
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+        Err(err) => {
+            return Err(Diagnostic::new("io_error", format!("batch: {err}")));
+        }
+    };
+    if show_progress {
+        eprintln!();
+    }
+    if summary.failed > 0 {
+        return Err(Diagnostic::new(
+            "batch_failed",
+            format!(
+                "{} of {} rows failed; their lines in the output are error records",
+                summary.failed, summary.rows
+            ),
+        ));
+    }
+    Ok(())
+}

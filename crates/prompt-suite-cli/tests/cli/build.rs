@@ -1,0 +1,175 @@
+//! `prompt-suite build`: every example for each provider, the stage
+//! switches, and the errors of each stage in both renderings.
+
+use insta_cmd::assert_cmd_snapshot;
+
+use crate::cli;
+
+const INPUTS: &str = "tests/cli/inputs/build";
+const EXAMPLES: &str = "../../examples";
+
+fn example(path: &str) -> String {
+    format!("{EXAMPLES}/{path}")
+}
+
+#[test]
+fn support_bot_for_anthropic() {
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("support-bot/prompt.txt"),
+        "--context",
+        &example("support-bot/context.json"),
+        "--provider",
+        "anthropic",
+    ]));
+}
+
+#[test]
+fn roleplay_full_output_for_openai() {
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("roleplay/preset.txt"),
+        "--context",
+        &example("roleplay/context.json"),
+        "--seed",
+        "42",
+        "--full",
+    ]));
+}
+
+#[test]
+fn narrative_bundle_for_gemini() {
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("narrative/conversation.lmmlz"),
+        "--context",
+        &example("narrative/context.json"),
+        "--provider",
+        "gemini",
+    ]));
+}
+
+#[test]
+fn narrative_with_embeds_dir_equals_bundle() {
+    let run = |args: &[&str]| {
+        let mut command = cli();
+        command.arg("build").args(args).args([
+            "--context",
+            &example("narrative/context.json"),
+            "--provider",
+            "anthropic",
+        ]);
+        command.output().unwrap()
+    };
+    let bundle = run(&[&example("narrative/conversation.lmmlz")]);
+    let dir = example("narrative");
+    let directory = run(&[&example("narrative/conversation.lmml"), "--embeds-dir", &dir]);
+    assert!(bundle.status.success() && directory.status.success());
+    assert_eq!(String::from_utf8_lossy(&bundle.stdout), String::from_utf8_lossy(&directory.stdout));
+}
+
+#[test]
+fn debate_flipped_for_ben() {
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("debate/agent.txt"),
+        "--context",
+        &example("debate/ben.json"),
+        "--speaker",
+        "ben",
+        "--transcript",
+        &example("debate/transcript.json"),
+        "--provider",
+        "anthropic",
+    ]));
+}
+
+#[test]
+fn messages_only_and_stage_switches() {
+    let prompt = "/// param: top_k=3\nHi [[ 1 + 1 ]]\n## user\nYo\n";
+    assert_cmd_snapshot!("messages_only", cli().args(["build", "--messages"]).pass_stdin(prompt));
+    assert_cmd_snapshot!(
+        "no_template_no_segment",
+        cli()
+            .args(["build", "--no-template", "--no-segment", "--context-as", "user"])
+            .pass_stdin(prompt)
+    );
+    assert_cmd_snapshot!(
+        "no_comments",
+        cli().args(["build", "--no-comments", "--messages"]).pass_stdin(prompt)
+    );
+}
+
+#[test]
+fn notices_go_to_stderr() {
+    assert_cmd_snapshot!(
+        cli()
+            .args(["build", "--provider", "gemini"])
+            .pass_stdin("/// param: logprobs=true, top_k=4\n## user\nHi\n")
+    );
+}
+
+#[test]
+fn template_error_points_at_the_prompt_line() {
+    let path = format!("{INPUTS}/err_filter.txt");
+    assert_cmd_snapshot!("err_filter_human", cli().args(["build", &path]));
+    assert_cmd_snapshot!("err_filter_json", cli().args(["build", &path, "--error-format", "json"]));
+}
+
+#[test]
+fn param_error_points_at_the_param_line() {
+    let path = format!("{INPUTS}/err_param.txt");
+    assert_cmd_snapshot!("err_param_human", cli().args(["build", &path]));
+    assert_cmd_snapshot!("err_param_json", cli().args(["build", &path, "--error-format", "json"]));
+}
+
+#[test]
+fn missing_embed_points_into_the_rendered_narrative() {
+    let path = format!("{INPUTS}/err_missing_embed.txt");
+    assert_cmd_snapshot!("err_missing_embed_human", cli().args(["build", &path]));
+    assert_cmd_snapshot!(
+        "err_missing_embed_json",
+        cli().args(["build", &path, "--error-format", "json"])
+    );
+}
+
+#[test]
+fn transcript_error_points_at_the_transcript() {
+    let transcript = format!("{INPUTS}/err_transcript.json");
+    let args = ["build", "--speaker", "ana", "--transcript", &transcript];
+    assert_cmd_snapshot!("err_transcript_human", cli().args(args).pass_stdin("Be brief."));
+    assert_cmd_snapshot!(
+        "err_transcript_json",
+        cli().args(args).args(["--error-format", "json"]).pass_stdin("Be brief.")
+    );
+}
+
+#[test]
+fn provider_errors() {
+    assert_cmd_snapshot!(
+        "err_missing_max_tokens",
+        cli().args(["build", "--provider", "anthropic"]).pass_stdin("## user\nHi\n")
+    );
+    assert_cmd_snapshot!(
+        "err_no_messages_json",
+        cli()
+            .args(["build", "--provider", "gemini", "--error-format", "json"])
+            .pass_stdin("Only a system prompt.\n")
+    );
+}
+
+#[test]
+fn bad_bundle_and_usage_errors() {
+    assert_cmd_snapshot!(
+        "err_bad_bundle",
+        cli().args(["build", "--error-format", "json"]).pass_stdin(&b"PK\x03\x04broken"[..])
+    );
+    assert_cmd_snapshot!("err_speaker_without_transcript", cli().args(["build", "--speaker", "a"]));
+}
+
+#[test]
+fn strict_rejects_undefined_values() {
+    assert_cmd_snapshot!(
+        cli().args(["build", "--strict", "--messages"]).pass_stdin("## user\nHi [[ nobody ]]\n")
+    );
+}
