@@ -89,7 +89,10 @@ impl PathWalk {
 /// the order the depth-first enumeration met them).
 ///
 /// Serializes as `{"outputs": {"<output>": probability, ...}}`, the shape
-/// of `prompt-suite render --exact`.
+/// of `prompt-suite render --exact`, each probability rounded to 15
+/// significant digits so that floating-point noise in the last bit
+/// (`0.07500000000000001`) does not show; [`Distribution::outputs`] gives
+/// the unrounded values.
 ///
 /// ```
 /// use minijinja_brackets::{Context, Environment};
@@ -136,7 +139,7 @@ impl Serialize for Distribution {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let mut map = serializer.serialize_map(Some(self.0.len()))?;
                 for (output, probability) in self.0 {
-                    map.serialize_entry(output, probability)?;
+                    map.serialize_entry(output, &round15(*probability))?;
                 }
                 map.end()
             }
@@ -145,6 +148,11 @@ impl Serialize for Distribution {
         map.serialize_entry("outputs", &Outputs(&self.outputs))?;
         map.end()
     }
+}
+
+/// `x` rounded to 15 significant digits (f64 carries 15.9).
+fn round15(x: f64) -> f64 {
+    format!("{x:.14e}").parse().unwrap_or(x)
 }
 
 /// Enumerates every random path of `body`, rendering at most `max_paths`.

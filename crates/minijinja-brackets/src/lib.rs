@@ -80,6 +80,10 @@ in every release.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub use crate::analyze::{
+    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
+    WarningKind,
+};
 pub use crate::context::{Context, Effect, Rendered, Scope, Store, StoreWrite};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind};
@@ -90,6 +94,7 @@ pub use crate::span::Span;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
 
+mod analyze;
 mod arguments;
 mod context;
 mod environment;

@@ -27,6 +27,9 @@ use crate::exact::PathWalk;
 /// or (for [`Template::distribution`](crate::Template::distribution)) a
 /// walk that follows one chosen random path and records the branching
 /// points, so the real evaluator enumerates its own paths.
+// One per render, never stored in bulk: the seeded variant's inline
+// generator costs nothing worth an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Draws {
     /// Uniform draws in [0, 1) from a seed; the generator is built on first

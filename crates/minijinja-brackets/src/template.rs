@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::analyze::Analysis;
 use crate::context::{Context, Rendered};
 use crate::environment::Environment;
 use crate::error::Error;
@@ -49,6 +50,20 @@ impl<'env, 'source> Template<'env, 'source> {
     /// statement that failed.
     pub fn render(&self, context: &Context, seed: u64) -> Result<Rendered, Error> {
         crate::eval::render(self.env, self.source, &self.ast.body, context, seed)
+    }
+
+    /// What the template reads, writes, calls and rolls, and what looks
+    /// wrong in it, without rendering. Reads of state variables that nothing
+    /// writes are reported as likely typos; use [`Template::analyze_with`]
+    /// to say which variables the host provides.
+    pub fn analyze(&self) -> Analysis {
+        self.analyze_with(&Context::default())
+    }
+
+    /// As [`Template::analyze`], with the stores the host will render with:
+    /// state variables `context` provides are not reported as undefined.
+    pub fn analyze_with(&self, context: &Context) -> Analysis {
+        crate::analyze::analyze(self.env, self.source, &self.ast.body, context)
     }
 
     /// The exact distribution of the output over every random choice of

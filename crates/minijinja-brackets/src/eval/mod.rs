@@ -567,7 +567,7 @@ fn effect_word(kind: EffectKind) -> &'static str {
 }
 
 /// A number, or a string holding one (SillyTavern variables are strings).
-fn number(value: &Value) -> Option<f64> {
+pub(crate) fn number(value: &Value) -> Option<f64> {
     match &value.0 {
         Repr::Str(s) => s.trim().parse::<f64>().ok(),
         _ => value.as_f64(),
