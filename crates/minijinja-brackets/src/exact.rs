@@ -89,10 +89,11 @@ impl PathWalk {
 /// the order the depth-first enumeration met them).
 ///
 /// Serializes as `{"outputs": {"<output>": probability, ...}}`, the shape
-/// of `prompt-suite render --exact`, each probability rounded to 15
-/// significant digits so that floating-point noise in the last bit
-/// (`0.07500000000000001`) does not show; [`Distribution::outputs`] gives
-/// the unrounded values.
+/// of `prompt-suite render --exact`. A probability within rounding noise
+/// of a short decimal (at most 12 significant digits) is written as that
+/// decimal (`0.075`, not `0.07500000000000001`); others are written in full
+/// (`0.9090909090909091`). [`Distribution::outputs`] gives the values as
+/// computed.
 ///
 /// ```
 /// use minijinja_brackets::{Context, Environment};
@@ -139,7 +140,7 @@ impl Serialize for Distribution {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let mut map = serializer.serialize_map(Some(self.0.len()))?;
                 for (output, probability) in self.0 {
-                    map.serialize_entry(output, &round15(*probability))?;
+                    map.serialize_entry(output, &tidy(*probability))?;
                 }
                 map.end()
             }
@@ -150,9 +151,14 @@ impl Serialize for Distribution {
     }
 }
 
-/// `x` rounded to 15 significant digits (f64 carries 15.9).
-fn round15(x: f64) -> f64 {
-    format!("{x:.14e}").parse().unwrap_or(x)
+/// `x`, or the short decimal it is within rounding noise of: rounded to 15
+/// significant digits (f64 carries 15.9), kept when that leaves at most 12.
+fn tidy(x: f64) -> f64 {
+    let Ok(rounded) = format!("{x:.14e}").parse::<f64>() else { return x };
+    let shortest = format!("{rounded:e}");
+    let mantissa = shortest.split('e').next().unwrap_or_default();
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    if digits <= 12 { rounded } else { x }
 }
 
 /// Enumerates every random path of `body`, rendering at most `max_paths`.
@@ -201,4 +207,19 @@ pub(crate) fn distribution<'t>(
     // Stable: ties keep the order the enumeration met them in.
     outputs.sort_by(|a, b| b.1.total_cmp(&a.1));
     Ok(Distribution { outputs, paths })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+
+    #[test]
+    fn tidy_removes_noise_but_keeps_full_values() {
+        assert_eq!(tidy(0.75 * 0.1), 0.075);
+        assert_eq!(tidy(0.1 + 0.2), 0.3);
+        assert_eq!(tidy(10.0 / 11.0), 10.0 / 11.0);
+        assert_eq!(tidy(1.0 / 3.0), 1.0 / 3.0);
+        assert_eq!(tidy(1.0), 1.0);
+        assert_eq!(tidy(2f64.powi(-30)), 2f64.powi(-30));
+    }
 }

@@ -89,9 +89,9 @@ impl TryFrom<RawMessage> for HistoryMessage {
         }
         if raw.active >= raw.swipes.len() {
             return Err(format!(
-                "the active swipe {} does not exist (the message has {} swipes)",
+                "the active swipe {} does not exist (the message has {})",
                 raw.active,
-                raw.swipes.len()
+                count(raw.swipes.len(), "swipe")
             ));
         }
         Ok(HistoryMessage { swipes: raw.swipes, active: raw.active })
@@ -192,7 +192,10 @@ impl StateHistory {
             let count = m.swipes.len();
             return Err(HistoryError::new(
                 HistoryErrorKind::SwipeOutOfRange,
-                format!("message {message} has no swipe {swipe} (it has {count})"),
+                format!(
+                    "message {message} has no swipe {swipe} (it has {})",
+                    self::count(count, "swipe")
+                ),
             ));
         }
         m.active = swipe;
@@ -310,8 +313,13 @@ fn fold(messages: &[HistoryMessage]) -> Store {
 fn out_of_range(message: usize, len: usize) -> HistoryError {
     HistoryError::new(
         HistoryErrorKind::MessageOutOfRange,
-        format!("there is no message {message} (the history has {len} messages)"),
+        format!("there is no message {message} (the history has {})", count(len, "message")),
     )
+}
+
+/// `1 swipe`, `2 swipes`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// serde_json ends its messages with " at line L column C"; the position
@@ -451,7 +459,7 @@ mod tests {
         assert_eq!(err.kind(), HistoryErrorKind::SwipeOutOfRange);
         assert_eq!(
             err.to_string(),
-            "error[swipe_out_of_range]: message 0 has no swipe 1 (it has 1)"
+            "error[swipe_out_of_range]: message 0 has no swipe 1 (it has 1 swipe)"
         );
         assert_eq!(h.delete_message(5).unwrap_err().kind().as_str(), "message_out_of_range");
     }

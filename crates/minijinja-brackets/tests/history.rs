@@ -5,11 +5,14 @@ use minijinja_brackets::{Context, Environment, Scope, StateHistory, Store, Store
 use proptest::prelude::*;
 use serde_json::json;
 
+/// One swipe of the model: every write in order, duplicates included.
+type Swipe = Vec<(String, i64)>;
+
 /// The model: every message's swipes as ordered lists of every write
 /// (duplicates included), and the active swipe.
 #[derive(Debug, Default, Clone)]
 struct Model {
-    messages: Vec<(Vec<Vec<(String, i64)>>, usize)>,
+    messages: Vec<(Vec<Swipe>, usize)>,
 }
 
 impl Model {
@@ -29,7 +32,7 @@ impl Model {
 #[derive(Debug, Clone)]
 enum Op {
     Push,
-    Record(usize, Vec<(String, i64)>),
+    Record(usize, Swipe),
     AddSwipe(usize),
     Select(usize, usize),
     Delete(usize),

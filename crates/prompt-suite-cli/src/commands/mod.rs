@@ -1,6 +1,7 @@
 //! One module per subcommand. Each defines its clap arguments and an
 //! `execute` that reads its input, calls its crate and writes the result.
 
+mod check;
 mod render;
 
 use clap::Subcommand;
@@ -24,6 +25,8 @@ pub(crate) enum Command {
     Segment(segment::SegmentArgs),
     /// Render a bracket template ([[ expr ]], [% stmt %], [# comment #]).
     Render(render::RenderArgs),
+    /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
+    Check(check::CheckArgs),
 }
 
 /// Runs one subcommand.
@@ -34,5 +37,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Alternate(args) => flip::execute_alternate(args),
         Command::Segment(args) => segment::execute(args),
         Command::Render(args) => render::execute(args),
+        Command::Check(args) => check::execute(args),
     }
 }

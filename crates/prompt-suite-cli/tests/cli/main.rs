@@ -2,6 +2,7 @@
 //! stderr. One module per subcommand; `shell` holds the cases every
 //! subcommand shares (help, version, usage errors).
 
+mod check;
 mod comments;
 mod flip;
 mod render;
