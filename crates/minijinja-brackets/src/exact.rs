@@ -161,6 +161,12 @@ fn tidy(x: f64) -> f64 {
     if digits <= 12 { rounded } else { x }
 }
 
+/// How many renders' worth of fuel ([`Limits::fuel`](crate::Limits::fuel))
+/// the whole enumeration may spend, and of output
+/// ([`Limits::output_limit`](crate::Limits::output_limit)) its distinct
+/// outputs may hold.
+const FUEL_RENDERS: u64 = 10;
+
 /// Enumerates every random path of `body`, rendering at most `max_paths`.
 pub(crate) fn distribution<'t>(
     env: &'t Environment,
@@ -172,7 +178,12 @@ pub(crate) fn distribution<'t>(
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut outputs: Vec<(String, f64)> = Vec::new();
     let mut paths = 0;
+    let mut stored = 0;
     let mut prefix = Some(Vec::new());
+    // All the renders share ten renders' worth of fuel: many paths through
+    // an expensive template must not add up to hours.
+    let per_render = env.limits().fuel;
+    let mut budget = per_render.map(|fuel| fuel.saturating_mul(FUEL_RENDERS));
     while let Some(next) = prefix {
         if paths == max_paths {
             return Err(Error::new(
@@ -183,13 +194,26 @@ pub(crate) fn distribution<'t>(
                 ),
             ));
         }
-        let (rendered, draws) = crate::eval::render_with(
-            env,
-            source,
-            body,
-            context,
-            Draws::Path(PathWalk::replay(next)),
-        )?;
+        let fuel = per_render.zip(budget).map(|(one, left)| one.min(left));
+        let walk = Draws::Path(PathWalk::replay(next));
+        let (rendered, draws, left) =
+            match crate::eval::render_with(env, source, body, context, walk, fuel) {
+                Ok(done) => done,
+                // The shared budget ran out, not this render's own fuel.
+                Err(err) if err.kind() == ErrorKind::OutOfFuel && fuel < per_render => {
+                    return Err(Error::new(
+                        ErrorKind::TooManyPaths,
+                        format!(
+                            "rendering the first {paths} random paths used up the fuel of \
+                             {FUEL_RENDERS} renders; estimate the distribution by sampling \
+                             instead (`--samples N`)"
+                        ),
+                    ));
+                }
+                Err(err) => return Err(err),
+            };
+        // What this render spent comes off the shared budget.
+        budget = budget.zip(fuel.zip(left)).map(|(total, (given, left))| total - (given - left));
         // The renderer hands back the walk it was given.
         let Draws::Path(walk) = draws else {
             return Err(Error::new(ErrorKind::InvalidOperation, "internal error: path walk lost"));
@@ -198,6 +222,17 @@ pub(crate) fn distribution<'t>(
         match index.get(&rendered.output) {
             Some(&at) => outputs[at].1 += walk.probability,
             None => {
+                // The distinct outputs are kept: bound them like the budget.
+                stored += rendered.output.len();
+                if stored > env.limits().output_limit().saturating_mul(FUEL_RENDERS as usize) {
+                    return Err(Error::new(
+                        ErrorKind::OutputLimit,
+                        format!(
+                            "the distinct outputs of the random paths exceed {FUEL_RENDERS} \
+                             times the output limit; sample instead (`--samples N`)"
+                        ),
+                    ));
+                }
                 index.insert(rendered.output.clone(), outputs.len());
                 outputs.push((rendered.output, walk.probability));
             }

@@ -1,7 +1,7 @@
 //! Exact output distributions: enumerated random paths of the real
 //! evaluator, compared with the language definition's arithmetic.
 
-use minijinja_brackets::{Context, Distribution, Environment, ErrorKind};
+use minijinja_brackets::{Context, Distribution, Environment, ErrorKind, Limits};
 use proptest::prelude::*;
 
 fn exact(source: &str) -> Distribution {
@@ -78,6 +78,37 @@ fn too_many_paths_is_a_typed_error_suggesting_samples() {
         env.compile("[% for i in range(3) %][% chance 0.5 %]x[% endchance %][% endfor %]").unwrap();
     assert_eq!(t.distribution(&Context::default(), 8).unwrap().paths(), 8);
     assert_eq!(t.distribution(&Context::default(), 7).unwrap_err().kind(), ErrorKind::TooManyPaths);
+}
+
+#[test]
+fn all_paths_share_ten_renders_of_fuel() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(Some(2_000)));
+    // 2^8 paths of a few hundred steps each: far more than 10 x 2 000.
+    let t = env
+        .compile(
+            "[% for i in range(100) %][[ i ]][% endfor %]\
+             [% for i in range(8) %][% chance 0.5 %]x[% endchance %][% endfor %]",
+        )
+        .unwrap();
+    let err = t.distribution(&Context::default(), 10_000).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TooManyPaths);
+    assert!(err.message().contains("fuel of 10 renders"), "{err}");
+    // One render that runs out on its own is still `out_of_fuel`.
+    let t = env.compile("[% for i in range(5000) %][% endfor %]").unwrap();
+    let err = t.distribution(&Context::default(), 10_000).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfFuel);
+}
+
+#[test]
+fn distinct_outputs_share_ten_outputs_of_memory() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_output_limit(100));
+    let t = env
+        .compile("[% for i in range(5) %][% chance 0.5 %]xxxxxxxxxx[% else %]yyyyyyyyyy[% endchance %][% endfor %]")
+        .unwrap();
+    let err = t.distribution(&Context::default(), 10_000).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutputLimit);
 }
 
 #[test]

@@ -47,18 +47,21 @@ pub(crate) fn render<'t>(
     context: &'t Context,
     seed: u64,
 ) -> Result<Rendered, Error> {
-    render_with(env, source, body, context, Draws::new(seed)).map(|(rendered, _)| rendered)
+    let fuel = env.limits().fuel;
+    render_with(env, source, body, context, Draws::new(seed), fuel).map(|(rendered, ..)| rendered)
 }
 
-/// Renders with a given source of random decisions, and gives it back
-/// (the exact enumeration reads the path it recorded).
+/// Renders with a given source of random decisions and fuel, and gives
+/// back the decisions and the fuel left (the exact enumeration reads the
+/// path it recorded and shares one fuel budget among its renders).
 pub(crate) fn render_with<'t>(
     env: &'t Environment,
     source: &'t str,
     body: &'t [Node<'t>],
     context: &'t Context,
     draws: Draws,
-) -> Result<(Rendered, Draws), Error> {
+    fuel: Option<u64>,
+) -> Result<(Rendered, Draws, Option<u64>), Error> {
     let mut renderer = Renderer {
         env,
         limits: env.limits(),
@@ -68,7 +71,7 @@ pub(crate) fn render_with<'t>(
         out: String::with_capacity(source.len()),
         frames: Vec::new(),
         macros: Vec::new(),
-        fuel: env.limits().fuel,
+        fuel,
         macro_depth: 0,
         depth: 0,
         draws,
@@ -437,11 +440,11 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    fn finish(self) -> Result<(Rendered, Draws), Error> {
+    fn finish(self) -> Result<(Rendered, Draws, Option<u64>), Error> {
         let ([state, local, global], writes) = self.stores.finish();
         let rendered =
             Rendered { output: self.out, state, local, global, writes, effects: self.effects };
-        Ok((rendered, self.draws))
+        Ok((rendered, self.draws, self.fuel))
     }
 
     /// Calls the macro `def` with evaluated arguments.
