@@ -230,3 +230,46 @@ fn save_history(path: &Path, history: &StateHistory) -> Result<(), Diagnostic> {
             .with_origin(path.display().to_string())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn saving_replaces_the_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.json");
+        std::fs::write(&path, "old").unwrap();
+        let mut history = StateHistory::new();
+        history.push_message();
+        save_history(&path, &history).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{}\n", history.to_json()));
+        assert_eq!(files(dir.path()), ["h.json"]);
+    }
+
+    #[test]
+    fn a_failed_save_keeps_the_old_file_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        // Renaming a file over a non-empty directory fails.
+        let path = dir.path().join("h.json");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("keep"), "old").unwrap();
+        let err = save_history(&path, &StateHistory::new()).unwrap_err();
+        assert_eq!(err.kind(), "io_error");
+        assert_eq!(std::fs::read_to_string(path.join("keep")).unwrap(), "old");
+        assert_eq!(files(dir.path()), ["h.json"]);
+        // A directory that does not exist: nothing is created.
+        let missing = dir.path().join("no/such/dir/h.json");
+        assert_eq!(save_history(&missing, &StateHistory::new()).unwrap_err().kind(), "io_error");
+        assert_eq!(files(dir.path()), ["h.json"]);
+    }
+}
