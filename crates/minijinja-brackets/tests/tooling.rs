@@ -134,3 +134,76 @@ fn positions_count_characters_after_multibyte_text() {
     assert_eq!((a.warnings[0].line, a.warnings[0].column), (1, 12));
     assert_eq!(a.warnings[0].snippet, "ünknown");
 }
+
+mod hostile {
+    use minijinja_brackets::{Context, Environment, ErrorKind};
+    use proptest::prelude::*;
+
+    /// Well-formed templates: text, prints, sets, and nested `chance`,
+    /// `weighted`, `for`, `if` and macro blocks with constant or computed
+    /// probabilities and weights (some out of range or not numbers).
+    fn template() -> impl Strategy<Value = String> {
+        let number = prop::sample::select(vec![
+            "0",
+            "1",
+            "0.5",
+            "0.25",
+            "2",
+            "-1",
+            "\"0.3\"",
+            "\"often\"",
+            "x",
+            "x -> default(0.5)",
+        ]);
+        let leaf = prop_oneof![
+            prop::sample::select(vec!["a", "é\n", "[[ x ]]", "[[ y ]]", "[[ m(1) ]]", "[[ L.k ]]"])
+                .prop_map(str::to_owned),
+            number.clone().prop_map(|n| format!("[% set x = {n} %]")),
+        ];
+        let node = leaf.prop_recursive(4, 32, 4, move |inner| {
+            let body = prop::collection::vec(inner, 0..3).prop_map(|v| v.concat());
+            prop_oneof![
+                (number.clone(), body.clone(), number.clone(), body.clone(), body.clone())
+                    .prop_map(|(p, a, q, b, c)| format!(
+                        "[% chance {p} %]{a}[% elif {q} %]{b}[% else %]{c}[% endchance %]"
+                    )),
+                prop::collection::vec((number.clone(), body.clone()), 0..3).prop_map(|choices| {
+                    let choices: String = choices
+                        .iter()
+                        .map(|(w, b)| format!("[% choice {w} %]{b}[% endchoice %]"))
+                        .collect();
+                    format!("[% weighted %]{choices}[% endweighted %]")
+                }),
+                body.clone().prop_map(|b| format!("[% for i in [1, 2] %]{b}[% endfor %]")),
+                body.clone().prop_map(|b| format!("[% if x is defined %]{b}[% endif %]")),
+                body.clone().prop_map(|b| format!("[% macro m(a) %]{b}[% endmacro %]")),
+            ]
+        });
+        prop::collection::vec(node, 1..6).prop_map(|nodes| nodes.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever compiles can be analysed and enumerated without a
+        /// panic; positions stay inside the template.
+        #[test]
+        fn analysis_and_enumeration_never_panic(source in template()) {
+            let env = Environment::new();
+            if let Ok(t) = env.compile(&source) {
+                let lines = source.split('\n').count();
+                for w in t.analyze().warnings {
+                    prop_assert!(w.line >= 1 && w.line <= lines, "{w:?}");
+                    prop_assert!(w.column >= 1);
+                }
+                match t.distribution(&Context::default(), 64) {
+                    Ok(d) => {
+                        let total: f64 = d.outputs().iter().map(|(_, p)| p).sum();
+                        prop_assert!((total - 1.0).abs() < 1e-9, "{d:?}");
+                    }
+                    Err(err) => prop_assert!(err.kind() != ErrorKind::SyntaxError),
+                }
+            }
+        }
+    }
+}
