@@ -111,10 +111,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         Some(path) => {
             let history = read_history(path, args.commit)?;
             let message = args.at.unwrap_or(history.len());
-            context = history.context_at(message, &context).map_err(|err| {
-                Diagnostic::new(err.kind().as_str(), err.message().to_owned())
-                    .with_origin(path.display().to_string())
-            })?;
+            context = history.context_at(message, &context).map_err(|err| misuse(&err, path))?;
             Some((path, history, message))
         }
         None => None,
@@ -154,8 +151,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     let seed = args.seed.unwrap_or_else(random_seed);
     let rendered = template.render(&context, seed).map_err(|err| input.reject(&err))?;
     if let (true, Some((path, mut history, message))) = (args.commit, history) {
-        commit(&mut history, message, &rendered)
-            .map_err(|err| Diagnostic::new(err.kind().as_str(), err.message().to_owned()))?;
+        commit(&mut history, message, &rendered).map_err(|err| misuse(&err, path))?;
         save_history(path, &history)?;
     }
     if args.json {
@@ -173,6 +169,13 @@ fn random_seed() -> u64 {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
     hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
     hasher.finish()
+}
+
+/// An index error of a history operation (`--at` past the end), naming
+/// the history file.
+fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
+    Diagnostic::new(err.kind().as_str(), err.message().to_owned())
+        .with_origin(path.display().to_string())
 }
 
 /// Reads a history file; with `--commit`, a file that does not exist yet
