@@ -26,9 +26,10 @@ use crate::context::{Rendered, Scope, Store, StoreWrite};
 /// The state writes of a chat, message by message and swipe by swipe.
 ///
 /// Serializes compactly, to be stored next to the chat log:
-/// `{"messages": [{"swipes": [{"turns": 1}], "active": 0}, ...]}`, each
-/// swipe being the object of the state variables its render set (a name
-/// written twice in one render keeps its last value).
+/// `{"messages": [{"swipes": [{"turns": 1}]}, {"swipes": [{}, {"turns": 2}], "active": 1}]}`,
+/// each swipe being the object of the state variables its render set (a
+/// name written twice in one render keeps its last value); `active` is
+/// left out when it is 0.
 ///
 /// ```
 /// use minijinja_brackets::{Environment, StateHistory};
@@ -68,7 +69,13 @@ pub struct StateHistory {
 #[serde(try_from = "RawMessage")]
 pub struct HistoryMessage {
     swipes: Vec<Store>,
+    #[serde(skip_serializing_if = "is_first")]
     active: usize,
+}
+
+/// The active swipe is left out of the JSON when it is the first.
+fn is_first(active: &usize) -> bool {
+    *active == 0
 }
 
 /// A message as written in JSON, checked into a [`HistoryMessage`].
@@ -445,7 +452,7 @@ mod tests {
         let m = h.push_message();
         let local = StoreWrite { scope: Scope::Local, name: "l".into(), value: json!(1) };
         h.record_writes(m, &[local, write("s", json!(true))]).unwrap();
-        assert_eq!(h.to_json(), r#"{"messages":[{"swipes":[{"s":true}],"active":0}]}"#);
+        assert_eq!(h.to_json(), r#"{"messages":[{"swipes":[{"s":true}]}]}"#);
     }
 
     #[test]
