@@ -61,6 +61,7 @@ use crate::context::{Rendered, Scope, Store, StoreWrite};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StateHistory {
+    #[serde(deserialize_with = "messages")]
     messages: Vec<HistoryMessage>,
 }
 
@@ -85,6 +86,34 @@ struct RawMessage {
     swipes: Vec<Store>,
     #[serde(default)]
     active: usize,
+}
+
+/// The message list, each message checked and named by its index when it
+/// is wrong.
+fn messages<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<HistoryMessage>, D::Error> {
+    struct Messages;
+    impl<'de> serde::de::Visitor<'de> for Messages {
+        type Value = Vec<HistoryMessage>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of messages")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut messages = Vec::new();
+            while let Some(raw) = seq.next_element::<RawMessage>()? {
+                let message = HistoryMessage::try_from(raw).map_err(|why| {
+                    serde::de::Error::custom(format_args!("message {}: {why}", messages.len()))
+                })?;
+                messages.push(message);
+            }
+            Ok(messages)
+        }
+    }
+    d.deserialize_seq(Messages)
 }
 
 impl TryFrom<RawMessage> for HistoryMessage {
@@ -475,7 +504,11 @@ mod tests {
     fn malformed_files_are_errors_with_positions() {
         let cases = [
             ("{\"messages\": [{\"swipes\": []}]}", 1, "a message needs at least one swipe"),
-            ("{\"messages\": [\n{\"swipes\": [{}], \"active\": 1}]}", 2, "the active swipe 1"),
+            (
+                "{\"messages\": [{\"swipes\": [{}]},\n{\"swipes\": [{}], \"active\": 1}]}",
+                2,
+                "message 1: the active swipe 1",
+            ),
             ("{\"messages\": 3}", 1, "invalid type"),
             ("{\"messages\": [], \"extra\": 1}", 1, "unknown field"),
             ("{\"messages\": [{\"swipes\": [[1]]}]}", 1, "invalid type"),
