@@ -47,6 +47,11 @@ pub enum ErrorKind {
     /// Strict mode only: printing or iterating an undefined value.
     /// E.g. `[[ missing ]]`.
     UndefinedError,
+    /// [`Template::distribution`](crate::Template::distribution) found more
+    /// random paths than its cap allows. E.g. 20 `chance` blocks in a row
+    /// have 2^20 paths, far beyond the default cap of 10 000; sample
+    /// instead.
+    TooManyPaths,
 }
 
 impl ErrorKind {
@@ -63,6 +68,7 @@ impl ErrorKind {
             ErrorKind::OutOfFuel => "out_of_fuel",
             ErrorKind::OutputLimit => "output_limit",
             ErrorKind::UndefinedError => "undefined_error",
+            ErrorKind::TooManyPaths => "too_many_paths",
         }
     }
 }

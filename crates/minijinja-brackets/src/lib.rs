@@ -21,6 +21,18 @@ language is described in the suite's `docs/language.md`.
   (`qr`/`st` requests for the host to run).
 * [`Value`] is what expressions compute with; host filters and functions
   receive and return values.
+* [`StateHistory`] keeps state variables in a chat's messages and swipes,
+  so deleting, rolling back or swiping brings earlier values back; its
+  regenerate rule (render message `n` from [`StateHistory::state_at`]`(n)`,
+  store the writes on `n`) keeps regenerations from applying a write twice.
+  The suite's `docs/state.md` shows how a host wires a chat to it.
+* [`Template::analyze`] reports, without rendering, the variables read and
+  written per scope, macros, filters, tests, effects, random blocks with
+  their branch probabilities, and positioned [`Warning`]s (likely typos,
+  unreachable branches, zero weights, ...): an [`Analysis`].
+* [`Template::distribution`] gives the exact [`Distribution`] of outputs
+  over every random choice, by enumerating random paths with the real
+  evaluator (capped, 10 000 paths by default).
 
 Rendering is a pure function of template, context and seed, and it is
 transactional: a failed render returns only the error.
@@ -54,10 +66,13 @@ assert_eq!(rendered.writes.len(), 1);
 Every failure is an [`Error`] with an [`ErrorKind`] (`syntax_error`,
 `unknown_filter`, `unknown_test`, `unknown_function`, `bad_arguments`,
 `invalid_operation`, `recursion_limit`, `out_of_fuel`, `output_limit`,
-`undefined_error`), a message, and for anything the template caused, the
+`undefined_error`, and `too_many_paths` for an exact distribution beyond
+its cap), a message, and for anything the template caused, the
 line, column and snippet. Its `Display` draws the line with a caret.
 Unknown filters and tests are found when compiling, even in branches that
-never run.
+never run. [`StateHistory`] operations and files fail with a
+[`HistoryError`] (`invalid_history` with line and column,
+`message_out_of_range`, `swipe_out_of_range`).
 
 # Differences from Jinja
 
@@ -82,21 +97,30 @@ in every release.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub use crate::analyze::{
+    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
+    WarningKind,
+};
 pub use crate::context::{Context, Effect, Rendered, Scope, Store, StoreWrite};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind};
+pub use crate::exact::Distribution;
+pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
 pub use crate::span::Span;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
 
+mod analyze;
 mod arguments;
 mod context;
 mod environment;
 mod error;
 mod eval;
+mod exact;
 mod filters;
 mod functions;
+mod history;
 mod limits;
 mod random;
 mod span;

@@ -15,29 +15,79 @@
 //!   weights are evaluated; the choice is the first whose running total of
 //!   weights exceeds `u * total`.
 //!
-//! The snapshot tests in `tests/random.rs` pin this stream.
+//! The snapshot tests in `tests/random.rs` pin this stream. The same
+//! decision points also drive the exact enumeration (`exact.rs`).
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
-/// Uniform draws in [0, 1) from a seed; the generator is built on first use
-/// so templates without randomness pay nothing.
+use crate::exact::PathWalk;
+
+/// Where `chance` and `weighted` get their decisions: the seeded stream,
+/// or (for [`Template::distribution`](crate::Template::distribution)) a
+/// walk that follows one chosen random path and records the branching
+/// points, so the real evaluator enumerates its own paths.
+// One per render, never stored in bulk: the seeded variant's inline
+// generator costs nothing worth an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub(crate) struct Draws {
-    seed: u64,
-    rng: Option<ChaCha8Rng>,
+pub(crate) enum Draws {
+    /// Uniform draws in [0, 1) from a seed; the generator is built on first
+    /// use so templates without randomness pay nothing.
+    Seeded { seed: u64, rng: Option<ChaCha8Rng> },
+    /// Replays a path prefix, then takes the first possible option.
+    Path(PathWalk),
 }
 
 impl Draws {
     pub(crate) fn new(seed: u64) -> Draws {
-        Draws { seed, rng: None }
+        Draws::Seeded { seed, rng: None }
     }
 
     /// The next draw, in [0, 1).
-    pub(crate) fn next_unit(&mut self) -> f64 {
-        let seed = self.seed;
-        let rng = self.rng.get_or_insert_with(|| ChaCha8Rng::seed_from_u64(seed));
+    fn next_unit(seed: u64, rng: &mut Option<ChaCha8Rng>) -> f64 {
+        let rng = rng.get_or_insert_with(|| ChaCha8Rng::seed_from_u64(seed));
         (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// One `chance` roll with probability `p` in [0, 1]: whether the branch
+    /// fires (`u < p`).
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
+        match self {
+            Draws::Seeded { seed, rng } => Draws::next_unit(*seed, rng) < p,
+            Draws::Path(walk) => walk.choose(&[p, 1.0 - p]) == Some(0),
+        }
+    }
+
+    /// One `weighted` draw over finite, non-negative `weights` with a
+    /// finite `total`: the index of the chosen one, `None` when every
+    /// weight is 0. The seeded stream always draws, even then.
+    pub(crate) fn weighted(&mut self, weights: &[f64], total: f64) -> Option<usize> {
+        match self {
+            Draws::Seeded { seed, rng } => {
+                let u = Draws::next_unit(*seed, rng) * total;
+                // The first choice whose running total exceeds `u`; rounding
+                // can leave `u` at the very top, which belongs to the last
+                // positive one.
+                let mut running = 0.0;
+                let mut chosen = None;
+                for (index, weight) in weights.iter().enumerate() {
+                    if *weight > 0.0 {
+                        running += weight;
+                        chosen = Some(index);
+                        if running > u {
+                            break;
+                        }
+                    }
+                }
+                chosen
+            }
+            Draws::Path(_) if total <= 0.0 => None,
+            Draws::Path(walk) => {
+                let options: Vec<f64> = weights.iter().map(|w| w / total).collect();
+                walk.choose(&options)
+            }
+        }
     }
 }
 
@@ -47,10 +97,13 @@ mod tests {
 
     #[test]
     fn draws_are_reproducible_and_in_range() {
-        let first: Vec<f64> = (0..100).scan(Draws::new(7), |d, _| Some(d.next_unit())).collect();
-        let again: Vec<f64> = (0..100).scan(Draws::new(7), |d, _| Some(d.next_unit())).collect();
-        assert_eq!(first, again);
+        let draws = |seed| {
+            let mut rng = None;
+            (0..100).map(move |_| Draws::next_unit(seed, &mut rng)).collect::<Vec<f64>>()
+        };
+        let first = draws(7);
+        assert_eq!(first, draws(7));
         assert!(first.iter().all(|u| (0.0..1.0).contains(u)));
-        assert_ne!(Draws::new(8).next_unit(), first[0]);
+        assert_ne!(draws(8)[0], first[0]);
     }
 }

@@ -2,9 +2,11 @@
 
 use std::fmt;
 
+use crate::analyze::Analysis;
 use crate::context::{Context, Rendered};
 use crate::environment::Environment;
 use crate::error::Error;
+use crate::exact::Distribution;
 use crate::syntax::{self, ast};
 
 /// A compiled template: parse once, render many times with different
@@ -48,5 +50,34 @@ impl<'env, 'source> Template<'env, 'source> {
     /// statement that failed.
     pub fn render(&self, context: &Context, seed: u64) -> Result<Rendered, Error> {
         crate::eval::render(self.env, self.source, &self.ast.body, context, seed)
+    }
+
+    /// What the template reads, writes, calls and rolls, and what looks
+    /// wrong in it, without rendering. Reads of state variables that nothing
+    /// writes are reported as likely typos; use [`Template::analyze_with`]
+    /// to say which variables the host provides.
+    pub fn analyze(&self) -> Analysis {
+        self.analyze_with(&Context::default())
+    }
+
+    /// As [`Template::analyze`], with the stores the host will render with:
+    /// state variables `context` provides are not reported as undefined.
+    pub fn analyze_with(&self, context: &Context) -> Analysis {
+        crate::analyze::analyze(self.env, self.source, &self.ast.body, context)
+    }
+
+    /// The exact distribution of the output over every random choice of
+    /// `chance` and `weighted` blocks, found by rendering each random path
+    /// once (probabilities multiply along a path; identical outputs merge).
+    /// `max_paths` caps the renders; [`Distribution::DEFAULT_MAX_PATHS`]
+    /// (10 000) is a good default.
+    ///
+    /// # Errors
+    ///
+    /// `too_many_paths` when the template has more than `max_paths` random
+    /// paths (sample with [`Template::render`] and many seeds instead), and
+    /// any error a render of one of the paths raises.
+    pub fn distribution(&self, context: &Context, max_paths: usize) -> Result<Distribution, Error> {
+        crate::exact::distribution(self.env, self.source, &self.ast.body, context, max_paths)
     }
 }

@@ -47,6 +47,21 @@ pub(crate) fn render<'t>(
     context: &'t Context,
     seed: u64,
 ) -> Result<Rendered, Error> {
+    let fuel = env.limits().fuel;
+    render_with(env, source, body, context, Draws::new(seed), fuel).map(|(rendered, ..)| rendered)
+}
+
+/// Renders with a given source of random decisions and fuel, and gives
+/// back the decisions and the fuel left (the exact enumeration reads the
+/// path it recorded and shares one fuel budget among its renders).
+pub(crate) fn render_with<'t>(
+    env: &'t Environment,
+    source: &'t str,
+    body: &'t [Node<'t>],
+    context: &'t Context,
+    draws: Draws,
+    fuel: Option<u64>,
+) -> Result<(Rendered, Draws, Option<u64>), Error> {
     let mut renderer = Renderer {
         env,
         limits: env.limits(),
@@ -56,10 +71,10 @@ pub(crate) fn render<'t>(
         out: String::with_capacity(source.len()),
         frames: Vec::new(),
         macros: Vec::new(),
-        fuel: env.limits().fuel,
+        fuel,
         macro_depth: 0,
         depth: 0,
-        draws: Draws::new(seed),
+        draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
     renderer.exec(body)?;
@@ -216,7 +231,7 @@ impl<'t> Renderer<'t> {
     ) -> Result<(), Error> {
         for (p, body) in branches {
             let probability = self.probability(p)?;
-            if self.draws.next_unit() < probability {
+            if self.draws.chance(probability) {
                 return self.exec_block(body, p.span);
             }
         }
@@ -230,7 +245,6 @@ impl<'t> Renderer<'t> {
             weights.push(self.weight(w)?);
         }
         let total: f64 = weights.iter().sum();
-        let u = self.draws.next_unit() * total;
         if !total.is_finite() {
             let span = choices.first().map(|(w, _)| w.span).unwrap_or_default();
             return Err(self.error(
@@ -239,19 +253,7 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
-        // The first choice whose running total exceeds `u`; rounding can
-        // leave `u` at the very top, which belongs to the last positive one.
-        let mut running = 0.0;
-        let mut chosen = None;
-        for (index, weight) in weights.iter().enumerate() {
-            if *weight > 0.0 {
-                running += weight;
-                chosen = Some(index);
-                if running > u {
-                    break;
-                }
-            }
-        }
+        let chosen = self.draws.weighted(&weights, total);
         match chosen {
             Some(index) => self.exec_block(&choices[index].1, choices[index].0.span),
             None => Ok(()),
@@ -438,9 +440,11 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Rendered, Error> {
+    fn finish(self) -> Result<(Rendered, Draws, Option<u64>), Error> {
         let ([state, local, global], writes) = self.stores.finish();
-        Ok(Rendered { output: self.out, state, local, global, writes, effects: self.effects })
+        let rendered =
+            Rendered { output: self.out, state, local, global, writes, effects: self.effects };
+        Ok((rendered, self.draws, self.fuel))
     }
 
     /// Calls the macro `def` with evaluated arguments.
@@ -566,7 +570,7 @@ fn effect_word(kind: EffectKind) -> &'static str {
 }
 
 /// A number, or a string holding one (SillyTavern variables are strings).
-fn number(value: &Value) -> Option<f64> {
+pub(crate) fn number(value: &Value) -> Option<f64> {
     match &value.0 {
         Repr::Str(s) => s.trim().parse::<f64>().ok(),
         _ => value.as_f64(),

@@ -1,16 +1,16 @@
 //! One module per subcommand. Each defines its clap arguments and an
 //! `execute` that reads its input, calls its crate and writes the result.
 
-mod render;
-
 use clap::Subcommand;
 
 use crate::diagnostic::Diagnostic;
 
 mod batch;
 mod build;
+mod check;
 mod comments;
 mod flip;
+mod render;
 mod segment;
 
 /// The subcommands.
@@ -30,6 +30,8 @@ pub(crate) enum Command {
     Build(build::BuildArgs),
     /// Build one request per JSONL row of contexts, in order, on all cores.
     Batch(batch::BatchArgs),
+    /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
+    Check(check::CheckArgs),
 }
 
 /// Runs one subcommand.
@@ -42,5 +44,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Render(args) => render::execute(args),
         Command::Build(args) => build::execute(args),
         Command::Batch(args) => batch::execute(args),
+        Command::Check(args) => check::execute(args),
     }
 }

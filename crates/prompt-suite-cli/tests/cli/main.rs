@@ -4,6 +4,7 @@
 
 mod batch;
 mod build;
+mod check;
 mod comments;
 mod flip;
 mod render;

@@ -137,3 +137,137 @@ fn jinja_whitespace_modes() {
 fn help() {
     assert_cmd_snapshot!(render().arg("--help"));
 }
+
+#[test]
+fn exact_sequential_chance() {
+    assert_cmd_snapshot!(render().arg(input("chance.txt")).arg("--exact"));
+}
+
+#[test]
+fn exact_normalised_weights() {
+    assert_cmd_snapshot!(render().arg(input("weighted.txt")).arg("--exact"));
+}
+
+#[test]
+fn exact_beyond_the_cap_suggests_samples() {
+    let many = "[% for i in range(20) %][% chance 0.5 %]x[% endchance %][% endfor %]";
+    assert_cmd_snapshot!(render().arg("--exact").pass_stdin(many));
+}
+
+#[test]
+fn exact_cap_is_adjustable_json_error() {
+    assert_cmd_snapshot!(render().arg(input("chance.txt")).args([
+        "--exact",
+        "--max-paths",
+        "2",
+        "--error-format",
+        "json"
+    ]));
+}
+
+#[test]
+fn exact_and_seed_conflict() {
+    assert_cmd_snapshot!(render().args(["--exact", "--seed", "1"]).pass_stdin("x"));
+}
+
+/// A scratch directory holding `turns.txt`; commands run inside it so the
+/// snapshots name relative paths.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(input("turns.txt"), dir.path().join("turns.txt")).unwrap();
+    dir
+}
+
+fn in_dir(dir: &tempfile::TempDir, args: &[&str]) -> std::process::Command {
+    let mut command = render();
+    command.current_dir(dir.path()).arg("turns.txt").args(args);
+    command
+}
+
+fn run(dir: &tempfile::TempDir, args: &[&str]) -> String {
+    let out = in_dir(dir, args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn history_file(dir: &tempfile::TempDir) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.path().join("h.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn history_regenerate_rule_end_to_end() {
+    let dir = scratch();
+    let commit = ["--history", "h.json", "--commit", "--seed", "1"];
+    // Three messages: the file is created by the first commit.
+    for expected in ["turn 1", "turn 2", "turn 3"] {
+        assert_eq!(run(&dir, &commit), expected);
+    }
+    // Regenerate message 1 ten times with different seeds: always turn 2.
+    for seed in 0..10 {
+        let seed = seed.to_string();
+        let out = run(&dir, &["--history", "h.json", "--at", "1", "--commit", "--seed", &seed]);
+        assert_eq!(out, "turn 2");
+    }
+    let history = history_file(&dir);
+    let middle = &history["messages"][1];
+    assert_eq!(middle["swipes"].as_array().unwrap().len(), 11);
+    assert_eq!(middle["active"], 10);
+    assert!(middle["swipes"].as_array().unwrap().iter().all(|s| s["turns"] == 2));
+    // The next message still sees message 2's count, never a drifted one.
+    assert_eq!(run(&dir, &["--history", "h.json", "--seed", "1"]), "turn 4");
+    // Without --commit the file is untouched.
+    assert_eq!(history_file(&dir), history);
+    // No temporary file is left behind.
+    let names: Vec<_> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn history_json_output_shows_the_state_it_read() {
+    let dir = scratch();
+    run(&dir, &["--history", "h.json", "--commit", "--seed", "3"]);
+    assert_cmd_snapshot!(in_dir(&dir, &["--history", "h.json", "--json", "--seed", "3"]));
+}
+
+#[test]
+fn history_at_past_the_end_is_an_error() {
+    let dir = scratch();
+    run(&dir, &["--history", "h.json", "--commit", "--seed", "3"]);
+    assert_cmd_snapshot!(in_dir(&dir, &["--history", "h.json", "--at", "5", "--commit"]));
+}
+
+#[test]
+fn history_missing_without_commit_is_an_io_error() {
+    let dir = scratch();
+    let out = in_dir(&dir, &["--history", "h.json", "--error-format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(error["error"]["kind"], "io_error");
+}
+
+#[test]
+fn malformed_history_human() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("h.json"),
+        "{\"messages\": [\n  {\"swipes\": [{}], \"active\": 3}\n]}\n",
+    )
+    .unwrap();
+    assert_cmd_snapshot!(in_dir(&dir, &["--history", "h.json", "--commit"]));
+    // A failed commit leaves the file as it was.
+    let text = std::fs::read_to_string(dir.path().join("h.json")).unwrap();
+    assert!(text.contains("\"active\": 3"));
+}
+
+#[test]
+fn malformed_history_json() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("h.json"), "{\"messages\": [{\"swipes\": [{}]},]}").unwrap();
+    assert_cmd_snapshot!(in_dir(&dir, &["--history", "h.json", "--error-format", "json"]));
+}
+
+#[test]
+fn commit_needs_history() {
+    assert_cmd_snapshot!(render().arg("--commit").pass_stdin("x"));
+}

@@ -1,0 +1,601 @@
+//! The visitor behind [`Analysis`]: one pass over the syntax tree, binding
+//! loop variables and macro parameters the way the evaluator resolves
+//! names, then the checks that need the whole template.
+
+use std::collections::HashSet;
+
+use super::{
+    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
+    WarningKind,
+};
+use crate::context::{Context, Scope};
+use crate::environment::{Environment, FilterRef};
+use crate::filters::BuiltinFilter;
+use crate::span::{Span, floor_char_boundary};
+use crate::syntax::ast::{
+    CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Node, Target, TargetName,
+};
+use crate::tests::BuiltinTest;
+
+/// How many characters of the offending text a warning's snippet keeps.
+const SNIPPET_CHARS: usize = 40;
+
+/// Analyses a parsed template; `context` tells which state variables the
+/// host provides.
+pub(crate) fn analyze(
+    env: &Environment,
+    source: &str,
+    body: &[Node<'_>],
+    context: &Context,
+) -> Analysis {
+    let mut macros = Vec::new();
+    collect_macros(body, &mut macros);
+    let mut walk = Walk {
+        env,
+        source,
+        line_starts: std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
+            .collect(),
+        macro_names: macros.iter().map(|m| m.name).collect(),
+        frames: Vec::new(),
+        reads: [Names::default(), Names::default(), Names::default()],
+        writes: [Names::default(), Names::default(), Names::default()],
+        dynamic: [false; 3],
+        state_reads: Vec::new(),
+        macros_called: Names::default(),
+        filters: Names::default(),
+        tests: Names::default(),
+        functions: Names::default(),
+        effects: Vec::new(),
+        random: Vec::new(),
+        warnings: Vec::new(),
+    };
+    walk.nodes(body);
+    walk.finish(&macros, context)
+}
+
+/// Every macro definition, wherever it is nested, in source order.
+fn collect_macros<'a>(nodes: &'a [Node<'a>], out: &mut Vec<&'a MacroDef<'a>>) {
+    for node in nodes {
+        match node {
+            Node::Macro(def) => {
+                out.push(def);
+                collect_macros(&def.body, out);
+            }
+            Node::If { branches, otherwise } | Node::Chance { branches, otherwise } => {
+                for (_, body) in branches {
+                    collect_macros(body, out);
+                }
+                collect_macros(otherwise, out);
+            }
+            Node::Weighted { choices } => {
+                for (_, body) in choices {
+                    collect_macros(body, out);
+                }
+            }
+            Node::For(l) => {
+                collect_macros(&l.body, out);
+                collect_macros(&l.otherwise, out);
+            }
+            Node::SetBlock { body, .. } => collect_macros(body, out),
+            Node::Text(_) | Node::Print(_) | Node::Set { .. } | Node::Effect { .. } => {}
+        }
+    }
+}
+
+/// Names in first-seen order, each once.
+#[derive(Default)]
+struct Names {
+    list: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl Names {
+    fn add(&mut self, name: &str) {
+        if !self.seen.contains(name) {
+            self.seen.insert(name.to_owned());
+            self.list.push(name.to_owned());
+        }
+    }
+}
+
+/// Names bound while visiting: a loop's targets and `loop`, or a macro's
+/// parameters (a macro body does not see its caller's loop variables).
+struct Frame<'a> {
+    names: Vec<&'a str>,
+    is_macro: bool,
+}
+
+/// A read of a state variable, for the undefined-variable check.
+struct StateRead<'a> {
+    name: &'a str,
+    span: Span,
+    guarded: bool,
+}
+
+struct Walk<'e, 'a> {
+    env: &'e Environment,
+    source: &'a str,
+    line_starts: Vec<usize>,
+    macro_names: HashSet<&'a str>,
+    frames: Vec<Frame<'a>>,
+    reads: [Names; 3],
+    writes: [Names; 3],
+    dynamic: [bool; 3],
+    state_reads: Vec<StateRead<'a>>,
+    macros_called: Names,
+    filters: Names,
+    tests: Names,
+    functions: Names,
+    effects: Vec<EffectSite>,
+    random: Vec<RandomBlock>,
+    warnings: Vec<Warning>,
+}
+
+fn slot(scope: Scope) -> usize {
+    match scope {
+        Scope::State => 0,
+        Scope::Local => 1,
+        Scope::Global => 2,
+    }
+}
+
+impl<'a> Walk<'_, 'a> {
+    /// The 1-based line and column of byte `offset`, from the line index.
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let offset = floor_char_boundary(self.source, offset);
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line - 1];
+        (line, self.source[start..offset].chars().count() + 1)
+    }
+
+    /// The start of the `[% keyword ... %]` tag that holds byte `offset`
+    /// (the `[%` nearest before it, when `keyword` follows it).
+    fn tag_start(&self, offset: usize, keyword: &str) -> Option<usize> {
+        let before = self.source.get(..offset)?;
+        let open = before.rfind("[%")?;
+        let body = before[open + 2..].trim_start_matches(['-', '+']).trim_start();
+        body.starts_with(keyword).then_some(open)
+    }
+
+    /// The span of `text`, a slice of the source (empty span at 0 if not).
+    fn span_of(&self, text: &str) -> Span {
+        let base = self.source.as_ptr() as usize;
+        let at = text.as_ptr() as usize;
+        if at >= base && at + text.len() <= base + self.source.len() {
+            Span::new(at - base, at - base + text.len())
+        } else {
+            Span::default()
+        }
+    }
+
+    fn warn(&mut self, kind: WarningKind, message: String, span: Span) {
+        let (line, column) = self.position(span.start());
+        let start = floor_char_boundary(self.source, span.start());
+        let end = floor_char_boundary(self.source, span.end().max(start));
+        let text = &self.source[start..end];
+        let text = text.split('\n').next().unwrap_or_default().trim_end_matches('\r');
+        let snippet = text.chars().take(SNIPPET_CHARS).collect();
+        self.warnings.push(Warning { kind, message, line, column, snippet });
+    }
+
+    /// Whether a bare name is a loop variable, `loop` or a parameter here.
+    fn is_bound(&self, name: &str) -> bool {
+        for frame in self.frames.iter().rev() {
+            if frame.names.contains(&name) {
+                return true;
+            }
+            if frame.is_macro {
+                break;
+            }
+        }
+        false
+    }
+
+    fn nodes(&mut self, nodes: &'a [Node<'a>]) {
+        for node in nodes {
+            self.node(node);
+        }
+    }
+
+    fn node(&mut self, node: &'a Node<'a>) {
+        match node {
+            Node::Text(_) => {}
+            Node::Print(e) => self.expr(e, false),
+            Node::If { branches, otherwise } => {
+                for (cond, body) in branches {
+                    self.expr(cond, false);
+                    self.nodes(body);
+                }
+                self.nodes(otherwise);
+            }
+            Node::For(l) => self.for_loop(l),
+            Node::Set { target, value, span } => {
+                self.expr(value, false);
+                self.target(target, *span);
+            }
+            Node::SetBlock { target, body, span } => {
+                self.nodes(body);
+                self.target(target, *span);
+            }
+            Node::Macro(def) => {
+                let names = def.params.iter().map(|(name, _)| *name).collect();
+                self.frames.push(Frame { names, is_macro: true });
+                for (_, default) in &def.params {
+                    if let Some(default) = default {
+                        self.expr(default, false);
+                    }
+                }
+                self.nodes(&def.body);
+                self.frames.pop();
+            }
+            Node::Chance { branches, otherwise } => self.chance(branches, otherwise),
+            Node::Weighted { choices } => self.weighted(choices),
+            Node::Effect { kind, value, span } => {
+                let (line, column) = self.position(span.start());
+                let value_text = match &value.kind {
+                    ExprKind::Const(v) => v.as_str().map(str::to_owned),
+                    _ => None,
+                };
+                let kind = match kind {
+                    EffectKind::QuickReply => "qr",
+                    EffectKind::SlashCommand => "st",
+                };
+                self.effects.push(EffectSite { kind, value: value_text, line, column });
+                self.expr(value, false);
+            }
+        }
+    }
+
+    fn for_loop(&mut self, l: &'a ForLoop<'a>) {
+        self.expr(&l.iterable, false);
+        let mut names = l.targets.clone();
+        names.push("loop");
+        self.frames.push(Frame { names, is_macro: false });
+        if let Some(filter) = &l.filter {
+            self.expr(filter, false);
+        }
+        self.nodes(&l.body);
+        self.frames.pop();
+        self.nodes(&l.otherwise);
+    }
+
+    fn target(&mut self, target: &'a Target<'a>, span: Span) {
+        match &target.name {
+            TargetName::Static(name) => {
+                self.writes[slot(target.scope)].add(name);
+                if target.scope == Scope::State && self.macro_names.contains(&**name) {
+                    self.warn(
+                        WarningKind::SetShadowsMacro,
+                        format!(
+                            "`set {name}` writes a state variable named like a macro; \
+                             reading `{name}` finds the macro, not this value"
+                        ),
+                        span,
+                    );
+                }
+            }
+            TargetName::Computed(e) => {
+                self.dynamic[slot(target.scope)] = true;
+                self.expr(e, false);
+            }
+        }
+    }
+
+    /// Visits an expression; `guarded` when its value feeds `default` or
+    /// `is defined`, so an undefined read is intended.
+    fn expr(&mut self, e: &'a Expr<'a>, guarded: bool) {
+        match &e.kind {
+            ExprKind::Const(_) => {}
+            ExprKind::Name(name) => self.name(name, e.span, guarded),
+            ExprKind::Store(scope) => self.dynamic[slot(*scope)] = true,
+            ExprKind::StoreItem(scope, key) => match &key.kind {
+                ExprKind::Const(v) if v.as_str().is_some() => {
+                    self.reads[slot(*scope)].add(v.as_str().unwrap_or_default());
+                }
+                _ => {
+                    self.dynamic[slot(*scope)] = true;
+                    self.expr(key, false);
+                }
+            },
+            ExprKind::List(items) => items.iter().for_each(|item| self.expr(item, false)),
+            ExprKind::Map(entries) => {
+                for (key, value) in entries {
+                    self.expr(key, false);
+                    self.expr(value, false);
+                }
+            }
+            ExprKind::Attr(base, _) => self.expr(base, guarded),
+            ExprKind::Item(base, index) => {
+                self.expr(base, guarded);
+                self.expr(index, false);
+            }
+            ExprKind::Slice(slice) => {
+                self.expr(&slice.value, false);
+                for part in [&slice.start, &slice.stop, &slice.step].into_iter().flatten() {
+                    self.expr(part, false);
+                }
+            }
+            ExprKind::Call(callee, args) => {
+                self.call(callee, guarded);
+                self.args(args);
+            }
+            ExprKind::Filter(value, call) => {
+                self.filters.add(call.name);
+                let defaulted = call.filter == FilterRef::Builtin(BuiltinFilter::Default);
+                self.expr(value, defaulted);
+                self.args(&call.args);
+            }
+            ExprKind::Test(value, call) => {
+                self.tests.add(call.name);
+                let checks_defined = matches!(
+                    call.test,
+                    BuiltinTest::Defined | BuiltinTest::Undefined | BuiltinTest::None
+                );
+                self.expr(value, checks_defined);
+                self.args(&call.args);
+            }
+            ExprKind::Neg(inner) | ExprKind::Pos(inner) | ExprKind::Not(inner) => {
+                self.expr(inner, false);
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) | ExprKind::Binary(_, a, b) => {
+                self.expr(a, false);
+                self.expr(b, false);
+            }
+            ExprKind::Compare(first, rest) => {
+                self.expr(first, false);
+                rest.iter().for_each(|(_, e)| self.expr(e, false));
+            }
+            ExprKind::Cond(c) => {
+                self.expr(&c.cond, false);
+                self.expr(&c.then, guarded);
+                if let Some(otherwise) = &c.otherwise {
+                    self.expr(otherwise, guarded);
+                }
+            }
+        }
+    }
+
+    fn name(&mut self, name: &'a str, span: Span, guarded: bool) {
+        if self.is_bound(name) {
+        } else if self.macro_names.contains(name) {
+            self.macros_called.add(name);
+        } else {
+            self.reads[0].add(name);
+            self.state_reads.push(StateRead { name, span, guarded });
+        }
+    }
+
+    /// A call: macros and functions by name are not state reads.
+    fn call(&mut self, callee: &'a Expr<'a>, guarded: bool) {
+        let ExprKind::Name(name) = callee.kind else {
+            return self.expr(callee, guarded);
+        };
+        if self.is_bound(name) || self.macro_names.contains(name) {
+            self.name(name, callee.span, guarded);
+        } else if self.env.function(name).is_some() {
+            self.functions.add(name);
+        } else {
+            self.warn(
+                WarningKind::UnknownFunction,
+                format!("`{name}` is neither a macro nor a known function"),
+                callee.span,
+            );
+        }
+    }
+
+    fn args(&mut self, args: &'a CallArgs<'a>) {
+        args.positional.iter().for_each(|e| self.expr(e, false));
+        args.keywords.iter().for_each(|(_, e)| self.expr(e, false));
+    }
+
+    /// Sequential rolls: branch i fires with `remaining · p_i`.
+    fn chance(&mut self, branches: &'a [(Expr<'a>, Vec<Node<'a>>)], otherwise: &'a [Node<'a>]) {
+        let span = branches.first().map(|(p, _)| p.span).unwrap_or_default();
+        let at = self.tag_start(span.start(), "chance").unwrap_or(span.start());
+        let (line, column) = self.position(at);
+        let mut out = Vec::with_capacity(branches.len() + 1);
+        // The chance that no earlier branch fired, when it is known.
+        let mut remaining = Some(1.0);
+        for (index, (p, body)) in branches.iter().enumerate() {
+            let value = self.constant(p, "probability");
+            if let Some(v) = value
+                && !(0.0..=1.0).contains(&v)
+            {
+                self.warn(
+                    WarningKind::ProbabilityOutOfRange,
+                    format!(
+                        "the probability {v} is outside [0, 1] and clamps to {} \
+                         (probabilities are fractions: 50 % is 0.5)",
+                        v.clamp(0.0, 1.0)
+                    ),
+                    p.span,
+                );
+            }
+            let clamped = value.map(|v| v.clamp(0.0, 1.0));
+            if remaining == Some(0.0) {
+                // Already reported at the branch that always fires.
+            } else if clamped == Some(0.0) {
+                self.warn(
+                    WarningKind::UnreachableBranch,
+                    "a probability of 0 never fires".to_owned(),
+                    p.span,
+                );
+            } else if clamped == Some(1.0)
+                && index + 1 < branches.len() + usize::from(!otherwise.is_empty())
+            {
+                self.warn(
+                    WarningKind::UnreachableBranch,
+                    "this branch always fires, so the branches after it are never taken".to_owned(),
+                    p.span,
+                );
+            }
+            let probability = remaining.zip(clamped).map(|(r, p)| r * p);
+            remaining = remaining.zip(clamped).map(|(r, p)| r * (1.0 - p));
+            out.push(Branch {
+                label: if index == 0 { "chance" } else { "elif" },
+                value,
+                probability,
+            });
+            self.expr(p, false);
+            self.nodes(body);
+        }
+        out.push(Branch { label: "else", value: None, probability: remaining });
+        self.nodes(otherwise);
+        self.random.push(RandomBlock { kind: "chance", line, column, branches: out });
+    }
+
+    /// One draw over the normalised weights.
+    fn weighted(&mut self, choices: &'a [(Expr<'a>, Vec<Node<'a>>)]) {
+        let span = choices.first().map(|(w, _)| w.span).unwrap_or_default();
+        let at =
+            self.tag_start(span.start(), "choice").and_then(|at| self.tag_start(at, "weighted"));
+        let (line, column) = self.position(at.unwrap_or(span.start()));
+        let values: Vec<Option<f64>> =
+            choices.iter().map(|(w, _)| self.constant(w, "weight")).collect();
+        let usable = |v: &Option<f64>| v.filter(|w| w.is_finite() && *w >= 0.0);
+        for ((w, _), value) in choices.iter().zip(&values) {
+            if let Some(v) = value
+                && usable(value).is_none()
+            {
+                self.warn(
+                    WarningKind::InvalidNumber,
+                    format!("the weight {v} is not a finite number of at least 0"),
+                    w.span,
+                );
+            }
+        }
+        let all_known: Option<Vec<f64>> = values.iter().map(usable).collect();
+        let total = all_known.as_ref().map(|ws| ws.iter().sum::<f64>());
+        if total == Some(0.0) {
+            self.warn(
+                WarningKind::ZeroWeights,
+                "every weight is 0, so this block never renders anything".to_owned(),
+                span,
+            );
+        } else {
+            for ((w, _), value) in choices.iter().zip(&values) {
+                if *value == Some(0.0) {
+                    self.warn(
+                        WarningKind::UnreachableBranch,
+                        "a weight of 0 is never chosen".to_owned(),
+                        w.span,
+                    );
+                }
+            }
+        }
+        let branches = values
+            .iter()
+            .map(|&value| Branch {
+                label: "choice",
+                value,
+                probability: match (usable(&value), total) {
+                    (Some(w), Some(t)) if t > 0.0 && t.is_finite() => Some(w / t),
+                    (Some(_), Some(0.0)) => Some(0.0),
+                    _ => None,
+                },
+            })
+            .collect();
+        for (w, body) in choices {
+            self.expr(w, false);
+            self.nodes(body);
+        }
+        self.random.push(RandomBlock { kind: "weighted", line, column, branches });
+    }
+
+    /// A constant number (`0.5`, `-1`, `"3"`), or `None` when the value is
+    /// computed. A constant that is no number at all gets a warning.
+    fn constant(&mut self, e: &Expr<'_>, what: &str) -> Option<f64> {
+        let (value, negate) = match &e.kind {
+            ExprKind::Const(v) => (v, false),
+            ExprKind::Neg(inner) => match &inner.kind {
+                ExprKind::Const(v) => (v, true),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        match crate::eval::number(value) {
+            Some(n) if !n.is_nan() => Some(if negate { -n } else { n }),
+            _ => {
+                self.warn(
+                    WarningKind::InvalidNumber,
+                    format!("a {what} must be a number, not {}", crate::eval::describe(value)),
+                    e.span,
+                );
+                None
+            }
+        }
+    }
+
+    fn finish(mut self, macros: &[&'a MacroDef<'a>], context: &Context) -> Analysis {
+        for def in macros {
+            if !self.macros_called.seen.contains(def.name) {
+                let span = self.span_of(def.name);
+                self.warn(
+                    WarningKind::UnusedMacro,
+                    format!("macro `{}` is never called", def.name),
+                    span,
+                );
+            }
+        }
+        let reads = std::mem::take(&mut self.state_reads);
+        // A name read under `default` or `is defined` anywhere is optional
+        // on purpose (`[% if w is defined %][[ w ]][% endif %]`).
+        let mut warned: HashSet<&str> =
+            reads.iter().filter(|r| r.guarded).map(|r| r.name).collect();
+        for read in &reads {
+            let known =
+                self.writes[0].seen.contains(read.name) || context.state.contains_key(read.name);
+            if known || !warned.insert(read.name) {
+                continue;
+            }
+            let candidates = self.writes[0]
+                .list
+                .iter()
+                .map(String::as_str)
+                .chain(context.state.keys().map(String::as_str));
+            let hint = match crate::suggest::closest(read.name, candidates) {
+                Some(close) => format!("; did you mean `{close}`?"),
+                None => String::new(),
+            };
+            self.warn(
+                WarningKind::UndefinedVariable,
+                format!(
+                    "`{}` is read but nothing sets it and the context does not provide it{hint}",
+                    read.name
+                ),
+                read.span,
+            );
+        }
+        // Source order, whichever check found them.
+        self.warnings.sort_by_key(|w| (w.line, w.column));
+        let [state_r, local_r, global_r] = self.reads;
+        let [state_w, local_w, global_w] = self.writes;
+        let scope = |read: Names, written: Names, dynamic| ScopeNames {
+            read: read.list,
+            written: written.list,
+            dynamic,
+        };
+        Analysis {
+            variables: Variables {
+                state: scope(state_r, state_w, self.dynamic[0]),
+                local: scope(local_r, local_w, self.dynamic[1]),
+                global: scope(global_r, global_w, self.dynamic[2]),
+            },
+            macros: MacroNames {
+                defined: {
+                    let mut defined = Names::default();
+                    macros.iter().for_each(|m| defined.add(m.name));
+                    defined.list
+                },
+                called: self.macros_called.list,
+            },
+            filters: self.filters.list,
+            tests: self.tests.list,
+            functions: self.functions.list,
+            effects: self.effects,
+            random: self.random,
+            warnings: self.warnings,
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! [`StateHistory`]: state variables that live in a chat's messages.
+//!
+//! A `set` is saved into the message whose render made it, so deleting,
+//! rolling back or swiping messages brings earlier values back. The
+//! history is an ordered list of messages; each message has one or more
+//! swipes (alternative replies) and an active one; each swipe holds the
+//! state writes its render made. The effective state before message `n`
+//! folds the active swipes' writes of messages `0..n` in order, later
+//! writes winning.
+//!
+//! # The regenerate rule
+//!
+//! A render that produces message `n` reads [`StateHistory::state_at`]`(n)`
+//! (everything before `n`, never `n` itself) and its writes are stored on
+//! message `n`'s swipe. Regenerating or swiping message `n` renders again
+//! from the same state and stores the new writes on a new (or the same)
+//! swipe of `n`, so no write is ever applied twice: `set turns = turns + 1`
+//! gives the same `turns` after ten regenerations as after one.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::{Rendered, Scope, Store, StoreWrite};
+
+/// The state writes of a chat, message by message and swipe by swipe.
+///
+/// Serializes compactly, to be stored next to the chat log:
+/// `{"messages": [{"swipes": [{"turns": 1}]}, {"swipes": [{}, {"turns": 2}], "active": 1}]}`,
+/// each swipe being the object of the state variables its render set (a
+/// name written twice in one render keeps its last value); `active` is
+/// left out when it is 0.
+///
+/// ```
+/// use minijinja_brackets::{Environment, StateHistory};
+///
+/// let env = Environment::new();
+/// let template = env.compile("[% set turns = (turns -> default(0)) + 1 %]turn [[ turns ]]")?;
+/// let mut history = StateHistory::new();
+///
+/// // A new reply: render from the state before it, store its writes on it.
+/// let reply = history.push_message();
+/// let rendered = template.render(&history.context_at(reply, &Default::default())?, 1)?;
+/// history.record(reply, &rendered)?;
+///
+/// // Regenerate it ten times: each render reads the state *before* it.
+/// for seed in 0..10 {
+///     let rendered = template.render(&history.context_at(reply, &Default::default())?, seed)?;
+///     history.add_swipe(reply)?;
+///     history.record(reply, &rendered)?;
+///     assert_eq!(rendered.output, "turn 1");
+/// }
+/// assert_eq!(history.state()["turns"], 1);
+///
+/// // The next message sees the active swipe's writes.
+/// let next = history.push_message();
+/// let rendered = template.render(&history.context_at(next, &Default::default())?, 0)?;
+/// assert_eq!(rendered.output, "turn 2");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateHistory {
+    #[serde(deserialize_with = "messages")]
+    messages: Vec<HistoryMessage>,
+}
+
+/// One message of a [`StateHistory`]: its swipes and the active one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawMessage")]
+pub struct HistoryMessage {
+    swipes: Vec<Store>,
+    #[serde(skip_serializing_if = "is_first")]
+    active: usize,
+}
+
+/// The active swipe is left out of the JSON when it is the first.
+fn is_first(active: &usize) -> bool {
+    *active == 0
+}
+
+/// A message as written in JSON, checked into a [`HistoryMessage`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMessage {
+    swipes: Vec<Store>,
+    #[serde(default)]
+    active: usize,
+}
+
+/// The message list, each message checked and named by its index when it
+/// is wrong.
+fn messages<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<HistoryMessage>, D::Error> {
+    struct Messages;
+    impl<'de> serde::de::Visitor<'de> for Messages {
+        type Value = Vec<HistoryMessage>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of messages")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut messages = Vec::new();
+            while let Some(raw) = seq.next_element::<RawMessage>()? {
+                let message = HistoryMessage::try_from(raw).map_err(|why| {
+                    serde::de::Error::custom(format_args!("message {}: {why}", messages.len()))
+                })?;
+                messages.push(message);
+            }
+            Ok(messages)
+        }
+    }
+    d.deserialize_seq(Messages)
+}
+
+impl TryFrom<RawMessage> for HistoryMessage {
+    type Error = String;
+
+    fn try_from(raw: RawMessage) -> Result<HistoryMessage, String> {
+        if raw.swipes.is_empty() {
+            return Err("a message needs at least one swipe".to_owned());
+        }
+        if raw.active >= raw.swipes.len() {
+            return Err(format!(
+                "the active swipe {} does not exist (the message has {})",
+                raw.active,
+                count(raw.swipes.len(), "swipe")
+            ));
+        }
+        Ok(HistoryMessage { swipes: raw.swipes, active: raw.active })
+    }
+}
+
+impl HistoryMessage {
+    fn new() -> HistoryMessage {
+        HistoryMessage { swipes: vec![Store::new()], active: 0 }
+    }
+
+    /// Every swipe's writes, in the order the swipes were added.
+    pub fn swipes(&self) -> &[Store] {
+        &self.swipes
+    }
+
+    /// The index of the active swipe.
+    pub fn active(&self) -> usize {
+        self.active
+    }
+
+    /// The active swipe's writes: what this message contributes to the
+    /// state.
+    pub fn writes(&self) -> &Store {
+        &self.swipes[self.active]
+    }
+}
+
+impl StateHistory {
+    /// An empty history.
+    pub fn new() -> StateHistory {
+        StateHistory::default()
+    }
+
+    /// Reads a history from its JSON form.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_history` with the line and column for malformed JSON, a
+    /// wrong shape, a message without swipes or an active swipe that does
+    /// not exist.
+    pub fn from_json(json: &str) -> Result<StateHistory, HistoryError> {
+        serde_json::from_str(json).map_err(|err| HistoryError {
+            kind: HistoryErrorKind::InvalidHistory,
+            message: strip_position(&err.to_string()),
+            position: (err.line() > 0).then(|| (err.line(), err.column())),
+        })
+    }
+
+    /// The history's JSON form (compact, one line).
+    pub fn to_json(&self) -> String {
+        // A map of JSON values with string keys always serializes.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The messages, oldest first.
+    pub fn messages(&self) -> &[HistoryMessage] {
+        &self.messages
+    }
+
+    /// How many messages there are.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether there are no messages.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Appends a message with one empty swipe; returns its index.
+    pub fn push_message(&mut self) -> usize {
+        self.messages.push(HistoryMessage::new());
+        self.messages.len() - 1
+    }
+
+    /// Adds an empty swipe to message `message` and makes it active;
+    /// returns its index.
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when there is no such message.
+    pub fn add_swipe(&mut self, message: usize) -> Result<usize, HistoryError> {
+        let m = self.message_mut(message)?;
+        m.swipes.push(Store::new());
+        m.active = m.swipes.len() - 1;
+        Ok(m.active)
+    }
+
+    /// Makes swipe `swipe` of message `message` the active one.
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` or `swipe_out_of_range`.
+    pub fn select_swipe(&mut self, message: usize, swipe: usize) -> Result<(), HistoryError> {
+        let m = self.message_mut(message)?;
+        if swipe >= m.swipes.len() {
+            let count = m.swipes.len();
+            return Err(HistoryError::new(
+                HistoryErrorKind::SwipeOutOfRange,
+                format!(
+                    "message {message} has no swipe {swipe} (it has {})",
+                    self::count(count, "swipe")
+                ),
+            ));
+        }
+        m.active = swipe;
+        Ok(())
+    }
+
+    /// Deletes message `message`; its writes vanish and later messages
+    /// move down by one.
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when there is no such message.
+    pub fn delete_message(&mut self, message: usize) -> Result<(), HistoryError> {
+        self.message_mut(message)?;
+        self.messages.remove(message);
+        Ok(())
+    }
+
+    /// Rolls back to the first `len` messages (nothing happens when there
+    /// are not more).
+    pub fn truncate(&mut self, len: usize) {
+        self.messages.truncate(len);
+    }
+
+    /// Stores the state writes of `rendered` on the active swipe of
+    /// message `message`, replacing what it held: a swipe is the result of
+    /// one render. Local and global writes are not kept (the host owns
+    /// those stores).
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when there is no such message.
+    pub fn record(&mut self, message: usize, rendered: &Rendered) -> Result<(), HistoryError> {
+        self.record_writes(message, &rendered.writes)
+    }
+
+    /// As [`StateHistory::record`], from a list of writes.
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when there is no such message.
+    pub fn record_writes(
+        &mut self,
+        message: usize,
+        writes: &[StoreWrite],
+    ) -> Result<(), HistoryError> {
+        let m = self.message_mut(message)?;
+        let swipe = &mut m.swipes[m.active];
+        swipe.clear();
+        for write in writes.iter().filter(|w| w.scope == Scope::State) {
+            swipe.insert(write.name.clone(), write.value.clone());
+        }
+        Ok(())
+    }
+
+    /// The effective state before message `message`: the active swipes'
+    /// writes of every earlier message, folded in order, later writes
+    /// winning. `state_at(len())` is the state after the whole chat.
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when `message > len()`.
+    pub fn state_at(&self, message: usize) -> Result<Store, HistoryError> {
+        let Some(earlier) = self.messages.get(..message) else {
+            return Err(self.out_of_range(message));
+        };
+        Ok(fold(earlier))
+    }
+
+    /// The effective state after every message.
+    pub fn state(&self) -> Store {
+        fold(&self.messages)
+    }
+
+    /// The context to render message `message` with: `base`'s local and
+    /// global stores, and `base`'s state (the starting values) with
+    /// [`StateHistory::state_at`]`(message)` folded over it.
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when `message > len()`.
+    pub fn context_at(
+        &self,
+        message: usize,
+        base: &crate::Context,
+    ) -> Result<crate::Context, HistoryError> {
+        let mut context = base.clone();
+        for (name, value) in self.state_at(message)? {
+            context.state.insert(name, value);
+        }
+        Ok(context)
+    }
+
+    fn message_mut(&mut self, message: usize) -> Result<&mut HistoryMessage, HistoryError> {
+        let len = self.messages.len();
+        self.messages.get_mut(message).ok_or_else(|| out_of_range(message, len))
+    }
+
+    fn out_of_range(&self, message: usize) -> HistoryError {
+        out_of_range(message, self.messages.len())
+    }
+}
+
+/// The active swipes' writes of `messages`, folded in order.
+fn fold(messages: &[HistoryMessage]) -> Store {
+    let mut state = Store::new();
+    for m in messages {
+        for (name, value) in m.writes() {
+            state.insert(name.clone(), value.clone());
+        }
+    }
+    state
+}
+
+fn out_of_range(message: usize, len: usize) -> HistoryError {
+    HistoryError::new(
+        HistoryErrorKind::MessageOutOfRange,
+        format!("there is no message {message} (the history has {})", count(len, "message")),
+    )
+}
+
+/// `1 swipe`, `2 swipes`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// serde_json ends its messages with " at line L column C"; the position
+/// is kept apart.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// What went wrong with a [`StateHistory`] operation or file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HistoryErrorKind {
+    /// The history JSON is malformed or has the wrong shape.
+    /// E.g. `{"messages": [{"swipes": []}]}` (a message without swipes).
+    InvalidHistory,
+    /// A message index past the end. E.g. `add_swipe(3)` on a history of
+    /// three messages.
+    MessageOutOfRange,
+    /// A swipe index past the message's swipes. E.g. `select_swipe(0, 1)`
+    /// when message 0 has one swipe.
+    SwipeOutOfRange,
+}
+
+impl HistoryErrorKind {
+    /// The snake_case name: `invalid_history`, `message_out_of_range`,
+    /// `swipe_out_of_range`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            HistoryErrorKind::InvalidHistory => "invalid_history",
+            HistoryErrorKind::MessageOutOfRange => "message_out_of_range",
+            HistoryErrorKind::SwipeOutOfRange => "swipe_out_of_range",
+        }
+    }
+}
+
+impl fmt::Display for HistoryErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error from a [`StateHistory`] operation, or from reading one (with
+/// the 1-based line and column of the problem).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryError {
+    kind: HistoryErrorKind,
+    message: String,
+    position: Option<(usize, usize)>,
+}
+
+impl HistoryError {
+    fn new(kind: HistoryErrorKind, message: String) -> HistoryError {
+        HistoryError { kind, message, position: None }
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> HistoryErrorKind {
+        self.kind
+    }
+
+    /// The message for people, without the position.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The 1-based line in the history file, for `invalid_history`.
+    pub fn line(&self) -> Option<usize> {
+        self.position.map(|(line, _)| line)
+    }
+
+    /// The 1-based column in the history file, for `invalid_history`.
+    pub fn column(&self) -> Option<usize> {
+        self.position.map(|(_, column)| column)
+    }
+}
+
+impl fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error[{}]: {}", self.kind, self.message)?;
+        if let Some((line, column)) = self.position {
+            write!(f, " at line {line}, column {column}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for HistoryError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn write(name: &str, value: serde_json::Value) -> StoreWrite {
+        StoreWrite { scope: Scope::State, name: name.to_owned(), value }
+    }
+
+    #[test]
+    fn later_messages_win_and_swipes_switch() {
+        let mut h = StateHistory::new();
+        let a = h.push_message();
+        h.record_writes(a, &[write("x", json!(1)), write("y", json!("a"))]).unwrap();
+        let b = h.push_message();
+        h.record_writes(b, &[write("x", json!(2))]).unwrap();
+        assert_eq!(h.state_at(1).unwrap(), json!({"x": 1, "y": "a"}).as_object().cloned().unwrap());
+        assert_eq!(h.state()["x"], 2);
+        h.add_swipe(b).unwrap();
+        assert_eq!(h.state()["x"], 1);
+        h.select_swipe(b, 0).unwrap();
+        assert_eq!(h.state()["x"], 2);
+        h.delete_message(a).unwrap();
+        assert_eq!(h.state(), json!({"x": 2}).as_object().cloned().unwrap());
+        h.truncate(0);
+        assert!(h.state().is_empty() && h.is_empty());
+    }
+
+    #[test]
+    fn local_and_global_writes_are_not_kept() {
+        let mut h = StateHistory::new();
+        let m = h.push_message();
+        let local = StoreWrite { scope: Scope::Local, name: "l".into(), value: json!(1) };
+        h.record_writes(m, &[local, write("s", json!(true))]).unwrap();
+        assert_eq!(h.to_json(), r#"{"messages":[{"swipes":[{"s":true}]}]}"#);
+    }
+
+    #[test]
+    fn indices_out_of_range_are_typed_errors() {
+        let mut h = StateHistory::new();
+        assert_eq!(h.add_swipe(0).unwrap_err().kind(), HistoryErrorKind::MessageOutOfRange);
+        assert_eq!(h.state_at(1).unwrap_err().kind(), HistoryErrorKind::MessageOutOfRange);
+        assert!(h.state_at(0).unwrap().is_empty());
+        h.push_message();
+        let err = h.select_swipe(0, 1).unwrap_err();
+        assert_eq!(err.kind(), HistoryErrorKind::SwipeOutOfRange);
+        assert_eq!(
+            err.to_string(),
+            "error[swipe_out_of_range]: message 0 has no swipe 1 (it has 1 swipe)"
+        );
+        assert_eq!(h.delete_message(5).unwrap_err().kind().as_str(), "message_out_of_range");
+    }
+
+    #[test]
+    fn malformed_files_are_errors_with_positions() {
+        let cases = [
+            ("{\"messages\": [{\"swipes\": []}]}", 1, "a message needs at least one swipe"),
+            (
+                "{\"messages\": [{\"swipes\": [{}]},\n{\"swipes\": [{}], \"active\": 1}]}",
+                2,
+                "message 1: the active swipe 1",
+            ),
+            ("{\"messages\": 3}", 1, "invalid type"),
+            ("{\"messages\": [], \"extra\": 1}", 1, "unknown field"),
+            ("{\"messages\": [{\"swipes\": [[1]]}]}", 1, "invalid type"),
+            ("\n\n  {", 3, "EOF"),
+        ];
+        for (json, line, needle) in cases {
+            let err = StateHistory::from_json(json).unwrap_err();
+            assert_eq!(err.kind(), HistoryErrorKind::InvalidHistory, "{json}");
+            assert_eq!(err.line(), Some(line), "{json}: {err}");
+            assert!(err.message().contains(needle), "{json}: {err}");
+            assert!(err.column().is_some());
+        }
+    }
+
+    #[test]
+    fn json_round_trips_and_active_defaults_to_zero() {
+        let h = StateHistory::from_json(r#"{"messages":[{"swipes":[{"a":1},{"a":2}]}]}"#).unwrap();
+        assert_eq!(h.messages()[0].active(), 0);
+        assert_eq!(h.state()["a"], 1);
+        assert_eq!(StateHistory::from_json(&h.to_json()).unwrap(), h);
+    }
+}
