@@ -28,8 +28,8 @@ struct Repr {
     line: Option<usize>,
     column: Option<usize>,
     snippet: Option<String>,
-    /// The whole source line at `line`, for the caret rendering.
-    source_line: Option<String>,
+    /// The part of the source line at `line` drawn under the message.
+    excerpt: Option<Excerpt>,
     /// Where the input came from (`<stdin>` or a path), for the `-->` line.
     origin: Option<String>,
 }
@@ -44,7 +44,7 @@ impl Diagnostic {
                 line: None,
                 column: None,
                 snippet: None,
-                source_line: None,
+                excerpt: None,
                 origin: None,
             }),
         }
@@ -78,12 +78,16 @@ impl Diagnostic {
         self
     }
 
-    /// Keeps the source line the position points at, for the caret drawing.
-    /// Does nothing when there is no line or the source is shorter.
+    /// Keeps the source line the position points at, for the caret drawing
+    /// (around the column only, when the line is long). Does nothing when
+    /// there is no line or the source is shorter.
     pub fn with_source(mut self, source: &str) -> Diagnostic {
         if let Some(line) = self.repr.line {
-            self.repr.source_line =
-                source.split('\n').nth(line.saturating_sub(1)).map(|l| line_text(l).to_owned());
+            let column = self.repr.column.unwrap_or(1);
+            self.repr.excerpt = source
+                .split('\n')
+                .nth(line.saturating_sub(1))
+                .map(|text| Excerpt::new(line_text(text), column));
         }
         self
     }
@@ -128,16 +132,17 @@ impl Diagnostic {
         match (self.repr.line, self.repr.column) {
             (Some(line), Some(column)) => {
                 let _ = writeln!(out, "  --> {origin}:{line}:{column}");
-                if let Some(source_line) = &self.repr.source_line {
+                if let Some(excerpt) = &self.repr.excerpt {
                     let gutter = " ".repeat(line.to_string().len());
                     // Copy tabs so the caret lines up under tab-indented text.
-                    let pad: String = source_line
+                    let pad: String = excerpt
+                        .text
                         .chars()
-                        .take(column.saturating_sub(1))
+                        .take(excerpt.caret)
                         .map(|c| if c == '\t' { '\t' } else { ' ' })
                         .collect();
                     let _ = writeln!(out, "{gutter} |");
-                    let _ = writeln!(out, "{line} | {source_line}");
+                    let _ = writeln!(out, "{line} | {}", excerpt.text);
                     let _ = writeln!(out, "{gutter} | {pad}^");
                 }
             }
@@ -180,6 +185,38 @@ impl Diagnostic {
         });
         json.push('\n');
         json
+    }
+}
+
+/// The characters of a long source line shown before and after the column.
+const EXCERPT_BEFORE: usize = 40;
+const EXCERPT_AFTER: usize = 60;
+
+/// The part of a source line drawn under a message: the whole line when it is
+/// short, else a window around the column with `...` where it was cut, so a
+/// 100 MB line without newlines neither floods the terminal nor is copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Excerpt {
+    text: String,
+    /// How many characters of `text` stand before the caret.
+    caret: usize,
+}
+
+impl Excerpt {
+    fn new(line: &str, column: usize) -> Excerpt {
+        let before = column.saturating_sub(1);
+        let skip = before.saturating_sub(EXCERPT_BEFORE);
+        let mut text = String::new();
+        if skip > 0 {
+            text.push_str("...");
+        }
+        let mut chars = line.chars().skip(skip);
+        text.extend(chars.by_ref().take(before - skip + EXCERPT_AFTER));
+        let caret = if skip > 0 { 3 } else { 0 } + (before - skip);
+        if chars.next().is_some() {
+            text.push_str("...");
+        }
+        Excerpt { text, caret }
     }
 }
 
@@ -248,6 +285,23 @@ mod tests {
             d.render_json(),
             "{\"error\":{\"kind\":\"io_error\",\"message\":\"gone\",\"line\":null,\"column\":null,\"snippet\":null}}\n"
         );
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_column() {
+        let line = format!("{}ERR{}", "a".repeat(500), "b".repeat(500));
+        let d = Diagnostic::new("k", "m").at(1, 501).with_source(&line);
+        let expected_line = format!("1 | ...{}ERR{}...\n", "a".repeat(40), "b".repeat(57));
+        let expected_caret = format!("  | {}^\n", " ".repeat(43));
+        let out = d.render_human();
+        assert!(out.contains(&expected_line), "{out}");
+        assert!(out.contains(&expected_caret), "{out}");
+        // Near the start nothing is cut before, and a column past the end
+        // still gets its caret.
+        let d = Diagnostic::new("k", "m").at(1, 3).with_source("abc");
+        assert!(d.render_human().ends_with("1 | abc\n  |   ^\n"));
+        let d = Diagnostic::new("k", "m").at(1, 9).with_source("abc");
+        assert!(d.render_human().ends_with("1 | abc\n  |    ^\n"), "{}", d.render_human());
     }
 
     #[test]
