@@ -14,6 +14,9 @@
 //! crate's runner says; `expect` is either `{"error": "<kind>"}` or the
 //! bounded result the runner checks.
 
+// Each crate runs only the helpers its cases need.
+#![allow(dead_code)]
+
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
