@@ -28,8 +28,11 @@ fn narrative() -> impl Strategy<Value = String> {
     prop::collection::vec(line(), 0..30).prop_map(|lines| lines.concat())
 }
 
-/// Each turn as (role, text, embeds), and the rendered messages.
-fn run(text: &str, dialect: Dialect) -> (Vec<(Role, String, Vec<String>)>, Vec<Message>) {
+/// A turn as (role, text, embeds).
+type OwnedTurn = (Role, String, Vec<String>);
+
+/// Each turn, and the rendered messages.
+fn run(text: &str, dialect: Dialect) -> (Vec<OwnedTurn>, Vec<Message>) {
     let attachments = Attachments::from_entries([("a.png", b"\x89PNG".to_vec())]).unwrap();
     let resolved = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
     let turns = resolved.segment();

@@ -23,10 +23,9 @@ fn run(case: &Case) -> Result<(), String> {
             ("tags", processed.tags.len()),
         ];
         for (key, got) in counts {
-            if let Some(want) = expect.get(key).and_then(Value::as_u64) {
-                if want != got as u64 {
-                    return Err(format!("{dialect:?}: {key} is {got}, expected {want}"));
-                }
+            let want = expect.get(key).and_then(Value::as_u64);
+            if want.is_some_and(|want| want != got as u64) {
+                return Err(format!("{dialect:?}: {key} is {got}, expected {want:?}"));
             }
         }
         if processed.cleaned.len() > text.len() {

@@ -18,16 +18,14 @@ fn speaker(case: &Case) -> &str {
 }
 
 fn check_messages(case: &Case, messages: &[Message]) -> Result<(), String> {
-    if let Some(count) = case.expect.get("messages").and_then(Value::as_u64) {
-        if messages.len() as u64 != count {
-            return Err(format!("{} messages, expected {count}", messages.len()));
-        }
+    let count = case.expect.get("messages").and_then(Value::as_u64);
+    if count.is_some_and(|count| messages.len() as u64 != count) {
+        return Err(format!("{} messages, expected {count:?}", messages.len()));
     }
-    if let Some(len) = case.expect.get("content_len").and_then(Value::as_u64) {
-        let last = messages.last().and_then(Message::text).map_or(0, str::len);
-        if last as u64 != len {
-            return Err(format!("the last content has {last} bytes, expected {len}"));
-        }
+    let len = case.expect.get("content_len").and_then(Value::as_u64);
+    let last = messages.last().and_then(Message::text).map_or(0, str::len);
+    if len.is_some_and(|len| last as u64 != len) {
+        return Err(format!("the last content has {last} bytes, expected {len:?}"));
     }
     Ok(())
 }
