@@ -8,13 +8,16 @@
 //! engines render each template and the outputs are compared, so the two
 //! sides provably do the same work.
 //!
+//! The `scaling` group compiles and renders the text-heavy template at
+//! 100 KiB, 1 MiB and 10 MiB (1x, 10x, 100x): time must grow linearly.
+//!
 //! Run: `cargo bench -p benches --bench minijinja-brackets`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use benches::{input, repeat_to};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use minijinja_brackets::{Context, Environment};
 
 fn minijinja_env() -> minijinja::Environment<'static> {
@@ -97,5 +100,23 @@ fn compare(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, compare);
+fn scaling(c: &mut Criterion) {
+    let env = Environment::new();
+    let context: Context =
+        serde_json::from_str(&input("minijinja-brackets/context.json")).expect("context JSON");
+    let prose = input("minijinja-brackets/prose.txt");
+    let mut group = c.benchmark_group("minijinja-brackets/scaling");
+    group.sample_size(10).warm_up_time(Duration::from_millis(500));
+    for kib in [100, 1024, 10 * 1024] {
+        let source = repeat_to(&prose, kib << 10);
+        group.measurement_time(Duration::from_secs(if kib > 1024 { 8 } else { 3 }));
+        group.throughput(Throughput::Bytes(source.len() as u64));
+        group.bench_function(BenchmarkId::new("compile+render", format!("{kib}KiB")), |b| {
+            b.iter(|| env.compile(black_box(&source)).unwrap().render(&context, 0).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, compare, scaling);
 criterion_main!(benches);

@@ -7,6 +7,11 @@
 //!   denied, the workspace tests, and the docs with warnings denied.
 //! * `bench [ARGS...]`: the criterion benchmarks; extra arguments go to
 //!   `cargo bench` (for example `-- --quick`, or a benchmark name filter).
+//! * `fuzz [SECONDS]`: seeds the corpora (`fuzz/seed.py`) and runs every
+//!   cargo-fuzz target in `fuzz/` for SECONDS each (default 60), one after
+//!   the other, stopping at the first crash. Needs `cargo install
+//!   cargo-fuzz`; sets `RUSTC_BOOTSTRAP=1` itself so a stable toolchain
+//!   builds the fuzzers (see docs/reliability.md).
 
 use std::env;
 use std::path::PathBuf;
@@ -19,8 +24,9 @@ fn main() -> ExitCode {
     let result = match task.as_deref() {
         Some("ci") => ci(),
         Some("bench") => bench(&rest),
+        Some("fuzz") => fuzz(&rest),
         _ => {
-            eprintln!("usage: cargo xtask <ci | bench [CARGO BENCH ARGS...]>");
+            eprintln!("usage: cargo xtask <ci | bench [CARGO BENCH ARGS...] | fuzz [SECONDS]>");
             return ExitCode::from(2);
         }
     };
@@ -47,6 +53,51 @@ fn bench(extra: &[String]) -> Result<(), String> {
     cargo(&args, &[])
 }
 
+/// Every fuzz target for `SECONDS` (the only argument, default 60) each.
+fn fuzz(extra: &[String]) -> Result<(), String> {
+    let seconds: u64 = match extra {
+        [] => 60,
+        [seconds] => {
+            seconds.parse().map_err(|_| format!("`{seconds}` is not a number of seconds"))?
+        }
+        _ => return Err("usage: cargo xtask fuzz [SECONDS]".to_owned()),
+    };
+    let fuzz_dir = project_root().join("fuzz");
+    // Seeds come from the conformance fixtures and test inputs.
+    run(Command::new("python3").arg(fuzz_dir.join("seed.py")))?;
+
+    // cargo-fuzz passes nightly-only `-Z` flags; RUSTC_BOOTSTRAP lets a stable
+    // toolchain accept them.
+    let fuzz_cargo = |args: &[&str]| {
+        let mut command = Command::new(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        command.arg("fuzz").args(args).env("RUSTC_BOOTSTRAP", "1").current_dir(&fuzz_dir);
+        command
+    };
+    let listing =
+        fuzz_cargo(&["list"]).output().map_err(|err| format!("cannot run cargo fuzz: {err}"))?;
+    if !listing.status.success() {
+        return Err(
+            "`cargo fuzz list` failed: install it with `cargo install cargo-fuzz`".to_owned()
+        );
+    }
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    let max_time = format!("-max_total_time={seconds}");
+    for target in listing.split_whitespace() {
+        run(&mut fuzz_cargo(&[
+            "run",
+            "--release",
+            target,
+            "--",
+            &max_time,
+            "-timeout=10",
+            "-rss_limit_mb=2048",
+            "-max_len=65536",
+            "-print_final_stats=1",
+        ]))?;
+    }
+    Ok(())
+}
+
 /// Runs cargo (the one that runs us, per the `CARGO` variable) in the
 /// workspace root and fails when it does.
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
@@ -63,6 +114,14 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     } else {
         Err(format!("`cargo {}` failed ({status})", args.join(" ")))
     }
+}
+
+/// Runs a prepared command and fails when it does.
+fn run(command: &mut Command) -> Result<(), String> {
+    let line = format!("{command:?}");
+    eprintln!("$ {line}");
+    let status = command.status().map_err(|err| format!("cannot run {line}: {err}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{line} failed ({status})")) }
 }
 
 fn project_root() -> PathBuf {

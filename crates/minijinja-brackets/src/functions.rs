@@ -75,6 +75,10 @@ fn range(args: Args<'_>, limits: &Limits) -> Result<Value, Error> {
             ),
         ));
     }
-    let values = (0..count as i64).map(|i| Value::from(start + i * step)).collect();
+    // In i128: `i * step` can overflow i64 even when `start + i * step`,
+    // which lies between start and stop, cannot.
+    let values = (0..count)
+        .map(|i| Value::from((i128::from(start) + i * i128::from(step)) as i64))
+        .collect();
     Ok(Value::list(values))
 }

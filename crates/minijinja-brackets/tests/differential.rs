@@ -1,0 +1,86 @@
+//! Differential property: templates that use only what the bracket
+//! language shares with Jinja (text, integer and string expressions, common
+//! filters, `if`, `for` with `loop`, `set`) render exactly as minijinja
+//! renders them once `->` is spelled `|`. minijinja is the independent
+//! oracle; the bracket delimiters are configured on its side.
+
+use minijinja_brackets::{Context, Environment};
+use proptest::prelude::*;
+
+const CONTEXT: &str =
+    r#"{"n": 5, "m": 3, "s": "Ann Lee", "words": ["a", "bb", "ccc"], "user": {"name": "Bo"}}"#;
+
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z ,.!?é]{0,8}",
+        Just("[[ s ]]".to_owned()),
+        Just("[[ n ]]".to_owned()),
+        Just("[[ n + m * 2 - 1 ]]".to_owned()),
+        Just("[[ n // m ]][[ n % m ]]".to_owned()),
+        Just("[[ -n + (m - 10) ]]".to_owned()),
+        Just("[[ s -> upper ]]".to_owned()),
+        Just("[[ s -> lower -> title ]]".to_owned()),
+        Just("[[ s -> length ]]".to_owned()),
+        Just("[[ s -> replace(\"n\", \"N\") ]]".to_owned()),
+        Just("[[ words -> join(\"-\") ]]".to_owned()),
+        Just("[[ words -> reverse -> join ]]".to_owned()),
+        Just("[[ words -> first ]][[ words -> last ]]".to_owned()),
+        Just("[[ words[1] ]][[ user.name ]][[ user[\"name\"] ]]".to_owned()),
+        Just("[[ s ~ \"!\" ~ n ]]".to_owned()),
+        Just("[[ \"x\" * 3 ]]".to_owned()),
+        Just("[# a comment #]".to_owned()),
+        Just("[% if n > m and s %]T[% elif n %]E[% else %]F[% endif %]".to_owned()),
+        Just("[% if not words %]none[% endif %]".to_owned()),
+        Just("[% for w in words %][[ loop.index ]]:[[ w ]][% if not loop.last %],[% endif %][% endfor %]".to_owned()),
+        Just("[% for i in range(m) %][[ i * n ]] [% endfor %]".to_owned()),
+        Just("[% set n = n + 1 %]".to_owned()),
+        Just("[% set s = s ~ \"?\" %]".to_owned()),
+        Just("[[ n if n > 4 else m ]]".to_owned()),
+        // Booleans print differently (documented), so they are only tested.
+        Just("[% if \"A\" in s and 2 in [1, 2] %]in[% endif %]".to_owned()),
+    ]
+}
+
+fn template() -> impl Strategy<Value = String> {
+    prop::collection::vec(piece(), 0..12).prop_map(|pieces| pieces.concat())
+}
+
+fn brackets(source: &str) -> Result<String, String> {
+    let context: Context = serde_json::from_value(
+        serde_json::json!({ "state": serde_json::from_str::<serde_json::Value>(CONTEXT).unwrap() }),
+    )
+    .unwrap();
+    let env = Environment::new();
+    let template = env.compile(source).map_err(|err| err.to_string())?;
+    template.render(&context, 0).map(|rendered| rendered.output).map_err(|err| err.to_string())
+}
+
+fn minijinja(source: &str) -> Result<String, String> {
+    let mut env = minijinja::Environment::new();
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .block_delimiters("[%", "%]")
+        .variable_delimiters("[[", "]]")
+        .comment_delimiters("[#", "#]")
+        .keep_trailing_newline(true)
+        .build()
+        .unwrap();
+    env.set_syntax(syntax);
+    let context: serde_json::Value = serde_json::from_str(CONTEXT).unwrap();
+    env.render_str(
+        &source.replace("->", "|"),
+        minijinja::Value::from(minijinja::value::Serde(&context)),
+    )
+    .map_err(|err| err.to_string())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn shared_templates_render_as_minijinja_renders_them(source in template()) {
+        let ours = brackets(&source);
+        let theirs = minijinja(&source);
+        prop_assert!(ours.is_ok(), "brackets failed on {source:?}: {ours:?}");
+        prop_assert_eq!(ours.unwrap(), theirs.unwrap(), "source: {:?}", source);
+    }
+}

@@ -1,0 +1,41 @@
+//! The hostile-input corpus (`tests/hostile/prompt-comments.json` at the
+//! workspace root), in both dialects: 100 MB lines, millions of markers,
+//! directives, fences and escapes. Processing cannot fail, so each case
+//! pins the size of what comes out; all of it runs in linear time.
+
+#[path = "../../../tests/hostile/corpus.rs"]
+mod corpus;
+
+use prompt_comments::Dialect;
+use serde_json::Value;
+
+use corpus::Case;
+
+fn run(case: &Case) -> Result<(), String> {
+    let text = case.text();
+    for dialect in [Dialect::Standard, Dialect::Llmutils] {
+        let expect = case.expect.get(dialect.as_str()).unwrap_or(&case.expect);
+        let processed = dialect.process(text);
+        let counts = [
+            ("cleaned_len", processed.cleaned.len()),
+            ("params", processed.params.len()),
+            ("metadata", processed.metadata.len()),
+            ("tags", processed.tags.len()),
+        ];
+        for (key, got) in counts {
+            let want = expect.get(key).and_then(Value::as_u64);
+            if want.is_some_and(|want| want != got as u64) {
+                return Err(format!("{dialect:?}: {key} is {got}, expected {want:?}"));
+            }
+        }
+        if processed.cleaned.len() > text.len() {
+            return Err(format!("{dialect:?}: the cleaned text is longer than the input"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_hostile_prompt_is_processed_in_bounds() {
+    corpus::run_all(include_str!("../../../tests/hostile/prompt-comments.json"), run);
+}

@@ -1,0 +1,71 @@
+//! `transcript_flip`: `flip_json` and `alternate_json` from arbitrary JSON,
+//! then `ensure_alternating` over what they return, and `sanitize` over the
+//! raw text, in both modes. The first byte picks the mode and options.
+//!
+//! Checked beyond "no panic": `ensure_alternating` output never has two
+//! neighbours with the same role and is a fixed point; a sanitized text is
+//! left alone by a second pass (Standard mode).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use transcript_flip::{
+    FlipOptions, Label, Message, Mode, SpeakerName, alternate_json, ensure_alternating_with,
+    flip_json, sanitize_with, turns_from_json,
+};
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let mode = if selector & 1 == 0 { Mode::Standard } else { Mode::Llmr };
+    let speaker_name = match (selector >> 1) & 3 {
+        0 => SpeakerName::Label,
+        1 => SpeakerName::Field,
+        _ => SpeakerName::Both,
+    };
+    let mut options = FlipOptions::new()
+        .mode(mode)
+        .speaker_name(speaker_name)
+        .sanitize(selector & 8 == 0)
+        .ensure_final_user(selector & 16 == 0);
+    if selector & 32 != 0 {
+        options = options.system("You are {speaker}.").instruction("Your turn.");
+    }
+    if selector & 64 != 0 {
+        options = options.label(Label::template("[{speaker}] {speaker}: "));
+    }
+
+    // Flip as every speaker the transcript names (at most a few).
+    if let Ok(turns) = turns_from_json(text) {
+        let mut speakers: Vec<&str> = turns.iter().map(|turn| turn.speaker.as_str()).collect();
+        speakers.dedup();
+        speakers.truncate(4);
+        for speaker in speakers {
+            if let Ok(messages) = flip_json(text, &Value::from(speaker), &options) {
+                check_alternating(messages, mode);
+            }
+        }
+    }
+    let _ = flip_json(text, &Value::from("Ana"), &options);
+    if let Ok(messages) = alternate_json(text, mode) {
+        check_alternating(messages, mode);
+    }
+
+    let once = sanitize_with(text, mode);
+    if mode == Mode::Standard {
+        let twice = sanitize_with(&once, mode);
+        assert_eq!(once, twice, "sanitizing a sanitized text changed it");
+    }
+});
+
+fn check_alternating(messages: Vec<Message>, mode: Mode) {
+    let Ok(fixed) = ensure_alternating_with(messages, mode) else { return };
+    for pair in fixed.windows(2) {
+        if pair[0].role.is_some() {
+            assert!(pair[0].role != pair[1].role, "same-role neighbours survived: {pair:?}");
+        }
+    }
+    let again = ensure_alternating_with(fixed.clone(), mode).expect("a fixed array stays valid");
+    assert_eq!(again, fixed, "ensure_alternating is not a fixed point");
+}
