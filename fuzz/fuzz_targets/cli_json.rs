@@ -18,7 +18,8 @@ fuzz_target!(|data: &[u8]| {
 
     match input.json::<Value>() {
         Ok(mut document) => {
-            for dialect in [prompt_comments::Dialect::Standard, prompt_comments::Dialect::Llmutils] {
+            for dialect in [prompt_comments::Dialect::Standard, prompt_comments::Dialect::Llmutils]
+            {
                 let _ = dialect.strip_messages_document(&mut document.clone());
             }
             let _ = prompt_comments::Dialect::Standard.strip_messages_document(&mut document);

@@ -86,6 +86,8 @@ fn fuzz(extra: &[String]) -> Result<(), String> {
         run(&mut fuzz_cargo(&[
             "run",
             "--release",
+            // Overflow checks and debug asserts on: a wrapped number is a bug.
+            "--debug-assertions",
             target,
             "--",
             &max_time,
