@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use prompt_suite::pipeline::{Batch, Summary};
 
 use crate::args::InputArg;
-use crate::commands::build::{PipelineArgs, diagnostic, random_seed};
+use crate::commands::build::{PipelineArgs, diagnostic};
+use crate::commands::template_context::random_seed;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 

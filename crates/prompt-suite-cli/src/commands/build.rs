@@ -3,18 +3,18 @@
 //! that `batch` shares.
 
 use std::borrow::Cow;
-use std::hash::{BuildHasher, RandomState};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use prompt_suite::brackets::Environment;
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Alternation, Attachments, Context, ContextAs, Output, Pipeline,
-    Provider, Source, Stages, Transcript,
+    self as prompt_pipeline, Alternation, Attachments, ContextAs, Output, Pipeline, Provider,
+    Source, Stages, Transcript,
 };
 use serde_json::{Value, json};
 
 use crate::args::InputArg;
+use crate::commands::template_context::{random_seed, read_context};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
@@ -176,21 +176,13 @@ impl PipelineArgs {
     }
 }
 
-/// A random seed, for when none is given.
-pub(crate) fn random_seed() -> u64 {
-    RandomState::new().hash_one(std::time::SystemTime::now())
-}
-
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let pipeline = args.pipeline.pipeline();
     let source = args.pipeline.source(&pipeline, &input)?;
     let prompt_text = source.text().to_owned();
-    let context: Context = match &args.context {
-        Some(path) => Input::read(Some(path))?.json()?,
-        None => Context::default(),
-    };
+    let context = read_context(args.context.as_deref())?;
     let transcript = match (&args.transcript, &args.speaker) {
         (Some(path), Some(speaker)) => {
             let file = Input::read(Some(path))?;

@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use prompt_suite::brackets::{Context, Environment};
+use prompt_suite::brackets::Environment;
 
 use crate::args::InputArg;
+use crate::commands::template_context::read_context;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
@@ -31,10 +32,7 @@ pub(crate) struct CheckArgs {
 pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let source = input.text()?;
-    let context: Context = match &args.context {
-        Some(path) => Input::read(Some(path))?.json()?,
-        None => Context::default(),
-    };
+    let context = read_context(args.context.as_deref())?;
     let env = Environment::new();
     let template = env.compile(source).map_err(|err| input.reject(&err))?;
     let analysis = template.analyze_with(&context);

@@ -12,6 +12,7 @@ mod comments;
 mod flip;
 mod render;
 mod segment;
+mod template_context;
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]

@@ -6,10 +6,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use prompt_suite::brackets::{
-    Context, Distribution, Environment, Error, HistoryError, Rendered, StateHistory,
+    Distribution, Environment, Error, HistoryError, Rendered, StateHistory,
 };
 
 use crate::args::InputArg;
+use crate::commands::template_context::{random_seed, read_context};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
@@ -106,10 +107,7 @@ impl Reportable for Error {
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let source = input.text()?;
-    let mut context: Context = match &args.context {
-        Some(path) => Input::read(Some(path))?.json()?,
-        None => Context::default(),
-    };
+    let mut context = read_context(args.context.as_deref())?;
     let mut env = Environment::new();
     env.set_strict(args.strict);
     env.set_trim_blocks(args.trim_blocks);
@@ -169,16 +167,6 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     } else {
         output::write_bytes(rendered.output.as_bytes())
     }
-}
-
-/// A seed that differs between runs: the process's random hasher keys
-/// mixed with the clock.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
-    hasher.finish()
 }
 
 /// An index error of a history operation (`--at` past the end), naming

@@ -1,0 +1,28 @@
+//! What the template-rendering subcommands (`render`, `check`, `build`,
+//! `batch`) share: the `--context` file and the seed used without `--seed`.
+
+use std::hash::{BuildHasher, Hasher};
+use std::path::Path;
+
+use prompt_suite::brackets::Context;
+
+use crate::diagnostic::Diagnostic;
+use crate::input::Input;
+
+/// The stores in the `--context` file (`{"state", "local", "global"}`, each
+/// optional), or empty stores without one.
+pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
+    match path {
+        Some(path) => Input::read(Some(path))?.json(),
+        None => Ok(Context::default()),
+    }
+}
+
+/// A seed that differs between runs: the process's random hasher keys mixed
+/// with the clock.
+pub(crate) fn random_seed() -> u64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
+    hasher.finish()
+}
