@@ -80,6 +80,20 @@ impl Params {
         Ok(params)
     }
 
+    /// The names of the set parameters that some provider has no field for
+    /// (`top_k`, `seed`, `presence_penalty`, `frequency_penalty`), in that
+    /// order.
+    pub(crate) fn set_optional_names(&self) -> impl Iterator<Item = &'static str> {
+        [
+            ("top_k", self.top_k.is_some()),
+            ("seed", self.seed.is_some()),
+            ("presence_penalty", self.presence_penalty.is_some()),
+            ("frequency_penalty", self.frequency_penalty.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+    }
+
     /// `extra` as JSON values: a value that is a JSON literal (number,
     /// boolean, null, array, object) is sent as that literal, anything else as
     /// a string.

@@ -10,7 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Conversation, Notice, Provider, base64, check_range, notices, unsupported};
+use super::{
+    Conversation, Notice, Provider, base64, check_range, media_only_from_user, notices, unsupported,
+};
 use crate::error::{Error, ErrorKind};
 use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
@@ -161,14 +163,13 @@ pub fn build(
 }
 
 fn block(index: usize, role: Role, part: &ContentPart) -> Result<Block, Error> {
-    if role != Role::User && !matches!(part, ContentPart::Text { .. }) {
-        return Err(unsupported(
-            PROVIDER,
-            index,
-            part,
-            "only user messages carry images and documents",
-        ));
-    }
+    media_only_from_user(
+        PROVIDER,
+        index,
+        role,
+        part,
+        "only user messages carry images and documents",
+    )?;
     Ok(match part {
         ContentPart::Text { text } => Block::Text { text: text.clone() },
         ContentPart::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {

@@ -156,21 +156,14 @@ fn check_range(
     }
 }
 
-/// Notices for the parameters `params` sets among `names` (known to the
-/// suite, absent from this provider), plus every unknown parameter where the
-/// provider does not receive them (all but OpenAI).
-fn notices(provider: Provider, params: &Params, names: &[&str]) -> Vec<Notice> {
-    let set = |name: &str| match name {
-        "top_k" => params.top_k.is_some(),
-        "seed" => params.seed.is_some(),
-        "presence_penalty" => params.presence_penalty.is_some(),
-        "frequency_penalty" => params.frequency_penalty.is_some(),
-        _ => false,
-    };
-    let mut notices: Vec<Notice> = names
-        .iter()
-        .filter(|name| set(name))
-        .map(|name| Notice::UnsupportedParam { param: (*name).to_owned() })
+/// Notices for the parameters `params` sets that this provider lacks
+/// (`unsupported`), plus every unknown parameter where the provider does not
+/// receive them (all but OpenAI).
+fn notices(provider: Provider, params: &Params, unsupported: &[&str]) -> Vec<Notice> {
+    let mut notices: Vec<Notice> = params
+        .set_optional_names()
+        .filter(|name| unsupported.contains(name))
+        .map(|name| Notice::UnsupportedParam { param: name.to_owned() })
         .collect();
     if provider != Provider::OpenAi {
         notices.extend(
@@ -239,6 +232,23 @@ impl<'a> Conversation<'a> {
             Some((Role::User, _)) => Ok(Conversation { system, turns, dropped_names }),
             Some(_) => Err(Error::new(ErrorKind::FirstNotUser { provider: provider.as_str() })),
         }
+    }
+}
+
+/// Fails when `part` is an image or a file in a message that is not the
+/// user's: OpenAI and Anthropic take media from the user only (`reason`
+/// names what the provider calls them).
+fn media_only_from_user(
+    provider: Provider,
+    message: usize,
+    role: Role,
+    part: &ContentPart,
+    reason: &'static str,
+) -> Result<(), Error> {
+    match part {
+        ContentPart::Text { .. } => Ok(()),
+        _ if role == Role::User => Ok(()),
+        _ => Err(unsupported(provider, message, part, reason)),
     }
 }
 

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Notice, Provider, base64, check_range, notices, unsupported};
+use super::{Notice, Provider, base64, check_range, media_only_from_user, notices, unsupported};
 use crate::error::Error;
 use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
@@ -171,14 +171,7 @@ fn chat_message(index: usize, message: &Message) -> Result<ChatMessage, Error> {
 }
 
 fn chat_part(index: usize, role: Role, part: &ContentPart) -> Result<ChatPart, Error> {
-    if role != Role::User && !matches!(part, ContentPart::Text { .. }) {
-        return Err(unsupported(
-            PROVIDER,
-            index,
-            part,
-            "only user messages carry images and files",
-        ));
-    }
+    media_only_from_user(PROVIDER, index, role, part, "only user messages carry images and files")?;
     Ok(match part {
         ContentPart::Text { text } => ChatPart::Text { text: text.clone() },
         ContentPart::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
