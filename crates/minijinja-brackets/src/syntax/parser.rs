@@ -397,7 +397,7 @@ impl<'a> Grammar<'a, '_> {
             }
             (Some(b'('), _) if !filtering => {
                 let (j, args) = self.call_args(&j[1..])?;
-                Ok((j, Ok(ExprKind::Call(Box::new(e), args))))
+                Ok((j, Ok(ExprKind::Call(Box::new(e), Box::new(args)))))
             }
             (Some(b'-'), Some(b'>')) => self.filter(e, &j[2..]).map(|(j, kind)| (j, Ok(kind))),
             (Some(b'i'), Some(b's')) => match peek_ok(kw("is"), j)? {
@@ -444,7 +444,7 @@ impl<'a> Grammar<'a, '_> {
             |n| env.suggest_filter(n).map(str::to_owned),
         )?;
         let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Filter(Box::new(e), FilterCall { name, filter, args })))
+        Ok((j, ExprKind::Filter(Box::new(e), Box::new(FilterCall { name, filter, args }))))
     }
 
     /// After `is`: `not`, a test name known to the environment, arguments.
@@ -463,7 +463,7 @@ impl<'a> Grammar<'a, '_> {
             |n| env.suggest_test(n).map(str::to_owned),
         )?;
         let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Test(Box::new(e), TestCall { name, test, negated, args })))
+        Ok((j, ExprKind::Test(Box::new(e), Box::new(TestCall { name, test, negated, args }))))
     }
 
     /// The name of a filter or test (`what`, written after `after`) and
@@ -1146,17 +1146,19 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
                 };
                 Node::For(Box::new(ForLoop { targets, iterable, filter, body, otherwise, span }))
             }
-            Stmt::Set(target, Some(value)) => Node::Set { target, value, span },
+            Stmt::Set(target, Some(value)) => {
+                Node::Set { target: Box::new(target), value: Box::new(value), span }
+            }
             Stmt::Set(target, None) => {
                 let (body, _) = self.closed_body(&["endset"], "set", span)?;
-                Node::SetBlock { target, body, span }
+                Node::SetBlock { target: Box::new(target), body, span }
             }
             Stmt::Macro(name, params) => {
                 let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
                 Node::Macro(Box::new(MacroDef { name, params, body }))
             }
             Stmt::Weighted => self.weighted(span)?,
-            Stmt::Effect(kind, value) => Node::Effect { kind, value, span },
+            Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },
             Stmt::Choice(_) => {
                 return Err(self.syntax_error("`choice` outside a `weighted` block".into(), span));
             }
