@@ -8,17 +8,18 @@
 //! engines render each template and the outputs are compared, so the two
 //! sides provably do the same work.
 //!
-//! The `scaling` group compiles and renders the text-heavy template at
-//! 1, 10 and 100 MiB (1x, 10x, 100x), as the other crates' benches do, with
-//! the output, string and fuel limits lifted: time must grow linearly.
+//! The `scaling` group compiles and renders the text-heavy template over the
+//! two series of [`benches::Series`] (1x, 10x, 100x), as the other crates'
+//! benches do, with the output, string and fuel limits lifted: time must
+//! grow linearly.
 //!
 //! Run: `cargo bench -p benches --bench minijinja-brackets`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use benches::{input, repeat_to};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use benches::{Series, configure_scaling, input, repeat_to};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use minijinja_brackets::{Context, Environment, Limits};
 
 fn minijinja_env() -> minijinja::Environment<'static> {
@@ -110,14 +111,15 @@ fn scaling(c: &mut Criterion) {
         serde_json::from_str(&input("minijinja-brackets/context.json")).expect("context JSON");
     let prose = input("minijinja-brackets/prose.txt");
     let mut group = c.benchmark_group("minijinja-brackets/scaling");
-    group.sample_size(10).warm_up_time(Duration::from_millis(500));
-    for mib in [1, 10, 100] {
-        let source = repeat_to(&prose, mib << 20);
-        group.measurement_time(Duration::from_secs(if mib == 100 { 10 } else { 3 }));
-        group.throughput(Throughput::Bytes(source.len() as u64));
-        group.bench_function(BenchmarkId::new("compile+render", format!("{mib}MiB")), |b| {
-            b.iter(|| env.compile(black_box(&source)).unwrap().render(&context, 0).unwrap())
-        });
+    for series in Series::BOTH {
+        for (factor, bytes) in series.sizes() {
+            let source = repeat_to(&prose, bytes);
+            configure_scaling(&mut group, bytes);
+            group.throughput(Throughput::Bytes(source.len() as u64));
+            group.bench_function(series.id("compile+render", factor), |b| {
+                b.iter(|| env.compile(black_box(&source)).unwrap().render(&context, 0).unwrap())
+            });
+        }
     }
     group.finish();
 }

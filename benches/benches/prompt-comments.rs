@@ -1,12 +1,13 @@
 //! Throughput of `prompt-comments` on comment-free prose and on a
 //! comment-dense prompt (a comment on every third line or more: full-line,
-//! inline and directives), in both dialects, and its growth from 1 MiB to
-//! 100 MiB. Run: `cargo bench -p benches --bench prompt-comments`.
+//! inline and directives), in both dialects, and its growth over the two
+//! scaling series of [`benches::Series`].
+//! Run: `cargo bench -p benches --bench prompt-comments`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use benches::{input, repeat_to};
+use benches::{Series, configure_scaling, input, repeat_to};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use prompt_comments::Dialect;
 
@@ -35,18 +36,15 @@ fn throughput(c: &mut Criterion) {
 fn scaling(c: &mut Criterion) {
     let unit = input("prompt-comments/dense.txt");
     let mut group = c.benchmark_group("prompt-comments/scaling");
-    group.warm_up_time(Duration::from_millis(300));
-    for mib in [1, 10, 100] {
-        let text = repeat_to(&unit, mib * MIB);
-        // The 100 MiB case takes ~0.1-0.5 s an iteration: keep it to the
-        // minimum sample count criterion allows.
-        group.sample_size(10);
-        group.measurement_time(Duration::from_secs(if mib == 100 { 8 } else { 3 }));
-        group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_function(
-            BenchmarkId::new("process/standard/comment-dense", format!("{mib}MiB")),
-            |b| b.iter(|| black_box(Dialect::Standard.process(black_box(&text)))),
-        );
+    for series in Series::BOTH {
+        for (factor, bytes) in series.sizes() {
+            let text = repeat_to(&unit, bytes);
+            configure_scaling(&mut group, bytes);
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_function(series.id("process-standard", factor), |b| {
+                b.iter(|| black_box(Dialect::Standard.process(black_box(&text))))
+            });
+        }
     }
     group.finish();
 }

@@ -5,7 +5,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use benches::{Series, configure_scaling};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use transcript_flip::{FlipOptions, Mode, Turn, flip, sanitize};
 
 const SPEAKERS: [&str; 5] = ["Mod", "Ana", "Ben", "Cy", "Dee"];
@@ -47,16 +48,21 @@ fn flip_100k(c: &mut Criterion) {
     group.finish();
 }
 
+/// Transcripts of 200, 2 000 and 20 000 turns (cache) and of 10 000,
+/// 100 000 and 1 000 000 (memory); a turn is about 60 bytes of text plus
+/// its two strings' heap blocks.
 fn flip_scaling(c: &mut Criterion) {
-    let mut group = c.benchmark_group("flip_scaling_standard");
-    group.sample_size(10).measurement_time(Duration::from_secs(4));
+    let mut group = c.benchmark_group("transcript-flip/scaling");
     let options = options(Mode::Standard);
-    for size in [10_000, 100_000, 1_000_000] {
-        let turns = transcript(size);
-        group.throughput(Throughput::Elements(size as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(size), &turns, |b, turns| {
-            b.iter(|| flip(black_box(turns), "Ben", &options));
-        });
+    for series in [Series::CACHE.with_base(200), Series::MEMORY.with_base(10_000)] {
+        for (factor, size) in series.sizes() {
+            let turns = transcript(size);
+            configure_scaling(&mut group, size * 100);
+            group.throughput(Throughput::Elements(size as u64));
+            group.bench_with_input(series.id("flip-standard", factor), &turns, |b, turns| {
+                b.iter(|| flip(black_box(turns), "Ben", &options));
+            });
+        }
     }
     group.finish();
 }

@@ -30,6 +30,68 @@ pub fn repeat_to(unit: &str, bytes: usize) -> String {
     unit.repeat(copies)
 }
 
+/// One size series of the scaling benchmarks: the same input at 1x, 10x and
+/// 100x a base size (in bytes, or in turns for transcripts).
+///
+/// Every scaling benchmark runs two series, named in its criterion id as
+/// `<variant>/<series>/<factor>x` inside a `<crate>/scaling` group, the
+/// shape `cargo xtask scaling` reads back into one table:
+///
+/// - [`Series::CACHE`] keeps the whole working set inside this machine's
+///   last-level cache, so the time ratio shows how the code grows;
+/// - [`Series::MEMORY`] goes to 100 MiB, far past the cache, where every
+///   byte also pays main-memory bandwidth and page faults on fresh memory.
+///   The `machine/scaling` group measures what that costs a plain pass over
+///   the same sizes, so the two can be read side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Series {
+    /// The series' name in benchmark ids: `cache` or `memory`.
+    pub name: &'static str,
+    /// The size at 1x.
+    pub base: usize,
+}
+
+impl Series {
+    /// 32 KiB, 320 KiB and 3.2 MiB: input, output and any tree together stay
+    /// well under the 16 MiB beyond which a plain read on this machine slows
+    /// from about 5.5 to 2 GB/s.
+    pub const CACHE: Series = Series { name: "cache", base: 32 << 10 };
+    /// 1, 10 and 100 MiB.
+    pub const MEMORY: Series = Series { name: "memory", base: 1 << 20 };
+    /// Both series, cache first.
+    pub const BOTH: [Series; 2] = [Series::CACHE, Series::MEMORY];
+    /// The multiples of the base size every series measures.
+    pub const FACTORS: [usize; 3] = [1, 10, 100];
+
+    /// The same series over another unit (turns instead of bytes).
+    pub const fn with_base(self, base: usize) -> Series {
+        Series { name: self.name, base }
+    }
+
+    /// `(factor, size)` for 1x, 10x and 100x.
+    pub fn sizes(self) -> impl Iterator<Item = (usize, usize)> {
+        Series::FACTORS.into_iter().map(move |factor| (factor, factor * self.base))
+    }
+
+    /// The criterion id of one point: function `<variant>/<series>`,
+    /// parameter `<factor>x`.
+    pub fn id(self, variant: &str, factor: usize) -> criterion::BenchmarkId {
+        criterion::BenchmarkId::new(format!("{variant}/{}", self.name), format!("{factor}x"))
+    }
+}
+
+/// Criterion settings for one scaling point of `size_bytes` bytes: ten
+/// samples, and more time for the large cases so that ten runs fit.
+pub fn configure_scaling<M: criterion::measurement::Measurement>(
+    group: &mut criterion::BenchmarkGroup<'_, M>,
+    size_bytes: usize,
+) {
+    let large = size_bytes >= 50 << 20;
+    group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(if large { 1 } else { 300 }));
+    group.measurement_time(std::time::Duration::from_secs(if large { 8 } else { 3 }));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +101,12 @@ mod tests {
         assert_eq!(repeat_to("abc", 7), "abcabcabc");
         assert_eq!(repeat_to("abc", 6), "abcabc");
         assert_eq!(repeat_to("", 6), "");
+    }
+
+    #[test]
+    fn series_ids_have_the_shape_the_table_reads() {
+        let sizes: Vec<_> = Series::CACHE.with_base(3).sizes().collect();
+        assert_eq!(sizes, [(1, 3), (10, 30), (100, 300)]);
+        assert!(Series::MEMORY.id("flip", 10) == criterion::BenchmarkId::new("flip/memory", "10x"));
     }
 }

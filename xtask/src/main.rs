@@ -7,6 +7,10 @@
 //!   denied, the workspace tests, and the docs with warnings denied.
 //! * `bench [ARGS...]`: the criterion benchmarks; extra arguments go to
 //!   `cargo bench` (for example `-- --quick`, or a benchmark name filter).
+//! * `scaling`: every crate's scaling benchmark and the machine baseline
+//!   (1x, 10x, 100x in two series, see `benches::Series`), then the table of
+//!   their growth (`benches/src/bin/scaling-table.rs`); fails when the
+//!   cache series of any crate grows more than 120x for 100x the input.
 //! * `fuzz [SECONDS]`: seeds the corpora (`fuzz/seed.py`) and runs every
 //!   cargo-fuzz target in `fuzz/` for SECONDS each (default 60), one after
 //!   the other, stopping at the first crash. Needs `cargo install
@@ -24,9 +28,12 @@ fn main() -> ExitCode {
     let result = match task.as_deref() {
         Some("ci") => ci(),
         Some("bench") => bench(&rest),
+        Some("scaling") if rest.is_empty() => scaling(),
         Some("fuzz") => fuzz(&rest),
         _ => {
-            eprintln!("usage: cargo xtask <ci | bench [CARGO BENCH ARGS...] | fuzz [SECONDS]>");
+            eprintln!(
+                "usage: cargo xtask <ci | bench [CARGO BENCH ARGS...] | scaling | fuzz [SECONDS]>"
+            );
             return ExitCode::from(2);
         }
     };
@@ -51,6 +58,21 @@ fn bench(extra: &[String]) -> Result<(), String> {
     let mut args = vec!["bench", "--package", "benches"];
     args.extend(extra.iter().map(String::as_str));
     cargo(&args, &[])
+}
+
+/// The benchmarks with a `<crate>/scaling` group, and the machine's own.
+const SCALING_BENCHES: [&str; 5] =
+    ["prompt-comments", "transcript-flip", "narrative-segment", "minijinja-brackets", "machine"];
+
+/// Every scaling series, then their table.
+fn scaling() -> Result<(), String> {
+    let mut args = vec!["bench", "--package", "benches"];
+    for name in SCALING_BENCHES {
+        args.extend(["--bench", name]);
+    }
+    args.extend(["--", "/scaling/"]);
+    cargo(&args, &[])?;
+    cargo(&["run", "--quiet", "--release", "--package", "benches", "--bin", "scaling-table"], &[])
 }
 
 /// Every fuzz target for `SECONDS` (the only argument, default 60) each.
