@@ -99,6 +99,10 @@ struct Scanner<'a> {
     out: Parsed,
     embed_close: Cached,
     comment_close: Cached,
+    /// `@@@` and `-->`, built once: building a finder per search cost more
+    /// than the search on short gaps.
+    embed_fence: memmem::Finder<'static>,
+    comment_end: memmem::Finder<'static>,
     link_bracket: Cached,
     link_paren: Cached,
     /// The next `@`, backtick or LF: the stops of ordinary prose.
@@ -125,6 +129,8 @@ impl<'a> Scanner<'a> {
             out: Parsed::default(),
             embed_close: Cached::EMPTY,
             comment_close: Cached::EMPTY,
+            embed_fence: memmem::Finder::new(b"@@@"),
+            comment_end: memmem::Finder::new(b"-->"),
             link_bracket: Cached::EMPTY,
             link_paren: Cached::EMPTY,
             next_common: Cached::EMPTY,
@@ -201,11 +207,11 @@ impl<'a> Scanner<'a> {
         }
         let content_start = line.next;
         let bytes = self.bytes;
+        let fence = &self.embed_fence;
         let close = (content_start < bytes.len())
             .then(|| {
-                self.embed_close.find(content_start, |from| {
-                    memmem::find(&bytes[from..], b"@@@").map(|i| from + i)
-                })
+                self.embed_close
+                    .find(content_start, |from| fence.find(&bytes[from..]).map(|i| from + i))
             })
             .flatten();
         match close {
@@ -266,10 +272,12 @@ impl<'a> Scanner<'a> {
                     let escaped = bytes.get(pos + 1).is_some_and(u8::is_ascii_punctuation);
                     pos + 1 + usize::from(escaped)
                 }
-                b'<' if bytes[pos..].starts_with(b"<!--") => self
-                    .comment_close
-                    .find(pos + 4, |from| memmem::find(&bytes[from..], b"-->").map(|i| from + i))
-                    .map_or(pos + 1, |close| close + 3),
+                b'<' if bytes[pos..].starts_with(b"<!--") => {
+                    let end = &self.comment_end;
+                    self.comment_close
+                        .find(pos + 4, |from| end.find(&bytes[from..]).map(|i| from + i))
+                        .map_or(pos + 1, |close| close + 3)
+                }
                 b'[' => self.link(pos),
                 _ => pos + 1,
             };
