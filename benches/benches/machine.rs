@@ -1,4 +1,4 @@
-//! What this machine itself charges as data grows, over the same two size
+//! What this machine itself charges as data grows, over the same size
 //! series as the crates' scaling benchmarks ([`benches::Series`]): a read of
 //! every byte, and a copy into fresh memory (what any function that returns
 //! an owned result of the input's size pays). No code can grow more slowly
@@ -13,7 +13,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("machine/scaling");
-    for series in Series::BOTH {
+    for series in Series::selected() {
         for (factor, bytes) in series.sizes() {
             let data: Vec<u8> = (0..bytes).map(|i| b'a' + (i % 26) as u8).collect();
             configure_scaling(&mut group, bytes);

@@ -1,5 +1,5 @@
 //! Segmenting narratives: parse, resolve and split a realistic conversation
-//! scaled over the two series of [`benches::Series`] (1x, 10x, 100x), in
+//! scaled over the series of [`benches::Series`] (1x, 10x, 100x), in
 //! both dialects. Throughput should stay flat as the input grows (linear
 //! time). Run: `cargo bench -p benches --bench narrative-segment`.
 
@@ -19,7 +19,7 @@ fn segment(c: &mut Criterion) {
     ])
     .expect("safe names");
     let mut group = c.benchmark_group("narrative-segment/scaling");
-    for series in Series::BOTH {
+    for series in Series::selected() {
         for (factor, bytes) in series.sizes() {
             let text = benches::repeat_to(&unit, bytes);
             group.throughput(Throughput::Bytes(text.len() as u64));

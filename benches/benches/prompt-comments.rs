@@ -1,7 +1,7 @@
 //! Throughput of `prompt-comments` on comment-free prose and on a
 //! comment-dense prompt (a comment on every third line or more: full-line,
-//! inline and directives), in both dialects, and its growth over the two
-//! scaling series of [`benches::Series`].
+//! inline and directives), in both dialects, and its growth over the scaling
+//! series of [`benches::Series`].
 //! Run: `cargo bench -p benches --bench prompt-comments`.
 
 use std::hint::black_box;
@@ -36,7 +36,7 @@ fn throughput(c: &mut Criterion) {
 fn scaling(c: &mut Criterion) {
     let unit = input("prompt-comments/dense.txt");
     let mut group = c.benchmark_group("prompt-comments/scaling");
-    for series in Series::BOTH {
+    for series in Series::selected() {
         for (factor, bytes) in series.sizes() {
             let text = repeat_to(&unit, bytes);
             configure_scaling(&mut group, bytes);

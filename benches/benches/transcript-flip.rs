@@ -48,13 +48,26 @@ fn flip_100k(c: &mut Criterion) {
     group.finish();
 }
 
-/// Transcripts of 200, 2 000 and 20 000 turns (cache) and of 10 000,
-/// 100 000 and 1 000 000 (memory); a turn is about 60 bytes of text plus
-/// its two strings' heap blocks.
+/// Each series' 1x in turns: a turn is about 160 bytes in memory (its
+/// `Turn`, and the heap blocks of its speaker and text), so these match the
+/// byte sizes of the other crates' series.
+fn base_turns(series: Series) -> usize {
+    if series == Series::CACHE {
+        200
+    } else if series == Series::MEMORY {
+        10_000
+    } else {
+        200_000
+    }
+}
+
+/// Transcripts of 200, 2 000 and 20 000 turns (cache), of 10 000, 100 000
+/// and 1 000 000 (memory), and of 200 000 to 20 million (dram).
 fn flip_scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("transcript-flip/scaling");
     let options = options(Mode::Standard);
-    for series in [Series::CACHE.with_base(200), Series::MEMORY.with_base(10_000)] {
+    for series in Series::selected() {
+        let series = series.with_base(base_turns(series));
         for (factor, size) in series.sizes() {
             let turns = transcript(size);
             configure_scaling(&mut group, size * 100);

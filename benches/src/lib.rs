@@ -33,16 +33,19 @@ pub fn repeat_to(unit: &str, bytes: usize) -> String {
 /// One size series of the scaling benchmarks: the same input at 1x, 10x and
 /// 100x a base size (in bytes, or in turns for transcripts).
 ///
-/// Every scaling benchmark runs two series, named in its criterion id as
+/// Every scaling benchmark runs these series, named in its criterion id as
 /// `<variant>/<series>/<factor>x` inside a `<crate>/scaling` group, the
 /// shape `cargo xtask scaling` reads back into one table:
 ///
 /// - [`Series::CACHE`] keeps the whole working set inside this machine's
-///   last-level cache, so the time ratio shows how the code grows;
-/// - [`Series::MEMORY`] goes to 100 MiB, far past the cache, where every
-///   byte also pays main-memory bandwidth and page faults on fresh memory.
-///   The `machine/scaling` group measures what that costs a plain pass over
-///   the same sizes, so the two can be read side by side.
+///   caches, so the time ratio shows how the code grows;
+/// - [`Series::DRAM`] (opt-in, see [`Series::selected`]) starts past the
+///   last-level cache, so every size pays main memory and fresh pages
+///   alike: again the ratio shows the code's growth;
+/// - [`Series::MEMORY`] (1 to 100 MiB) crosses from one regime into the
+///   other, so its ratio also holds the machine's step from cache to main
+///   memory. The `machine/scaling` group measures that step for a plain
+///   pass over the same sizes, so the two can be read side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Series {
     /// The series' name in benchmark ids: `cache` or `memory`.
@@ -58,8 +61,21 @@ impl Series {
     pub const CACHE: Series = Series { name: "cache", base: 32 << 10 };
     /// 1, 10 and 100 MiB.
     pub const MEMORY: Series = Series { name: "memory", base: 1 << 20 };
-    /// Both series, cache first.
-    pub const BOTH: [Series; 2] = [Series::CACHE, Series::MEMORY];
+    /// 32 MiB, 320 MiB and 3.2 GiB: a plain read on this machine runs at
+    /// about 2 GB/s at every one of these sizes. Takes about ten minutes and
+    /// up to 12 GiB of memory, hence opt-in.
+    pub const DRAM: Series = Series { name: "dram", base: 32 << 20 };
+    /// The environment variable that adds [`Series::DRAM`] to a run.
+    pub const DRAM_VARIABLE: &str = "BENCH_DRAM";
+
+    /// The series to run: cache and memory, then dram when the environment
+    /// sets `BENCH_DRAM=1` (`cargo xtask scaling --dram` does).
+    pub fn selected() -> Vec<Series> {
+        let dram = std::env::var_os(Series::DRAM_VARIABLE).is_some_and(|v| v == "1");
+        let mut series = vec![Series::CACHE, Series::MEMORY];
+        series.extend(dram.then_some(Series::DRAM));
+        series
+    }
     /// The multiples of the base size every series measures.
     pub const FACTORS: [usize; 3] = [1, 10, 100];
 
@@ -81,7 +97,8 @@ impl Series {
 }
 
 /// Criterion settings for one scaling point of `size_bytes` bytes: ten
-/// samples, and more time for the large cases so that ten runs fit.
+/// samples, and more time for the large cases (criterion stretches it
+/// further when ten runs do not fit).
 pub fn configure_scaling<M: criterion::measurement::Measurement>(
     group: &mut criterion::BenchmarkGroup<'_, M>,
     size_bytes: usize,
