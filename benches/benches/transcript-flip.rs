@@ -62,7 +62,7 @@ fn base_turns(series: Series) -> usize {
 }
 
 /// Transcripts of 200, 2 000 and 20 000 turns (cache), of 10 000, 100 000
-/// and 1 000 000 (memory), and of 200 000 to 20 million (dram).
+/// and 1 000 000 (memory), and of 200 000 to 20 million (large).
 fn flip_scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("transcript-flip/scaling");
     let options = options(Mode::Standard);

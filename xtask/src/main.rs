@@ -7,11 +7,11 @@
 //!   denied, the workspace tests, and the docs with warnings denied.
 //! * `bench [ARGS...]`: the criterion benchmarks; extra arguments go to
 //!   `cargo bench` (for example `-- --quick`, or a benchmark name filter).
-//! * `scaling [--dram]`: every crate's scaling benchmark and the machine
-//!   baseline (1x, 10x, 100x in each series of `benches::Series`; `--dram`
+//! * `scaling [--large]`: every crate's scaling benchmark and the machine
+//!   baseline (1x, 10x, 100x in each series of `benches::Series`; `--large`
 //!   adds the 32 MiB to 3.2 GiB one), then the table of their growth
-//!   (`benches/src/bin/scaling-table.rs`); fails when a crate's cache or
-//!   dram series grows more than 120x for 100x the input.
+//!   (`benches/src/bin/scaling-table.rs`); fails when a crate's cache
+//!   series grows more than 120x for 100x the input.
 //! * `fuzz [SECONDS]`: seeds the corpora (`fuzz/seed.py`) and runs every
 //!   cargo-fuzz target in `fuzz/` for SECONDS each (default 60), one after
 //!   the other, stopping at the first crash. Needs `cargo install
@@ -33,7 +33,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | bench [CARGO BENCH ARGS...] | scaling [--dram] | fuzz [SECONDS]>"
+                "usage: cargo xtask <ci | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
             );
             return ExitCode::from(2);
         }
@@ -65,20 +65,20 @@ fn bench(extra: &[String]) -> Result<(), String> {
 const SCALING_BENCHES: [&str; 5] =
     ["prompt-comments", "transcript-flip", "narrative-segment", "minijinja-brackets", "machine"];
 
-/// Every scaling series (with `--dram`, the main-memory one too), then their
-/// table.
+/// Every scaling series (with `--large`, the 32 MiB to 3.2 GiB one too),
+/// then their table.
 fn scaling(extra: &[String]) -> Result<(), String> {
-    let dram = match extra {
+    let large = match extra {
         [] => false,
-        [flag] if flag == "--dram" => true,
-        _ => return Err("usage: cargo xtask scaling [--dram]".to_owned()),
+        [flag] if flag == "--large" => true,
+        _ => return Err("usage: cargo xtask scaling [--large]".to_owned()),
     };
     let mut args = vec!["bench", "--package", "benches"];
     for name in SCALING_BENCHES {
         args.extend(["--bench", name]);
     }
     args.extend(["--", "/scaling/"]);
-    cargo(&args, if dram { &[("BENCH_DRAM", "1")] } else { &[] })?;
+    cargo(&args, if large { &[("BENCH_LARGE", "1")] } else { &[] })?;
     cargo(&["run", "--quiet", "--release", "--package", "benches", "--bin", "scaling-table"], &[])
 }
 
