@@ -100,7 +100,11 @@ fn render(points: &BTreeMap<Key, BTreeMap<u32, f64>>) -> (String, Vec<String>) {
     let mut over = Vec::new();
     out.push_str("| benchmark | series | 1x | 10x | 100x | 10x / 1x | 100x / 1x | 100x / 10x |\n");
     out.push_str("|---|---|---|---|---|---|---|---|\n");
-    for ((group, variant, series), times) in points {
+    // Each benchmark's series from smallest to largest sizes.
+    let rank = |series: &str| ["cache", "memory", "large"].iter().position(|s| *s == series);
+    let mut rows: Vec<_> = points.iter().collect();
+    rows.sort_by_key(|((group, variant, series), _)| (group, variant, rank(series), series));
+    for ((group, variant, series), times) in rows {
         let at = |factor: u32| times.get(&factor).copied();
         let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) if b > 0.0 => Some(a / b),
