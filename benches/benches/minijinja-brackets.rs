@@ -89,6 +89,10 @@ fn compare(c: &mut Criterion) {
         group.bench_function("render/brackets", |b| {
             b.iter(|| our_template.render(black_box(&case.context), 0).unwrap())
         });
+        // The text, writes and effects without a copy of the stores.
+        group.bench_function("render-outcome/brackets", |b| {
+            b.iter(|| our_template.render_outcome(black_box(&case.context), 0).unwrap())
+        });
         group.bench_function("render/minijinja", |b| {
             b.iter(|| their_template.render(black_box(&their_context)).unwrap())
         });

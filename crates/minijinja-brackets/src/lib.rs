@@ -101,7 +101,7 @@ pub use crate::analyze::{
     Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
     WarningKind,
 };
-pub use crate::context::{Context, Effect, Rendered, Scope, Store, StoreWrite};
+pub use crate::context::{Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::exact::Distribution;

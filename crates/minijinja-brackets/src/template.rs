@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::analyze::Analysis;
-use crate::context::{Context, Rendered};
+use crate::context::{Context, Outcome, Rendered};
 use crate::environment::Environment;
 use crate::error::Error;
 use crate::exact::Distribution;
@@ -49,6 +49,19 @@ impl<'env, 'source> Template<'env, 'source> {
     /// `undefined_error`, each with the position of the expression or
     /// statement that failed.
     pub fn render(&self, context: &Context, seed: u64) -> Result<Rendered, Error> {
+        Ok(self.render_outcome(context, seed)?.into_rendered(context))
+    }
+
+    /// Renders as [`Template::render`] does, without copying the stores:
+    /// the [`Outcome`] holds the output, the writes and the effects. Use it
+    /// when only the text matters, or to keep one context up to date across
+    /// renders with [`Outcome::apply_to`]; its cost does not grow with the
+    /// size of the context, only with what the template reads.
+    ///
+    /// # Errors
+    ///
+    /// As [`Template::render`].
+    pub fn render_outcome(&self, context: &Context, seed: u64) -> Result<Outcome, Error> {
         crate::eval::render(self.env, self.source, &self.ast.body, context, seed)
     }
 

@@ -1,6 +1,7 @@
 //! Property tests: no panic on arbitrary input with limits on, every error
 //! has a position, rendering is a pure function of template, context and
-//! seed, and integer arithmetic agrees with a reference evaluation.
+//! seed, `render_outcome` agrees with `render`, and integer arithmetic
+//! agrees with a reference evaluation.
 
 use minijinja_brackets::{Context, Environment, Limits};
 use proptest::prelude::*;
@@ -104,6 +105,18 @@ fn check(source: &str, seed: u64) -> Result<(), TestCaseError> {
     }
     // Pure: the same inputs give the same result, output and error alike.
     prop_assert_eq!(&first, &env.render_str(source, &context, seed));
+    // The lighter outcome says the same: its writes, applied to the
+    // context, give the complete stores `render` copies.
+    if let Ok(rendered) = first {
+        let outcome = env.compile(source).unwrap().render_outcome(&context, seed).unwrap();
+        let mut applied = context.clone();
+        outcome.apply_to(&mut applied);
+        prop_assert_eq!(
+            (&applied.state, &applied.local, &applied.global),
+            (&rendered.state, &rendered.local, &rendered.global)
+        );
+        prop_assert_eq!(outcome.into_rendered(&context), rendered);
+    }
     Ok(())
 }
 

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::context::{Context, Effect, Rendered, Scope};
+use crate::context::{Context, Effect, Outcome, Scope};
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
@@ -46,9 +46,9 @@ pub(crate) fn render<'t>(
     body: &'t [Node<'t>],
     context: &'t Context,
     seed: u64,
-) -> Result<Rendered, Error> {
+) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, source, body, context, Draws::new(seed), fuel).map(|(rendered, ..)| rendered)
+    render_with(env, source, body, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -61,7 +61,7 @@ pub(crate) fn render_with<'t>(
     context: &'t Context,
     draws: Draws,
     fuel: Option<u64>,
-) -> Result<(Rendered, Draws, Option<u64>), Error> {
+) -> Result<(Outcome, Draws, Option<u64>), Error> {
     let mut renderer = Renderer {
         env,
         limits: env.limits(),
@@ -440,11 +440,10 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    fn finish(self) -> Result<(Rendered, Draws, Option<u64>), Error> {
-        let ([state, local, global], writes) = self.stores.finish();
-        let rendered =
-            Rendered { output: self.out, state, local, global, writes, effects: self.effects };
-        Ok((rendered, self.draws, self.fuel))
+    fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
+        let writes = self.stores.finish();
+        let outcome = Outcome { output: self.out, writes, effects: self.effects };
+        Ok((outcome, self.draws, self.fuel))
     }
 
     /// Calls the macro `def` with evaluated arguments.

@@ -123,27 +123,18 @@ impl<'t> Stores<'t> {
         Value::map(map)
     }
 
-    /// The stores after rendering (the context's, with the writes applied
-    /// in order) and the writes as JSON. Values are checked storable when
-    /// written, so the conversion cannot fail.
-    pub(crate) fn finish(self) -> ([Store; 3], Vec<StoreWrite>) {
-        let mut stores = [
-            self.layers[0].input.clone(),
-            self.layers[1].input.clone(),
-            self.layers[2].input.clone(),
-        ];
-        let writes: Vec<StoreWrite> = self
-            .writes
+    /// The writes as JSON, in order (`Outcome::into_rendered` applies them
+    /// to a copy of the context when the host wants complete stores).
+    /// Values are checked storable when written, so the conversion cannot
+    /// fail.
+    pub(crate) fn finish(self) -> Vec<StoreWrite> {
+        self.writes
             .into_iter()
             .map(|(scope, name, value)| StoreWrite {
                 scope,
                 name: name.into_owned(),
                 value: value.json(),
             })
-            .collect();
-        for write in &writes {
-            stores[index(write.scope)].insert(write.name.clone(), write.value.clone());
-        }
-        (stores, writes)
+            .collect()
     }
 }
