@@ -18,7 +18,9 @@ language is described in the suite's `docs/language.md`.
   [`Context`] (the state, local and global stores, each a JSON object) and a
   seed, and returns a [`Rendered`]: the output, the three stores after
   rendering, the ordered [`StoreWrite`]s and the ordered [`Effect`]s
-  (`qr`/`st` requests for the host to run).
+  (`qr`/`st` requests for the host to run). [`Template::render_outcome`]
+  returns the same without copying the stores, an [`Outcome`] whose writes
+  [`Outcome::apply_to`] carries into the host's own context.
 * [`Value`] is what expressions compute with; host filters and functions
   receive and return values.
 * [`StateHistory`] keeps state variables in a chat's messages and swipes,
