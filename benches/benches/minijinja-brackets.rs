@@ -18,7 +18,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use benches::{Series, configure_scaling, input, repeat_to};
+use benches::{input, repeat_to};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use minijinja_brackets::{Context, Environment, Limits};
 
@@ -117,18 +117,9 @@ fn scaling(c: &mut Criterion) {
     let context: Context =
         serde_json::from_str(&input("minijinja-brackets/context.json")).expect("context JSON");
     let prose = input("minijinja-brackets/prose.txt");
-    let mut group = c.benchmark_group("minijinja-brackets/scaling");
-    for series in Series::selected() {
-        for (factor, bytes) in series.sizes() {
-            let source = repeat_to(&prose, bytes);
-            configure_scaling(&mut group, bytes);
-            group.throughput(Throughput::Bytes(source.len() as u64));
-            group.bench_function(series.id("compile+render", factor), |b| {
-                b.iter(|| env.compile(black_box(&source)).unwrap().render(&context, 0).unwrap())
-            });
-        }
-    }
-    group.finish();
+    benches::scale_text(c, "minijinja-brackets/scaling", &prose, "compile+render", |source| {
+        env.compile(source).unwrap().render(&context, 0).unwrap()
+    });
 }
 
 criterion_group!(benches, compare, scaling);

@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use benches::{Series, configure_scaling, input, repeat_to};
+use benches::{input, repeat_to};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use prompt_comments::Dialect;
 
@@ -35,18 +35,9 @@ fn throughput(c: &mut Criterion) {
 
 fn scaling(c: &mut Criterion) {
     let unit = input("prompt-comments/dense.txt");
-    let mut group = c.benchmark_group("prompt-comments/scaling");
-    for series in Series::selected() {
-        for (factor, bytes) in series.sizes() {
-            let text = repeat_to(&unit, bytes);
-            configure_scaling(&mut group, bytes);
-            group.throughput(Throughput::Bytes(text.len() as u64));
-            group.bench_function(series.id("process-standard", factor), |b| {
-                b.iter(|| black_box(Dialect::Standard.process(black_box(&text))))
-            });
-        }
-    }
-    group.finish();
+    benches::scale_text(c, "prompt-comments/scaling", &unit, "process-standard", |text| {
+        black_box(Dialect::Standard.process(text)).cleaned.len()
+    });
 }
 
 criterion_group!(benches, throughput, scaling);

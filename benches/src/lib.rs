@@ -110,6 +110,30 @@ pub fn configure_scaling<M: criterion::measurement::Measurement>(
     group.measurement_time(std::time::Duration::from_secs(if large { 8 } else { 3 }));
 }
 
+/// The scaling group `group` for an operation on text: `routine` runs on
+/// `unit` repeated to every size of every selected series, measured as
+/// `<variant>/<series>/<factor>x`.
+pub fn scale_text<R>(
+    c: &mut criterion::Criterion,
+    group: &str,
+    unit: &str,
+    variant: &str,
+    mut routine: impl FnMut(&str) -> R,
+) {
+    let mut group = c.benchmark_group(group);
+    for series in Series::selected() {
+        for (factor, bytes) in series.sizes() {
+            let text = repeat_to(unit, bytes);
+            configure_scaling(&mut group, bytes);
+            group.throughput(criterion::Throughput::Bytes(text.len() as u64));
+            group.bench_function(series.id(variant, factor), |b| {
+                b.iter(|| routine(std::hint::black_box(&text)))
+            });
+        }
+    }
+    group.finish();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
