@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use minijinja_brackets::{Context, Environment, Rendered, Template};
+use minijinja_brackets::{Context, Environment, Outcome, Template};
 use narrative_segment::{
     Attachments, Bundle, ContextAs, Dialect, Limits, Narrative, RenderOptions, render_turns,
 };
@@ -356,9 +356,10 @@ pub struct Output {
     pub request: Option<Built>,
     /// The conversation handed to the provider stage.
     pub messages: Vec<Message>,
-    /// The template's result: output text, stores after rendering, writes
-    /// and effects; `None` when the template stage is off.
-    pub rendered: Option<Rendered>,
+    /// The template's result: output text, writes and effects; `None` when
+    /// the template stage is off. [`Outcome::apply_to`] carries the writes
+    /// into the caller's context (the stores are not copied per request).
+    pub rendered: Option<Outcome>,
 }
 
 impl Compiled<'_> {
@@ -398,9 +399,9 @@ impl Compiled<'_> {
         let prompt = self.prompt;
         let pipeline = prompt.pipeline;
         let rendered = match &self.template {
-            Some(template) => {
-                Some(template.render(context, seed).map_err(|err| prompt.template_error(err))?)
-            }
+            Some(template) => Some(
+                template.render_outcome(context, seed).map_err(|err| prompt.template_error(err))?,
+            ),
             None => None,
         };
         let text = rendered.as_ref().map_or(prompt.text(), |r| r.output.as_str());
