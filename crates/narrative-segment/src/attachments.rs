@@ -2,10 +2,11 @@
 //! entries of a bundle, or the files of a directory; and the name safety
 //! and size limits that keep hostile names and archives in their place.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, ErrorKind};
 
@@ -63,8 +64,55 @@ enum Source {
     Directory {
         root: PathBuf,
         limits: Limits,
+        read: ReadOnce,
     },
 }
+
+/// The files a directory source has read, by canonical path, so that
+/// resolving the same reference again (every row of a batch) copies bytes
+/// from memory instead of reading the file again. Shared by clones, holds
+/// at most the limits' `max_total_bytes`, and left out of comparisons: it
+/// is a cache, not part of the value.
+#[derive(Debug, Clone, Default)]
+struct ReadOnce(Arc<Mutex<ReadFiles>>);
+
+#[derive(Debug, Default)]
+struct ReadFiles {
+    files: HashMap<PathBuf, Arc<[u8]>>,
+    bytes: u64,
+}
+
+impl ReadOnce {
+    /// The bytes of `path`, read by `read` on the first call only.
+    fn get_or_read(
+        &self,
+        path: PathBuf,
+        budget: u64,
+        read: impl FnOnce() -> Result<Vec<u8>, Error>,
+    ) -> Result<Vec<u8>, Error> {
+        // A panic elsewhere cannot leave the map half-written: take it as is.
+        let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(bytes) = lock().files.get(&path) {
+            return Ok(bytes.to_vec());
+        }
+        let bytes = read()?;
+        let mut cache = lock();
+        let size = bytes.len() as u64;
+        if cache.bytes.saturating_add(size) <= budget && !cache.files.contains_key(&path) {
+            cache.bytes += size;
+            cache.files.insert(path, Arc::from(bytes.as_slice()));
+        }
+        Ok(bytes)
+    }
+}
+
+impl PartialEq for ReadOnce {
+    fn eq(&self, _: &ReadOnce) -> bool {
+        true
+    }
+}
+
+impl Eq for ReadOnce {}
 
 impl Attachments {
     /// No attachments: a bare narrative, where only inline embeds resolve.
@@ -101,6 +149,12 @@ impl Attachments {
     /// touched, and a symbolic link that leads outside is refused after
     /// canonicalizing.
     ///
+    /// Each file is read once: later fetches of it, through these
+    /// attachments or a clone of them, return the bytes read the first time,
+    /// so resolving many narratives (a batch) reads no file twice and sees
+    /// one snapshot of the directory. At most `limits.max_total_bytes` are
+    /// kept; files past that are read on every fetch.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::Io`] when `root` is not a readable directory.
@@ -115,7 +169,7 @@ impl Attachments {
         if !root.is_dir() {
             return Err(io(std::io::Error::other("not a directory")));
         }
-        Ok(Attachments { source: Source::Directory { root, limits } })
+        Ok(Attachments { source: Source::Directory { root, limits, read: ReadOnce::default() } })
     }
 
     /// Whether there is nothing to resolve references from.
@@ -183,7 +237,7 @@ impl Attachments {
             Source::Entries(map) => {
                 map.get(name).cloned().ok_or_else(|| error(ErrorKind::MissingEntry))
             }
-            Source::Directory { root, limits } => {
+            Source::Directory { root, limits, read } => {
                 let path = match root.join(name).canonicalize() {
                     Ok(path) => path,
                     Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -197,10 +251,12 @@ impl Attachments {
                 if !path.is_file() {
                     return Err(error(ErrorKind::MissingEntry).with_detail("not a regular file"));
                 }
-                let file = File::open(&path)
-                    .map_err(|err| error(ErrorKind::Io).with_detail(err.to_string()))?;
-                read_limited(file, limits.max_entry_bytes, ErrorKind::Io)
-                    .map_err(|err| err.with_name(name))
+                read.get_or_read(path.clone(), limits.max_total_bytes, || {
+                    let file = File::open(&path)
+                        .map_err(|err| error(ErrorKind::Io).with_detail(err.to_string()))?;
+                    read_limited(file, limits.max_entry_bytes, ErrorKind::Io)
+                        .map_err(|err| err.with_name(name))
+                })
             }
         }
     }
@@ -252,6 +308,30 @@ mod tests {
             Attachments::none().fetch("a").unwrap_err().kind(),
             ErrorKind::UnresolvableReference
         );
+    }
+
+    #[test]
+    fn a_directory_reads_each_file_once_within_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "first").unwrap();
+        std::fs::write(dir.path().join("big.txt"), "0123456789").unwrap();
+        let limits = Limits { max_total_bytes: 8, ..Limits::default() };
+        let attachments = Attachments::directory(dir.path(), limits).unwrap();
+        let clone = attachments.clone();
+        assert_eq!(attachments.fetch("a.txt").unwrap(), b"first");
+        assert_eq!(attachments.fetch("big.txt").unwrap(), b"0123456789");
+        std::fs::write(dir.path().join("a.txt"), "second").unwrap();
+        std::fs::write(dir.path().join("big.txt"), "changed").unwrap();
+        // The first read is kept, for the clone too; the file over the
+        // budget was not kept and is read again.
+        assert_eq!(attachments.fetch("a.txt").unwrap(), b"first");
+        assert_eq!(clone.fetch("./a.txt").unwrap(), b"first");
+        assert_eq!(attachments.fetch("big.txt").unwrap(), b"changed");
+        // A file that disappears is still checked for: safety and existence
+        // are decided on every fetch, before the cache.
+        std::fs::remove_file(dir.path().join("a.txt")).unwrap();
+        assert_eq!(attachments.fetch("a.txt").unwrap_err().kind(), ErrorKind::MissingEntry);
+        assert_eq!(attachments, Attachments::directory(dir.path(), limits).unwrap());
     }
 
     #[test]
