@@ -53,6 +53,32 @@ impl Params {
         I: IntoIterator<Item = (&'a str, &'a str)>,
     {
         let mut params = Params::default();
+        params.apply(pairs)?;
+        Ok(params)
+    }
+
+    /// Sets more `name=value` pairs over these, as [`Params::parse`] reads
+    /// them: a value replaces the one already set for its name (how a host
+    /// overrides what the prompt's `/// param:` lines say).
+    ///
+    /// ```
+    /// use prompt_pipeline::Params;
+    ///
+    /// let mut params = Params::parse([("model", "gpt-4o"), ("temperature", "0.9")])?;
+    /// params.apply([("model", "claude-sonnet-4-5")])?;
+    /// assert_eq!(params.model.as_deref(), Some("claude-sonnet-4-5"));
+    /// assert_eq!(params.temperature, Some(0.9));
+    /// # Ok::<(), prompt_pipeline::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Params::parse`]; the pairs before the bad one are applied.
+    pub fn apply<'a, I>(&mut self, pairs: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (&'a str, &'a str)>,
+    {
+        let params = self;
         for (name, value) in pairs {
             let key = name.trim().to_ascii_lowercase();
             let value = value.trim();
@@ -77,7 +103,7 @@ impl Params {
                 }
             }
         }
-        Ok(params)
+        Ok(())
     }
 
     /// The names of the set parameters that some provider has no field for

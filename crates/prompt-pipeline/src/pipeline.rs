@@ -57,6 +57,8 @@ pub struct Pipeline {
     dialect: Dialect,
     limits: Limits,
     environment: Environment,
+    /// `name=value` pairs set over the prompt's own parameters.
+    params: Vec<(String, String)>,
 }
 
 impl Pipeline {
@@ -74,6 +76,7 @@ impl Pipeline {
             dialect: Dialect::Standard,
             limits: Limits::default(),
             environment: Environment::new(),
+            params: Vec::new(),
         }
     }
 
@@ -125,6 +128,20 @@ impl Pipeline {
         self
     }
 
+    /// Request parameters set by the host, applied after the prompt's
+    /// `/// param:` lines, so they win (`("model", "claude-sonnet-4-5")` to
+    /// build a prompt written for another provider's model). They apply even
+    /// when the comments stage is off.
+    pub fn params<I, N, V>(mut self, pairs: I) -> Pipeline
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: Into<String>,
+        V: Into<String>,
+    {
+        self.params = pairs.into_iter().map(|(n, v)| (n.into(), v.into())).collect();
+        self
+    }
+
     /// The provider requests are built for, when the stage is on.
     pub fn get_provider(&self) -> Option<Provider> {
         self.provider
@@ -140,7 +157,8 @@ impl Pipeline {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidParam`], at the `/// param:` line that set it.
+    /// [`ErrorKind::InvalidParam`], at the `/// param:` line that set it
+    /// (without a position for a value set with [`Pipeline::params`]).
     pub fn prepare(&self, source: Source) -> Result<Prompt<'_>, Error> {
         let Source { text, attachments } = source;
         let (cleaned, metadata, map) = if self.stages.comments {
@@ -159,13 +177,15 @@ impl Pipeline {
             (None, Metadata::default(), SourceMap::default())
         };
         let pairs = metadata.params.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-        let params = Params::parse(pairs).map_err(|err| {
+        let mut params = Params::parse(pairs).map_err(|err| {
             let location = match err.kind() {
                 ErrorKind::InvalidParam { name, .. } => param_location(&text, name),
                 _ => None,
             };
             err.located(location)
         })?;
+        // The host's own values have no place in the prompt to point at.
+        params.apply(self.params.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
         Ok(Prompt { pipeline: self, source: text, cleaned, map, metadata, params, attachments })
     }
 
@@ -565,6 +585,27 @@ mod tests {
         assert_eq!((err.line(), err.column()), (Some(3), Some(21)));
         assert_eq!(err.snippet(), Some("temperature = warm"));
         assert_eq!(err.origin(), Some(Origin::Prompt));
+    }
+
+    #[test]
+    fn host_params_win_over_the_prompts() {
+        let source = "/// param: model=gpt-4o, temperature=0.9\nHi\n";
+        let pipeline = Pipeline::new(Provider::Anthropic)
+            .params([("model", "claude-sonnet-4-5"), ("max_tokens", "50")]);
+        let prompt = pipeline.prepare(Source::new(source)).unwrap();
+        let params = prompt.params();
+        assert_eq!(params.model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!((params.temperature, params.max_tokens), (Some(0.9), Some(50)));
+        // Also with the comments stage off, where the prompt sets none.
+        let off = Stages { comments: false, ..Stages::default() };
+        let without_comments = pipeline.clone().stages(off);
+        let prompt = without_comments.prepare(Source::new(source)).unwrap();
+        assert_eq!(prompt.params().max_tokens, Some(50));
+        // A bad host value is refused without a place in the prompt.
+        let bad = Pipeline::new(Provider::OpenAi).params([("temperature", "warm")]);
+        let err = bad.prepare(Source::new(source)).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::InvalidParam { .. }), "{err}");
+        assert_eq!(err.line(), None);
     }
 
     fn build(pipeline: Pipeline, text: &str) -> Result<Output, Error> {

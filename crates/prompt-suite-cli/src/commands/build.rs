@@ -90,6 +90,23 @@ pub(crate) struct PipelineArgs {
     /// Printing or iterating an undefined template value is an error.
     #[arg(long)]
     pub(crate) strict: bool,
+
+    /// Set a request parameter over the prompt's `/// param:` lines, for
+    /// example `--param model=claude-sonnet-4-5`; repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
+    pub(crate) params: Vec<(String, String)>,
+}
+
+/// `NAME=VALUE`, split at the first `=`, with a value of the parameter's
+/// type: a bad `--param` is a usage error, not a build error.
+fn name_value(arg: &str) -> Result<(String, String), String> {
+    match arg.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            prompt_pipeline::Params::parse([(name, value)]).map_err(|err| err.to_string())?;
+            Ok((name.trim().to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("`{arg}` is not NAME=VALUE")),
+    }
 }
 
 /// The values of `--provider`.
@@ -147,6 +164,7 @@ impl PipelineArgs {
         environment.set_strict(self.strict);
         Pipeline::new(provider)
             .environment(environment)
+            .params(self.params.iter().cloned())
             .provider((!self.messages).then_some(provider))
             .context_as(context_as)
             .alternation(alternation)

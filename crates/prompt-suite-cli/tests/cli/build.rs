@@ -25,6 +25,39 @@ fn support_bot_for_anthropic() {
 }
 
 #[test]
+fn param_flags_override_the_prompts_params() {
+    // The prompt names an OpenAI model; `--param` sends Anthropic's instead.
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("support-bot/prompt.txt"),
+        "--context",
+        &example("support-bot/context.json"),
+        "--provider",
+        "anthropic",
+        "--param",
+        "model=claude-sonnet-4-5",
+        "--param",
+        "max_tokens=100",
+    ]));
+}
+
+#[test]
+fn a_bad_param_flag_is_a_usage_error() {
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("support-bot/prompt.txt"),
+        "--param",
+        "temperature=warm",
+    ]));
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("support-bot/prompt.txt"),
+        "--param",
+        "model"
+    ]));
+}
+
+#[test]
 fn roleplay_full_output_for_openai() {
     assert_cmd_snapshot!(cli().args([
         "build",
