@@ -14,6 +14,7 @@ use prompt_suite::pipeline::{
 use serde_json::{Value, json};
 
 use crate::args::InputArg;
+use crate::commands::flip::ViewArgs;
 use crate::commands::template_context::{random_seed, read_context};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
@@ -41,6 +42,10 @@ pub(crate) struct BuildArgs {
     /// The point-of-view speaker of `--transcript`.
     #[arg(long, value_name = "ID", requires = "transcript")]
     pub(crate) speaker: Option<String>,
+
+    /// How `--transcript` shows the other speakers' turns (as `flip` does).
+    #[command(flatten)]
+    pub(crate) view: ViewArgs,
 
     /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
     /// instead of the body alone.
@@ -205,7 +210,8 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         (Some(path), Some(speaker)) => {
             let file = Input::read(Some(path))?;
             let transcript = Transcript::from_json(file.text()?, speaker.as_str())
-                .map_err(|err| diagnostic(&err, &file, None, None))?;
+                .map_err(|err| diagnostic(&err, &file, None, None))?
+                .options(args.view.options());
             Some((file, transcript))
         }
         _ => None,

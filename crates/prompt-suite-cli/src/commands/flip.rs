@@ -31,6 +31,22 @@ pub(crate) struct FlipArgs {
     #[arg(long, value_name = "TEXT")]
     pub(crate) instruction: Option<String>,
 
+    #[command(flatten)]
+    pub(crate) view: ViewArgs,
+
+    /// Do not add a `(continue)` user message after a trailing own turn
+    /// (standard mode: nor before a leading one).
+    #[arg(long)]
+    pub(crate) no_final_user: bool,
+
+    #[command(flatten)]
+    pub(crate) mode: ModeArg,
+}
+
+/// How other speakers' turns are shown: the flags `flip` and `build
+/// --transcript` share.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ViewArgs {
     /// The prefix of other speakers' turns; `{speaker}` is replaced by the id.
     #[arg(long, value_name = "TEMPLATE", default_value = "{speaker}: ")]
     pub(crate) label: String,
@@ -39,17 +55,26 @@ pub(crate) struct FlipArgs {
     #[arg(long)]
     pub(crate) no_sanitize: bool,
 
-    /// Do not add a `(continue)` user message after a trailing own turn
-    /// (standard mode: nor before a leading one).
-    #[arg(long)]
-    pub(crate) no_final_user: bool,
-
     /// Where other speakers' ids go (standard mode only).
     #[arg(long, value_enum, value_name = "WHERE", default_value_t = SpeakerNameArg::Label)]
     pub(crate) speaker_name: SpeakerNameArg,
+}
 
-    #[command(flatten)]
-    pub(crate) mode: ModeArg,
+impl ViewArgs {
+    /// Flip options with these flags set, the rest at their defaults.
+    pub(crate) fn options(&self) -> FlipOptions {
+        let label = if self.label == "{speaker}: " {
+            Label::Default
+        } else {
+            Label::template(self.label.clone())
+        };
+        let speaker_name = match self.speaker_name {
+            SpeakerNameArg::Label => SpeakerName::Label,
+            SpeakerNameArg::Field => SpeakerName::Field,
+            SpeakerNameArg::Both => SpeakerName::Both,
+        };
+        FlipOptions::new().label(label).sanitize(!self.no_sanitize).speaker_name(speaker_name)
+    }
 }
 
 /// `alternate`: a provider-safe message array.
@@ -102,19 +127,8 @@ pub(crate) enum SpeakerNameArg {
 pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
-    let label =
-        if args.label == "{speaker}: " { Label::Default } else { Label::template(args.label) };
-    let speaker_name = match args.speaker_name {
-        SpeakerNameArg::Label => SpeakerName::Label,
-        SpeakerNameArg::Field => SpeakerName::Field,
-        SpeakerNameArg::Both => SpeakerName::Both,
-    };
-    let mut options = FlipOptions::new()
-        .label(label)
-        .sanitize(!args.no_sanitize)
-        .ensure_final_user(!args.no_final_user)
-        .speaker_name(speaker_name)
-        .mode(args.mode.mode());
+    let mut options =
+        args.view.options().ensure_final_user(!args.no_final_user).mode(args.mode.mode());
     if let Some(system) = args.system {
         options = options.system(system);
     }

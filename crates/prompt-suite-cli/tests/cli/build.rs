@@ -118,6 +118,27 @@ fn debate_flipped_for_ben() {
 }
 
 #[test]
+fn debate_with_flip_flags_shows_others_as_told() {
+    // `--label`, `--speaker-name` and `--no-sanitize` work as in `flip`: the
+    // forged `SYSTEM -` line in Ben's turn stays as written.
+    assert_cmd_snapshot!(cli().args([
+        "build",
+        &example("debate/agent.txt"),
+        "--context",
+        &example("debate/ana.json"),
+        "--speaker",
+        "ana",
+        "--transcript",
+        &example("debate/transcript.json"),
+        "--label",
+        "[{speaker}] ",
+        "--speaker-name",
+        "both",
+        "--no-sanitize",
+    ]));
+}
+
+#[test]
 fn messages_only_and_stage_switches() {
     let prompt = "/// param: top_k=3\nHi [[ 1 + 1 ]]\n## user\nYo\n";
     assert_cmd_snapshot!("messages_only", cli().args(["build", "--messages"]).pass_stdin(prompt));
