@@ -138,8 +138,9 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut counts: Vec<(String, u64)> = Vec::new();
         for i in 0..samples {
+            // Only the text counts: no copy of the stores per sample.
             let output = template
-                .render(&context, start.wrapping_add(i))
+                .render_outcome(&context, start.wrapping_add(i))
                 .map_err(|err| input.reject(&err))?
                 .output;
             match index.get(&output) {
