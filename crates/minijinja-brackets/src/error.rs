@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::span::{Span, floor_char_boundary};
+use crate::span::Span;
 
 /// What kind of error a compile or render produced.
 ///
@@ -123,8 +123,8 @@ impl Error {
             return self;
         }
         let (line, column) = span.position(source);
-        let start = floor_char_boundary(source, span.start());
-        let end = floor_char_boundary(source, span.end().max(start));
+        let start = source.floor_char_boundary(span.start());
+        let end = source.floor_char_boundary(span.end().max(start));
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
         let source_line = source[line_start..line_end].trim_end_matches('\r').to_owned();

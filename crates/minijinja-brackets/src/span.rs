@@ -34,7 +34,7 @@ impl Span {
     /// The 1-based line and column (in characters) where the span starts in
     /// `source`.
     pub fn position(&self, source: &str) -> (usize, usize) {
-        let offset = floor_char_boundary(source, self.start());
+        let offset = source.floor_char_boundary(self.start());
         let before = &source[..offset];
         let line_start = memchr::memrchr(b'\n', before.as_bytes()).map_or(0, |i| i + 1);
         let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
@@ -46,15 +46,6 @@ impl fmt::Debug for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}..{}", self.start, self.end)
     }
-}
-
-/// The largest character boundary of `text` at or below `index`.
-pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
-    let mut index = index.min(text.len());
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
 }
 
 #[cfg(test)]

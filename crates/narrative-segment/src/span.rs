@@ -61,10 +61,7 @@ impl Position {
     /// The position of byte `offset` of `text` (clamped to the text and to
     /// a character boundary).
     pub(crate) fn of(text: &str, offset: usize) -> Position {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = text.floor_char_boundary(offset);
         let before = &text.as_bytes()[..offset];
         let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
         let line = memchr::memchr_iter(b'\n', before).count() + 1;

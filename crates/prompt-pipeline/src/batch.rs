@@ -188,10 +188,7 @@ fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
 
 fn row_context(index: usize, text: &str) -> Result<Context, Vec<u8>> {
     serde_json::from_str::<Context>(text).map_err(|err| {
-        let mut at = err.column().saturating_sub(1).min(text.len());
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
+        let at = text.floor_char_boundary(err.column().saturating_sub(1));
         let column = text[..at].chars().count() + 1;
         let snippet: String = text[at..].chars().take(40).collect();
         // serde_json ends its message with the position; the record has its own.

@@ -49,7 +49,7 @@ impl SourceMap {
         // order, in the prompt line; what is skipped was deleted. The
         // character at `offset` itself is found too, so the result is its
         // start rather than the end of what precedes it.
-        let offset = floor_char_boundary(cleaned, offset);
+        let offset = cleaned.floor_char_boundary(offset);
         let line_end = cleaned[offset..].find('\n').map_or(cleaned.len(), |i| offset + i + 1);
         let wanted = &cleaned[cleaned_start..line_end];
         let mut chars = source[source_start..].char_indices();
@@ -69,7 +69,7 @@ impl SourceMap {
 /// boundary): 1-based line and column in characters, and the rest of the line
 /// (at most 40 characters) as the snippet.
 pub(crate) fn locate(origin: Origin, text: &str, offset: usize) -> Location {
-    let offset = floor_char_boundary(text, offset.min(text.len()));
+    let offset = text.floor_char_boundary(offset);
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line = text[..line_start].bytes().filter(|&b| b == b'\n').count() + 1;
     let column = text[line_start..offset].chars().count() + 1;
@@ -92,14 +92,6 @@ pub(crate) fn offset_of(text: &str, line: usize, column: usize) -> usize {
         .char_indices()
         .nth(column.saturating_sub(1))
         .map_or(text.len(), |(i, _)| start + i)
-}
-
-fn floor_char_boundary(text: &str, mut index: usize) -> usize {
-    index = index.min(text.len());
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
 }
 
 #[cfg(test)]

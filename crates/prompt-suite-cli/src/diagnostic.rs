@@ -63,7 +63,7 @@ impl Diagnostic {
     /// An offset past the end or inside a character is clamped down to the
     /// nearest character boundary, so any offset is accepted.
     pub fn at_offset(self, source: &str, offset: usize) -> Diagnostic {
-        let offset = floor_char_boundary(source, offset.min(source.len()));
+        let offset = source.floor_char_boundary(offset);
         let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line = source[..line_start].bytes().filter(|&b| b == b'\n').count() + 1;
         let column = source[line_start..offset].chars().count() + 1;
@@ -242,13 +242,6 @@ pub trait Reportable {
 fn line_text(text: &str) -> &str {
     let end = text.find('\n').unwrap_or(text.len());
     text[..end].strip_suffix('\r').unwrap_or(&text[..end])
-}
-
-fn floor_char_boundary(text: &str, mut index: usize) -> usize {
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
 }
 
 #[cfg(test)]

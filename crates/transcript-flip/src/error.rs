@@ -117,19 +117,12 @@ impl Error {
     /// column of `start`, and the text (up to its first line end, at most 40
     /// characters) as the snippet.
     pub(crate) fn at_span(mut self, source: &str, start: usize, end: usize) -> Error {
-        let offset = start;
-        let mut offset = offset.min(source.len());
-        while !source.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = source.floor_char_boundary(start);
         let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
         self.repr.line =
             Some(memchr::memchr_iter(b'\n', &source.as_bytes()[..line_start]).count() + 1);
         self.repr.column = Some(source[line_start..offset].chars().count() + 1);
-        let mut end = end.clamp(offset, source.len());
-        while !source.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = source.floor_char_boundary(end.max(offset));
         let rest = &source[offset..end];
         let rest = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
         self.repr.snippet = Some(rest.chars().take(40).collect());

@@ -11,7 +11,7 @@ use super::{
 use crate::context::{Context, Scope};
 use crate::environment::{Environment, FilterRef};
 use crate::filters::BuiltinFilter;
-use crate::span::{Span, floor_char_boundary};
+use crate::span::Span;
 use crate::syntax::ast::{
     CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Node, Target, TargetName,
 };
@@ -143,7 +143,7 @@ fn slot(scope: Scope) -> usize {
 impl<'a> Walk<'_, 'a> {
     /// The 1-based line and column of byte `offset`, from the line index.
     fn position(&self, offset: usize) -> (usize, usize) {
-        let offset = floor_char_boundary(self.source, offset);
+        let offset = self.source.floor_char_boundary(offset);
         let line = self.line_starts.partition_point(|&start| start <= offset);
         let start = self.line_starts[line - 1];
         (line, self.source[start..offset].chars().count() + 1)
@@ -171,8 +171,8 @@ impl<'a> Walk<'_, 'a> {
 
     fn warn(&mut self, kind: WarningKind, message: String, span: Span) {
         let (line, column) = self.position(span.start());
-        let start = floor_char_boundary(self.source, span.start());
-        let end = floor_char_boundary(self.source, span.end().max(start));
+        let start = self.source.floor_char_boundary(span.start());
+        let end = self.source.floor_char_boundary(span.end().max(start));
         let text = &self.source[start..end];
         let text = text.split('\n').next().unwrap_or_default().trim_end_matches('\r');
         let snippet = text.chars().take(SNIPPET_CHARS).collect();
