@@ -78,7 +78,7 @@ struct ReadOnce(Arc<Mutex<ReadFiles>>);
 
 #[derive(Debug, Default)]
 struct ReadFiles {
-    files: HashMap<PathBuf, Arc<[u8]>>,
+    files: HashMap<PathBuf, Vec<u8>>,
     bytes: u64,
 }
 
@@ -93,14 +93,14 @@ impl ReadOnce {
         // A panic elsewhere cannot leave the map half-written: take it as is.
         let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(bytes) = lock().files.get(&path) {
-            return Ok(bytes.to_vec());
+            return Ok(bytes.clone());
         }
         let bytes = read()?;
         let mut cache = lock();
         let size = bytes.len() as u64;
         if cache.bytes.saturating_add(size) <= budget && !cache.files.contains_key(&path) {
             cache.bytes += size;
-            cache.files.insert(path, Arc::from(bytes.as_slice()));
+            cache.files.insert(path, bytes.clone());
         }
         Ok(bytes)
     }
