@@ -48,18 +48,14 @@ fn flip_100k(c: &mut Criterion) {
     group.finish();
 }
 
-/// Each series' 1x in turns: a turn is about 160 bytes in memory (its
-/// `Turn`, and the heap blocks of its speaker and text), so these match the
-/// byte sizes of the other crates' series.
-fn base_turns(series: Series) -> usize {
-    if series == Series::CACHE {
-        200
-    } else if series == Series::MEMORY {
-        10_000
-    } else {
-        200_000
-    }
-}
+/// About what one turn takes in memory: its `Turn`, and the heap blocks of
+/// its speaker and text.
+const TURN_BYTES: usize = 160;
+
+/// Each series' 1x in turns, close to the byte sizes of the other crates'
+/// series at [`TURN_BYTES`] a turn.
+const BASE_TURNS: [(Series, usize); 3] =
+    [(Series::CACHE, 200), (Series::MEMORY, 10_000), (Series::LARGE, 200_000)];
 
 /// Transcripts of 200, 2 000 and 20 000 turns (cache), of 10 000, 100 000
 /// and 1 000 000 (memory), and of 200 000 to 20 million (large).
@@ -67,10 +63,11 @@ fn flip_scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("transcript-flip/scaling");
     let options = options(Mode::Standard);
     for series in Series::selected() {
-        let series = series.with_base(base_turns(series));
+        let base = BASE_TURNS.iter().find(|(s, _)| *s == series).map(|&(_, turns)| turns);
+        let series = series.with_base(base.expect("every series has a base in turns"));
         for (factor, size) in series.sizes() {
             let turns = transcript(size);
-            configure_scaling(&mut group, size * 100);
+            configure_scaling(&mut group, size * TURN_BYTES);
             group.throughput(Throughput::Elements(size as u64));
             group.bench_with_input(series.id("flip-standard", factor), &turns, |b, turns| {
                 b.iter(|| flip(black_box(turns), "Ben", &options));
