@@ -12,33 +12,31 @@ fn example(path: &str) -> String {
     format!("{EXAMPLES}/{path}")
 }
 
-#[test]
-fn support_bot_for_anthropic() {
-    assert_cmd_snapshot!(cli().args([
+/// `build` of the support bot with its context, for `provider`.
+fn support_bot_for(provider: &str) -> std::process::Command {
+    let mut command = cli();
+    command.args([
         "build",
         &example("support-bot/prompt.txt"),
         "--context",
         &example("support-bot/context.json"),
         "--provider",
-        "anthropic",
-    ]));
+        provider,
+    ]);
+    command
+}
+
+#[test]
+fn support_bot_for_anthropic() {
+    assert_cmd_snapshot!(support_bot_for("anthropic"));
 }
 
 #[test]
 fn param_flags_override_the_prompts_params() {
     // The prompt names an OpenAI model; `--param` sends Anthropic's instead.
-    assert_cmd_snapshot!(cli().args([
-        "build",
-        &example("support-bot/prompt.txt"),
-        "--context",
-        &example("support-bot/context.json"),
-        "--provider",
-        "anthropic",
-        "--param",
-        "model=claude-sonnet-4-5",
-        "--param",
-        "max_tokens=100",
-    ]));
+    let mut command = support_bot_for("anthropic");
+    command.args(["--param", "model=claude-sonnet-4-5", "--param", "max_tokens=100"]);
+    assert_cmd_snapshot!(command);
 }
 
 #[test]
