@@ -75,6 +75,18 @@ pub enum ErrorKind {
     /// with no closing `@@@`; its text stays ordinary text, e.g.
     /// `@@@notes.txt\nnever closed`.
     UnclosedEmbed,
+    /// A delimiter's role slot filled only by values that are not exactly a
+    /// role word, e.g. `## [[ m.role ]]` rendered with `"admin"` (raised by
+    /// [`crate::Narrative::resolve`], listed by
+    /// [`crate::Narrative::validate`]; at the values' span). Never text,
+    /// which would glue the next turn onto the previous one.
+    InvalidRoleValue,
+    /// A `.lmmlz` bundle holding two entries of the same name, e.g. two
+    /// `chart.png`: which one is meant cannot be told.
+    DuplicateEntry,
+    /// A file that is not a regular file: a directory, a FIFO, a device or
+    /// a socket (never opened for reading, so never blocking).
+    NotAFile,
 }
 
 impl ErrorKind {
@@ -97,6 +109,9 @@ impl ErrorKind {
             ErrorKind::MalformedEmbedName => "malformed_embed_name",
             ErrorKind::ConflictingEmbed => "conflicting_embed",
             ErrorKind::UnclosedEmbed => "unclosed_embed",
+            ErrorKind::InvalidRoleValue => "invalid_role_value",
+            ErrorKind::DuplicateEntry => "duplicate_entry",
+            ErrorKind::NotAFile => "not_a_file",
         }
     }
 }
@@ -215,6 +230,15 @@ impl Error {
             ErrorKind::UnclosedEmbed => {
                 format!("the embed `{name}` is never closed by `@@@`; it stays ordinary text")
             }
+            ErrorKind::InvalidRoleValue => format!(
+                "the value `{}` fills a delimiter's role slot but is not a role word \
+                 (user, assistant, system or tool)",
+                self.repr.snippet.as_deref().unwrap_or("")
+            ),
+            ErrorKind::DuplicateEntry => {
+                format!("the bundle holds two entries named `{name}`")
+            }
+            ErrorKind::NotAFile => format!("`{name}` is not a regular file"),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

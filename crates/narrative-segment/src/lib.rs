@@ -90,6 +90,7 @@ pub use crate::{
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
     render::{ContentPart, ContextAs, Encoding, ImageUrl, Message, RenderOptions, render_turns},
     role::{Role, message_roles, roles},
+    root::{Root, RootFile},
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
     syntax::{Occurrence, OccurrenceKind},
@@ -103,6 +104,7 @@ struct ReadmeDoctest;
 mod attachments;
 mod base64;
 mod bundle;
+mod data;
 mod delimiter;
 mod dialect;
 mod error;
@@ -110,6 +112,8 @@ mod mime;
 mod narrative;
 mod render;
 mod role;
+mod root;
 mod segment;
+mod source;
 mod span;
 mod syntax;
