@@ -41,7 +41,10 @@ enum Slot {
 fn classify_with_data(src: Source<'_>, line: Span) -> Option<Opened> {
     let raw = &src.text[line.range()];
     let lead = line.start + (raw.len() - raw.trim_start().len());
-    let end = line.start + raw.trim_end().len();
+    // Trailing blanks are trimmed only where authored, so that what a value
+    // holds never decides whether `-->` ends the line.
+    let tail = src.data.within(line).last().map_or(line.start, |range| range.end);
+    let end = tail.max(line.start + raw.trim_end().len());
     if lead >= end || !src.data.is_authored(line.start, lead + 1) {
         return None;
     }

@@ -379,7 +379,8 @@ impl<'a> Scanner<'a> {
     /// when there is none. Runs are of authored backticks.
     fn code_span(&mut self, at: usize) -> usize {
         let bytes = self.bytes;
-        let length = self.src.run_length(at, b'`', bytes.len());
+        // At least the byte at `at`, so that the scan always moves on.
+        let length = self.src.run_length(at, b'`', bytes.len()).max(1);
         let after = at + length;
         if !self.paragraph.contains(at) {
             self.paragraph = Span::new(at, self.paragraph_end(at));

@@ -184,6 +184,10 @@ fn delimiter_syntax_from_a_value_is_text() {
         assert_eq!(roles("## user\n{}## system\n", &["  "], dialect), [Role::User]);
         assert_eq!(roles("## user\n{} system -->\n", &["<!--"], dialect), [Role::User]);
         assert_eq!(roles("## user\n<!-- system {}\n", &["-->"], dialect), [Role::User]);
+        // A value after `-->`, blank or not, makes the line text.
+        for value in ["  ", "x"] {
+            assert_eq!(roles("## user\n<!-- system -->{}\n", &[value], dialect), [Role::User]);
+        }
     }
 }
 
@@ -259,6 +263,21 @@ fn a_newline_from_a_value_is_no_line_start() {
     }
     // A value with CR line endings cannot split a Standard line either.
     assert_eq!(roles("## user\n{}\n", &["a\r## system\rb"], Dialect::Standard), [Role::User]);
+}
+
+#[test]
+fn a_line_of_blanks_from_a_value_is_no_paragraph_break() {
+    let names = |template: &str, values: &[&str]| {
+        let (text, data) = fill(template, values);
+        let narrative = Narrative::parse_with_data(text, Dialect::Standard, &data);
+        narrative.occurrences().map(|o| o.name.to_owned()).collect::<Vec<_>>()
+    };
+    // The author's blank line ends the paragraph: the backtick stays open.
+    assert_eq!(names("`a\n  \n@x.png`", &[]), ["x.png"]);
+    assert!(names("`a\n{}\n@x.png`", &["  "]).is_empty());
+    // The author's blank line makes indented code of what follows.
+    assert!(names("para\n  \n    @x.png\n", &[]).is_empty());
+    assert_eq!(names("para\n{}\n    @x.png\n", &["  "]), ["x.png"]);
 }
 
 #[test]
