@@ -107,6 +107,9 @@ fn is_role_word(value: &str) -> bool {
         .any(|word| word.eq_ignore_ascii_case(value.trim()))
 }
 
+/// A turn's role, text span and delimiter line.
+type Shape = (Role, Span, Option<Span>);
+
 /// What a narrative's structure is: where its data, occurrences, code,
 /// structural problems and turns are (never what names or values hold).
 #[derive(Debug, PartialEq)]
@@ -118,7 +121,7 @@ struct Structure {
     /// Role, span and delimiter of each turn (which embeds it holds depends
     /// on names, which values may write), or where `resolve` stopped at an
     /// invalid role value; `None` when a name from data is unsafe.
-    turns: Option<Result<Vec<(Role, Span, Option<Span>)>, Option<usize>>>,
+    turns: Option<Result<Vec<Shape>, Option<usize>>>,
 }
 
 fn structure(text: &str, dialect: Dialect, ranges: &[Range<usize>]) -> Structure {
