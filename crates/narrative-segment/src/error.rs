@@ -235,9 +235,10 @@ impl Error {
                  (user, assistant, system or tool)",
                 self.repr.snippet.as_deref().unwrap_or("")
             ),
-            ErrorKind::DuplicateEntry => {
-                format!("the bundle holds two entries named `{name}`")
+            ErrorKind::DuplicateEntry if name.is_empty() => {
+                "the bundle holds two entries of the same name".to_owned()
             }
+            ErrorKind::DuplicateEntry => format!("the bundle holds two entries named `{name}`"),
             ErrorKind::NotAFile => format!("`{name}` is not a regular file"),
         };
         if let Some(detail) = &self.repr.detail {

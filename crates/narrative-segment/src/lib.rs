@@ -88,7 +88,10 @@ pub use crate::{
     error::{Error, ErrorKind},
     mime::mime_type,
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
-    render::{ContentPart, ContextAs, Encoding, ImageUrl, Message, RenderOptions, render_turns},
+    render::{
+        ContentPart, ContextAs, Encoding, ImageUrl, Message, RenderOptions, Rendered, Warning,
+        WarningKind, render, render_turns,
+    },
     role::{Role, message_roles, roles},
     root::{Root, RootFile},
     segment::{SegmentOptions, Turn, segment},

@@ -158,17 +158,17 @@ impl Root {
         {
             return Err(not_a_file(name, kind_of!(metadata.file_type(), cap_std::fs::FileTypeExt)));
         }
-        let file = self.dir.open_with(name, &read_options()).map_err(|err| {
-            let kind = match err.kind() {
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ErrorKind::MissingEntry,
-                // cap-std reports an escape as an error of its own, without
-                // an OS error code (openat2's EXDEV mapped).
-                io::ErrorKind::PermissionDenied if err.raw_os_error().is_none() => {
-                    return error(ErrorKind::OutsideDirectory);
-                }
-                _ => ErrorKind::Io,
-            };
-            error(kind).with_detail(err.to_string())
+        let file = self.dir.open_with(name, &read_options()).map_err(|err| match err.kind() {
+            io::ErrorKind::NotFound => error(ErrorKind::MissingEntry),
+            io::ErrorKind::NotADirectory => {
+                error(ErrorKind::MissingEntry).with_detail("a part of the path is a file")
+            }
+            // cap-std reports an escape as an error of its own, without an
+            // OS error code (openat2's EXDEV, or its own resolution).
+            io::ErrorKind::PermissionDenied if err.raw_os_error().is_none() => {
+                error(ErrorKind::OutsideDirectory)
+            }
+            _ => error(ErrorKind::Io).with_detail(err.to_string()),
         })?;
         let file = file.into_std();
         let metadata =
