@@ -135,24 +135,32 @@ fn authored_role_word(src: Source<'_>, span: Span) -> Option<Role> {
         role
     };
     let mut buffer = [0u8; 4];
-    for (offset, c) in src.text[span.range()].char_indices() {
-        if src.data.contains(span.start + offset) {
-            // A value joins the word it touches, whatever it holds.
-            touched = true;
-        } else if letter_runs {
-            for lower in c.to_lowercase() {
-                for &byte in lower.encode_utf8(&mut buffer).as_bytes() {
-                    if byte.is_ascii_lowercase() {
-                        word.push(byte);
-                    } else if let Some(role) = finish(&mut word, &mut touched) {
-                        return Some(role);
+    let mut at = span.start;
+    // The authored stretches, each followed by the value after it (if any).
+    let values = src.data.within(span).iter().map(Some).chain([None]);
+    for value in values {
+        let end = value.map_or(span.end, |range| range.start.clamp(at, span.end));
+        for c in src.text[at..end].chars() {
+            if letter_runs {
+                for lower in c.to_lowercase() {
+                    for &byte in lower.encode_utf8(&mut buffer).as_bytes() {
+                        if byte.is_ascii_lowercase() {
+                            word.push(byte);
+                        } else if let Some(role) = finish(&mut word, &mut touched) {
+                            return Some(role);
+                        }
                     }
                 }
+            } else if c.is_alphanumeric() || c == '_' {
+                word.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+            } else if let Some(role) = finish(&mut word, &mut touched) {
+                return Some(role);
             }
-        } else if c.is_alphanumeric() || c == '_' {
-            word.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
-        } else if let Some(role) = finish(&mut word, &mut touched) {
-            return Some(role);
+        }
+        if let Some(range) = value {
+            // A value joins the word it touches, whatever it holds.
+            touched = true;
+            at = range.end.clamp(end, span.end);
         }
     }
     finish(&mut word, &mut touched)

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::span::{Position, Span};
+use crate::span::{Locator, Position, Span};
 
 /// What went wrong, and where.
 ///
@@ -137,9 +137,15 @@ impl Error {
 
     /// Places the error at `span` of `text`; the snippet is the spanned
     /// text, cut at the end of its line.
-    pub(crate) fn at(mut self, text: &str, span: Span) -> Error {
-        self.repr.position = Some(Position::of(text, span.start));
-        let spanned = span.slice(text);
+    pub(crate) fn at(self, text: &str, span: Span) -> Error {
+        self.located(&mut Locator::new(text), span)
+    }
+
+    /// [`Error::at`] for the text of `locator`, which finds the position
+    /// (errors placed in document order cost one pass over the text).
+    pub(crate) fn located(mut self, locator: &mut Locator<'_>, span: Span) -> Error {
+        self.repr.position = Some(locator.position(span.start));
+        let spanned = span.slice(locator.text());
         let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
         self.repr.snippet = Some(spanned[..line_end].to_owned());
         self

@@ -2,15 +2,18 @@
 
 use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use crate::attachments::{Attachments, is_unsafe_name};
 use crate::data::Data;
+use crate::delimiter::Opened;
 use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind};
 use crate::segment::delimiters;
-use crate::span::{Position, Span};
+use crate::source::Line;
+use crate::span::{Locator, Position, Span};
 use crate::syntax::{Occurrence, OccurrenceKind, Parsed, parse};
 
 /// A narrative with its embeds and references located.
@@ -28,7 +31,23 @@ pub struct Narrative {
     dialect: Dialect,
     data: Data,
     parsed: Parsed,
+    delimiters: Scanned,
 }
+
+/// The delimiter lines of a narrative holding data, as its own dialect
+/// finds them: scanned once for `resolve`, `validate` and `segment`, which
+/// all need them (the value rule is decided per line). A cache, so left out
+/// of comparisons.
+#[derive(Debug, Clone, Default)]
+struct Scanned(OnceLock<Vec<(Line, Opened)>>);
+
+impl PartialEq for Scanned {
+    fn eq(&self, _: &Scanned) -> bool {
+        true
+    }
+}
+
+impl Eq for Scanned {}
 
 /// The text as UTF-8, or [`ErrorKind::InvalidUtf8`] at the first bad byte.
 pub(crate) fn decode_utf8(bytes: &[u8]) -> Result<&str, Error> {
@@ -92,7 +111,7 @@ impl Narrative {
         let text = text.into();
         let data = Data::new(&text, data_ranges);
         let parsed = parse(&text, dialect, &data);
-        Narrative { text, dialect, data, parsed }
+        Narrative { text, dialect, data, parsed, delimiters: Scanned::default() }
     }
 
     /// Parses raw bytes, which must be UTF-8.
@@ -139,23 +158,28 @@ impl Narrative {
         &self.parsed.code
     }
 
-    /// The role slots of delimiter lines that values fill without naming a
-    /// role, as errors, in order (none without data).
-    fn invalid_role_values(&self, first_only: bool) -> Vec<Error> {
-        let mut errors = Vec::new();
+    /// The delimiter lines as the narrative's dialect finds them, scanned
+    /// once, when it holds data (`None` without: then nothing needs them
+    /// twice).
+    pub(crate) fn scanned_delimiters(&self) -> Option<&[(Line, Opened)]> {
         if self.data.is_empty() {
-            return errors;
+            return None;
         }
-        delimiters(self, self.dialect, |_, opened| {
-            if let Err(span) = opened {
-                errors.push(Error::new(ErrorKind::InvalidRoleValue).at(&self.text, span));
-                if first_only {
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
+        let scanned = self.delimiters.0.get_or_init(|| {
+            let mut lines = Vec::new();
+            delimiters(self, self.dialect, |line, opened| {
+                lines.push((line, opened));
+                ControlFlow::Continue(())
+            });
+            lines
         });
-        errors
+        Some(scanned)
+    }
+
+    /// The role slots of delimiter lines that values fill without naming a
+    /// role, in order (none without data).
+    fn invalid_role_values(&self) -> impl Iterator<Item = Span> + '_ {
+        self.scanned_delimiters().into_iter().flatten().filter_map(|&(_, opened)| opened.err())
     }
 
     /// The first occurrence of each distinct name, in document order.
@@ -174,8 +198,8 @@ impl Narrative {
     /// placed at that reference; or [`ErrorKind::BundleTooLarge`] when a
     /// directory's files add up to more than its limit.
     pub fn resolve(self, attachments: &Attachments) -> Result<ResolvedNarrative, Error> {
-        if let Some(error) = self.invalid_role_values(true).into_iter().next() {
-            return Err(error);
+        if let Some(span) = self.invalid_role_values().next() {
+            return Err(Error::new(ErrorKind::InvalidRoleValue).at(&self.text, span));
         }
         let mut embeds = Vec::new();
         let mut total: u64 = 0;
@@ -213,10 +237,10 @@ impl Narrative {
     /// listed). Empty when the narrative is sound.
     pub fn validate(&self, attachments: &Attachments) -> Vec<Error> {
         let text = &self.text;
-        let mut problems: Vec<(usize, Error)> = Vec::new();
+        // Placed once sorted: one pass over the text for all of them.
+        let mut problems: Vec<(Span, Error)> = Vec::new();
         let mut report = |kind, occurrence: &Occurrence<'_>| {
-            let error = Error::new(kind).with_name(occurrence.name).at(text, occurrence.span);
-            problems.push((occurrence.span.start, error));
+            problems.push((occurrence.span, Error::new(kind).with_name(occurrence.name)));
         };
         // Per name: the first occurrence and the first inline content.
         let mut first: HashMap<&str, Option<&str>> = HashMap::new();
@@ -249,16 +273,16 @@ impl Narrative {
                 }
             }
         }
-        for error in self.invalid_role_values(false) {
-            problems.push((error.offset().unwrap_or(0), error));
+        for span in self.invalid_role_values() {
+            problems.push((span, Error::new(ErrorKind::InvalidRoleValue)));
         }
         for &(name, span) in &self.parsed.unclosed {
-            let error =
-                Error::new(ErrorKind::UnclosedEmbed).with_name(name.slice(text)).at(text, span);
-            problems.push((span.start, error));
+            problems.push((span, Error::new(ErrorKind::UnclosedEmbed).with_name(name.slice(text))));
         }
-        problems.sort_by_key(|&(start, _)| start);
-        let mut problems: Vec<Error> = problems.into_iter().map(|(_, error)| error).collect();
+        problems.sort_by_key(|&(span, _)| span.start);
+        let mut locator = Locator::new(text);
+        let mut problems: Vec<Error> =
+            problems.into_iter().map(|(span, error)| error.located(&mut locator, span)).collect();
         if let Some(entries) = attachments.entry_names() {
             let referenced: HashMap<&str, ()> = self
                 .occurrences()

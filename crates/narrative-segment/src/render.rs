@@ -9,7 +9,7 @@ use crate::mime::mime_type;
 use crate::narrative::{Embed, ResolvedNarrative};
 use crate::role::Role;
 use crate::segment::Turn;
-use crate::span::Position;
+use crate::span::{Locator, Position};
 
 /// What becomes of the `context` preamble turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -242,6 +242,8 @@ pub fn render(
     options: &RenderOptions,
 ) -> Rendered {
     let mut warnings = Vec::new();
+    // Positions are found once all are known, in offset order: one pass.
+    let mut offsets = Vec::new();
     let messages = turns
         .iter()
         .filter_map(|turn| {
@@ -255,18 +257,26 @@ pub fn render(
             for embed in turn.embeds.iter().filter_map(|name| resolved.embed(name)) {
                 let size = embed.content.len() as u64;
                 match options.max_embed_bytes {
-                    Some(limit) if size > limit => warnings.push(Warning {
-                        kind: WarningKind::EmbedTooLarge,
-                        name: embed.name.clone(),
-                        position: Position::of(resolved.text(), embed.span.start),
-                        detail: format!("{size} bytes; the limit is {limit}"),
-                    }),
+                    Some(limit) if size > limit => {
+                        offsets.push((embed.span.start, warnings.len()));
+                        warnings.push(Warning {
+                            kind: WarningKind::EmbedTooLarge,
+                            name: embed.name.clone(),
+                            position: Position { offset: 0, line: 1, column: 1 },
+                            detail: format!("{size} bytes; the limit is {limit}"),
+                        });
+                    }
                     _ => content.push(ContentPart::for_embed(embed)),
                 }
             }
             Some(Message { role, content })
         })
         .collect();
+    offsets.sort_unstable();
+    let mut locator = Locator::new(resolved.text());
+    for (offset, index) in offsets {
+        warnings[index].position = locator.position(offset);
+    }
     Rendered { messages, warnings }
 }
 

@@ -113,7 +113,7 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
     let mut delimiter = None;
     let mut rest = &text[body..];
     let mut rest_start = body;
-    delimiters(narrative, dialect, |line, opened| {
+    let mut open = |line: Line, opened: Opened| {
         let Ok(opened) = opened else { return ControlFlow::Continue(()) };
         let (turn_text, tail) = rest.split_at(line.start - rest_start);
         // The preamble is left out only when the first delimiter starts the text.
@@ -125,7 +125,11 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
         role = opened;
         delimiter = Some(Span::new(line.start, line.next));
         ControlFlow::Continue(())
-    });
+    };
+    match narrative.scanned_delimiters().filter(|_| dialect == narrative.dialect()) {
+        Some(scanned) => scanned.iter().for_each(|&(line, opened)| _ = open(line, opened)),
+        None => delimiters(narrative, dialect, open),
+    }
     turns.push(Turn::new(role, rest, rest_start, delimiter));
     turns
 }
