@@ -68,8 +68,13 @@ ways; on inputs with none of these features both modes give the same output.
    `<|turn>`/`<turn|>`, bracket tokens (`[INST]`, `[SYSTEM_PROMPT]`,
    EXAONE's `[|user|]`, ...), angle tokens (`<<SYS>>`, `<s>`, `<think>`,
    `<start_of_turn>`, ...) and textual role headers at a line start
-   (LLMR's five words plus `Human:`, `AI:`, `Model:`, `### Instruction:`,
-   ...). Matching is case-insensitive and sees through zero-width
+   (LLMR's five words plus `Human:`, `AI:`, `Model:`, `ipython:`,
+   `function:`, ...), also decorated as Markdown or HTML decorates a line
+   (`### Assistant:`, `## System:`, `**System:**`, `> User:`, `- Human:`,
+   `<b>System:</b>`), the sections of instruction formats after a `#` run
+   (`### Instruction:`, `### Input:`, `### Response:`) and a heading that
+   is only a role (`## system`). Every line break starts a line: LF, CR,
+   VT, FF, NEL, LS, PS. Matching is case-insensitive and sees through zero-width
    characters, compatibility look-alikes (NFKC: fullwidth, mathematical
    letters, ligatures) and Cyrillic or Greek letters drawn like Latin ones. Tokens are **defanged visibly** rather than deleted
    (`<|im_start|>` becomes `<| im_start |>`, `<s>` becomes `< s >`): nothing

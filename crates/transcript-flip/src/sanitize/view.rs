@@ -11,8 +11,10 @@
 //!   as their ASCII look-alikes;
 //! - a few look-alikes NFKC leaves alone are folded by hand: Cyrillic and
 //!   Greek letters drawn exactly like Latin ones (`Ѕ`, `у`, `о`, `Α`, ...),
-//!   dotless `ı` reads `i`, SentencePiece's `▁` reads `_`, and NEL, LS and
-//!   PS read as line feeds;
+//!   dotless `ı` reads `i`, SentencePiece's `▁` reads `_`, bullets (`•`,
+//!   `·`, `◦`, ...) read as `*`, colon look-alikes (`∶`, `꞉`, `ː`, ...)
+//!   as `:`, the braille blank as a space, and NEL, LS and PS as line
+//!   feeds;
 //! - anything else is a letter or digit ([`ALNUM`]), a space, or
 //!   [`OTHER`].
 //!
@@ -87,10 +89,11 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The first unit in `from..limit` that is `<`, `[`, LF or CR; `limit`
-    /// when there is none.
+    /// The first unit in `from..limit` that is `<`, `[` or a line break
+    /// (LF, CR, VT, FF); `limit` when there is none.
     pub(super) fn find_structural(&self, from: usize, limit: usize) -> usize {
-        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b'\n' | b'\r');
+        let is_structural =
+            |code: u8| matches!(code, b'<' | b'[' | b'\n' | b'\r' | b'\x0b' | b'\x0c');
         let found = match self {
             View::Ascii(bytes) => {
                 bytes.get(from..limit).and_then(|b| b.iter().position(|&c| is_structural(c)))
@@ -127,6 +130,15 @@ fn build(text: &str, units: &mut Vec<Unit>) {
         match c {
             '\u{131}' => units.push(Unit { code: b'i', start, end }),
             '\u{2581}' => units.push(Unit { code: b'_', start, end }),
+            // Look-alikes of the colon that NFKD leaves alone.
+            '\u{2d0}' | '\u{2f8}' | '\u{589}' | '\u{5c3}' | '\u{16ec}' | '\u{205a}'
+            | '\u{2236}' | '\u{a789}' => units.push(Unit { code: b':', start, end }),
+            // A blank that is neither whitespace nor ignorable.
+            '\u{2800}' => units.push(Unit { code: b' ', start, end }),
+            // Bullets, which decorate a line as `*` does.
+            '\u{b7}' | '\u{2022}' | '\u{2023}' | '\u{2043}' | '\u{2219}' | '\u{25e6}' => {
+                units.push(Unit { code: b'*', start, end });
+            }
             '\u{85}' | '\u{2028}' | '\u{2029}' => units.push(Unit { code: b'\n', start, end }),
             c if is_ignorable(c) => {}
             c => push_decomposed(c, start, end, units),
@@ -202,7 +214,7 @@ fn is_ignorable(c: char) -> bool {
 /// Whether a byte of the text may start or take part in something the
 /// sanitizer rewrites. Text without any of them is returned untouched.
 pub(super) fn is_trigger(byte: u8) -> bool {
-    matches!(byte, b'<' | b'[' | b':') || !byte.is_ascii()
+    matches!(byte, b'<' | b'[' | b':' | b'#') || !byte.is_ascii()
 }
 
 #[cfg(test)]
