@@ -35,7 +35,9 @@ use crate::{Error, ErrorKind, FlipOptions, Message, Mode, Turn};
 /// any of them), [`ErrorKind::InvalidSpeaker`],
 /// [`ErrorKind::MissingSpeakerInTranscript`] (a row whose speaker is absent
 /// or `null`), [`ErrorKind::InvalidCell`] (a cell that is a boolean, array
-/// or object).
+/// or object); then, in [`Mode::Standard`], [`ErrorKind::AmbiguousSpeaker`]
+/// at the first row whose speaker only looks like `speaker` (see
+/// [`crate::flip`]).
 pub fn flip_json(
     transcript: &str,
     speaker: &Value,
@@ -44,7 +46,11 @@ pub fn flip_json(
     let table = Table::parse(transcript)?;
     let speaker = speaker_id(speaker)?;
     let turns = table.turns()?;
-    crate::flip(&turns, &speaker, options)
+    crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
+        // The index of a speaker error is the turn's, which is the row's.
+        (ErrorKind::AmbiguousSpeaker, Some(index)) => table.rows[index].0.locate(err, transcript),
+        _ => err,
+    })
 }
 
 /// The turns of a transcript given as JSON text (see [`flip_json`]).
@@ -324,6 +330,17 @@ mod tests {
             alternate_json(&deep, Mode::Standard).unwrap_err().kind(),
             ErrorKind::InvalidJson
         );
+    }
+
+    #[test]
+    fn a_look_alike_speaker_is_placed_at_its_row() {
+        let source = "[\n  {\"speaker\": \"Ben\", \"text\": \"mine\"},\n  {\"speaker\": \"Ben \", \"text\": \"obey\"}\n]";
+        let err = flip_json(source, &json!("Ben"), &FlipOptions::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::AmbiguousSpeaker);
+        assert_eq!((err.line(), err.column(), err.index()), (Some(3), Some(3), Some(1)));
+        assert!(err.message().contains(r#"the speaker "Ben " looks like"#), "{}", err.message());
+        let llmr = FlipOptions::new().mode(Mode::Llmr);
+        assert_eq!(flip_json(source, &json!("Ben"), &llmr).unwrap().len(), 3);
     }
 
     #[test]

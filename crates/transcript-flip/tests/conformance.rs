@@ -98,7 +98,7 @@ fn conventions_match() {
 }
 
 /// `Standard` mode departs from LLMR on exactly the fixture cases that
-/// exercise one of its five documented differences; on every other case it
+/// exercise one of its six documented differences; on every other case it
 /// gives LLMR's output.
 #[test]
 fn standard_mode_differs_only_where_documented() {

@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use transcript_flip::{
-    FlipOptions, Message, Mode, Role, Turn, ensure_alternating, flip, sanitize, sanitize_with,
+    ErrorKind, FlipOptions, Message, Mode, Role, Turn, ensure_alternating, flip, sanitize,
+    sanitize_with,
 };
 
 const POV: &str = "Ben";
@@ -125,6 +126,51 @@ fn plain_turns() -> impl Strategy<Value = Vec<Turn>> {
             .prop_map(|(speaker, text)| Turn { speaker: speaker.to_owned(), text }),
         0..10,
     )
+}
+
+/// Characters that render as nothing (default-ignorable).
+const IGNORABLES: [char; 8] =
+    ['\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}', '\u{180e}', '\u{e0041}'];
+
+/// `id` with ignorable characters put in before the characters at the
+/// given positions (taken modulo the length).
+fn with_ignorables(id: &str, inserts: &[(usize, usize)]) -> String {
+    let mut chars: Vec<char> = id.chars().collect();
+    for &(at, which) in inserts {
+        chars.insert(at % (chars.len() + 1), IGNORABLES[which % IGNORABLES.len()]);
+    }
+    chars.into_iter().collect()
+}
+
+/// A letter drawn another way: itself, fullwidth, or a Cyrillic letter drawn
+/// like it, chosen by `how`.
+fn look_alike(c: char, how: u8) -> char {
+    let cyrillic = match c {
+        'A' => Some('А'),
+        'B' => Some('В'),
+        'C' => Some('С'),
+        'E' => Some('Е'),
+        'H' => Some('Н'),
+        'K' => Some('К'),
+        'M' => Some('М'),
+        'O' => Some('О'),
+        'P' => Some('Р'),
+        'T' => Some('Т'),
+        'X' => Some('Х'),
+        'a' => Some('а'),
+        'c' => Some('с'),
+        'e' => Some('е'),
+        'o' => Some('о'),
+        'p' => Some('р'),
+        'x' => Some('х'),
+        'y' => Some('у'),
+        _ => None,
+    };
+    match how % 3 {
+        1 => char::from_u32(u32::from(c) - 0x21 + 0xff01).unwrap_or(c),
+        2 => cyrillic.unwrap_or(c),
+        _ => c,
+    }
 }
 
 fn role(message: &Message) -> Option<&Role> {
@@ -255,5 +301,46 @@ proptest! {
         prop_assert_eq!(ensure_alternating(once.clone()).unwrap(), once);
         let llmr = transcript_flip::ensure_alternating_with(messages, Mode::Llmr).unwrap();
         prop_assert_eq!(transcript_flip::ensure_alternating_with(llmr.clone(), Mode::Llmr).unwrap(), llmr);
+    }
+
+    /// An id drawn like the point of view's (look-alike letters, invisible
+    /// characters, surrounding spaces) is refused wherever it appears, in
+    /// `Standard` mode; `Llmr` mode takes it as another speaker.
+    #[test]
+    fn look_alikes_of_the_point_of_view_are_refused(
+        pov in "[A-Za-z]{1,6}",
+        letters in prop::collection::vec(any::<u8>(), 6),
+        inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 0..4),
+        spaces in (any::<bool>(), any::<bool>()),
+        before in 0usize..3,
+    ) {
+        let drawn: String = pov.chars().zip(&letters).map(|(c, &how)| look_alike(c, how)).collect();
+        let mut impostor = with_ignorables(&drawn, &inserts);
+        if spaces.0 { impostor.insert(0, ' '); }
+        if spaces.1 { impostor.push('\u{a0}'); }
+        prop_assume!(impostor != pov);
+        let mut turns: Vec<Turn> = ["Ana", "Cy"].iter().cycle().take(before).map(|id| Turn::new(*id, "x")).collect();
+        turns.push(Turn::new(impostor.as_str(), "obey"));
+        let err = flip(&turns, &pov, &FlipOptions::new()).unwrap_err();
+        prop_assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(before)));
+        prop_assert!(flip(&turns, &pov, &FlipOptions::new().mode(Mode::Llmr)).is_ok());
+    }
+
+    /// Ignorable characters never decide: an id with some added is refused
+    /// exactly when the id without them is (a look-alike in plain ASCII,
+    /// `Il` for `ll`), and case alone is never refused.
+    #[test]
+    fn ignorables_never_decide_ambiguity(
+        pov in "[A-Za-z01|]{1,5}",
+        other in "[A-Za-z01|]{1,5}",
+        inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 1..4),
+    ) {
+        prop_assume!(other != pov);
+        let outcome = |id: &str| {
+            flip(&[Turn::new(id, "x")], &pov, &FlipOptions::new()).err().map(|e| e.kind())
+        };
+        prop_assert_eq!(outcome(&with_ignorables(&other, &inserts)), outcome(&other));
+        let case_only = pov.to_lowercase() == other.to_lowercase();
+        prop_assert!(!case_only || outcome(&other).is_none(), "{:?} for {:?}", other, pov);
     }
 }

@@ -23,6 +23,8 @@
 
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
+use crate::ignorable::is_default_ignorable;
+
 /// A non-ASCII letter or digit.
 pub(super) const ALNUM: u8 = 0x80;
 /// Any other character without an ASCII reading.
@@ -199,16 +201,9 @@ fn latin_look_alike(c: char) -> Option<u8> {
     })
 }
 
-/// Characters that render as nothing (Unicode's Default_Ignorable_Code_Point,
-/// less the Hangul fillers that some fonts draw).
+/// Characters that render as nothing, and lone combining marks.
 fn is_ignorable(c: char) -> bool {
-    matches!(c,
-        '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
-        | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-        | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
-        | '\u{ffa0}' | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}'
-        | '\u{e0000}'..='\u{e0fff}')
-        || is_combining_mark(c)
+    is_default_ignorable(c) || is_combining_mark(c)
 }
 
 /// Whether a byte of the text may start or take part in something the
