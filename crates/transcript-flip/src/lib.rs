@@ -152,5 +152,6 @@ mod json;
 mod message;
 mod mode;
 mod options;
+mod raw;
 mod sanitize;
 mod turn;

@@ -343,4 +343,84 @@ proptest! {
         let case_only = pov.to_lowercase() == other.to_lowercase();
         prop_assert!(!case_only || outcome(&other).is_none(), "{:?} for {:?}", other, pov);
     }
+
+    /// `alternate_json` never rewrites a number: every number in its output
+    /// is written as one in its input (big integers, trailing zeros,
+    /// exponents), in both modes; and in `Standard` mode it merges only
+    /// messages whose fields are written alike.
+    #[test]
+    fn alternate_json_keeps_numbers_as_written(
+        messages in prop::collection::vec(
+            (
+                prop::sample::select(vec!["user", "assistant", "system"]),
+                prop::option::of(prop::sample::select(vec![
+                    "12345678901234567890123",
+                    "12345678901234567890124",
+                    "-98765432109876543210987654321",
+                    "1.50",
+                    "1e3",
+                    "0.1000000000000000055511151231257827",
+                    "[ 18446744073709551616 , {\"n\" : -0 } ]",
+                ])),
+                " {0,2}",
+            ),
+            0..8,
+        ),
+    ) {
+        let json = format!(
+            "[{}]",
+            messages
+                .iter()
+                .map(|(role, id, space)| match id {
+                    Some(id) => format!(r#"{{"role":{space}"{role}","content":"x","id":{space}{id}}}"#),
+                    None => format!(r#"{{"role":"{role}","content":"x"}}"#),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let input_numbers = number_tokens(&json);
+        for mode in [Mode::Standard, Mode::Llmr] {
+            match transcript_flip::alternate_json(&json, mode) {
+                Ok(output) => {
+                    serde_json::from_str::<serde_json::value::Value>(&output).unwrap();
+                    for number in number_tokens(&output) {
+                        prop_assert!(input_numbers.contains(&number), "{} not in {}", number, json);
+                    }
+                }
+                Err(err) => {
+                    prop_assert_eq!(mode, Mode::Standard);
+                    prop_assert_eq!(err.kind(), ErrorKind::ConflictingFields);
+                }
+            }
+        }
+    }
+}
+
+/// The number literals of a JSON text, outside strings.
+fn number_tokens(json: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut chars = json.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_string => {
+                chars.next();
+            }
+            '"' => in_string = !in_string,
+            '-' | '0'..='9' if !in_string => {
+                let mut token = c.to_string();
+                while let Some(&next) = chars.peek() {
+                    if next.is_ascii_digit() || matches!(next, '.' | 'e' | 'E' | '+' | '-') {
+                        token.push(next);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                tokens.push(token);
+            }
+            _ => {}
+        }
+    }
+    tokens
 }
