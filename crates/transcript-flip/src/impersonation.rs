@@ -19,20 +19,25 @@ use unicode_normalization::UnicodeNormalization;
 use crate::ignorable::is_default_ignorable;
 use crate::{Error, ErrorKind};
 
+/// How many checked ids are kept in a list before a set takes over: a
+/// transcript has a handful of speakers, and comparing a few short strings
+/// is cheaper than hashing one per turn.
+const FEW: usize = 16;
+
 /// The point-of-view speaker, and the other ids already told apart from it.
 pub(crate) struct PointOfView<'a> {
     id: &'a str,
     looks: Looks,
-    /// The last id checked: turns by one speaker often follow each other.
-    last: Option<&'a str>,
-    /// Every id checked, so that each costs one skeleton however many turns
-    /// it has.
-    checked: HashSet<&'a str>,
+    /// The first [`FEW`] ids checked, most recent first.
+    few: Vec<&'a str>,
+    /// Every other id checked, so that each costs one skeleton however many
+    /// turns it has.
+    many: HashSet<&'a str>,
 }
 
 impl<'a> PointOfView<'a> {
     pub(crate) fn new(id: &'a str) -> PointOfView<'a> {
-        PointOfView { id, looks: Looks::of(id), last: None, checked: HashSet::new() }
+        PointOfView { id, looks: Looks::of(id), few: Vec::new(), many: HashSet::new() }
     }
 
     /// Checks `other`, the speaker of turn `index`, which is not the point
@@ -43,12 +48,7 @@ impl<'a> PointOfView<'a> {
     /// [`ErrorKind::AmbiguousSpeaker`] when `other` looks like the point of
     /// view.
     pub(crate) fn check(&mut self, other: &'a str, index: usize) -> Result<(), Error> {
-        if self.last == Some(other) || !self.checked.insert(other) {
-            self.last = Some(other);
-            return Ok(());
-        }
-        self.last = Some(other);
-        if !self.looks.alike(&Looks::of(other)) {
+        if !self.first_time(other) || !self.looks.alike(&Looks::of(other)) {
             return Ok(());
         }
         Err(Error::new(
@@ -61,6 +61,22 @@ impl<'a> PointOfView<'a> {
             ),
         )
         .at_index(index))
+    }
+}
+
+impl<'a> PointOfView<'a> {
+    /// Whether `other` has not been checked before (and remembers it).
+    fn first_time(&mut self, other: &'a str) -> bool {
+        if let Some(at) = self.few.iter().position(|&id| id == other) {
+            // Speakers take turns: keep the recent ones in front.
+            self.few[..=at].rotate_right(1);
+            return false;
+        }
+        if self.few.len() < FEW {
+            self.few.insert(0, other);
+            return true;
+        }
+        self.many.insert(other)
     }
 }
 
@@ -139,11 +155,24 @@ mod tests {
         for (index, id) in ["Ana", "Cy", "Ana", "Ana", "Cy"].into_iter().enumerate() {
             pov.check(id, index).unwrap();
         }
-        assert_eq!(pov.checked.len(), 2);
+        assert_eq!((pov.few.len(), pov.many.len()), (2, 0));
         let err = pov.check("Веn", 5).unwrap_err();
         assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(5)));
         assert!(err.message().contains(r#""Веn" (U+0412 U+0435 U+006E)"#), "{}", err.message());
         assert!(err.message().contains(r#"speaker "Ben""#), "{}", err.message());
+    }
+
+    #[test]
+    fn many_speakers_are_each_checked_once() {
+        let ids: Vec<String> = (0..100).map(|i| format!("id{i}")).collect();
+        let mut pov = PointOfView::new("Ben");
+        for round in 0..3 {
+            for (i, id) in ids.iter().enumerate() {
+                pov.check(id, round * 100 + i).unwrap();
+            }
+        }
+        assert_eq!((pov.few.len(), pov.many.len()), (FEW, 100 - FEW));
+        assert!(pov.check("Веn", 300).is_err());
     }
 
     #[test]

@@ -296,7 +296,8 @@ impl<'t> Scanner<'t, '_> {
     /// Whether unit `i` ends a line: LF (NEL, LS and PS read as one), CR,
     /// VT or FF.
     fn is_line_break(&self, i: usize) -> bool {
-        matches!(self.code(i), Some(b'\n' | b'\r' | b'\x0b' | b'\x0c'))
+        // LF, VT, FF and CR are 0x0a to 0x0d.
+        matches!(self.code(i), Some(b'\n'..=b'\r'))
     }
 
     /// The role header whose decorated word starts at `start`, if any.

@@ -94,8 +94,8 @@ impl<'a> View<'a> {
     /// The first unit in `from..limit` that is `<`, `[` or a line break
     /// (LF, CR, VT, FF); `limit` when there is none.
     pub(super) fn find_structural(&self, from: usize, limit: usize) -> usize {
-        let is_structural =
-            |code: u8| matches!(code, b'<' | b'[' | b'\n' | b'\r' | b'\x0b' | b'\x0c');
+        // LF, VT, FF and CR are 0x0a to 0x0d: one range test.
+        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b'\n'..=b'\r');
         let found = match self {
             View::Ascii(bytes) => {
                 bytes.get(from..limit).and_then(|b| b.iter().position(|&c| is_structural(c)))
