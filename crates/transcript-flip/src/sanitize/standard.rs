@@ -98,6 +98,22 @@ const ROLE_WORDS: [&str; 14] = [
 /// in prose.
 const SECTION_WORDS: [&str; 4] = ["instruction", "input", "response", "context"];
 
+/// Whether a unit code is the first letter of a role or section word.
+const STARTS_A_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < ROLE_WORDS.len() {
+        table[ROLE_WORDS[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < SECTION_WORDS.len() {
+        table[SECTION_WORDS[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Names that are control tokens between `[` and `]`.
 const BRACKET_NAMES: [&str; 22] = [
     "inst",
@@ -322,11 +338,22 @@ impl<'t> Scanner<'t, '_> {
             }
             word += 1;
         }
+        // Most line starts begin with no header's first letter: one lookup.
+        let first = self.code(word)?;
+        if !STARTS_A_WORD[usize::from(first)] {
+            return None;
+        }
         let sections: &[&str] = if hashes { &SECTION_WORDS } else { &[] };
-        ROLE_WORDS.iter().chain(sections).find_map(|header| {
-            let word_end = self.header_word_at(word, header)?;
-            self.header_end(start, word_end, hashes)
-        })
+        for words in [&ROLE_WORDS[..], sections] {
+            for header in words.iter().filter(|header| header.as_bytes()[0] == first) {
+                if let Some(word_end) = self.header_word_at(word, header)
+                    && let Some(found) = self.header_end(start, word_end, hashes)
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
     }
 
     /// The header whose role word ends at `word_end`: a colon after closing
