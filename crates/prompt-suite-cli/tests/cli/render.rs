@@ -217,10 +217,12 @@ fn history_regenerate_rule_end_to_end() {
     assert_eq!(run(&dir, &["--history", "h.json", "--seed", "1"]), "turn 4");
     // Without --commit the file is untouched.
     assert_eq!(history_file(&dir), history);
-    // No temporary file is left behind.
-    let names: Vec<_> =
+    // No temporary file is left behind; the lock file stays for the next
+    // commit.
+    let mut names: Vec<_> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 2, "{names:?}");
+    names.sort();
+    assert_eq!(names, [".h.json.lock", "h.json", "turns.txt"]);
 }
 
 #[test]
@@ -270,4 +272,54 @@ fn malformed_history_json() {
 #[test]
 fn commit_needs_history() {
     assert_cmd_snapshot!(render().arg("--commit").pass_stdin("x"));
+}
+
+/// Every `--context` (render, check, build) is read strictly: a byte
+/// order mark is ignored; a repeated key and an integer beyond 64 bits are
+/// `invalid_json` at their position, with a message that names no other.
+#[test]
+fn contexts_are_strict_json_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let template = write("t.txt", "## user\n[[ role ]]\n");
+    let bom = write("bom.json", "\u{feff}{\"state\": {\"role\": \"user\"}}");
+    let duplicate = write("dup.json", "{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");
+    let big = write("big.json", "{\"state\": {\"n\": 9223372036854775808}}");
+    let commands: [&[&str]; 3] =
+        [&["render", &template], &["check", &template], &["build", &template]];
+    for command in commands {
+        let run = |context: &str| {
+            cli().args(command).args(["--context", context, "--error-format", "json"]).output()
+        };
+        let out = run(&bom).unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (context, line, column, message) in [
+            (&duplicate, 2, 3, "duplicate key `role` in an object".to_owned()),
+            (&big, 1, 17, "the integer 9223372036854775808 is outside the 64-bit signed range (-9223372036854775808 to 9223372036854775807)".to_owned()),
+        ] {
+            let out = run(context).unwrap();
+            assert_eq!(out.status.code(), Some(1), "{command:?}");
+            let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+            let error = &error["error"];
+            assert_eq!(error["kind"], "invalid_json", "{command:?}: {error}");
+            assert_eq!((error["line"].as_u64(), error["column"].as_u64()), (Some(line), Some(column)));
+            assert_eq!(error["message"], message.as_str());
+        }
+    }
+}
+
+#[test]
+fn duplicate_context_key_human() {
+    assert_cmd_snapshot!(
+        render().arg("--context").arg(input("duplicate_key_context.json")).pass_stdin("x")
+    );
 }
