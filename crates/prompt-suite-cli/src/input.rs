@@ -140,6 +140,12 @@ impl Input {
         }
         diagnostic
     }
+
+    /// Reports a library warning about this input ([`crate::diagnostic::warn`]),
+    /// placed in it as [`Input::reject`] places an error.
+    pub fn warn(&self, warning: &impl Reportable) {
+        crate::diagnostic::warn(self.reject(warning));
+    }
 }
 
 #[cfg(test)]

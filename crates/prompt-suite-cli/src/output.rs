@@ -24,17 +24,56 @@ pub fn write_bytes(bytes: &[u8]) -> Result<(), Diagnostic> {
     }
 }
 
-/// Writes `value` as one JSON document followed by a newline.
+/// Writes `value` as one JSON document followed by a newline, encoding it
+/// straight into standard output (no copy of the document in memory).
 ///
 /// # Errors
 ///
 /// As [`write_bytes`]; also an `internal` diagnostic if the value cannot be
 /// represented as JSON (a map with non-string keys).
 pub fn write_json<T: Serialize + ?Sized>(value: &T) -> Result<(), Diagnostic> {
-    let mut json = serde_json::to_vec(value)
-        .map_err(|err| Diagnostic::new("internal", format!("cannot encode the result: {err}")))?;
-    json.push(b'\n');
-    write_bytes(&json)
+    let mut stdout = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
+    let written = match serde_json::to_writer(&mut stdout, value) {
+        Err(err) if !err.is_io() => {
+            return Err(Diagnostic::new("internal", format!("cannot encode the result: {err}")));
+        }
+        // serde_json hands back the writer's own error.
+        Err(err) => Err(io::Error::from(err)),
+        Ok(()) => stdout.write_all(b"\n").and_then(|()| stdout.flush()),
+    };
+    match written {
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Diagnostic::new("io_error", format!("cannot write standard output: {err}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// How many bytes `value` takes as JSON (without a newline), if at most
+/// `limit`: counted, not kept, and the count stops at the limit.
+pub fn json_len_within<T: Serialize + ?Sized>(value: &T, limit: usize) -> Option<usize> {
+    let mut count = Counter { bytes: 0, limit };
+    serde_json::to_writer(&mut count, value).ok().map(|()| count.bytes)
+}
+
+/// A writer that only counts, up to a limit.
+struct Counter {
+    bytes: usize,
+    limit: usize,
+}
+
+impl Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.bytes += buf.len();
+        if self.bytes > self.limit {
+            return Err(io::Error::new(io::ErrorKind::FileTooLarge, "over the limit"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Encodes `value` as one JSON document followed by a newline, if that
@@ -143,6 +182,8 @@ mod tests {
             err.message(),
             "`it` would print more than 18 bytes, the template's output limit"
         );
+        assert_eq!(json_len_within(&value, 18), Some(18));
+        assert_eq!(json_len_within(&value, 17), None);
         // Escapes count as what they print.
         let control = "\u{1}".repeat(3);
         assert!(json_within(&control, 3 * 6 + 2, "c").is_err());

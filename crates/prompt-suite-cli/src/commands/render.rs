@@ -263,20 +263,7 @@ impl Fingerprints {
 
 /// How many bytes `text` takes as a JSON string, quotes included.
 fn json_len(text: &str) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing a string into a counter cannot fail.
-    let _ = serde_json::to_writer(&mut count, text);
-    count.0
+    output::json_len_within(text, usize::MAX).unwrap_or(usize::MAX)
 }
 
 /// How long `--commit` waits for another commit to the same history file.

@@ -323,3 +323,41 @@ fn duplicate_context_key_human() {
         render().arg("--context").arg(input("duplicate_key_context.json")).pass_stdin("x")
     );
 }
+
+/// Forty `render --history F --commit` at once: each records its message
+/// (the lock serialises them, so message i counts turn i + 1), or fails
+/// with `history_locked`; none is lost silently.
+#[test]
+fn concurrent_commits_each_record_their_message() {
+    use std::process::Stdio;
+
+    let dir = scratch();
+    let children: Vec<_> = (0..40)
+        .map(|seed| {
+            let seed = seed.to_string();
+            in_dir(&dir, &["--history", "h.json", "--commit", "--seed", &seed])
+                .arg("--error-format")
+                .arg("json")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut locked = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        if out.status.code() == Some(0) {
+            continue;
+        }
+        let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(error["error"]["kind"], "history_locked", "{error}");
+        locked += 1;
+    }
+    let history = history_file(&dir);
+    let messages = history["messages"].as_array().unwrap();
+    assert_eq!(messages.len() + locked, 40);
+    for (i, message) in messages.iter().enumerate() {
+        assert_eq!(message["swipes"][0]["turns"], i + 1, "{history}");
+    }
+}
