@@ -3,7 +3,7 @@
 
 use insta_cmd::assert_cmd_snapshot;
 
-use crate::cli;
+use crate::{cli, output_with_stdin};
 
 const INPUTS: &str = "tests/cli/inputs/render";
 
@@ -360,4 +360,81 @@ fn concurrent_commits_each_record_their_message() {
     for (i, message) in messages.iter().enumerate() {
         assert_eq!(message["swipes"][0]["turns"], i + 1, "{history}");
     }
+}
+
+/// The error object of a run that must fail with `--error-format json`.
+fn error_of(command: &mut std::process::Command, stdin: &str) -> serde_json::Value {
+    let out = output_with_stdin(command.args(["--error-format", "json"]), stdin);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    serde_json::from_slice::<serde_json::Value>(&out.stderr).unwrap()["error"].clone()
+}
+
+/// What `--json` prints counts against the output limit (16 MiB): a 6 MB
+/// output is printed three times there (the text, the write, the state).
+#[test]
+fn json_output_counts_against_the_output_limit() {
+    let template = "[% set s = \"x\" * 6000000 %][[ s ]]";
+    let error = error_of(render().arg("--json"), template);
+    assert_eq!(error["kind"], "output_limit", "{error}");
+    assert_eq!(
+        error["message"],
+        "`render --json` would print more than 16777216 bytes, the template's output limit"
+    );
+    // Within the limit it is printed whole.
+    let out = output_with_stdin(render().arg("--json"), "[% set s = \"x\" * 5000000 %][[ s ]]");
+    assert!(out.status.success());
+    // Three copies of the string and 118 bytes of keys and brackets.
+    assert_eq!(
+        out.stdout.len(),
+        15_000_000 + 118,
+        "{}",
+        String::from_utf8_lossy(&out.stdout[..80])
+    );
+}
+
+/// What `--samples` prints counts too: two distinct 9 MB outputs are more
+/// than the limit, and sampling stops as soon as that is certain.
+#[test]
+fn samples_count_against_the_output_limit() {
+    let template = "[% chance 0.5 %]a[% else %]b[% endchance %][[ \"x\" * 9000000 ]]";
+    let error = error_of(render().args(["--samples", "200"]), template);
+    assert_eq!(error["kind"], "output_limit", "{error}");
+    assert_eq!(
+        error["message"],
+        "`render --samples` would print more than 16777216 bytes, the template's output limit"
+    );
+    let error = error_of(render().args(["--exact"]), template);
+    assert_eq!(error["kind"], "output_limit", "{error}");
+}
+
+/// Outputs seen equally often are printed in the order they first
+/// appeared, that is by the first seed that rendered them.
+#[test]
+fn samples_ties_keep_first_seen_order() {
+    let template = "[% weighted %][% choice 1 %]a[% endchoice %][% choice 1 %]b[% endchoice %]\
+                    [% choice 1 %]c[% endchoice %][% choice 1 %]d[% endchoice %][% endweighted %]\
+                    [% weighted %][% choice 1 %]1[% endchoice %][% choice 1 %]2[% endchoice %]\
+                    [% choice 1 %]3[% endchoice %][% endweighted %]";
+    let seeds = 6;
+    let mut first_seen: Vec<String> = Vec::new();
+    let mut counts = std::collections::HashMap::new();
+    for seed in 40..40 + seeds {
+        let out = output_with_stdin(render().args(["--seed", &seed.to_string()]), template);
+        let text = String::from_utf8(out.stdout).unwrap();
+        *counts.entry(text.clone()).or_insert(0) += 1;
+        if !first_seen.contains(&text) {
+            first_seen.push(text);
+        }
+    }
+    let mut expected = first_seen.clone();
+    expected.sort_by_key(|text| std::cmp::Reverse(counts[text]));
+    let out = output_with_stdin(
+        render().args(["--samples", &seeds.to_string(), "--seed", "40"]),
+        template,
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let order: Vec<&String> = printed["outputs"].as_object().unwrap().keys().collect();
+    assert_eq!(order, expected.iter().collect::<Vec<_>>());
+    assert!(counts.values().any(|&n| n == 1) && first_seen.len() > 2, "{counts:?}");
 }
