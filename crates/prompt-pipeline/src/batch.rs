@@ -5,9 +5,9 @@
 //! Rows are read in chunks of at most [`Batch::CHUNK_BYTES`] (64 MiB) of
 //! rows and 16 384 rows, whatever the number of threads; a row longer than the
 //! row limit is never read into memory. The rows of a chunk are taken in
-//! order by scoped threads sharing the [`Compiled`] prompt, and the calling
-//! thread writes each finished line as soon as the lines before it are
-//! written. Finished lines waiting for an earlier one hold at most about as
+//! order, a few hundred at a time, by scoped threads sharing the
+//! [`Compiled`] prompt, and the calling thread writes each finished line as
+//! soon as the lines before it are written. Finished lines waiting for an earlier one hold at most about as
 //! many bytes again: past that, no thread starts a new row until the writer
 //! has caught up. So a batch holds at most one chunk of rows, that many
 //! bytes of lines, and one row in progress per thread.
@@ -35,8 +35,7 @@ const CHUNK_ROWS: usize = 16 * 1024;
 /// The default limit of one row: 16 MiB.
 const MAX_ROW_BYTES: usize = 16 << 20;
 
-/// What a waiting line costs besides its bytes (its allocation and slot),
-/// so that a million tiny lines count too.
+/// What a waiting piece costs besides its bytes (its allocation and slot).
 const LINE_OVERHEAD: usize = 64;
 
 /// A batch run: a compiled prompt, the seed of row 0 (row `i` uses
@@ -82,9 +81,6 @@ impl Chunk {
         }
     }
 }
-
-/// One output line and whether its row built.
-type Line = (bool, Vec<u8>);
 
 impl<'a> Batch<'a> {
     /// The most bytes of rows one chunk holds by default, and the most bytes
@@ -197,38 +193,44 @@ impl<'a> Batch<'a> {
     /// how many failed.
     fn chunk(&self, first: usize, chunk: &Chunk, out: &mut impl Write) -> io::Result<usize> {
         let count = chunk.rows.len();
-        let mut failed = 0;
         if self.jobs == 1 || count == 1 {
+            let mut lines = Lines::default();
             for i in 0..count {
-                let (ok, line) = self.line(first + i, chunk.row(i));
-                failed += usize::from(!ok);
-                out.write_all(&line)?;
+                lines.bytes.clear();
+                self.line(first + i, chunk.row(i), &mut lines);
+                out.write_all(&lines.bytes)?;
             }
-            return Ok(failed);
+            return Ok(lines.failed);
         }
+        let pieces = pieces(chunk);
         let shared = Shared {
             state: Mutex::new(State {
                 next: 0,
-                lines: (0..count).map(|_| None).collect(),
+                done: (0..pieces.len()).map(|_| None).collect(),
                 waiting: 0,
                 stop: false,
             }),
-            changed: Condvar::new(),
+            finished: Condvar::new(),
+            written: Condvar::new(),
             budget: self.chunk_bytes,
         };
+        let mut failed = 0;
         std::thread::scope(|scope| {
-            for _ in 0..self.jobs.min(count) {
+            for _ in 0..self.jobs.min(pieces.len()) {
                 scope.spawn(|| {
-                    while let Some(i) = shared.take(count) {
-                        let line = self.line(first + i, chunk.row(i));
-                        shared.finish(i, line);
+                    while let Some(p) = shared.take(pieces.len()) {
+                        let mut lines = Lines::default();
+                        for i in pieces[p].clone() {
+                            self.line(first + i, chunk.row(i), &mut lines);
+                        }
+                        shared.finish(p, lines);
                     }
                 });
             }
-            let written = (0..count).try_for_each(|i| {
-                let (ok, line) = shared.wait_for(i);
-                failed += usize::from(!ok);
-                out.write_all(&line)
+            let written = (0..pieces.len()).try_for_each(|p| {
+                let lines = shared.wait_for(p);
+                failed += lines.failed;
+                out.write_all(&lines.bytes)
             });
             if written.is_err() {
                 // The threads must not wait for a writer that is gone.
@@ -238,24 +240,30 @@ impl<'a> Batch<'a> {
         })
     }
 
-    /// One output line (with its newline) for row `index`; `None` is a row
-    /// over the limit. A panic while building becomes an `internal` error
-    /// record, so that one row never takes the others down.
-    fn line(&self, index: usize, line: Option<&[u8]>) -> Line {
-        let built = catch_unwind(AssertUnwindSafe(|| self.row(index, line))).unwrap_or_else(|_| {
+    /// Appends the output line (with its newline) of row `index` to
+    /// `lines`; `None` is a row over the limit. A panic while building
+    /// becomes an `internal` error record, so that one row never takes the
+    /// others down.
+    fn line(&self, index: usize, line: Option<&[u8]>, lines: &mut Lines) {
+        let start = lines.bytes.len();
+        let built = catch_unwind(AssertUnwindSafe(|| self.row(index, line, &mut lines.bytes)));
+        let ok = built.unwrap_or_else(|_| {
+            lines.bytes.truncate(start);
             let message = "building this row failed unexpectedly (a bug: please report it)";
-            (false, record(index, "internal", message, None, None, None))
+            lines.bytes.extend(record(index, "internal", message, None, None, None));
+            false
         });
-        let (ok, mut bytes) = built;
-        bytes.push(b'\n');
-        (ok, bytes)
+        lines.failed += usize::from(!ok);
+        lines.bytes.push(b'\n');
     }
 
-    /// The body or error record of row `index`, without its newline.
-    fn row(&self, index: usize, line: Option<&[u8]>) -> Line {
+    /// Appends the body or error record of row `index` to `out`, without a
+    /// newline; `true` when the row built.
+    fn row(&self, index: usize, line: Option<&[u8]>, out: &mut Vec<u8>) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
-            return (false, record(index, "row_too_large", &message, Some(index + 1), None, None));
+            out.extend(record(index, "row_too_large", &message, Some(index + 1), None, None));
+            return false;
         };
         let seed = self.seed.wrapping_add(index as u64);
         let result =
@@ -273,20 +281,54 @@ impl<'a> Batch<'a> {
             });
         let output = match result {
             Ok(output) => output,
-            Err(record) => return (false, record),
+            Err(record) => {
+                out.extend(record);
+                return false;
+            }
         };
+        let start = out.len();
         let body = match &output.request {
-            Some(built) => serde_json::to_vec(&built.body),
-            None => serde_json::to_vec(&output.messages),
+            Some(built) => serde_json::to_writer(&mut *out, &built.body),
+            None => serde_json::to_writer(&mut *out, &output.messages),
         };
         match body {
-            Ok(body) => (true, body),
+            Ok(()) => true,
             Err(err) => {
+                out.truncate(start);
                 let message = format!("cannot encode the request body: {err}");
-                (false, record(index, "internal", &message, None, None, None))
+                out.extend(record(index, "internal", &message, None, None, None));
+                false
             }
         }
     }
+}
+
+/// Rows per piece: the rows a thread takes at once, so that taking and
+/// handing back cost little next to the rows' work, even for tiny rows.
+const PIECE_ROWS: usize = 256;
+
+/// Bytes of rows per piece (a row larger than this is a piece of its own).
+const PIECE_BYTES: usize = 256 << 10;
+
+/// The rows of `chunk` cut into consecutive pieces of at most
+/// [`PIECE_ROWS`] rows and about [`PIECE_BYTES`] bytes.
+fn pieces(chunk: &Chunk) -> Vec<Range<usize>> {
+    let mut pieces = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, row) in chunk.rows.iter().enumerate() {
+        if i > start && (i - start == PIECE_ROWS || bytes >= PIECE_BYTES) {
+            pieces.push(start..i);
+            (start, bytes) = (i, 0);
+        }
+        bytes += match row {
+            Row::Line(range) => range.len(),
+            Row::TooLarge => 0,
+        };
+    }
+    if start < chunk.rows.len() {
+        pieces.push(start..chunk.rows.len());
+    }
+    pieces
 }
 
 /// The length of `line` without its line ending (`\n` or `\r\n`).
@@ -295,23 +337,32 @@ fn content_len(line: &[u8]) -> usize {
     line.strip_suffix(b"\r").unwrap_or(line).len()
 }
 
+/// The output lines of consecutive rows, and how many of them failed.
+#[derive(Debug, Default)]
+struct Lines {
+    bytes: Vec<u8>,
+    failed: usize,
+}
+
 /// What the threads building one chunk share with its writer.
 struct Shared {
     state: Mutex<State>,
-    /// A line was finished or written, or the writer stopped.
-    changed: Condvar,
+    /// A piece was finished, for the writer.
+    finished: Condvar,
+    /// A piece was written, or the writer stopped, for the threads.
+    written: Condvar,
     /// The most bytes of finished lines that may wait.
     budget: usize,
 }
 
 struct State {
-    /// The next row to take.
+    /// The next piece to take.
     next: usize,
-    /// Finished lines not yet written, by row.
-    lines: Vec<Option<Line>>,
-    /// What the finished lines hold (bytes plus [`LINE_OVERHEAD`] each).
+    /// Finished pieces not yet written.
+    done: Vec<Option<Lines>>,
+    /// What the finished pieces hold (bytes plus [`LINE_OVERHEAD`] each).
     waiting: usize,
-    /// The writer failed: take no more rows.
+    /// The writer failed: take no more pieces.
     stop: bool,
 }
 
@@ -321,20 +372,16 @@ impl Shared {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn wait<'g>(&self, guard: MutexGuard<'g, State>) -> MutexGuard<'g, State> {
-        self.changed.wait(guard).unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The next row to build, once the lines waiting fit the budget; `None`
-    /// when every row is taken or the writer stopped.
+    /// The next piece to build, once the lines waiting fit the budget;
+    /// `None` when every piece is taken or the writer stopped.
     ///
     /// This never waits for ever: if lines are waiting, the writer is
-    /// waiting for an earlier row, which is taken (rows are taken in
+    /// waiting for an earlier piece, which is taken (pieces are taken in
     /// order), so it will be finished and the writer will catch up.
     fn take(&self, count: usize) -> Option<usize> {
         let mut state = self.lock();
         while state.waiting > self.budget && !state.stop {
-            state = self.wait(state);
+            state = self.written.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
         if state.stop || state.next == count {
             return None;
@@ -343,36 +390,38 @@ impl Shared {
         Some(state.next - 1)
     }
 
-    fn finish(&self, index: usize, line: Line) {
+    fn finish(&self, piece: usize, lines: Lines) {
         let mut state = self.lock();
-        state.waiting += line.1.len() + LINE_OVERHEAD;
-        state.lines[index] = Some(line);
-        self.changed.notify_all();
+        state.waiting += lines.bytes.len() + LINE_OVERHEAD;
+        state.done[piece] = Some(lines);
+        self.finished.notify_one();
     }
 
-    /// The line of row `index`, once it is finished; its bytes leave the
+    /// The lines of `piece`, once it is finished; their bytes leave the
     /// budget.
-    fn wait_for(&self, index: usize) -> Line {
+    fn wait_for(&self, piece: usize) -> Lines {
         let mut state = self.lock();
         loop {
-            if let Some(line) = state.lines[index].take() {
-                state.waiting -= line.1.len() + LINE_OVERHEAD;
-                self.changed.notify_all();
-                return line;
+            if let Some(lines) = state.done[piece].take() {
+                state.waiting -= lines.bytes.len() + LINE_OVERHEAD;
+                self.written.notify_all();
+                return lines;
             }
-            state = self.wait(state);
+            state = self.finished.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
     }
 
     fn stop(&self) {
         self.lock().stop = true;
-        self.changed.notify_all();
+        self.written.notify_all();
     }
 }
 
 fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
     std::str::from_utf8(line).map_err(|err| {
-        let column = String::from_utf8_lossy(&line[..err.valid_up_to()]).chars().count() + 1;
+        // The prefix is valid: count its characters without copying it.
+        let valid = std::str::from_utf8(&line[..err.valid_up_to()]).unwrap_or_default();
+        let column = valid.chars().count() + 1;
         record(
             index,
             "invalid_utf8",
@@ -570,12 +619,32 @@ mod tests {
                 Ok(())
             }
         }
+        // Every row fits one chunk, but a few pieces of 1 KB lines pass the
+        // budget of lines waiting: the threads wait for the writer.
         let rows: String = (0..2000).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
         let pipeline = Pipeline::new(Provider::OpenAi);
-        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]][[ \"x\" * 1000 ]]\n")).unwrap();
         let compiled = prompt.compile().unwrap();
-        let batch = Batch::new(&compiled, 0, 4).chunk_bytes(100);
+        let batch = Batch::new(&compiled, 0, 4).chunk_bytes(100_000);
         let err = batch.run(rows.as_bytes(), &mut Full(3), |_| {}).unwrap_err();
         assert_eq!(err.to_string(), "full");
+    }
+
+    #[test]
+    fn pieces_are_consecutive_and_bounded() {
+        let chunk = |sizes: &[usize]| {
+            let mut chunk = Chunk::default();
+            let mut at = 0;
+            for &size in sizes {
+                chunk.rows.push(Row::Line(at..at + size));
+                at += size;
+            }
+            chunk
+        };
+        let small = chunk(&[10; 600]);
+        assert_eq!(pieces(&small), [0..256, 256..512, 512..600]);
+        let large = chunk(&[200 << 10, 100 << 10, 1, 300 << 10, 5]);
+        assert_eq!(pieces(&large), [0..2, 2..4, 4..5]);
+        assert_eq!(pieces(&Chunk::default()), []);
     }
 }
