@@ -279,6 +279,10 @@ fn check(case: &Case, deadline: Duration) -> Result<(), String> {
         Some(_) => measure(&spec, dir.path()),
         None => run_child(&spec),
     };
+    if let Some(peak) = report.peak_rss {
+        // The figures, for `--nocapture`.
+        eprintln!("{}: peak RSS {} MiB", case.name, peak >> 20);
+    }
     judge(case, &report, max_rss)
 }
 
