@@ -15,6 +15,7 @@
 //! A row that fails for any reason, a panic included, is an error record
 //! on its line; every other row still comes out.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -206,7 +207,8 @@ impl<'a> Batch<'a> {
         let shared = Shared {
             state: Mutex::new(State {
                 next: 0,
-                done: (0..pieces.len()).map(|_| None).collect(),
+                done: BTreeMap::new(),
+                writing: 0,
                 waiting: 0,
                 stop: false,
             }),
@@ -219,19 +221,32 @@ impl<'a> Batch<'a> {
             for _ in 0..self.jobs.min(pieces.len()) {
                 scope.spawn(|| {
                     while let Some(p) = shared.take(pieces.len()) {
-                        let mut lines = Lines::default();
-                        for i in pieces[p].clone() {
+                        let rows = pieces[p].clone();
+                        let mut lines = Lines { start: rows.start, ..Lines::default() };
+                        for i in rows {
+                            // Rows with large outputs: hand over what is
+                            // built, then wait for room as `take` does.
+                            if lines.bytes.len() >= PIECE_BYTES && lines.start < i {
+                                shared.finish(std::mem::take(&mut lines), i);
+                                if !shared.room_for(i) {
+                                    return;
+                                }
+                                lines.start = i;
+                            }
                             self.line(first + i, chunk.row(i), &mut lines);
                         }
-                        shared.finish(p, lines);
+                        shared.finish(lines, pieces[p].end);
                     }
                 });
             }
-            let written = (0..pieces.len()).try_for_each(|p| {
-                let lines = shared.wait_for(p);
+            let mut written = Ok(());
+            let mut row = 0;
+            while row < count && written.is_ok() {
+                let (lines, end) = shared.wait_for(row);
+                row = end;
                 failed += lines.failed;
-                out.write_all(&lines.bytes)
-            });
+                written = out.write_all(&lines.bytes);
+            }
             if written.is_err() {
                 // The threads must not wait for a writer that is gone.
                 shared.stop();
@@ -337,9 +352,11 @@ fn content_len(line: &[u8]) -> usize {
     line.strip_suffix(b"\r").unwrap_or(line).len()
 }
 
-/// The output lines of consecutive rows, and how many of them failed.
+/// The output lines of consecutive rows from `start`, and how many of them
+/// failed.
 #[derive(Debug, Default)]
 struct Lines {
+    start: usize,
     bytes: Vec<u8>,
     failed: usize,
 }
@@ -347,9 +364,9 @@ struct Lines {
 /// What the threads building one chunk share with its writer.
 struct Shared {
     state: Mutex<State>,
-    /// A piece was finished, for the writer.
+    /// Lines were finished, for the writer.
     finished: Condvar,
-    /// A piece was written, or the writer stopped, for the threads.
+    /// Lines were written, or the writer stopped, for the threads.
     written: Condvar,
     /// The most bytes of finished lines that may wait.
     budget: usize,
@@ -358,9 +375,12 @@ struct Shared {
 struct State {
     /// The next piece to take.
     next: usize,
-    /// Finished pieces not yet written.
-    done: Vec<Option<Lines>>,
-    /// What the finished pieces hold (bytes plus [`LINE_OVERHEAD`] each).
+    /// Finished lines not yet written, by their first row, with the row
+    /// after their last.
+    done: BTreeMap<usize, (Lines, usize)>,
+    /// The row the writer needs next.
+    writing: usize,
+    /// What the finished lines hold (bytes plus [`LINE_OVERHEAD`] each).
     waiting: usize,
     /// The writer failed: take no more pieces.
     stop: bool,
@@ -374,10 +394,6 @@ impl Shared {
 
     /// The next piece to build, once the lines waiting fit the budget;
     /// `None` when every piece is taken or the writer stopped.
-    ///
-    /// This never waits for ever: if lines are waiting, the writer is
-    /// waiting for an earlier piece, which is taken (pieces are taken in
-    /// order), so it will be finished and the writer will catch up.
     fn take(&self, count: usize) -> Option<usize> {
         let mut state = self.lock();
         while state.waiting > self.budget && !state.stop {
@@ -390,22 +406,42 @@ impl Shared {
         Some(state.next - 1)
     }
 
-    fn finish(&self, piece: usize, lines: Lines) {
+    /// Waits until a thread that has built the rows before `row` of its
+    /// piece may build `row`: when the lines waiting fit the budget, or the
+    /// writer needs `row` itself. `false` when the writer stopped.
+    ///
+    /// Neither this nor [`Shared::take`] waits for ever: while lines wait,
+    /// the writer waits for an earlier row, which is being built (pieces
+    /// are taken in order), or is the next row of a thread here, which may
+    /// go on.
+    fn room_for(&self, row: usize) -> bool {
+        let mut state = self.lock();
+        while state.waiting > self.budget && state.writing != row && !state.stop {
+            state = self.written.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+        !state.stop
+    }
+
+    /// Hands over `lines`, which end before row `end`.
+    fn finish(&self, lines: Lines, end: usize) {
         let mut state = self.lock();
         state.waiting += lines.bytes.len() + LINE_OVERHEAD;
-        state.done[piece] = Some(lines);
+        state.done.insert(lines.start, (lines, end));
         self.finished.notify_one();
     }
 
-    /// The lines of `piece`, once it is finished; their bytes leave the
-    /// budget.
-    fn wait_for(&self, piece: usize) -> Lines {
+    /// The lines starting at `row`, once they are finished, and the row
+    /// after them; their bytes leave the budget.
+    fn wait_for(&self, row: usize) -> (Lines, usize) {
         let mut state = self.lock();
+        state.writing = row;
+        self.written.notify_all();
         loop {
-            if let Some(lines) = state.done[piece].take() {
+            if let Some((lines, end)) = state.done.remove(&row) {
                 state.waiting -= lines.bytes.len() + LINE_OVERHEAD;
+                state.writing = end;
                 self.written.notify_all();
-                return lines;
+                return (lines, end);
             }
             state = self.finished.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
@@ -628,6 +664,22 @@ mod tests {
         let batch = Batch::new(&compiled, 0, 4).chunk_bytes(100_000);
         let err = batch.run(rows.as_bytes(), &mut Full(3), |_| {}).unwrap_err();
         assert_eq!(err.to_string(), "full");
+    }
+
+    /// Tiny rows with large lines: a thread hands its piece over in parts
+    /// and waits for room between them; the output is the same as on one
+    /// thread.
+    #[test]
+    fn large_lines_are_handed_over_in_parts() {
+        let rows: String = (0..600).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
+        let prompt = "## user\n[[ n ]][[ \"x\" * 10000 ]]\n";
+        let one = run_with(prompt, rows.as_bytes(), |b| b);
+        for jobs in [2, 3] {
+            let many =
+                run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(30_000));
+            assert_eq!(many.0, Summary { rows: 600, failed: 0 });
+            assert!(many.1 == one.1, "jobs {jobs}: the lines differ");
+        }
     }
 
     #[test]
