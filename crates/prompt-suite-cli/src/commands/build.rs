@@ -288,7 +288,9 @@ pub(crate) fn diagnostic(
     match err.origin() {
         Some(Origin::Transcript) => {
             let file = transcript.unwrap_or(input);
-            with_source(located, file.text().ok(), file.origin())
+            // Its columns do not count a byte order mark.
+            let text = file.text().ok().map(prompt_core::json::strip_bom);
+            with_source(located, text, file.origin())
         }
         Some(Origin::Rendered) => {
             located.with_origin(format!("{} (as rendered by the template)", input.origin()))
