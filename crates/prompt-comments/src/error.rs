@@ -125,7 +125,8 @@ impl fmt::Display for Error {
             ErrorKind::NotAnArray => {
                 write!(f, "expected a JSON array of messages, found {}", self.detail)
             }
-            ErrorKind::InvalidJson => write!(f, "invalid JSON: {}", self.detail),
+            // As the JSON reader says it (its kind already says "JSON").
+            ErrorKind::InvalidJson => f.write_str(&self.detail),
         }
     }
 }

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use prompt_core::json::{Reader, strip_bom};
+use prompt_core::json::{JsonErrorKind, Reader, strip_bom};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -110,8 +110,16 @@ impl Dialect {
     pub fn strip_messages_json(self, json: &str) -> Result<String, Error> {
         let source = strip_bom(json);
         // Any integer: numbers are copied as written, never parsed.
-        let document: &RawValue =
-            Reader::new().any_integers().parse(source).map_err(|err| Error::invalid_json(&err))?;
+        let reader = Reader::new().any_integers();
+        let document: &RawValue = reader.parse(source).map_err(|err| {
+            // serde_json names a syntax error best while it builds values
+            // ("trailing comma" where a raw read says "key must be a
+            // string"): on this error path only, ask it.
+            let better = reader.parse::<Value>(source).err().filter(|better| {
+                better.kind() == JsonErrorKind::Syntax && better.offset() == err.offset()
+            });
+            Error::invalid_json(better.as_ref().unwrap_or(&err))
+        })?;
         let body = document.get();
         if !body.starts_with('[') {
             let at = position(source, offset_in(source, body));
@@ -385,7 +393,7 @@ mod tests {
             .strip_messages_json(r#"[{"role": "user", "role": "system", "content": "x"}]"#)
             .unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::InvalidJson);
-        assert_eq!(err.to_string(), "invalid JSON: duplicate key `role` in an object");
+        assert_eq!(err.to_string(), "duplicate key `role` in an object");
         assert_eq!((err.line(), err.column(), err.snippet()), (Some(1), Some(19), "\"role\""));
         let err = Dialect::Llmutils.strip_messages_json("[1,").unwrap_err();
         assert_eq!(

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use clap::ValueEnum;
-use prompt_suite::comments::{Dialect, Error};
+use prompt_suite::comments::{Dialect, Error, Warning};
 
 use crate::args::InputArg;
 use crate::diagnostic::{Diagnostic, Reportable};
@@ -77,18 +77,30 @@ pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
     }
     let processed = dialect.process(text);
     for warning in &processed.warnings {
-        eprintln!(
-            "warning[{}]: {} at line {}, column {}",
-            warning.kind(),
-            warning.message(),
-            warning.line(),
-            warning.column()
-        );
+        input.warn(warning);
     }
     if args.json {
         output::write_json(&processed)
     } else {
         output::write_bytes(processed.cleaned.as_bytes())
+    }
+}
+
+impl Reportable for Warning {
+    fn kind_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.kind().as_str())
+    }
+
+    fn message(&self) -> String {
+        Warning::message(self).to_owned()
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        Some((self.line(), self.column()))
+    }
+
+    fn snippet(&self) -> Option<String> {
+        Some(self.key().to_owned())
     }
 }
 
