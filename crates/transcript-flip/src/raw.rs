@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess};
 use serde_json::value::RawValue;
@@ -254,36 +254,10 @@ pub(crate) fn minify(json: &str) -> Cow<'_, str> {
     }
 }
 
-/// Appends `text` as a JSON string literal, escaped as serde_json escapes
-/// (`"`, `\`, and control characters).
+/// Appends `text` as a JSON string literal, as serde_json writes it.
 fn push_string(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let mut copied = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&text[copied..i]);
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push_str(escape);
-        }
-        copied = i + 1;
-    }
-    out.push_str(&text[copied..]);
-    out.push('"');
+    // Writing into a String cannot fail.
+    let _ = write!(out, "{}", serde_json::Value::from(text));
 }
 
 #[cfg(test)]
