@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use prompt_suite::segment::{
     Attachments, Bundle, ContextAs, Dialect, Error, Limits, Narrative, RenderOptions,
-    SegmentOptions, render, segment,
+    SegmentOptions, Warning, render, segment,
 };
 
 use crate::args::InputArg;
@@ -85,6 +85,20 @@ impl Reportable for Error {
     }
 }
 
+impl Reportable for Warning {
+    fn kind_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.kind().as_str())
+    }
+
+    fn message(&self) -> String {
+        Warning::message(self)
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        Some((self.line(), self.column()))
+    }
+}
+
 /// The first bytes of a zip archive.
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
@@ -152,7 +166,7 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     let rendered = render(&resolved, &turns, &options);
     // Nothing is left out silently; the exit code stays 0.
     for warning in &rendered.warnings {
-        eprintln!("warning[{}]: {warning}", warning.kind().as_str());
+        narrative.warn(warning);
     }
     output::write_json(&rendered.messages)
 }
