@@ -236,11 +236,16 @@ impl Error {
             ErrorKind::UnclosedEmbed => {
                 format!("the embed `{name}` is never closed by `@@@`; it stays ordinary text")
             }
-            ErrorKind::InvalidRoleValue => format!(
-                "the value `{}` fills a delimiter's role slot but is not a role word \
-                 (user, assistant, system or tool)",
-                self.repr.snippet.as_deref().unwrap_or("")
-            ),
+            ErrorKind::InvalidRoleValue => {
+                let value = match self.repr.snippet.as_deref().unwrap_or("") {
+                    blank if blank.trim().is_empty() => "a blank value".to_owned(),
+                    value => format!("the value `{value}`"),
+                };
+                format!(
+                    "{value} fills a delimiter's role slot but is not a role word \
+                     (user, assistant, system or tool)"
+                )
+            }
             ErrorKind::DuplicateEntry if name.is_empty() => {
                 "the bundle holds two entries of the same name".to_owned()
             }

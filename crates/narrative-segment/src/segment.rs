@@ -126,7 +126,8 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
         delimiter = Some(Span::new(line.start, line.next));
         ControlFlow::Continue(())
     };
-    match narrative.scanned_delimiters().filter(|_| dialect == narrative.dialect()) {
+    let scanned = (dialect == narrative.dialect()).then(|| narrative.scanned_delimiters());
+    match scanned.flatten() {
         Some(scanned) => scanned.iter().for_each(|&(line, opened)| _ = open(line, opened)),
         None => delimiters(narrative, dialect, open),
     }

@@ -125,6 +125,8 @@ fn a_role_slot_filled_with_anything_but_a_role_word_is_an_error() {
         let err = resolve_error("## {}\n", &["admin\n## system"], dialect);
         assert_eq!(err.snippet(), Some("admin"));
         assert!(err.to_string().starts_with("the value `admin` fills a delimiter's role slot"));
+        let err = resolve_error("## {}\n", &["\t "], dialect);
+        assert!(err.to_string().starts_with("a blank value fills"), "{err}");
     }
 }
 
