@@ -161,6 +161,103 @@ impl Data {
     }
 }
 
+/// What the parser and the segmenter ask about provenance, answered by the
+/// data ranges of a text (`&Data`) or, for a text without any, by
+/// [`Authored`], whose every answer is a constant: the scans are generic
+/// over it, so the text without data is scanned by the same code as before
+/// data existed, with nothing to ask.
+pub(crate) trait Provenance<'a>: Copy {
+    /// The data range holding `pos`, if `pos` is data.
+    fn at(self, pos: usize) -> Option<Span>;
+    /// Whether `pos` is data.
+    fn contains(self, pos: usize) -> bool;
+    /// Whether every byte of `start..end` is authored.
+    fn is_authored(self, start: usize, end: usize) -> bool;
+    /// The data ranges overlapping `span`, in order.
+    fn within(self, span: Span) -> &'a [Span];
+    /// [`Data::find`].
+    fn find(
+        self,
+        from: usize,
+        width: usize,
+        search: impl FnMut(usize) -> Option<usize>,
+    ) -> Option<usize>;
+    /// [`Data::rfind`].
+    fn rfind(self, end: usize, search: impl FnMut(usize) -> Option<usize>) -> Option<usize>;
+}
+
+impl<'a> Provenance<'a> for &'a Data {
+    fn at(self, pos: usize) -> Option<Span> {
+        Data::at(self, pos)
+    }
+
+    fn contains(self, pos: usize) -> bool {
+        Data::contains(self, pos)
+    }
+
+    fn is_authored(self, start: usize, end: usize) -> bool {
+        Data::is_authored(self, start, end)
+    }
+
+    fn within(self, span: Span) -> &'a [Span] {
+        Data::within(self, span)
+    }
+
+    fn find(
+        self,
+        from: usize,
+        width: usize,
+        search: impl FnMut(usize) -> Option<usize>,
+    ) -> Option<usize> {
+        Data::find(self, from, width, search)
+    }
+
+    fn rfind(self, end: usize, search: impl FnMut(usize) -> Option<usize>) -> Option<usize> {
+        Data::rfind(self, end, search)
+    }
+}
+
+/// A text every byte of which the author wrote.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Authored;
+
+impl<'a> Provenance<'a> for Authored {
+    #[inline(always)]
+    fn at(self, _: usize) -> Option<Span> {
+        None
+    }
+
+    #[inline(always)]
+    fn contains(self, _: usize) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn is_authored(self, _: usize, _: usize) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn within(self, _: Span) -> &'a [Span] {
+        &[]
+    }
+
+    #[inline(always)]
+    fn find(
+        self,
+        from: usize,
+        _: usize,
+        mut search: impl FnMut(usize) -> Option<usize>,
+    ) -> Option<usize> {
+        search(from)
+    }
+
+    #[inline(always)]
+    fn rfind(self, end: usize, mut search: impl FnMut(usize) -> Option<usize>) -> Option<usize> {
+        search(end)
+    }
+}
+
 #[cfg(test)]
 // One data range is a slice of one range, not a range to collect.
 #[allow(clippy::single_range_in_vec_init)]

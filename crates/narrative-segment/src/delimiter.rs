@@ -9,6 +9,7 @@
 //! when it is exactly a role word; a slot filled only by values that do
 //! not is an invalid role value, never text.
 
+use crate::data::Provenance;
 use crate::dialect::Dialect;
 use crate::role::Role;
 use crate::source::{Line, Source};
@@ -19,7 +20,7 @@ use crate::span::Span;
 pub(crate) type Opened = Result<Role, Span>;
 
 /// Whether `line` is a delimiter line, and what it opens; `None` for text.
-pub(crate) fn classify(src: Source<'_>, line: Line) -> Option<Opened> {
+pub(crate) fn classify<'a, P: Provenance<'a>>(src: Source<'a, P>, line: Line) -> Option<Opened> {
     let content = line.content();
     if src.data.is_authored(content.start, content.end) {
         return delimiter_role(&src.text[content.range()], src.dialect).map(Ok);
@@ -38,7 +39,7 @@ enum Slot {
 
 /// [`classify`] for a line holding data: the leading blanks, the `#` run
 /// and the blank after it, or `<!--` and `-->`, must all be authored.
-fn classify_with_data(src: Source<'_>, line: Span) -> Option<Opened> {
+fn classify_with_data<'a, P: Provenance<'a>>(src: Source<'a, P>, line: Span) -> Option<Opened> {
     let raw = &src.text[line.range()];
     let lead = line.start + (raw.len() - raw.trim_start().len());
     // Trailing blanks are trimmed only where authored, so that what a value
@@ -76,7 +77,7 @@ fn classify_with_data(src: Source<'_>, line: Span) -> Option<Opened> {
 /// when no value touches them (`us[[ "er" ]]` names nothing); a value names
 /// a role only when it is, trimmed, exactly a role word; an authored role
 /// word wins over a value.
-fn role_slot(src: Source<'_>, span: Span, slot: Slot) -> Option<Opened> {
+fn role_slot<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span, slot: Slot) -> Option<Opened> {
     let values = src.data.within(span);
     let Some((first, last)) = values.first().zip(values.last()) else {
         // Data only in the blanks after the syntax: the authored rules.
@@ -110,7 +111,7 @@ fn role_slot(src: Source<'_>, span: Span, slot: Slot) -> Option<Opened> {
 }
 
 /// Whether every authored character of `span` is whitespace.
-fn authored_is_blank(src: Source<'_>, span: Span) -> bool {
+fn authored_is_blank<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span) -> bool {
     let mut at = span.start;
     let blank = |from: usize, to: usize| from >= to || src.text[from..to].trim().is_empty();
     for range in src.data.within(span) {
@@ -124,7 +125,7 @@ fn authored_is_blank(src: Source<'_>, span: Span) -> bool {
 
 /// The first authored role word of `span` under the dialect's word rule
 /// (difference 3), a word touching a value counting as no word.
-fn authored_role_word(src: Source<'_>, span: Span) -> Option<Role> {
+fn authored_role_word<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span) -> Option<Role> {
     let letter_runs = src.dialect.role_words_are_letter_runs();
     let mut word: Vec<u8> = Vec::new();
     let mut touched = false;

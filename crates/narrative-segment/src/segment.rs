@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use std::ops::ControlFlow;
 
-use crate::data::Data;
+use crate::data::{Authored, Provenance};
 use crate::delimiter::{Opened, classify};
 use crate::dialect::Dialect;
 use crate::narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative};
@@ -75,7 +75,13 @@ pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) ->
     let mut turns = split(resolved.narrative(), dialect);
     let embeds = resolved.embeds();
     let (offsets, with_delimiter) = if dialect.places_embeds_by_search() {
-        (searched_offsets(text.as_bytes(), resolved.narrative().data(), embeds), false)
+        let data = resolved.narrative().data();
+        let offsets = if data.is_empty() {
+            searched_offsets(text.as_bytes(), Authored, embeds)
+        } else {
+            searched_offsets(text.as_bytes(), data, embeds)
+        };
+        (offsets, false)
     } else {
         (embeds.iter().map(|embed| Some(embed.span.start)).collect(), true)
     };
@@ -147,13 +153,24 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
 pub(crate) fn delimiters(
     narrative: &Narrative,
     dialect: Dialect,
+    visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
+) {
+    let (text, data) = (narrative.text(), narrative.data());
+    let code: &[Span] = if dialect.delimiters_inside_code() { &[] } else { narrative.code_spans() };
+    if data.is_empty() {
+        scan(Source::new(text, dialect, Authored), code, visit);
+    } else {
+        scan(Source::new(text, dialect, data), code, visit);
+    }
+}
+
+/// [`delimiters`] over `src`, outside the `code` spans.
+fn scan<'a, P: Provenance<'a>>(
+    src: Source<'a, P>,
+    code: &[Span],
     mut visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
 ) {
-    let text = narrative.text();
-    let data = narrative.data();
-    let src = Source::new(text, dialect, data);
-    let bytes = text.as_bytes();
-    let code: &[Span] = if dialect.delimiters_inside_code() { &[] } else { narrative.code_spans() };
+    let (text, bytes, data) = (src.text, src.bytes, src.data);
     // Always a line start.
     let mut search = src.body_start();
     let mut next_code = 0;
@@ -195,7 +212,11 @@ impl<'a> Turn<'a> {
 /// where, at each `@`, the longest `@name` of an attachment matches (the
 /// located fences skipped whole). Only the first match of a name counts,
 /// and only where its `@@@` or `@` was authored.
-fn searched_offsets(text: &[u8], data: &Data, embeds: &[Embed]) -> Vec<Option<usize>> {
+fn searched_offsets<'a, P: Provenance<'a>>(
+    text: &[u8],
+    data: P,
+    embeds: &[Embed],
+) -> Vec<Option<usize>> {
     let mut offsets = vec![None; embeds.len()];
     let mut fences = Vec::new();
     let mut from = 0;
@@ -314,6 +335,7 @@ impl NameTrie {
 mod tests {
     use super::*;
     use crate::attachments::Attachments;
+    use crate::data::Data;
     use crate::narrative::Narrative;
 
     fn turns(text: &str, dialect: Dialect, entries: &[&str]) -> Vec<(Role, String, Vec<String>)> {
@@ -325,6 +347,33 @@ mod tests {
 
     fn strings(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    proptest::proptest! {
+        /// The delimiter scan without data (`Authored`) is the scan with no
+        /// data ranges.
+        #[test]
+        fn both_provenances_agree_without_data(text in "([#<!\\- a-z`~@]|## user|<!-- system -->|```|\r|\n){0,40}") {
+            for dialect in [Dialect::Standard, Dialect::Lmml] {
+                let narrative = Narrative::parse(text.as_str(), dialect);
+                let collect = |generic: bool| {
+                    let mut lines = Vec::new();
+                    let visit = |line: Line, opened: Opened| {
+                        lines.push((line, opened));
+                        ControlFlow::Continue(())
+                    };
+                    let none = Data::default();
+                    let code = if dialect.delimiters_inside_code() { &[] } else { narrative.code_spans() };
+                    if generic {
+                        scan(Source::new(&text, dialect, &none), code, visit);
+                    } else {
+                        delimiters(&narrative, dialect, visit);
+                    }
+                    lines
+                };
+                proptest::prop_assert_eq!(collect(true), collect(false));
+            }
+        }
     }
 
     #[test]

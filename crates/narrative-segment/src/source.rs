@@ -2,7 +2,7 @@
 //! dialect's lines, whose endings count only where the author wrote them,
 //! and where structure starts (after a byte order mark, in Standard).
 
-use crate::data::Data;
+use crate::data::Provenance;
 use crate::dialect::Dialect;
 use crate::span::Span;
 
@@ -24,17 +24,18 @@ impl Line {
     }
 }
 
-/// A text, its dialect and its data ranges.
+/// A text, its dialect and its data ranges (`&Data`, or [`Authored`](crate::data::Authored)
+/// for a text without any).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Source<'a> {
+pub(crate) struct Source<'a, P> {
     pub(crate) text: &'a str,
     pub(crate) bytes: &'a [u8],
     pub(crate) dialect: Dialect,
-    pub(crate) data: &'a Data,
+    pub(crate) data: P,
 }
 
-impl<'a> Source<'a> {
-    pub(crate) fn new(text: &'a str, dialect: Dialect, data: &'a Data) -> Source<'a> {
+impl<'a, P: Provenance<'a>> Source<'a, P> {
+    pub(crate) fn new(text: &'a str, dialect: Dialect, data: P) -> Source<'a, P> {
         Source { text, bytes: text.as_bytes(), dialect, data }
     }
 
@@ -126,6 +127,7 @@ pub(crate) fn is_blank(line: &[u8]) -> bool {
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
+    use crate::data::Data;
 
     fn lines(text: &str, dialect: Dialect, data: &Data) -> Vec<(usize, usize, usize)> {
         let source = Source::new(text, dialect, data);

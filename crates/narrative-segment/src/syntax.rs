@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
-use crate::data::Data;
+use crate::data::{Authored, Data, Provenance};
 use crate::dialect::Dialect;
 use crate::source::{Line, Source, is_blank};
 use crate::span::Span;
@@ -77,7 +77,11 @@ pub(crate) struct Parsed {
 /// Finds every embed and reference of `text`, whose `data` ranges hold no
 /// syntax.
 pub(crate) fn parse(text: &str, dialect: Dialect, data: &Data) -> Parsed {
-    Scanner::new(Source::new(text, dialect, data)).run()
+    if data.is_empty() {
+        Scanner::new(Source::new(text, dialect, Authored)).run()
+    } else {
+        Scanner::new(Source::new(text, dialect, data)).run()
+    }
 }
 
 /// A forward search whose last answer is kept: the first hit at or after
@@ -100,11 +104,11 @@ impl Cached {
     }
 }
 
-struct Scanner<'a> {
-    src: Source<'a>,
+struct Scanner<'a, P> {
+    src: Source<'a, P>,
     text: &'a str,
     bytes: &'a [u8],
-    data: &'a Data,
+    data: P,
     out: Parsed,
     embed_close: Cached,
     comment_close: Cached,
@@ -129,8 +133,8 @@ struct Scanner<'a> {
     seen: HashSet<&'a str>,
 }
 
-impl<'a> Scanner<'a> {
-    fn new(src: Source<'a>) -> Scanner<'a> {
+impl<'a, P: Provenance<'a>> Scanner<'a, P> {
+    fn new(src: Source<'a, P>) -> Scanner<'a, P> {
         Scanner {
             src,
             text: src.text,
@@ -447,7 +451,7 @@ impl<'a> Scanner<'a> {
 /// one is taken whatever it is), then one trailing ASCII punctuation
 /// character of the Unicode P category given back. A value in the name is
 /// taken whole, and never gives a character back. Returns the name's end.
-fn permissive_name(src: Source<'_>, start: usize) -> Option<usize> {
+fn permissive_name<'a, P: Provenance<'a>>(src: Source<'a, P>, start: usize) -> Option<usize> {
     let text = src.text;
     // The end of the unit at `at`: a whole value, or one character.
     let unit_end = |at: usize| match src.data.at(at) {
@@ -481,7 +485,7 @@ const GIVEN_BACK: &str = "!\"#%&'()*,-./:;?@[\\]_{}";
 /// letter or digit follows it, so no segment can be `..`. A value in the
 /// name stands for a whole segment part, taken whole (`@[[ file ]]`,
 /// `@img/[[ file ]].png`). Returns the name's end.
-fn documented_name(src: Source<'_>, start: usize) -> Option<usize> {
+fn documented_name<'a, P: Provenance<'a>>(src: Source<'a, P>, start: usize) -> Option<usize> {
     let bytes = src.bytes;
     let data = src.data;
     // Where a value at `at` ends, or `None` when `at` is authored.
@@ -654,6 +658,18 @@ mod tests {
         let names: Vec<&str> = parsed.occurrences.iter().map(|o| o.name.slice(text)).collect();
         assert_eq!(names, ["b.png"]);
         assert_eq!(parsed.unclosed, [(Span::new(3, 15), Span::new(0, 15))]);
+    }
+
+    proptest::proptest! {
+        /// The scan without data (`Authored`) is the scan with no data ranges.
+        #[test]
+        fn both_provenances_agree_without_data(text in "[a-z@#`~<>!\\-\\[\\]()\\\\ \t\r\n.]{0,80}") {
+            for dialect in [Dialect::Standard, Dialect::Lmml] {
+                let none = Data::default();
+                let generic = Scanner::new(Source::new(&text, dialect, &none)).run();
+                proptest::prop_assert_eq!(generic, parse(&text, dialect, &none));
+            }
+        }
     }
 
     #[test]
