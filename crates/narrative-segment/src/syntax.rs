@@ -453,22 +453,19 @@ impl<'a, P: Provenance<'a>> Scanner<'a, P> {
 /// taken whole, and never gives a character back. Returns the name's end.
 fn permissive_name<'a, P: Provenance<'a>>(src: Source<'a, P>, start: usize) -> Option<usize> {
     let text = src.text;
-    // The end of the unit at `at`: a whole value, or one character.
-    let unit_end = |at: usize| match src.data.at(at) {
-        Some(range) => range.end,
-        None => at + text[at..].chars().next().map_or(0, char::len_utf8),
+    // The first unit, taken whatever it is: a whole value, or one character.
+    let mut end = match src.data.at(start) {
+        Some(value) => value.end,
+        None => start + text.get(start..)?.chars().next()?.len_utf8(),
     };
-    if start >= text.len() {
-        return None;
-    }
-    let mut end = unit_end(start);
+    // Then authored stretches up to their first whitespace, values whole.
     while end < text.len() {
-        let is_space =
-            !src.data.contains(end) && text[end..].chars().next().is_some_and(char::is_whitespace);
-        if is_space {
+        let stop = src.authored_until(end, text.len());
+        if let Some(i) = text[end..stop].find(char::is_whitespace) {
+            end += i;
             break;
         }
-        end = unit_end(end);
+        end = src.data.at(stop).map_or(stop, |value| value.end);
     }
     if text[..end].ends_with(|c: char| GIVEN_BACK.contains(c)) && !src.data.contains(end - 1) {
         end -= 1;
