@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::value::{Value, ValueMap};
+use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
 #[derive(Debug)]
@@ -19,7 +19,7 @@ pub(crate) enum Frame<'a> {
 pub(crate) struct LoopState<'a> {
     pub(crate) targets: &'a [&'a str],
     pub(crate) values: Vec<Value>,
-    pub(crate) items: Arc<Vec<Value>>,
+    pub(crate) items: Arc<List>,
     pub(crate) index: usize,
 }
 
