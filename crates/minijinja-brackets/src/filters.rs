@@ -362,11 +362,18 @@ pub(crate) fn apply(
         F::Unique => {
             args.bind("filter `unique`", [])?;
             let all = items(&value, "unique", limits)?;
-            // Strings are their own key; other items are keyed by their
-            // JSON, each bounded by the string limit.
+            // An item that shares an earlier item's allocation is the same
+            // value: no key needed. Strings are their own key; other items
+            // are keyed by their JSON, all keys together bounded by the
+            // string limit.
+            let mut shared = HashSet::new();
             let mut seen = HashSet::new();
+            let mut key_bytes = 0;
             let mut out = Vec::new();
             for item in all.iter() {
+                if item.identity().is_some_and(|id| !shared.insert(id)) {
+                    continue;
+                }
                 let key = match item.as_str() {
                     Some(s) => Cow::Borrowed(s),
                     None => {
@@ -377,9 +384,11 @@ pub(crate) fn apply(
                             _ => item.clone(),
                         };
                         let mut key = std::string::String::new();
+                        let room = limits.string_limit - key_bytes;
                         normalized
-                            .write_json(&mut key, None, limits.string_limit)
+                            .write_json(&mut key, None, room)
                             .map_err(string_too_long(limits))?;
+                        key_bytes += key.len();
                         Cow::Owned(key)
                     }
                 };

@@ -222,6 +222,17 @@ impl Value {
         }
     }
 
+    /// The address of the value's shared allocation, for strings, lists
+    /// and maps: two values with the same identity are equal.
+    pub(crate) fn identity(&self) -> Option<usize> {
+        match &self.0 {
+            Repr::Str(_) | Repr::Text(_) => self.shared_str().map(|s| s.as_ptr() as usize),
+            Repr::List(l) => Some(Arc::as_ptr(l) as *const u8 as usize),
+            Repr::Map(m) => Some(Arc::as_ptr(m) as *const u8 as usize),
+            _ => None,
+        }
+    }
+
     /// The same value with its string's bytes all data (a string an
     /// operation builds is data, see [`crate::provenance`]).
     pub(crate) fn into_data(self) -> Value {
