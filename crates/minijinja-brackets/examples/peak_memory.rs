@@ -1,8 +1,9 @@
 //! Renders a template file with the default limits (or with a memory limit
 //! given as the second argument) the way the command line's
 //! `render --json` does: `render` (complete stores), then the result
-//! serialized. Prints the outcome, the time and the process's peak resident
-//! memory (`VmHWM` from `/proc/self/status`, Linux).
+//! serialized (streamed into a byte counter). Prints the outcome, the time
+//! and the process's peak resident memory (`VmHWM` from
+//! `/proc/self/status`, Linux).
 //!
 //! `cargo run --release -p minijinja-brackets --example peak_memory -- template.txt`
 
@@ -21,8 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let result = env.compile(&source).and_then(|t| t.render(&Context::default(), 0));
     let summary = match &result {
         Ok(rendered) => {
-            let json = serde_json::to_vec(rendered)?;
-            format!("ok: {} output bytes, {} bytes as JSON", rendered.output.len(), json.len())
+            let mut counter = Counter(0);
+            serde_json::to_writer(&mut counter, rendered)?;
+            format!("ok: {} output bytes, {} bytes as JSON", rendered.output.len(), counter.0)
         }
         Err(err) => format!("error[{}]: {}", err.kind(), err.message()),
     };
@@ -35,4 +37,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         peak.split_whitespace().skip(1).collect::<Vec<_>>().join(" ")
     );
     Ok(())
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -34,6 +34,15 @@ pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
 /// allocations, in bytes (the size of a [`Value`]).
 pub(crate) const SLOT: usize = size_of::<Value>();
 
+/// What one value costs in a list once converted to JSON (the size of a
+/// `serde_json::Value`, 72 bytes with `preserve_order`).
+const JSON_SLOT: usize = size_of::<serde_json::Value>();
+
+/// What a map entry costs once converted to JSON beyond its key's text and
+/// its value: the value's slot, the key's `String`, the index's hash and
+/// position.
+const JSON_ENTRY: usize = JSON_SLOT + size_of::<String>() + 2 * size_of::<usize>();
+
 /// What one data range costs to keep, in bytes.
 pub(crate) const RANGE: usize = size_of::<std::ops::Range<usize>>();
 
@@ -85,9 +94,10 @@ struct Shape {
 }
 
 impl Shape {
-    fn add(&mut self, item: &Value, extra: usize) {
+    /// Adds an item that costs `slot` bytes besides its own size.
+    fn add(&mut self, item: &Value, slot: usize) {
         self.depth = self.depth.max(item.depth());
-        self.size = self.size.saturating_add(SLOT + extra).saturating_add(item.size());
+        self.size = self.size.saturating_add(slot).saturating_add(item.size());
         if self.unstorable.is_none() {
             self.unstorable = item.unstorable();
         }
@@ -110,7 +120,7 @@ impl List {
     pub(crate) fn new(items: Vec<Value>) -> List {
         let mut shape = Shape::default();
         for item in &items {
-            shape.add(item, 0);
+            shape.add(item, JSON_SLOT);
         }
         List { items, shape: shape.close() }
     }
@@ -135,8 +145,7 @@ impl Map {
     pub(crate) fn new(entries: ValueMap) -> Map {
         let mut shape = Shape::default();
         for (key, value) in &entries {
-            // The key's text, its slot, and the index's share.
-            shape.add(value, key.len() + SLOT);
+            shape.add(value, JSON_ENTRY + key.len());
         }
         Map { entries, shape: shape.close() }
     }
@@ -251,10 +260,11 @@ impl Value {
         }
     }
 
-    /// About the bytes the value holds beyond its own slot, counting a
-    /// shared part every time it appears (what a copy of it as JSON costs
-    /// in memory): a string's bytes (and its data ranges), a list's or
-    /// map's slots, keys and items. Saturates at `usize::MAX`.
+    /// About the bytes a copy of the value as JSON holds beyond its own
+    /// slot, counting a shared part every time it appears: a string's bytes
+    /// (and its data ranges), a list's or map's JSON slots, keys and items.
+    /// It is what a write of the value costs the host that applies or
+    /// prints it. Saturates at `usize::MAX`.
     pub(crate) fn size(&self) -> usize {
         match &self.0 {
             Repr::Str(s) | Repr::Macro(s) => s.len(),
@@ -918,10 +928,10 @@ mod tests {
         // One 1 000-byte string shared by a list of 2^20 items: a gigabyte
         // as text, stopped after the first kilobytes.
         let mut big = Value::list(vec![Value::from("x".repeat(1000))]);
-        let mut size = SLOT + 1000;
+        let mut size = JSON_SLOT + 1000;
         for _ in 0..20 {
             big = Value::list(vec![big.clone(), big]);
-            size = 2 * (SLOT + size);
+            size = 2 * (JSON_SLOT + size);
         }
         // Counted as if nothing were shared, without a walk.
         assert_eq!(big.size(), size);
@@ -951,7 +961,9 @@ mod tests {
         let leaf = Value::from("abc");
         let list = Value::list(vec![leaf.clone(), Value::list(vec![leaf.clone()])]);
         assert_eq!(list.depth(), 2);
-        assert_eq!(list.size(), 3 + SLOT + (3 + SLOT) + SLOT);
+        assert_eq!(list.size(), 3 + JSON_SLOT + (3 + JSON_SLOT) + JSON_SLOT);
+        let map = Value::from_json(&serde_json::json!({"key": "abc"}));
+        assert_eq!(map.size(), JSON_ENTRY + 3 + 3);
         let bad = Value::list(vec![Value::list(vec![Value::UNDEFINED])]);
         assert_eq!(bad.unstorable(), Some("an undefined value cannot be stored"));
         // Shared parts are not owned: only the new list's slots are.
