@@ -1,0 +1,613 @@
+//! JSON input, read strictly and the same way by every crate.
+//!
+//! [`from_str`] is `serde_json::from_str` with three promises added:
+//!
+//! * a leading UTF-8 byte order mark is ignored (editors on Windows write
+//!   one; serde_json fails on it with "expected value");
+//! * a key that appears twice in one object is a [`JsonErrorKind::DuplicateKey`]
+//!   error at the second occurrence, in every object of the document, however
+//!   deep (serde_json keeps the last value silently);
+//! * an integer literal outside the 64-bit signed range is a
+//!   [`JsonErrorKind::IntegerOutOfRange`] error at the number (serde_json
+//!   silently turns it into the nearest float). [`Reader::any_integers`]
+//!   lifts this for readers that pass numbers through as written, with
+//!   `serde_json::value::RawValue` fields.
+//!
+//! Errors carry a byte offset into the text as given (a byte order mark
+//! included), a 1-based line and a column counted in characters (what an
+//! editor shows; serde_json counts bytes), the offending snippet and a message
+//! without serde_json's "at line .. column .." suffix, so that the message
+//! and the position can never disagree.
+//!
+//! How: serde_json parses first (so syntax errors come from the well-tested
+//! parser, and the text is known to be valid JSON afterwards); then one
+//! linear pass over the valid text checks keys and integers. The pass keeps
+//! one set of keys per open object and stops nesting at serde_json's own
+//! limit of 128 levels, so its memory is bounded by the input.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Range;
+
+use serde::Deserialize;
+
+/// How deep arrays and objects may nest: serde_json's own recursion limit,
+/// which also bounds the checking pass (a pass-through reader whose
+/// `RawValue` fields serde_json does not descend into is held to it too).
+pub const MAX_DEPTH: usize = 128;
+
+/// The longest snippet an error quotes, in characters.
+const SNIPPET_CHARS: usize = 40;
+
+/// `text` without a leading UTF-8 byte order mark.
+///
+/// ```
+/// assert_eq!(prompt_core::json::strip_bom("\u{feff}[1]"), "[1]");
+/// assert_eq!(prompt_core::json::strip_bom("[1]"), "[1]");
+/// ```
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Parses `text` as JSON into `T`, strictly: see the [module docs](self).
+///
+/// ```
+/// use prompt_core::json::{self, JsonErrorKind};
+///
+/// let err = json::from_str::<serde_json::Value>(r#"[{"a": 1}, {"b": {"a": 2, "a": 3}}]"#).unwrap_err();
+/// assert_eq!(err.kind(), JsonErrorKind::DuplicateKey);
+/// assert_eq!((err.key(), err.offset()), (Some("a"), 26));
+/// assert_eq!(err.to_string(), "duplicate key `a` in an object");
+/// ```
+///
+/// # Errors
+///
+/// A [`JsonError`] of kind [`JsonErrorKind::Syntax`] (not JSON, or nested
+/// deeper than [`MAX_DEPTH`]), [`JsonErrorKind::Shape`] (JSON, but not the
+/// shape `T` wants), [`JsonErrorKind::DuplicateKey`] or
+/// [`JsonErrorKind::IntegerOutOfRange`].
+pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, JsonError> {
+    Reader::new().parse(text)
+}
+
+/// A strict JSON reader; [`Reader::new`] is what [`from_str`] uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reader {
+    any_integers: bool,
+}
+
+impl Reader {
+    /// The strict reader: byte order mark ignored, duplicate keys and
+    /// integers outside `i64` rejected.
+    pub fn new() -> Reader {
+        Reader::default()
+    }
+
+    /// The same, but integers of any size are allowed: for readers that pass
+    /// numbers through as written (with `serde_json::value::RawValue`
+    /// fields). Parsed into a number type, a big integer still becomes
+    /// serde_json's nearest float, so use it only with raw fields.
+    ///
+    /// ```
+    /// use serde_json::value::RawValue;
+    ///
+    /// let reader = prompt_core::json::Reader::new().any_integers();
+    /// let fields: Vec<Box<RawValue>> = reader.parse("[18446744073709551616, 1.50]")?;
+    /// assert_eq!(fields[0].get(), "18446744073709551616");
+    /// assert_eq!(fields[1].get(), "1.50");
+    /// # Ok::<(), prompt_core::json::JsonError>(())
+    /// ```
+    pub fn any_integers(mut self) -> Reader {
+        self.any_integers = true;
+        self
+    }
+
+    /// Parses `text` into `T`; see [`from_str`].
+    ///
+    /// # Errors
+    ///
+    /// As [`from_str`].
+    pub fn parse<'a, T: Deserialize<'a>>(&self, text: &'a str) -> Result<T, JsonError> {
+        let body = strip_bom(text);
+        let value = serde_json::from_str(body).map_err(|err| JsonError::from_serde(text, &err))?;
+        self.check(text)?;
+        Ok(value)
+    }
+
+    /// Checks keys and integers of `text`, which serde_json already accepted
+    /// (a byte order mark may lead it). On text that is not JSON the check
+    /// finds nothing it can be sure of and returns `Ok`; parse with
+    /// [`Reader::parse`] to get the syntax error.
+    ///
+    /// # Errors
+    ///
+    /// [`JsonErrorKind::DuplicateKey`], [`JsonErrorKind::IntegerOutOfRange`],
+    /// or [`JsonErrorKind::Syntax`] for nesting deeper than [`MAX_DEPTH`].
+    pub fn check(&self, text: &str) -> Result<(), JsonError> {
+        let body = strip_bom(text);
+        match scan(body, self.any_integers) {
+            None => Ok(()),
+            Some(problem) => Err(JsonError::new(text, problem)),
+        }
+    }
+}
+
+/// What went wrong, for [`JsonError::kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JsonErrorKind {
+    /// Not JSON: a syntax error, the text ending early, or arrays and
+    /// objects nested deeper than [`MAX_DEPTH`].
+    Syntax,
+    /// Valid JSON of the wrong shape for what was asked (a string where a
+    /// number was wanted, a missing or unknown field).
+    Shape,
+    /// A key that appears twice in one object, e.g.
+    /// `{"role": "user", "role": "system"}`.
+    DuplicateKey,
+    /// An integer literal outside `-9223372036854775808..=9223372036854775807`.
+    IntegerOutOfRange,
+}
+
+impl JsonErrorKind {
+    /// The snake_case name: `syntax`, `shape`, `duplicate_key`,
+    /// `integer_out_of_range`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonErrorKind::Syntax => "syntax",
+            JsonErrorKind::Shape => "shape",
+            JsonErrorKind::DuplicateKey => "duplicate_key",
+            JsonErrorKind::IntegerOutOfRange => "integer_out_of_range",
+        }
+    }
+}
+
+impl fmt::Display for JsonErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A JSON input that was refused, and where.
+///
+/// One pointer wide, so `Result<T, JsonError>` stays cheap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    repr: Box<Repr>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Repr {
+    kind: JsonErrorKind,
+    message: String,
+    span: Range<usize>,
+    line: usize,
+    column: usize,
+    snippet: String,
+    key: Option<String>,
+}
+
+impl JsonError {
+    /// What went wrong.
+    pub fn kind(&self) -> JsonErrorKind {
+        self.repr.kind
+    }
+
+    /// The message, without a position (the position is in
+    /// [`JsonError::line`] and [`JsonError::column`]).
+    pub fn message(&self) -> &str {
+        &self.repr.message
+    }
+
+    /// The byte offset of the problem in the text as given (a byte order
+    /// mark included).
+    pub fn offset(&self) -> usize {
+        self.repr.span.start
+    }
+
+    /// The bytes of the offending token (a key, a number) in the text as
+    /// given; empty for a syntax error, which is at one place.
+    pub fn span(&self) -> Range<usize> {
+        self.repr.span.clone()
+    }
+
+    /// The 1-based line of [`JsonError::offset`].
+    pub fn line(&self) -> usize {
+        self.repr.line
+    }
+
+    /// The 1-based column of [`JsonError::offset`], in characters (a byte
+    /// order mark not counted).
+    pub fn column(&self) -> usize {
+        self.repr.column
+    }
+
+    /// The offending text: the key or number as written, or for a syntax
+    /// error the rest of the line from the offset; at most 40 characters.
+    pub fn snippet(&self) -> &str {
+        &self.repr.snippet
+    }
+
+    /// The repeated key of a [`JsonErrorKind::DuplicateKey`] error, decoded.
+    pub fn key(&self) -> Option<&str> {
+        self.repr.key.as_deref()
+    }
+
+    fn new(text: &str, problem: Problem) -> JsonError {
+        let Problem { kind, span, key } = problem;
+        let bom = text.len() - strip_bom(text).len();
+        let span = span.start + bom..span.end + bom;
+        let token = &text[span.clone()];
+        let message = match (&key, kind) {
+            (Some(key), _) => format!("duplicate key `{key}` in an object"),
+            (None, JsonErrorKind::IntegerOutOfRange) => format!(
+                "the integer {} is outside the 64-bit signed range ({} to {})",
+                shorten(token),
+                i64::MIN,
+                i64::MAX
+            ),
+            (None, _) => {
+                format!("nested deeper than {MAX_DEPTH} levels (recursion limit exceeded)")
+            }
+        };
+        JsonError::at(text, kind, message, span, key)
+    }
+
+    fn from_serde(text: &str, err: &serde_json::Error) -> JsonError {
+        let kind = match err.classify() {
+            serde_json::error::Category::Data => JsonErrorKind::Shape,
+            _ => JsonErrorKind::Syntax,
+        };
+        let full = err.to_string();
+        let suffix = format!(" at line {} column {}", err.line(), err.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+        let bom = text.len() - strip_bom(text).len();
+        let body = &text[bom..];
+        // serde_json counts lines from 1 and columns in bytes from 1 (0 when
+        // it stopped right after a newline); line 0 means no position.
+        let offset = if err.line() == 0 {
+            body.len()
+        } else {
+            let line_start = line_start(body, err.line());
+            body.floor_char_boundary(line_start + err.column().saturating_sub(1))
+        };
+        JsonError::at(text, kind, message, bom + offset..bom + offset, None)
+    }
+
+    fn at(
+        text: &str,
+        kind: JsonErrorKind,
+        message: String,
+        span: Range<usize>,
+        key: Option<String>,
+    ) -> JsonError {
+        let bom = text.len() - strip_bom(text).len();
+        let body = &text[bom..];
+        let offset = span.start.saturating_sub(bom);
+        let before = &body[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let column = before[line_start..].chars().count() + 1;
+        let snippet = if span.is_empty() {
+            let rest = &body[offset..];
+            let rest = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+            rest.chars().take(SNIPPET_CHARS).collect()
+        } else {
+            text[span.clone()].chars().take(SNIPPET_CHARS).collect()
+        };
+        JsonError { repr: Box::new(Repr { kind, message, span, line, column, snippet, key }) }
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.repr.message)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+/// A number as a message quotes it: whole when short, else its ends.
+fn shorten(token: &str) -> Cow<'_, str> {
+    if token.len() <= SNIPPET_CHARS {
+        Cow::Borrowed(token)
+    } else {
+        Cow::Owned(format!(
+            "{}...{} ({} digits)",
+            &token[..12],
+            &token[token.len() - 12..],
+            token.len()
+        ))
+    }
+}
+
+/// The byte offset where 1-based `line` starts (the end of `text` if it has
+/// fewer lines).
+fn line_start(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
+}
+
+/// A problem the checking pass found, at a span of the text it scanned.
+struct Problem {
+    kind: JsonErrorKind,
+    span: Range<usize>,
+    key: Option<String>,
+}
+
+/// One open array or object of the checking pass.
+enum Frame<'a> {
+    Array,
+    /// The keys seen so far, and whether the next string is a key.
+    Object {
+        keys: HashSet<Cow<'a, str>>,
+        want_key: bool,
+    },
+}
+
+/// The checking pass over valid JSON: one left-to-right walk, no recursion.
+/// On text that is not JSON it may stop early; it never panics.
+fn scan(text: &str, any_integers: bool) -> Option<Problem> {
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => {
+                if stack.len() == MAX_DEPTH {
+                    return Some(Problem { kind: JsonErrorKind::Syntax, span: i..i, key: None });
+                }
+                stack.push(if bytes[i] == b'{' {
+                    Frame::Object { keys: HashSet::new(), want_key: true }
+                } else {
+                    Frame::Array
+                });
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                i += 1;
+            }
+            b',' => {
+                if let Some(Frame::Object { want_key, .. }) = stack.last_mut() {
+                    *want_key = true;
+                }
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(bytes, i)?;
+                if let Some(Frame::Object { keys, want_key }) = stack.last_mut()
+                    && *want_key
+                {
+                    *want_key = false;
+                    let key = decode(&text[i..end])?;
+                    if keys.contains(&key) {
+                        let key = Some(key.into_owned());
+                        return Some(Problem {
+                            kind: JsonErrorKind::DuplicateKey,
+                            span: i..end,
+                            key,
+                        });
+                    }
+                    keys.insert(key);
+                }
+                i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let length = bytes[i..]
+                    .iter()
+                    .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .count();
+                let token = &text[i..i + length];
+                if !any_integers && is_integer(token) && token.parse::<i64>().is_err() {
+                    let kind = JsonErrorKind::IntegerOutOfRange;
+                    return Some(Problem { kind, span: i..i + length, key: None });
+                }
+                i += length;
+            }
+            // Blanks, `:`, `true`, `false`, `null`: nothing to check.
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The offset just past the string that opens at `start`, or `None` when it
+/// is not closed.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        i += bytes.get(i..)?.iter().position(|&b| b == b'"' || b == b'\\')?;
+        if bytes[i] == b'\\' {
+            i += 2;
+        } else {
+            return Some(i + 1);
+        }
+    }
+}
+
+/// A string token's value: borrowed when it has no escapes.
+fn decode(token: &str) -> Option<Cow<'_, str>> {
+    let inner = token.get(1..token.len().checked_sub(1)?)?;
+    if inner.contains('\\') {
+        serde_json::from_str::<String>(token).ok().map(Cow::Owned)
+    } else {
+        Some(Cow::Borrowed(inner))
+    }
+}
+
+/// Whether `token` is a JSON integer literal: `-?(0|[1-9][0-9]*)`.
+fn is_integer(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+    use serde_json::value::RawValue;
+
+    use super::*;
+
+    fn err(text: &str) -> JsonError {
+        from_str::<Value>(text).unwrap_err()
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        let value: Value = from_str("\u{feff}{\"a\": [1, 2]}").unwrap();
+        assert_eq!(value["a"][1], 2);
+        // Positions stay in the text as given; columns do not count the mark.
+        let e = err("\u{feff}[1,]");
+        assert_eq!((e.kind(), e.offset(), e.line(), e.column()), (JsonErrorKind::Syntax, 6, 1, 4));
+        assert_eq!(e.snippet(), "]");
+        // Only a leading one: elsewhere it is not JSON.
+        assert_eq!(err("[1]\u{feff}").kind(), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_at_any_depth() {
+        let e = err("{\"role\": \"user\",\n \"role\": \"system\"}");
+        assert_eq!(e.kind(), JsonErrorKind::DuplicateKey);
+        assert_eq!((e.key(), e.line(), e.column(), e.snippet()), (Some("role"), 2, 2, "\"role\""));
+        assert_eq!(e.span(), 18..24);
+        // The same key spelled with an escape is the same key.
+        assert_eq!(err(r#"{"a": 1, "\u0061": 2}"#).key(), Some("a"));
+        // Deep inside arrays and objects.
+        assert_eq!(err(r#"[[{"x": {"k": [1, {"b": 1, "b": 2}]}}]]"#).key(), Some("b"));
+        // Keys of sibling and nested objects are their own.
+        let ok = r#"[{"a": 1}, {"a": 2}, {"a": {"a": {"a": "a"}}, "b": ["a", "a"]}]"#;
+        assert!(from_str::<Value>(ok).is_ok());
+        // Values are not keys.
+        assert!(from_str::<Value>(r#"{"a": "b", "b": "a", "c": "\"a\\"}"#).is_ok());
+    }
+
+    #[test]
+    fn integers_must_fit_64_signed_bits() {
+        let e = err("{\"n\": [1, 9223372036854775808]}");
+        assert_eq!(e.kind(), JsonErrorKind::IntegerOutOfRange);
+        assert_eq!((e.column(), e.snippet()), (11, "9223372036854775808"));
+        assert_eq!(
+            e.message(),
+            "the integer 9223372036854775808 is outside the 64-bit signed range \
+             (-9223372036854775808 to 9223372036854775807)"
+        );
+        assert_eq!(err("-9223372036854775809").kind(), JsonErrorKind::IntegerOutOfRange);
+        assert_eq!(err("18446744073709551615").kind(), JsonErrorKind::IntegerOutOfRange);
+        let ok: Vec<i64> = from_str("[-9223372036854775808, 9223372036854775807, 0]").unwrap();
+        assert_eq!(ok[0], i64::MIN);
+        // Decimals are the nearest float, whatever their digits.
+        let floats: Vec<f64> = from_str("[0.7, 1e300, 12345678901234567890.5, 1E2]").unwrap();
+        assert_eq!(floats, [0.7, 1e300, 12345678901234567890.5, 100.0]);
+        // A huge integer is quoted by its ends.
+        let long = "1".repeat(100);
+        assert!(err(&long).message().contains("(100 digits)"), "{}", err(&long).message());
+        assert_eq!(err(&long).snippet().len(), 40);
+    }
+
+    #[test]
+    fn any_integers_keeps_numbers_as_written() {
+        let reader = Reader::new().any_integers();
+        let raw: Box<RawValue> = reader.parse("{\"id\": 123456789012345678901234567890}").unwrap();
+        assert_eq!(raw.get(), "{\"id\": 123456789012345678901234567890}");
+        // Duplicates are still errors.
+        let e = reader.parse::<Box<RawValue>>("{\"a\": 1, \"a\": 2}").unwrap_err();
+        assert_eq!(e.kind(), JsonErrorKind::DuplicateKey);
+    }
+
+    #[test]
+    fn syntax_and_shape_errors_point_where_serde_stopped() {
+        let e = err("[1,\n  2,,]");
+        assert_eq!(
+            (e.kind(), e.line(), e.column(), e.snippet()),
+            (JsonErrorKind::Syntax, 2, 5, ",]")
+        );
+        assert_eq!(e.message(), "expected value");
+        assert_eq!(e.to_string(), "expected value");
+        // Columns are characters, not bytes.
+        let e = err("[\"ünï\", x]");
+        assert_eq!((e.column(), e.offset()), (9, 10));
+        let e = from_str::<Vec<u32>>("[1, \"two\"]").unwrap_err();
+        assert_eq!(e.kind(), JsonErrorKind::Shape);
+        assert!(e.message().starts_with("invalid type: string \"two\""), "{}", e.message());
+        let e = err("");
+        assert_eq!((e.kind(), e.line(), e.column()), (JsonErrorKind::Syntax, 1, 1));
+        assert_eq!(e.message(), "EOF while parsing a value");
+    }
+
+    #[test]
+    fn nesting_is_bounded_in_the_check_too() {
+        // serde_json itself stops at 128 levels.
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(err(&deep).kind(), JsonErrorKind::Syntax);
+        // A raw field is not descended by serde_json; the check stops it.
+        let reader = Reader::new().any_integers();
+        let raw = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let e = reader.check(&raw).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (JsonErrorKind::Syntax, MAX_DEPTH));
+        let fine = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(reader.check(&fine).is_ok());
+    }
+
+    #[test]
+    fn the_check_never_panics_on_text_that_is_not_json() {
+        for text in [
+            "\"",
+            "\"\\",
+            "{\"a",
+            "{\"a\\u00",
+            "-",
+            "--1",
+            "01",
+            "{\"\\x\": 1, \"\\x\": 2}",
+            "é\"é",
+        ] {
+            let _ = Reader::new().check(text);
+            assert!(from_str::<Value>(text).is_err(), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Strict reading accepts exactly what serde_json accepts, less
+        /// duplicates and big integers; and agrees with it on the value.
+        #[test]
+        fn agrees_with_serde_json_on_clean_documents(value in json_value()) {
+            let text = serde_json::to_string(&value).unwrap();
+            let strict: Value = from_str(&text).unwrap();
+            // With the workspace's `float_roundtrip`, floats come back exactly.
+            proptest::prop_assert_eq!(&strict, &value);
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            let bom = format!("\u{feff}{pretty}");
+            proptest::prop_assert_eq!(from_str::<Value>(&bom).unwrap(), value);
+        }
+
+        #[test]
+        fn never_panics(text in "[\\[\\]{}\",:0-9a\\\\ -]{0,40}") {
+            let _ = from_str::<Value>(&text);
+            let _ = Reader::new().any_integers().check(&text);
+        }
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            (-1e9f64..1e9).prop_map(Value::from),
+            "[a-z\"\\\\é\\n]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map("[a-c\"\\\\]{0,3}", inner, 0..4)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+}

@@ -1,0 +1,43 @@
+/*!
+The vocabulary the prompt-suite crates share.
+
+The suite's stage crates (`prompt-comments`, `transcript-flip`,
+`narrative-segment`, `minijinja-brackets`) never depend on one another; every
+one of them may depend on this crate, which holds only what they must agree
+on and no stage logic (ripgrep's `grep-matcher` is the model).
+
+# Overview
+
+* [`json`]: JSON input read strictly and the same way everywhere: a leading
+  byte order mark is ignored, a key repeated in one object is an error
+  instead of silently taking the last value, and an integer outside the
+  64-bit signed range is an error instead of silently becoming a float
+  ([`json::Reader::any_integers`] allows any size for pass-through readers
+  that keep each number's text). Every error says what and where: a
+  [`json::JsonErrorKind`], a byte offset, a line and a column in characters,
+  and the offending snippet.
+
+# Example
+
+```
+use prompt_core::json::{self, JsonErrorKind};
+
+let messages: Vec<serde_json::Value> = json::from_str("\u{feff}[{\"role\": \"user\"}]")?;
+assert_eq!(messages[0]["role"], "user");
+
+let err = json::from_str::<serde_json::Value>("{\"n\": 9223372036854775808}").unwrap_err();
+assert_eq!(err.kind(), JsonErrorKind::IntegerOutOfRange);
+assert_eq!((err.line(), err.column(), err.snippet()), (1, 7, "9223372036854775808"));
+# Ok::<(), prompt_core::json::JsonError>(())
+```
+*/
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod json;
+
+/// The README's example runs as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
