@@ -44,6 +44,11 @@ pub enum ErrorKind {
     /// The output grew past the output limit. E.g. a loop printing a large
     /// string many times.
     OutputLimit,
+    /// The render built or kept more bytes than the memory limit allows
+    /// (see [`Limits::memory_limit`](crate::Limits::memory_limit)). E.g. a
+    /// loop writing a 16 MB string to a variable a thousand times: the
+    /// write log lists every assignment.
+    MemoryLimit,
     /// Strict mode only: printing or iterating an undefined value.
     /// E.g. `[[ missing ]]`.
     UndefinedError,
@@ -67,6 +72,7 @@ impl ErrorKind {
             ErrorKind::RecursionLimit => "recursion_limit",
             ErrorKind::OutOfFuel => "out_of_fuel",
             ErrorKind::OutputLimit => "output_limit",
+            ErrorKind::MemoryLimit => "memory_limit",
             ErrorKind::UndefinedError => "undefined_error",
             ErrorKind::TooManyPaths => "too_many_paths",
         }

@@ -281,9 +281,7 @@ impl StateHistory {
         let m = self.message_mut(message)?;
         let swipe = &mut m.swipes[m.active];
         swipe.clear();
-        for write in writes.iter().filter(|w| w.scope == Scope::State) {
-            swipe.insert(write.name.clone(), write.value.clone());
-        }
+        crate::context::fold_writes(writes.iter().filter(|w| w.scope == Scope::State), swipe);
         Ok(())
     }
 
@@ -453,7 +451,7 @@ mod tests {
     use serde_json::json;
 
     fn write(name: &str, value: serde_json::Value) -> StoreWrite {
-        StoreWrite { scope: Scope::State, name: name.to_owned(), value }
+        StoreWrite { scope: Scope::State, name: name.to_owned(), value: (&value).into() }
     }
 
     #[test]
@@ -479,7 +477,7 @@ mod tests {
     fn local_and_global_writes_are_not_kept() {
         let mut h = StateHistory::new();
         let m = h.push_message();
-        let local = StoreWrite { scope: Scope::Local, name: "l".into(), value: json!(1) };
+        let local = StoreWrite { scope: Scope::Local, name: "l".into(), value: 1.into() };
         h.record_writes(m, &[local, write("s", json!(true))]).unwrap();
         assert_eq!(h.to_json(), r#"{"messages":[{"swipes":[{"s":true}]}]}"#);
     }

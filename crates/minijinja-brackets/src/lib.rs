@@ -124,6 +124,7 @@ mod filters;
 mod functions;
 mod history;
 mod limits;
+mod provenance;
 mod random;
 mod span;
 mod stack;

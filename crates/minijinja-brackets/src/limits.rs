@@ -18,6 +18,7 @@ pub struct Limits {
     pub(crate) output_limit: usize,
     pub(crate) string_limit: usize,
     pub(crate) range_limit: usize,
+    pub(crate) memory_limit: usize,
     pub(crate) stack_limit: usize,
 }
 
@@ -30,6 +31,7 @@ impl Default for Limits {
             output_limit: 16 << 20,
             string_limit: 16 << 20,
             range_limit: 100_000,
+            memory_limit: 128 << 20,
             stack_limit: 1 << 20,
         }
     }
@@ -99,8 +101,11 @@ impl Limits {
         self
     }
 
-    /// The most items `range()` or a list concatenation may produce
-    /// (default 100 000). More is an `invalid_operation` error.
+    /// The most items an operation may put in a list it builds (default
+    /// 100 000): `range()`, list concatenation, `split`, the `list` filter
+    /// and `for` on a string (one item per character) or a map (one per
+    /// key). It is checked before the list is made; more is an
+    /// `invalid_operation` error.
     pub fn range_limit(&self) -> usize {
         self.range_limit
     }
@@ -108,6 +113,33 @@ impl Limits {
     /// Sets [`Limits::range_limit`].
     pub fn with_range_limit(mut self, items: usize) -> Limits {
         self.range_limit = items;
+        self
+    }
+
+    /// The bytes a render may build and keep (default 128 MiB), counted as
+    /// it goes and never given back, so it bounds both what the render
+    /// holds at once and what it hands the host:
+    ///
+    /// * every string, list and map an operator, filter or function builds,
+    ///   and every text a macro call or `set` block captures, by the bytes
+    ///   it holds that nothing else shares (a list of shared items costs
+    ///   its slots, 24 bytes each);
+    /// * every write, by the whole size of its value (plus its name and 64
+    ///   bytes), each time: the write log shares values in memory, but it
+    ///   lists every assignment, and a host that prints or stores it pays
+    ///   for each entry;
+    /// * every `qr`/`st` effect, by its text (plus 64 bytes);
+    /// * every data range of the output (16 bytes).
+    ///
+    /// The output has its own limit ([`Limits::output_limit`]). More is a
+    /// `memory_limit` error.
+    pub fn memory_limit(&self) -> usize {
+        self.memory_limit
+    }
+
+    /// Sets [`Limits::memory_limit`].
+    pub fn with_memory_limit(mut self, bytes: usize) -> Limits {
+        self.memory_limit = bytes;
         self
     }
 

@@ -3,17 +3,39 @@
 //! A [`Value`] is cheap to clone: strings, lists and maps are shared behind
 //! `Arc`. Values come from the JSON stores (see [`Value::from_json`]) and go
 //! back to JSON when a `set` persists them (see [`Value::to_json`]).
+//!
+//! A string is data ([`Repr::Str`]) unless it carries authored bytes
+//! ([`Repr::Text`], see [`crate::provenance`]); the two are the same string
+//! to every operation but printing. Lists and maps record, when they are
+//! made, how deep they nest, how large they are and whether they can be
+//! stored, so the checks the evaluator makes on every value it builds or
+//! writes cost the same for a shared value of any size.
+//!
+//! Every conversion to text or JSON inside a render is bounded while it is
+//! produced ([`Value::write_printed`], [`Value::write_json`]): a list that
+//! shares one large string a million times stops at the limit, it is never
+//! built first and measured afterwards.
 
 use std::cmp::Ordering;
 use std::fmt::{self, Write as _};
+use std::ops::Deref;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, ErrorKind};
+use crate::provenance::Text;
 
 /// An insertion-ordered map from string keys to values.
 pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
+
+/// What one value costs in a list, a map or a store beyond its own
+/// allocations, in bytes (the size of a [`Value`]).
+pub(crate) const SLOT: usize = size_of::<Value>();
+
+/// What one data range costs to keep, in bytes.
+pub(crate) const RANGE: usize = size_of::<std::ops::Range<usize>>();
 
 /// A template value: string, integer, float, boolean, none, undefined, list,
 /// map, or a macro.
@@ -40,11 +62,92 @@ pub(crate) enum Repr {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A string whose bytes are all data.
     Str(Arc<str>),
-    List(Arc<Vec<Value>>),
-    Map(Arc<ValueMap>),
+    /// A string that carries authored bytes.
+    Text(Arc<Text>),
+    List(Arc<List>),
+    Map(Arc<Map>),
     /// A macro defined in the template, by name.
     Macro(Arc<str>),
+}
+
+/// What the evaluator checks on every list or map it builds, computed once
+/// from the items when the list or map is made.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shape {
+    /// How many levels of lists and maps, this one included.
+    depth: usize,
+    /// See [`Value::size`].
+    size: usize,
+    /// Why it cannot be stored as JSON, if it cannot.
+    unstorable: Option<&'static str>,
+}
+
+impl Shape {
+    fn add(&mut self, item: &Value, extra: usize) {
+        self.depth = self.depth.max(item.depth());
+        self.size = self.size.saturating_add(SLOT + extra).saturating_add(item.size());
+        if self.unstorable.is_none() {
+            self.unstorable = item.unstorable();
+        }
+    }
+
+    fn close(mut self) -> Shape {
+        self.depth = self.depth.saturating_add(1);
+        self
+    }
+}
+
+/// A list's items, with their [`Shape`].
+#[derive(Debug, Default)]
+pub(crate) struct List {
+    items: Vec<Value>,
+    shape: Shape,
+}
+
+impl List {
+    pub(crate) fn new(items: Vec<Value>) -> List {
+        let mut shape = Shape::default();
+        for item in &items {
+            shape.add(item, 0);
+        }
+        List { items, shape: shape.close() }
+    }
+}
+
+impl Deref for List {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        &self.items
+    }
+}
+
+/// A map's entries, with their [`Shape`].
+#[derive(Debug, Default)]
+pub(crate) struct Map {
+    entries: ValueMap,
+    shape: Shape,
+}
+
+impl Map {
+    pub(crate) fn new(entries: ValueMap) -> Map {
+        let mut shape = Shape::default();
+        for (key, value) in &entries {
+            // The key's text, its slot, and the index's share.
+            shape.add(value, key.len() + SLOT);
+        }
+        Map { entries, shape: shape.close() }
+    }
+}
+
+impl Deref for Map {
+    type Target = ValueMap;
+
+    fn deref(&self) -> &ValueMap {
+        &self.entries
+    }
 }
 
 /// The kind of a [`Value`], for hosts inspecting arguments.
@@ -103,11 +206,83 @@ impl Value {
     }
 
     pub(crate) fn list(items: Vec<Value>) -> Value {
-        Value(Repr::List(Arc::new(items)))
+        Value(Repr::List(Arc::new(List::new(items))))
     }
 
     pub(crate) fn map(map: ValueMap) -> Value {
-        Value(Repr::Map(Arc::new(map)))
+        Value(Repr::Map(Arc::new(Map::new(map))))
+    }
+
+    /// The string, shared, when the value is one (data or not).
+    pub(crate) fn shared_str(&self) -> Option<&Arc<str>> {
+        match &self.0 {
+            Repr::Str(s) => Some(s),
+            Repr::Text(t) => Some(t.shared()),
+            _ => None,
+        }
+    }
+
+    /// The address of the value's shared allocation, for strings, lists
+    /// and maps: two values with the same identity are equal.
+    pub(crate) fn identity(&self) -> Option<usize> {
+        match &self.0 {
+            Repr::Str(_) | Repr::Text(_) => self.shared_str().map(|s| s.as_ptr() as usize),
+            Repr::List(l) => Some(Arc::as_ptr(l) as *const u8 as usize),
+            Repr::Map(m) => Some(Arc::as_ptr(m) as *const u8 as usize),
+            _ => None,
+        }
+    }
+
+    /// The same value with its string's bytes all data (a string an
+    /// operation builds is data, see [`crate::provenance`]).
+    pub(crate) fn into_data(self) -> Value {
+        match &self.0 {
+            Repr::Text(t) => Value(Repr::Str(t.shared().clone())),
+            _ => self,
+        }
+    }
+
+    /// How many levels of lists and maps the value nests (0 for others).
+    pub(crate) fn depth(&self) -> usize {
+        match &self.0 {
+            Repr::List(l) => l.shape.depth,
+            Repr::Map(m) => m.shape.depth,
+            _ => 0,
+        }
+    }
+
+    /// About the bytes the value holds beyond its own slot, counting a
+    /// shared part every time it appears (what a copy of it as JSON costs
+    /// in memory): a string's bytes (and its data ranges), a list's or
+    /// map's slots, keys and items. Saturates at `usize::MAX`.
+    pub(crate) fn size(&self) -> usize {
+        match &self.0 {
+            Repr::Str(s) | Repr::Macro(s) => s.len(),
+            Repr::Text(t) => t.as_str().len() + RANGE * t.data().len(),
+            Repr::List(l) => l.shape.size,
+            Repr::Map(m) => m.shape.size,
+            _ => 0,
+        }
+    }
+
+    /// The bytes of the value's allocations that nothing else shares: what
+    /// making it cost. Shared parts were counted when they were made (or
+    /// belong to the context); only unshared lists and maps are entered.
+    pub(crate) fn owned_size(&self) -> usize {
+        match &self.0 {
+            Repr::Str(s) if Arc::strong_count(s) == 1 => s.len(),
+            Repr::Text(t) if Arc::strong_count(t) == 1 => self.size(),
+            Repr::List(l) if Arc::strong_count(l) == 1 => {
+                l.iter().fold(SLOT * l.len(), |total, item| total.saturating_add(item.owned_size()))
+            }
+            Repr::Map(m) if Arc::strong_count(m) == 1 => {
+                m.iter().fold(2 * SLOT * m.len(), |total, (key, value)| {
+                    let key = if Arc::strong_count(key) == 1 { key.len() } else { 0 };
+                    total.saturating_add(key).saturating_add(value.owned_size())
+                })
+            }
+            _ => 0,
+        }
     }
 
     /// The kind of this value.
@@ -118,7 +293,7 @@ impl Value {
             Repr::Bool(_) => ValueKind::Bool,
             Repr::Int(_) => ValueKind::Integer,
             Repr::Float(_) => ValueKind::Float,
-            Repr::Str(_) => ValueKind::String,
+            Repr::Str(_) | Repr::Text(_) => ValueKind::String,
             Repr::List(_) => ValueKind::List,
             Repr::Map(_) => ValueKind::Map,
             Repr::Macro(_) => ValueKind::Macro,
@@ -144,6 +319,7 @@ impl Value {
             Repr::Int(n) => *n != 0,
             Repr::Float(f) => *f != 0.0,
             Repr::Str(s) => !s.is_empty(),
+            Repr::Text(t) => !t.as_str().is_empty(),
             Repr::List(l) => !l.is_empty(),
             Repr::Map(m) => !m.is_empty(),
             Repr::Macro(_) => true,
@@ -152,10 +328,7 @@ impl Value {
 
     /// The string, when the value is one.
     pub fn as_str(&self) -> Option<&str> {
-        match &self.0 {
-            Repr::Str(s) => Some(s),
-            _ => None,
-        }
+        self.shared_str().map(|s| &**s)
     }
 
     /// The integer, when the value is one (an integral float is not).
@@ -172,6 +345,29 @@ impl Value {
             Repr::Int(n) => Some(n as f64),
             Repr::Float(f) => Some(f),
             _ => None,
+        }
+    }
+
+    /// The items `for` and the list filters see: a list's own, a string's
+    /// characters (each a data string), a map's keys; none for none and
+    /// undefined. A string or a map gives a new list, refused before it is
+    /// made when it would have more than `max_items` items.
+    pub(crate) fn items(&self, max_items: usize) -> Result<Arc<List>, NoItems> {
+        let fresh = |items: Vec<Value>| Ok(Arc::new(List::new(items)));
+        match &self.0 {
+            Repr::List(items) => Ok(items.clone()),
+            Repr::Map(map) if map.len() > max_items => Err(NoItems::TooMany(map.len())),
+            Repr::Map(map) => fresh(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
+            Repr::Undefined | Repr::None => fresh(Vec::new()),
+            _ => {
+                let Some(s) = self.as_str() else { return Err(NoItems::Kind) };
+                let count = s.chars().count();
+                if count > max_items {
+                    return Err(NoItems::TooMany(count));
+                }
+                let mut buf = [0; 4];
+                fresh(s.chars().map(|c| Value::str(c.encode_utf8(&mut buf))).collect())
+            }
         }
     }
 
@@ -240,8 +436,8 @@ impl Value {
             Repr::Undefined => Some("an undefined value cannot be stored"),
             Repr::Macro(_) => Some("a macro cannot be stored"),
             Repr::Float(x) if !x.is_finite() => Some("a float that is not finite cannot be stored"),
-            Repr::List(items) => items.iter().find_map(Value::unstorable),
-            Repr::Map(map) => map.values().find_map(Value::unstorable),
+            Repr::List(l) => l.shape.unstorable,
+            Repr::Map(m) => m.shape.unstorable,
             _ => None,
         }
     }
@@ -256,26 +452,11 @@ impl Value {
             Repr::Int(n) => J::from(*n),
             Repr::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
             Repr::Str(s) => J::String(s.to_string()),
+            Repr::Text(t) => J::String(t.as_str().to_owned()),
             Repr::List(items) => J::Array(items.iter().map(Value::json).collect()),
             Repr::Map(map) => {
                 J::Object(map.iter().map(|(k, v)| (k.to_string(), v.json())).collect())
             }
-        }
-    }
-
-    /// Whether lists and maps nest more than `limit` levels deep. Visits at
-    /// most `limit` levels; adds the number of items looked at to `visited`
-    /// (callers charge fuel for it).
-    pub(crate) fn nests_deeper_than(&self, limit: usize, visited: &mut usize) -> bool {
-        let deeper = |item: &Value| {
-            *visited += 1;
-            item.nests_deeper_than(limit - 1, visited)
-        };
-        match &self.0 {
-            Repr::List(_) | Repr::Map(_) if limit == 0 => true,
-            Repr::List(items) => items.iter().any(deeper),
-            Repr::Map(map) => map.values().any(deeper),
-            _ => false,
         }
     }
 
@@ -284,75 +465,201 @@ impl Value {
     pub(crate) fn compare(&self, other: &Value) -> Option<Ordering> {
         match (&self.0, &other.0) {
             (Repr::Int(a), Repr::Int(b)) => Some(a.cmp(b)),
-            (Repr::Str(a), Repr::Str(b)) => Some(a.cmp(b)),
-            _ => self.as_f64()?.partial_cmp(&other.as_f64()?),
+            _ => match (self.as_str(), other.as_str()) {
+                (Some(a), Some(b)) => Some(a.cmp(b)),
+                _ => self.as_f64()?.partial_cmp(&other.as_f64()?),
+            },
         }
     }
 
-    /// Writes the value as JSON. `pretty` is `None` for the compact print
-    /// form (`[1,"a"]`), `Some(None)` for `tojson`'s spaced single line
-    /// (`[1, "a"]`) and `Some(Some(n))` for `n`-space indentation.
-    pub(crate) fn write_json(&self, out: &mut String, pretty: Option<Option<usize>>, level: usize) {
-        let (item_sep, key_sep) = match pretty {
-            None => (",", ":"),
-            Some(None) => (", ", ": "),
-            Some(Some(_)) => (",", ": "),
-        };
-        let newline = |out: &mut String, level: usize| {
-            if let Some(Some(width)) = pretty {
-                out.push('\n');
-                out.extend(std::iter::repeat_n(' ', width * level));
-            }
-        };
+    /// Appends the print form to `out` (see the type docs), or fails with
+    /// `TooLong` once `out` would pass `max` bytes (then `out` holds part of
+    /// it, and never more than `max` bytes). Each piece is measured before
+    /// it is written, so nothing larger than the bound is ever built.
+    pub(crate) fn write_printed(&self, out: &mut String, max: usize) -> Result<(), TooLong> {
         match &self.0 {
-            Repr::Undefined | Repr::None | Repr::Macro(_) => out.push_str("null"),
-            Repr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Repr::Int(n) => {
-                let _ = write!(out, "{n}");
-            }
-            Repr::Float(f) => match serde_json::Number::from_f64(*f) {
-                Some(n) => {
-                    let _ = write!(out, "{n}");
+            Repr::Undefined | Repr::None => Ok(()),
+            Repr::List(_) | Repr::Map(_) => self.write_json(out, None, max),
+            _ => match self.as_str() {
+                Some(s) => {
+                    if out.len().saturating_add(s.len()) > max {
+                        return Err(TooLong);
+                    }
+                    out.push_str(s);
+                    Ok(())
                 }
-                None => out.push_str("null"),
+                None => {
+                    let start = out.len();
+                    let _ = write!(out, "{}", Scalar(self));
+                    if out.len() > max {
+                        out.truncate(start);
+                        return Err(TooLong);
+                    }
+                    Ok(())
+                }
             },
-            Repr::Str(s) => write_json_string(out, s),
-            Repr::List(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(item_sep);
-                    }
-                    newline(out, level + 1);
-                    item.write_json(out, pretty, level + 1);
-                }
-                if !items.is_empty() {
-                    newline(out, level);
-                }
-                out.push(']');
-            }
-            Repr::Map(map) => {
-                out.push('{');
-                for (i, (key, value)) in map.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(item_sep);
-                    }
-                    newline(out, level + 1);
-                    write_json_string(out, key);
-                    out.push_str(key_sep);
-                    value.write_json(out, pretty, level + 1);
-                }
-                if !map.is_empty() {
-                    newline(out, level);
-                }
-                out.push('}');
+        }
+    }
+
+    /// Appends the value as JSON, bounded as [`Value::write_printed`] is.
+    /// `pretty` is `None` for the compact print form (`[1,"a"]`),
+    /// `Some(None)` for `tojson`'s spaced single line (`[1, "a"]`) and
+    /// `Some(Some(n))` for `n`-space indentation.
+    pub(crate) fn write_json(
+        &self,
+        out: &mut String,
+        pretty: Option<Option<usize>>,
+        max: usize,
+    ) -> Result<(), TooLong> {
+        JsonWriter { out, pretty, max }.value(self, 0)
+    }
+}
+
+/// Why [`Value::items`] gave no items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoItems {
+    /// A number, a boolean or a macro.
+    Kind,
+    /// A string with this many characters, or a map with this many keys,
+    /// more than a list may hold.
+    TooMany(usize),
+}
+
+impl NoItems {
+    /// The message: `{not_items} {kind}` (e.g. "cannot iterate over
+    /// integer") for a value without items, the count and the limit for
+    /// one with too many.
+    pub(crate) fn message(self, value: &Value, not_items: &str, max_items: usize) -> String {
+        match self {
+            NoItems::Kind => format!("{not_items} {}", value.kind().as_str()),
+            NoItems::TooMany(count) => {
+                let what = if value.as_str().is_some() { "characters" } else { "keys" };
+                format!(
+                    "the {} has {count} {what}, more than the limit of {max_items} items \
+                     for a list",
+                    value.kind().as_str()
+                )
             }
         }
     }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters
-/// escaped, everything else (non-ASCII included) kept as is.
+/// A text would grow past its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooLong;
+
+/// Writes JSON into `out`, failing once it passes `max` bytes.
+struct JsonWriter<'o> {
+    out: &'o mut String,
+    pretty: Option<Option<usize>>,
+    max: usize,
+}
+
+impl JsonWriter<'_> {
+    /// Fails when `bytes` more would pass the bound.
+    fn room(&self, bytes: usize) -> Result<(), TooLong> {
+        if self.out.len().saturating_add(bytes) > self.max { Err(TooLong) } else { Ok(()) }
+    }
+
+    fn push(&mut self, s: &str) -> Result<(), TooLong> {
+        self.room(s.len())?;
+        self.out.push_str(s);
+        Ok(())
+    }
+
+    /// A number, written then taken back when it does not fit.
+    fn number(&mut self, n: impl fmt::Display) -> Result<(), TooLong> {
+        let start = self.out.len();
+        let _ = write!(self.out, "{n}");
+        if self.out.len() > self.max {
+            self.out.truncate(start);
+            return Err(TooLong);
+        }
+        Ok(())
+    }
+
+    fn newline(&mut self, level: usize) -> Result<(), TooLong> {
+        if let Some(Some(width)) = self.pretty {
+            let spaces = width.saturating_mul(level);
+            self.room(spaces.saturating_add(1))?;
+            self.out.push('\n');
+            self.out.extend(std::iter::repeat_n(' ', spaces));
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, value: &Value, level: usize) -> Result<(), TooLong> {
+        let (item_sep, key_sep) = match self.pretty {
+            None => (",", ":"),
+            Some(None) => (", ", ": "),
+            Some(Some(_)) => (",", ": "),
+        };
+        match &value.0 {
+            Repr::Undefined | Repr::None | Repr::Macro(_) => self.push("null"),
+            Repr::Bool(b) => self.push(if *b { "true" } else { "false" }),
+            Repr::Int(n) => self.number(n),
+            Repr::Float(f) => match serde_json::Number::from_f64(*f) {
+                Some(n) => self.number(n),
+                None => self.push("null"),
+            },
+            Repr::Str(s) => self.string(s),
+            Repr::Text(t) => self.string(t.as_str()),
+            Repr::List(items) => {
+                self.push("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.push(item_sep)?;
+                    }
+                    self.newline(level + 1)?;
+                    self.value(item, level + 1)?;
+                }
+                if !items.is_empty() {
+                    self.newline(level)?;
+                }
+                self.push("]")
+            }
+            Repr::Map(map) => {
+                self.push("{")?;
+                for (i, (key, value)) in map.iter().enumerate() {
+                    if i > 0 {
+                        self.push(item_sep)?;
+                    }
+                    self.newline(level + 1)?;
+                    self.string(key)?;
+                    self.push(key_sep)?;
+                    self.value(value, level + 1)?;
+                }
+                if !map.is_empty() {
+                    self.newline(level)?;
+                }
+                self.push("}")
+            }
+        }
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters
+    /// escaped, everything else (non-ASCII included) kept as is. Measured
+    /// before it is written.
+    fn string(&mut self, s: &str) -> Result<(), TooLong> {
+        self.room(json_string_len(s))?;
+        write_json_string(self.out, s);
+        Ok(())
+    }
+}
+
+/// The length of `s` as a JSON string literal.
+fn json_string_len(s: &str) -> usize {
+    let escapes: usize = s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..0x20 => 5,
+            _ => 0,
+        })
+        .sum();
+    s.len() + escapes + 2
+}
+
 fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
@@ -374,7 +681,8 @@ fn write_json_string(out: &mut String, s: &str) {
 }
 
 /// Structural equality: an integer equals the float of the same value;
-/// different kinds are unequal; lists and maps compare item by item.
+/// different kinds are unequal; strings compare by text (provenance is
+/// invisible); lists and maps compare item by item.
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         match (&self.0, &other.0) {
@@ -384,10 +692,13 @@ impl PartialEq for Value {
             (Repr::Int(_) | Repr::Float(_), Repr::Int(_) | Repr::Float(_)) => {
                 self.as_f64() == other.as_f64()
             }
-            (Repr::Str(a), Repr::Str(b)) | (Repr::Macro(a), Repr::Macro(b)) => a == b,
-            (Repr::List(a), Repr::List(b)) => a == b,
-            (Repr::Map(a), Repr::Map(b)) => a == b,
-            _ => false,
+            (Repr::Macro(a), Repr::Macro(b)) => a == b,
+            (Repr::List(a), Repr::List(b)) => Arc::ptr_eq(a, b) || a.items == b.items,
+            (Repr::Map(a), Repr::Map(b)) => Arc::ptr_eq(a, b) || a.entries == b.entries,
+            _ => match (self.as_str(), other.as_str()) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            },
         }
     }
 }
@@ -396,17 +707,30 @@ impl PartialEq for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Undefined | Repr::None => Ok(()),
+            Repr::List(_) | Repr::Map(_) => {
+                let mut out = String::new();
+                let _ = self.write_json(&mut out, None, usize::MAX);
+                f.write_str(&out)
+            }
+            _ => match self.as_str() {
+                Some(s) => f.write_str(s),
+                None => fmt::Display::fmt(&Scalar(self), f),
+            },
+        }
+    }
+}
+
+/// The print form of a value that is neither a string, a list nor a map.
+struct Scalar<'v>(&'v Value);
+
+impl fmt::Display for Scalar<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.0 {
             Repr::Bool(b) => f.write_str(if *b { "true" } else { "false" }),
             Repr::Int(n) => write!(f, "{n}"),
             Repr::Float(x) => write_float(f, *x),
-            Repr::Str(s) => f.write_str(s),
             Repr::Macro(name) => write!(f, "<macro {name}>"),
-            Repr::List(_) | Repr::Map(_) => {
-                let mut out = String::new();
-                self.write_json(&mut out, None, 0);
-                f.write_str(&out)
-            }
+            _ => Ok(()),
         }
     }
 }
@@ -429,10 +753,37 @@ impl fmt::Debug for Value {
         match &self.0 {
             Repr::Undefined => f.write_str("undefined"),
             Repr::None => f.write_str("none"),
-            Repr::Str(s) => write!(f, "{s:?}"),
             Repr::Macro(name) => write!(f, "<macro {name}>"),
-            _ => fmt::Display::fmt(self, f),
+            _ => match self.as_str() {
+                Some(s) => write!(f, "{s:?}"),
+                None => fmt::Display::fmt(self, f),
+            },
         }
+    }
+}
+
+/// Serializes as the JSON form (see [`Value::to_json`]), streamed: nothing
+/// is copied. Values without a JSON form serialize as `null`.
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Undefined | Repr::None | Repr::Macro(_) => serializer.serialize_unit(),
+            Repr::Bool(b) => serializer.serialize_bool(*b),
+            Repr::Int(n) => serializer.serialize_i64(*n),
+            Repr::Float(x) if x.is_finite() => serializer.serialize_f64(*x),
+            Repr::Float(_) => serializer.serialize_unit(),
+            Repr::Str(s) => serializer.serialize_str(s),
+            Repr::Text(t) => serializer.serialize_str(t.as_str()),
+            Repr::List(items) => serializer.collect_seq(items.iter()),
+            Repr::Map(map) => serializer.collect_map(map.iter().map(|(k, v)| (&**k, v))),
+        }
+    }
+}
+
+/// Deserializes any JSON value, as [`Value::from_json`] reads it.
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+        serde_json::Value::deserialize(deserializer).map(|json| Value::from_json(&json))
     }
 }
 
@@ -544,10 +895,81 @@ mod tests {
     fn tojson_layouts() {
         let value = Value::from_json(&serde_json::json!({"a": 1, "b": [true, null]}));
         let mut spaced = String::new();
-        value.write_json(&mut spaced, Some(None), 0);
+        value.write_json(&mut spaced, Some(None), usize::MAX).unwrap();
         assert_eq!(spaced, r#"{"a": 1, "b": [true, null]}"#);
         let mut indented = String::new();
-        value.write_json(&mut indented, Some(Some(2)), 0);
+        value.write_json(&mut indented, Some(Some(2)), usize::MAX).unwrap();
         assert_eq!(indented, "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ]\n}");
+    }
+
+    #[test]
+    fn conversions_stop_at_their_bound() {
+        // One 1 000-byte string shared by a list of 2^20 items: a gigabyte
+        // as text, stopped after the first kilobytes.
+        let mut big = Value::list(vec![Value::from("x".repeat(1000))]);
+        let mut size = SLOT + 1000;
+        for _ in 0..20 {
+            big = Value::list(vec![big.clone(), big]);
+            size = 2 * (SLOT + size);
+        }
+        // Counted as if nothing were shared, without a walk.
+        assert_eq!(big.size(), size);
+        assert!(size > 1 << 30);
+        let mut out = String::new();
+        assert_eq!(big.write_json(&mut out, Some(Some(2)), 10_000), Err(TooLong));
+        assert!(out.len() <= 10_000, "{}", out.len());
+        let mut out = String::new();
+        assert_eq!(big.write_printed(&mut out, 4_000), Err(TooLong));
+        assert!(out.len() <= 4_000, "{}", out.len());
+        let mut out = "ab".to_owned();
+        assert_eq!(Value::from(12345).write_printed(&mut out, 4), Err(TooLong));
+        assert_eq!(out, "ab");
+        // A string is measured before it is copied, escapes included.
+        let mut out = String::new();
+        assert_eq!(Value::from("\n\n").write_json(&mut out, None, 5), Err(TooLong));
+        assert_eq!(out, "");
+        assert_eq!(Value::from("\n\n").write_json(&mut out, None, 6), Ok(()));
+        assert_eq!(out, r#""\n\n""#);
+        let mut out = String::new();
+        assert_eq!(Value::from("\u{1}").write_json(&mut out, None, 8), Ok(()));
+        assert_eq!(out.len(), json_string_len("\u{1}"));
+    }
+
+    #[test]
+    fn shapes_are_known_without_a_walk() {
+        let leaf = Value::from("abc");
+        let list = Value::list(vec![leaf.clone(), Value::list(vec![leaf.clone()])]);
+        assert_eq!(list.depth(), 2);
+        assert_eq!(list.size(), 3 + SLOT + (3 + SLOT) + SLOT);
+        let bad = Value::list(vec![Value::list(vec![Value::UNDEFINED])]);
+        assert_eq!(bad.unstorable(), Some("an undefined value cannot be stored"));
+        // Shared parts are not owned: only the new list's slots are.
+        assert_eq!(list.owned_size(), 2 * SLOT + SLOT);
+        let fresh = Value::list(vec![Value::from("abcd")]);
+        assert_eq!(fresh.owned_size(), SLOT + 4);
+    }
+
+    #[test]
+    fn provenance_is_invisible_to_comparisons_and_json() {
+        let authored = crate::provenance::authored("hi");
+        let data = Value::from("hi");
+        assert_eq!(authored, data);
+        assert_eq!(authored.compare(&data), Some(Ordering::Equal));
+        assert_eq!(authored.to_json(), data.to_json());
+        assert_eq!(serde_json::to_string(&authored).unwrap(), r#""hi""#);
+        assert_eq!(authored.kind(), ValueKind::String);
+        assert!(authored.is_true());
+        assert!(matches!(authored.into_data().0, Repr::Str(_)));
+    }
+
+    #[test]
+    fn serializing_streams_the_json_form() {
+        let json = serde_json::json!({"z": 1, "a": [2.5, true, null, 2.0], "m": {"k": "v"}});
+        let value = Value::from_json(&json);
+        assert_eq!(serde_json::to_value(&value).unwrap(), json);
+        assert_eq!(serde_json::to_string(&value).unwrap(), serde_json::to_string(&json).unwrap());
+        let back: Value = serde_json::from_str(r#"{"a": [1]}"#).unwrap();
+        assert_eq!(back, Value::from_json(&serde_json::json!({"a": [1]})));
+        assert_eq!(serde_json::to_string(&Value::from(f64::NAN)).unwrap(), "null");
     }
 }

@@ -1,7 +1,10 @@
 //! Property tests: no panic on arbitrary input with limits on, every error
 //! has a position, rendering is a pure function of template, context and
-//! seed, `render_outcome` agrees with `render`, and integer arithmetic
-//! agrees with a reference evaluation.
+//! seed, `render_outcome` agrees with `render`, data ranges are well formed
+//! and cover exactly the bytes that came from values, and integer
+//! arithmetic agrees with a reference evaluation.
+
+use std::ops::Range;
 
 use minijinja_brackets::{Context, Environment, Limits};
 use proptest::prelude::*;
@@ -105,6 +108,9 @@ fn check(source: &str, seed: u64) -> Result<(), TestCaseError> {
     }
     // Pure: the same inputs give the same result, output and error alike.
     prop_assert_eq!(&first, &env.render_str(source, &context, seed));
+    if let Ok(rendered) = &first {
+        well_formed(&rendered.output, &rendered.data_ranges)?;
+    }
     // The lighter outcome says the same: its writes, applied to the
     // context, give the complete stores `render` copies.
     if let Ok(rendered) = first {
@@ -137,6 +143,160 @@ proptest! {
     fn text_without_openers_is_copied_exactly(text in "[^\\[]{0,200}") {
         let rendered = env().render_str(&text, &Context::default(), 0).unwrap();
         prop_assert_eq!(rendered.output, text);
+    }
+}
+
+/// Data ranges are sorted, disjoint, non-empty, within the output and on
+/// character boundaries.
+fn well_formed(output: &str, ranges: &[Range<usize>]) -> Result<(), TestCaseError> {
+    let mut end = 0;
+    for range in ranges {
+        prop_assert!(range.start >= end && range.start < range.end, "{ranges:?}");
+        prop_assert!(range.end <= output.len(), "{range:?} past {}", output.len());
+        prop_assert!(output.is_char_boundary(range.start) && output.is_char_boundary(range.end));
+        end = range.end;
+    }
+    Ok(())
+}
+
+/// A template whose authored bytes (text, literals, macro bodies) are never
+/// upper-case ASCII letters, and whose values print only upper-case letters:
+/// the context's strings are made of them, and the operations used keep to
+/// them (`upper` of a literal builds data in upper case).
+#[derive(Debug, Clone)]
+enum Block {
+    Text(String),
+    Print(&'static str),
+    If(Vec<Block>, Vec<Block>),
+    For(Vec<Block>),
+    Capture(Vec<Block>),
+    Call(&'static str, Vec<Block>),
+}
+
+impl Block {
+    fn source(&self, out: &mut String) {
+        let all = |out: &mut String, blocks: &[Block]| blocks.iter().for_each(|b| b.source(out));
+        match self {
+            Block::Text(text) => out.push_str(text),
+            Block::Print(expr) => {
+                out.push_str("[[ ");
+                out.push_str(expr);
+                out.push_str(" ]]");
+            }
+            Block::If(then, otherwise) => {
+                out.push_str("[% if flag %]");
+                all(out, then);
+                out.push_str("[% else %]");
+                all(out, otherwise);
+                out.push_str("[% endif %]");
+            }
+            Block::For(body) => {
+                out.push_str("[% for n in names %]");
+                all(out, body);
+                out.push_str("[[ loop.cycle(n, 'lit') ]][% endfor %]");
+            }
+            Block::Capture(body) => {
+                out.push_str("[% set captured %]");
+                all(out, body);
+                out.push_str("[% endset %][[ captured ]]");
+            }
+            // The caller block is captured first, then given to the macro.
+            Block::Call(arg, body) => {
+                out.push_str("[% set arg %]");
+                all(out, body);
+                out.push_str("[% endset %][[ m(arg, ");
+                out.push_str(arg);
+                out.push_str(") ]]");
+            }
+        }
+    }
+}
+
+const MARKED_EXPRESSIONS: &[&str] = &[
+    "a",
+    "b",
+    "n",
+    "captured",
+    "names[0]",
+    "names -> join('')",
+    "a ~ b",
+    "a -> lower -> upper",
+    "'lit' -> upper",
+    "'lit'",
+    "'## lit'",
+    "a if flag else 'lit'",
+    "missing -> default('lit')",
+    "a -> default('lit')",
+    "m(a, 'x')",
+    "m('#', b)",
+    "[a, 'lit'][1]",
+    "b -> trim",
+];
+
+fn blocks() -> impl Strategy<Value = Vec<Block>> {
+    let leaf = prop_oneof![
+        "[a-z #:!\n]{0,6}".prop_map(Block::Text),
+        prop::sample::select(MARKED_EXPRESSIONS).prop_map(Block::Print),
+    ];
+    let block = leaf.prop_recursive(3, 24, 4, |inner| {
+        let body = prop::collection::vec(inner, 0..4);
+        prop_oneof![
+            (body.clone(), body.clone()).prop_map(|(a, b)| Block::If(a, b)),
+            body.clone().prop_map(Block::For),
+            body.clone().prop_map(Block::Capture),
+            (prop::sample::select(MARKED_EXPRESSIONS), body).prop_map(|(e, b)| Block::Call(e, b)),
+        ]
+    });
+    prop::collection::vec(block, 0..8)
+}
+
+fn marked_context() -> impl Strategy<Value = Context> {
+    ("[A-Z]{0,4}", "[A-Z]{0,4}", prop::collection::vec("[A-Z]{0,3}", 0..3), any::<bool>()).prop_map(
+        |(a, b, names, flag)| {
+            let state = serde_json::json!({"a": a, "b": b, "names": names, "flag": flag});
+            serde_json::from_value(serde_json::json!({ "state": state })).unwrap()
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every output byte in a data range came from a value, and every byte
+    /// that came from a value is in one.
+    #[test]
+    fn data_ranges_cover_exactly_the_bytes_from_values(
+        body in blocks(),
+        context in marked_context(),
+    ) {
+        let mut source =
+            "[% macro m(x, y) %]## say [[ x ]]:[[ y ]]![% endmacro %][% set captured = 'q' %]".to_owned();
+        body.iter().for_each(|b| b.source(&mut source));
+        let env = env();
+        let outcome = match env.compile(&source).unwrap().render_outcome(&context, 0) {
+            Ok(outcome) => outcome,
+            // Only a limit can stop these templates.
+            Err(err) => {
+                prop_assert!(err.kind().as_str() == "out_of_fuel", "{err:?}\n{source}");
+                return Ok(());
+            }
+        };
+        well_formed(&outcome.output, &outcome.data_ranges)?;
+        let mut from_value = vec![false; outcome.output.len()];
+        for range in &outcome.data_ranges {
+            from_value[range.clone()].iter_mut().for_each(|b| *b = true);
+        }
+        for (i, byte) in outcome.output.bytes().enumerate() {
+            prop_assert_eq!(
+                from_value[i],
+                byte.is_ascii_uppercase(),
+                "byte {} of {:?} ({:?})\n{}",
+                i,
+                outcome.output,
+                outcome.data_ranges,
+                source
+            );
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::environment::{FilterRef, Function};
 use crate::error::{Error, ErrorKind};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
-use crate::value::{Repr, Value, ValueMap};
+use crate::value::{Repr, SLOT, Value, ValueMap};
 
 impl<'t> Renderer<'t> {
     /// Evaluates an expression (one unit of fuel, one level of depth).
@@ -83,14 +83,18 @@ impl<'t> Renderer<'t> {
         for item in items {
             values.push(self.eval(item)?);
         }
-        self.check_nesting(Value::list(values), span)
+        // The items were charged when they were made: the list costs its slots.
+        let list = Value::list(values);
+        self.check_nesting(&list, span)?;
+        self.charge(SLOT * items.len(), span)?;
+        Ok(list)
     }
 
     fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)], span: Span) -> Result<Value, Error> {
         let mut map = ValueMap::with_capacity(entries.len());
         for (key, value) in entries {
             let k = self.eval(key)?;
-            let Repr::Str(k) = k.0 else {
+            let Some(k) = k.shared_str().cloned() else {
                 return Err(self.error(
                     ErrorKind::InvalidOperation,
                     format!("map keys must be strings, not {}", k.kind().as_str()),
@@ -100,7 +104,10 @@ impl<'t> Renderer<'t> {
             let v = self.eval(value)?;
             map.insert(k, v);
         }
-        self.check_nesting(Value::map(map), span)
+        let map = Value::map(map);
+        self.check_nesting(&map, span)?;
+        self.charge(2 * SLOT * entries.len(), span)?;
+        Ok(map)
     }
 
     /// `base.name`; `loop.name` reads the innermost loop directly.
@@ -250,39 +257,38 @@ impl<'t> Renderer<'t> {
     }
 
     /// The result of an operator, filter or function: placed at `span` when
-    /// it failed, charged by size when it succeeded.
+    /// it failed, charged by size (fuel) and by the memory it alone holds
+    /// when it succeeded.
     fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
         let value = result.map_err(self.locate(span))?;
         self.charge_size(&value, span)?;
-        self.check_nesting(value, span)
+        self.check_nesting(&value, span)?;
+        self.charge(value.owned_size(), span)?;
+        Ok(value)
     }
 
     /// Rejects lists and maps nested deeper than [`MAX_VALUE_DEPTH`]: the
     /// operations on values (printing, comparing, dropping) recurse, so an
-    /// unbounded `[% set x = [x] %]` loop must not build one. The walk
-    /// costs fuel like the values it visits.
-    fn check_nesting(&mut self, value: Value, span: Span) -> Result<Value, Error> {
-        let mut visited = 0;
-        let deeper = value.nests_deeper_than(MAX_VALUE_DEPTH, &mut visited);
-        self.spend(visited as u64 / 64, span)?;
-        if deeper {
+    /// unbounded `[% set x = [x] %]` loop must not build one. A list or map
+    /// knows its depth, so the check costs the same for any value.
+    fn check_nesting(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        if value.depth() > MAX_VALUE_DEPTH {
             return Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("lists and maps cannot nest more than {MAX_VALUE_DEPTH} levels deep"),
                 span,
             ));
         }
-        Ok(value)
+        Ok(())
     }
 
     /// Large strings and lists cost fuel in proportion to their size, both
     /// when built and when an operation scans them.
     fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         let units = match &value.0 {
-            Repr::Str(s) => s.len() / 256,
             Repr::List(items) => items.len() / 64,
             Repr::Map(map) => map.len() / 64,
-            _ => 0,
+            _ => value.as_str().map_or(0, str::len) / 256,
         };
         if units > 0 { self.spend(units as u64, span) } else { Ok(()) }
     }
@@ -428,24 +434,29 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
-        match &value.0 {
-            Repr::List(items) => {
+        let sliced = match (&value.0, value.as_str()) {
+            (Repr::List(items), _) => {
                 let picked = slice_indices(items.len(), start, stop, step);
-                Ok(Value::list(picked.map(|i| items[i].clone()).collect()))
+                Value::list(picked.map(|i| items[i].clone()).collect())
             }
-            Repr::Str(text) => {
+            (_, Some(text)) => {
                 let chars: Vec<char> = text.chars().collect();
-                Ok(Value::string(
+                Value::string(
                     slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect(),
-                ))
+                )
             }
-            Repr::Undefined | Repr::None => Ok(Value::UNDEFINED),
-            _ => Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!("cannot slice {}", value.kind().as_str()),
-                span,
-            )),
-        }
+            (Repr::Undefined | Repr::None, _) => return Ok(Value::UNDEFINED),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("cannot slice {}", value.kind().as_str()),
+                    span,
+                ));
+            }
+        };
+        drop(value);
+        self.charge(sliced.owned_size(), span)?;
+        Ok(sliced)
     }
 }
 
@@ -494,15 +505,18 @@ pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
         (Repr::List(items), Repr::Int(n)) => {
             Ok(position(items.len(), *n).and_then(|i| items.get(i)).cloned().unwrap_or_default())
         }
-        (Repr::Str(s), Repr::Int(n)) => {
+        (Repr::Str(_) | Repr::Text(_), Repr::Int(n)) => {
+            let s = value.as_str().unwrap_or_default();
             let count = if *n < 0 { s.chars().count() } else { 0 };
             Ok(position(count, *n)
                 .and_then(|i| s.chars().nth(i))
                 .map(|c| Value::string(c.to_string()))
                 .unwrap_or_default())
         }
-        (Repr::Map(map), Repr::Str(key)) => Ok(map.get(&**key).cloned().unwrap_or_default()),
-        (Repr::List(_) | Repr::Str(_), _) => Err(Error::new(
+        (Repr::Map(map), Repr::Str(_) | Repr::Text(_)) => {
+            Ok(index.as_str().and_then(|key| map.get(key)).cloned().unwrap_or_default())
+        }
+        (Repr::List(_) | Repr::Str(_) | Repr::Text(_), _) => Err(Error::new(
             ErrorKind::InvalidOperation,
             format!(
                 "{} indexes must be integers, not {}",

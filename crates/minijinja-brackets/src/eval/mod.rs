@@ -1,9 +1,11 @@
 //! The tree-walking evaluator.
 //!
 //! A [`Renderer`] walks the syntax tree once, writing output into one
-//! buffer (macro calls and `set` blocks capture a tail of it). Every
-//! statement and expression costs fuel; macro depth, evaluation depth,
-//! output size and built values are bounded by [`Limits`]. A render either
+//! buffer that knows which of its bytes are data (macro calls and `set`
+//! blocks capture a tail of it with its provenance, see
+//! [`crate::provenance`]). Every statement and expression costs fuel; macro
+//! depth, evaluation depth, output size, built values and the memory the
+//! render builds and keeps are bounded by [`Limits`]. A render either
 //! returns its whole result or only an error: stores, writes and effects
 //! live in the renderer until it succeeds.
 
@@ -14,20 +16,20 @@ mod stores;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::context::{Context, Effect, Outcome, Scope};
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::provenance::TextBuf;
 use crate::random::Draws;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
     self, EffectKind, Expr, ForLoop, MacroDef, Name, Node, Target, TargetName,
 };
-use crate::value::{Repr, Value};
+use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
 pub(crate) use expr::get_item;
@@ -42,6 +44,10 @@ const MAX_EVAL_DEPTH: usize = 1_000;
 /// How deeply lists and maps built by a template may nest (serde_json's own
 /// limit for parsed JSON is 128 too).
 const MAX_VALUE_DEPTH: usize = 128;
+
+/// What one write or effect costs to keep beyond its value and name, in
+/// bytes (see [`Limits::memory_limit`]).
+const ENTRY: usize = 64;
 
 /// Renders a compiled template.
 pub(crate) fn render<'t>(
@@ -72,7 +78,8 @@ pub(crate) fn render_with<'t>(
         source,
         stores: Stores::new(context),
         effects: Vec::new(),
-        out: String::with_capacity(source.len()),
+        out: TextBuf::with_capacity(source.len()),
+        memory: env.limits().memory_limit,
         frames: Vec::new(),
         names: &template.names,
         macros: Vec::new(),
@@ -92,7 +99,9 @@ pub(crate) struct Renderer<'t> {
     source: &'t str,
     stores: Stores<'t>,
     effects: Vec<Effect>,
-    out: String,
+    out: TextBuf,
+    /// The bytes left under [`Limits::memory_limit`].
+    memory: usize,
     frames: Vec<Frame<'t>>,
     /// The template's bare names and their numbers ([`Name::id`]).
     names: &'t HashMap<&'t str, u32>,
@@ -155,30 +164,65 @@ impl<'t> Renderer<'t> {
         )
     }
 
+    /// Counts `bytes` against [`Limits::memory_limit`].
+    fn charge(&mut self, bytes: usize, span: Span) -> Result<(), Error> {
+        match self.memory.checked_sub(bytes) {
+            Some(left) => {
+                self.memory = left;
+                Ok(())
+            }
+            None => {
+                self.memory = 0;
+                Err(self.error(
+                    ErrorKind::MemoryLimit,
+                    format!(
+                        "the render would build or keep more than the memory limit of {} bytes \
+                         (values it builds, every write, every effect)",
+                        self.limits.memory_limit
+                    ),
+                    span,
+                ))
+            }
+        }
+    }
+
+    /// Writes template text: authored bytes.
     fn write(&mut self, text: &str, span: Span) -> Result<(), Error> {
         if self.out.len() + text.len() > self.limits.output_limit {
             return Err(self.output_limit(span));
         }
-        self.out.push_str(text);
+        self.out.push_authored(text);
         Ok(())
     }
 
+    /// Prints a value: data, except the authored bytes a string literal or
+    /// a captured text carries.
     fn write_value(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         match &value.0 {
-            Repr::Str(s) => self.write(s, span),
             Repr::Undefined if self.env.strict() => Err(self.error(
                 ErrorKind::UndefinedError,
                 "printing an undefined value (strict mode)",
                 span,
             )),
             Repr::Undefined | Repr::None => Ok(()),
-            _ => {
-                let _ = write!(self.out, "{value}");
-                if self.out.len() > self.limits.output_limit {
-                    return Err(self.output_limit(span));
+            _ => match value.as_str() {
+                Some(text) => {
+                    if self.out.len() + text.len() > self.limits.output_limit {
+                        return Err(self.output_limit(span));
+                    }
+                    if !text.is_empty() {
+                        self.charge(RANGE * TextBuf::pieces_of(value), span)?;
+                    }
+                    self.out.push_string(value);
+                    Ok(())
                 }
-                Ok(())
-            }
+                None => {
+                    self.charge(RANGE, span)?;
+                    let max = self.limits.output_limit;
+                    let printed = self.out.push_data_with(|out| value.write_printed(out, max));
+                    printed.map_err(|TooLong| self.output_limit(span))
+                }
+            },
         }
     }
 
@@ -278,16 +322,18 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<(), Error> {
         let value = self.eval(value)?;
-        let Some(text) = value.as_str() else {
+        let Some(text) = value.shared_str().cloned() else {
             return Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("`{}` needs a string, not {}", effect_word(kind), value.kind().as_str()),
                 span,
             ));
         };
+        // Shared, not copied; charged in full, as the host receives it.
+        self.charge(text.len().saturating_add(ENTRY), span)?;
         self.effects.push(match kind {
-            EffectKind::QuickReply => Effect::Qr { name: text.to_owned() },
-            EffectKind::SlashCommand => Effect::St { command: text.to_owned() },
+            EffectKind::QuickReply => Effect::Qr { name: text },
+            EffectKind::SlashCommand => Effect::St { command: text },
         });
         Ok(())
     }
@@ -299,12 +345,13 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    /// Renders `nodes` into a string value of their own.
+    /// Renders `nodes` into a string value of their own, keeping the
+    /// provenance of every byte.
     fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<Value, Error> {
-        let mark = self.out.len();
+        let mark = self.out.mark();
         self.exec_block(nodes, span)?;
-        let captured = Value(Repr::Str(Arc::from(&self.out[mark..])));
-        self.out.truncate(mark);
+        let captured = self.out.take_from(mark);
+        self.charge(captured.size(), span)?;
         Ok(captured)
     }
 
@@ -339,26 +386,25 @@ impl<'t> Renderer<'t> {
 
     fn exec_for(&mut self, l: &'t ForLoop<'t>) -> Result<(), Error> {
         let iterable = self.eval(&l.iterable)?;
-        let items: Arc<Vec<Value>> = match &iterable.0 {
-            Repr::List(items) => items.clone(),
-            Repr::Map(map) => Arc::new(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
-            Repr::Str(s) => Arc::new(s.chars().map(|c| Value::string(c.to_string())).collect()),
-            Repr::Undefined if self.env.strict() => {
-                return Err(self.error(
-                    ErrorKind::UndefinedError,
-                    "iterating an undefined value (strict mode)",
-                    l.iterable.span,
-                ));
-            }
-            Repr::Undefined | Repr::None => Arc::new(Vec::new()),
-            _ => {
-                return Err(self.error(
-                    ErrorKind::InvalidOperation,
-                    format!("cannot iterate over {}", iterable.kind().as_str()),
-                    l.iterable.span,
-                ));
+        if iterable.is_undefined() && self.env.strict() {
+            return Err(self.error(
+                ErrorKind::UndefinedError,
+                "iterating an undefined value (strict mode)",
+                l.iterable.span,
+            ));
+        }
+        let items = match iterable.items(self.limits.range_limit) {
+            Ok(items) => items,
+            Err(why) => {
+                let message =
+                    why.message(&iterable, "cannot iterate over", self.limits.range_limit);
+                return Err(self.error(ErrorKind::InvalidOperation, message, l.iterable.span));
             }
         };
+        // A string's characters and a map's keys are a new list.
+        if !matches!(iterable.0, Repr::List(_)) {
+            self.charge(Value(Repr::List(items.clone())).owned_size(), l.iterable.span)?;
+        }
         let names = NameIndex::of(l.targets.iter().copied());
         let mut state =
             LoopState { targets: &l.targets, names, values: Vec::new(), items, index: 0 };
@@ -374,7 +420,7 @@ impl<'t> Renderer<'t> {
             }
             let Some(Frame::Loop(s)) = self.frames.pop() else { return Err(frame_error()) };
             state = s;
-            state.items = Arc::new(kept);
+            state.items = Arc::new(List::new(kept));
         }
         if state.items.is_empty() {
             return self.exec_block(&l.otherwise, l.span);
@@ -422,9 +468,9 @@ impl<'t> Renderer<'t> {
             TargetName::Static(name) => Cow::Borrowed(&**name),
             TargetName::Computed(e) => {
                 let key = self.eval(e)?;
-                match key.0 {
-                    Repr::Str(s) => Cow::Owned(s.to_string()),
-                    _ => {
+                match key.as_str() {
+                    Some(s) => Cow::Owned(s.to_owned()),
+                    None => {
                         return Err(self.error(
                             ErrorKind::InvalidOperation,
                             format!(
@@ -449,13 +495,18 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
+        // The log shares the value but lists every write: each is charged
+        // in full, as a host printing or storing the log pays for it.
+        let cost = value.size().saturating_add(name.len()).saturating_add(ENTRY);
+        self.charge(cost, span)?;
         self.stores.set(target.scope, name, value);
         Ok(())
     }
 
     fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
         let writes = self.stores.finish();
-        let outcome = Outcome { output: self.out, writes, effects: self.effects };
+        let (output, data_ranges) = self.out.finish();
+        let outcome = Outcome { output, data_ranges, writes, effects: self.effects };
         Ok((outcome, self.draws, self.fuel))
     }
 
@@ -584,16 +635,18 @@ fn effect_word(kind: EffectKind) -> &'static str {
 
 /// A number, or a string holding one (SillyTavern variables are strings).
 pub(crate) fn number(value: &Value) -> Option<f64> {
-    match &value.0 {
-        Repr::Str(s) => s.trim().parse::<f64>().ok(),
-        _ => value.as_f64(),
+    match value.as_str() {
+        Some(s) => s.trim().parse::<f64>().ok(),
+        None => value.as_f64(),
     }
 }
 
 /// A value as an error message shows it: its kind, and its text when short.
 pub(crate) fn describe(value: &Value) -> String {
+    if let Some(s) = value.as_str().filter(|s| s.len() <= 80 && s.chars().count() <= 20) {
+        return format!("the string {s:?}");
+    }
     match &value.0 {
-        Repr::Str(s) if s.chars().count() <= 20 => format!("the string {:?}", &**s),
         Repr::Int(_) | Repr::Float(_) | Repr::Bool(_) => {
             format!("{} {value}", value.kind().as_str())
         }

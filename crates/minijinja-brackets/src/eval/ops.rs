@@ -1,12 +1,10 @@
 //! Operators on values: checked 64-bit integer arithmetic, `/` always
 //! real, Python-style `//` and `%`, no implicit string/number coercion.
 
-use std::sync::Arc;
-
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::syntax::ast::{BinOp, CmpOp};
-use crate::value::{Repr, Value};
+use crate::value::{Repr, TooLong, Value};
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message)
@@ -45,18 +43,34 @@ pub(crate) fn check_string_size(len: usize, limits: &Limits) -> Result<(), Error
     Ok(())
 }
 
+/// The error of a text that passed the string limit while it was written.
+pub(crate) fn string_too_long(limits: &Limits) -> impl Fn(TooLong) -> Error + '_ {
+    move |TooLong| {
+        invalid(format!(
+            "the result would be more than the string limit of {} bytes",
+            limits.string_limit
+        ))
+    }
+}
+
+/// `l ~ r` (and `+` on two strings): both printed, bounded by the string
+/// limit while they are written.
+fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
+    if let (Some(a), Some(b)) = (l.as_str(), r.as_str()) {
+        check_string_size(a.len() + b.len(), limits)?;
+        return Ok(Value::string([a, b].concat()));
+    }
+    let mut out = String::new();
+    l.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    r.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    Ok(Value::string(out))
+}
 /// `l op r` for the arithmetic operators and `~`.
 pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
-    use Repr::{Float, Int, List, Str};
+    use Repr::{Float, Int, List, Str, Text};
     match (op, &l.0, &r.0) {
-        (BinOp::Concat, _, _) => {
-            let (a, b) = (l.to_string(), r.to_string());
-            check_string_size(a.len() + b.len(), limits)?;
-            Ok(Value::string(a + &b))
-        }
-        (BinOp::Add, Str(a), Str(b)) => {
-            check_string_size(a.len() + b.len(), limits)?;
-            Ok(Value::string(format!("{a}{b}")))
+        (BinOp::Concat, _, _) | (BinOp::Add, Str(_) | Text(_), Str(_) | Text(_)) => {
+            concat(l, r, limits)
         }
         (BinOp::Add, List(a), List(b)) => {
             if a.len() + b.len() > limits.range_limit {
@@ -71,7 +85,9 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result
             items.extend(b.iter().cloned());
             Ok(Value::list(items))
         }
-        (BinOp::Mul, Str(s), Int(n)) | (BinOp::Mul, Int(n), Str(s)) => repeat(s, *n, limits),
+        (BinOp::Mul, Str(_) | Text(_), Int(n)) | (BinOp::Mul, Int(n), Str(_) | Text(_)) => {
+            repeat(l.as_str().or(r.as_str()).unwrap_or_default(), *n, limits)
+        }
         (_, Int(a), Int(b)) => int_op(op, *a, *b),
         (_, Int(_) | Float(_), Int(_) | Float(_)) => {
             float_op(op, l.as_f64().unwrap_or_default(), r.as_f64().unwrap_or_default())
@@ -80,7 +96,7 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result
     }
 }
 
-fn repeat(s: &Arc<str>, n: i64, limits: &Limits) -> Result<Value, Error> {
+fn repeat(s: &str, n: i64, limits: &Limits) -> Result<Value, Error> {
     let n = usize::try_from(n).unwrap_or(0);
     let len = s.len().saturating_mul(n);
     check_string_size(len, limits)?;
@@ -182,16 +198,19 @@ pub(crate) fn compare(op: CmpOp, l: &Value, r: &Value) -> Result<bool, Error> {
 
 /// `item in container`: substring, list membership, map key.
 pub(crate) fn contains(container: &Value, item: &Value) -> Result<bool, Error> {
-    match (&container.0, &item.0) {
-        (Repr::Str(s), Repr::Str(needle)) => Ok(s.contains(&**needle)),
-        (Repr::Str(_), _) => Err(invalid(format!(
-            "`in` on a string needs a string on its left, not {}",
-            item.kind().as_str()
-        ))),
-        (Repr::List(items), _) => Ok(items.contains(item)),
-        (Repr::Map(map), Repr::Str(key)) => Ok(map.contains_key(&**key)),
-        (Repr::Map(_), _) => Ok(false),
-        (Repr::Undefined | Repr::None, _) => Ok(false),
+    if let Some(s) = container.as_str() {
+        return match item.as_str() {
+            Some(needle) => Ok(s.contains(needle)),
+            None => Err(invalid(format!(
+                "`in` on a string needs a string on its left, not {}",
+                item.kind().as_str()
+            ))),
+        };
+    }
+    match &container.0 {
+        Repr::List(items) => Ok(items.contains(item)),
+        Repr::Map(map) => Ok(item.as_str().is_some_and(|key| map.contains_key(key))),
+        Repr::Undefined | Repr::None => Ok(false),
         _ => Err(invalid(format!("cannot test membership in {}", container.kind().as_str()))),
     }
 }

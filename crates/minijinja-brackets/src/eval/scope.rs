@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::arguments::NameIndex;
-use crate::value::{Value, ValueMap};
+use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
 #[derive(Debug)]
@@ -41,7 +41,7 @@ pub(crate) struct LoopState<'a> {
     /// Finds a target among many.
     pub(crate) names: NameIndex<'a>,
     pub(crate) values: Vec<Value>,
-    pub(crate) items: Arc<Vec<Value>>,
+    pub(crate) items: Arc<List>,
     pub(crate) index: usize,
 }
 

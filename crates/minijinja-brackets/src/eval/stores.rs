@@ -123,18 +123,13 @@ impl<'t> Stores<'t> {
         Value::map(map)
     }
 
-    /// The writes as JSON, in order (`Outcome::into_rendered` applies them
-    /// to a copy of the context when the host wants complete stores).
-    /// Values are checked storable when written, so the conversion cannot
-    /// fail.
+    /// The writes, in order, sharing their values (`Outcome::into_rendered`
+    /// applies them to a copy of the context when the host wants complete
+    /// stores). Values are checked storable when written.
     pub(crate) fn finish(self) -> Vec<StoreWrite> {
         self.writes
             .into_iter()
-            .map(|(scope, name, value)| StoreWrite {
-                scope,
-                name: name.into_owned(),
-                value: value.json(),
-            })
+            .map(|(scope, name, value)| StoreWrite { scope, name: name.into_owned(), value })
             .collect()
     }
 }

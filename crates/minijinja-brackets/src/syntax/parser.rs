@@ -612,10 +612,8 @@ impl<'a> Grammar<'a, '_> {
 
     fn string_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let (i, s) = self.string(start)?;
-        let value = match s {
-            Cow::Borrowed(s) => Value::str(s),
-            Cow::Owned(s) => Value::string(s),
-        };
+        // The author wrote every byte of a literal: it prints as authored.
+        let value = crate::provenance::authored(&s);
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
     }
 
