@@ -1,9 +1,9 @@
 //! The hostile-input corpus (`tests/hostile/minijinja-brackets.json` at the
 //! workspace root): deep nesting, endless recursion, huge ranges,
-//! repetition bombs, outputs over their limit, 100 MB of text, memory
-//! bombs (large values written, shared, converted or split again and
-//! again). Each case ends in its expected typed error or bounded output,
-//! within the limits.
+//! repetition bombs, outputs over their limit, 100 MB of text, many macros
+//! and names, memory bombs (large values written, shared, converted or
+//! split again and again). Each case ends in its expected typed error or
+//! bounded output (or, for `check`, warning count), within the limits.
 
 #[path = "../../../tests/hostile/corpus.rs"]
 mod corpus;
@@ -42,6 +42,16 @@ fn limits(case: &Case) -> Limits {
 fn run(case: &Case) -> Result<(), String> {
     let mut env = Environment::new();
     env.set_limits(limits(case));
+    if let Some(expected) = case.expect.get("warnings").and_then(serde_json::Value::as_u64) {
+        // `check`: the analysis, not a render.
+        let template = env.compile(case.text()).map_err(|e| e.to_string())?;
+        let warnings = template.analyze().warnings.len() as u64;
+        return if warnings == expected {
+            Ok(())
+        } else {
+            Err(format!("expected {expected} warnings, got {warnings}"))
+        };
+    }
     let rendered =
         env.compile(case.text()).and_then(|template| template.render(&Context::default(), 0));
     match rendered {

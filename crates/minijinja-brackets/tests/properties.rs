@@ -368,3 +368,143 @@ proptest! {
         }
     }
 }
+
+/// A program of macro definitions, redefinitions, calls and reads, some
+/// inside `if`s, loops (whose variable may shadow a macro) and macro
+/// bodies, with the reference model of name resolution the evaluator had
+/// before macros were numbered at compile time: frames first (a loop's
+/// variable, stopping at a macro body), then the macros defined so far in
+/// one list where a redefinition replaces the earlier entry, then the
+/// state store.
+#[derive(Debug, Clone)]
+enum Stmt {
+    /// `[% macro m<name>() %]<tag:body>[% endmacro %]`
+    Def(u8, u8, Vec<Stmt>),
+    /// Prints `<` output of `m<name>()` `>`, or `-` when it is no macro.
+    Call(u8),
+    /// Prints `L` (a loop variable), `M` (a macro) or `S` (state).
+    Read(u8),
+    /// `[% if <bool> %]...[% endif %]`
+    If(bool, Vec<Stmt>),
+    /// `[% for m<name> in [1] %]...[% endfor %]`: shadows the macro.
+    Loop(u8, Vec<Stmt>),
+}
+
+fn name(n: u8) -> String {
+    format!("m{n}")
+}
+
+fn source(program: &[Stmt]) -> String {
+    let mut out = String::new();
+    for stmt in program {
+        match stmt {
+            Stmt::Def(n, tag, body) => {
+                out += &format!("[% macro {}() %]<{tag}:{}>[% endmacro %]", name(*n), source(body));
+            }
+            Stmt::Call(n) => {
+                let m = name(*n);
+                out += &format!("[[ {m}() if {m} is defined and {m} is not number else \"-\" ]]");
+            }
+            Stmt::Read(n) => {
+                let m = name(*n);
+                out += &format!(
+                    "[[ \"L\" if {m} is number else (\"M\" if {m} is defined else \"S\") ]]"
+                );
+            }
+            Stmt::If(yes, body) => out += &format!("[% if {yes} %]{}[% endif %]", source(body)),
+            Stmt::Loop(n, body) => {
+                out += &format!("[% for {} in [1] %]{}[% endfor %]", name(*n), source(body));
+            }
+        }
+    }
+    out
+}
+
+/// The reference: runs `program` with `macros` defined so far (a list,
+/// scanned; a redefinition replaces its entry) and the loop variables
+/// visible here. `None` when the calls recurse past the limit.
+fn reference(
+    program: &[Stmt],
+    macros: &mut Vec<(u8, u8, Vec<Stmt>)>,
+    loops: &[u8],
+    depth: usize,
+) -> Option<String> {
+    let mut out = String::new();
+    for stmt in program {
+        match stmt {
+            Stmt::Def(n, tag, body) => match macros.iter_mut().find(|(m, ..)| m == n) {
+                Some(slot) => *slot = (*n, *tag, body.clone()),
+                None => macros.push((*n, *tag, body.clone())),
+            },
+            Stmt::Call(n) => {
+                let found = macros.iter().find(|(m, ..)| m == n).cloned();
+                match found {
+                    Some((_, tag, body)) if !loops.contains(n) => {
+                        if depth >= 100 {
+                            return None;
+                        }
+                        // A macro body sees no loop variable of its caller.
+                        let inner = reference(&body, macros, &[], depth + 1)?;
+                        out += &format!("<{tag}:{inner}>");
+                    }
+                    _ => out.push('-'),
+                }
+            }
+            Stmt::Read(n) if loops.contains(n) => out.push('L'),
+            Stmt::Read(n) if macros.iter().any(|(m, ..)| m == n) => out.push('M'),
+            Stmt::Read(_) => out.push('S'),
+            Stmt::If(yes, body) => {
+                if *yes {
+                    out += &reference(body, macros, loops, depth)?;
+                }
+            }
+            Stmt::Loop(n, body) => {
+                let mut inner = loops.to_vec();
+                inner.push(*n);
+                out += &reference(body, macros, &inner, depth)?;
+            }
+        }
+    }
+    Some(out)
+}
+
+fn program() -> impl Strategy<Value = Vec<Stmt>> {
+    let leaf = prop_oneof![(0u8..4).prop_map(Stmt::Call), (0u8..4).prop_map(Stmt::Read)];
+    let stmt = leaf.prop_recursive(3, 24, 4, |inner| {
+        let body = prop::collection::vec(inner, 0..4);
+        prop_oneof![
+            (0u8..4, any::<u8>(), body.clone()).prop_map(|(n, t, b)| Stmt::Def(n, t, b)),
+            (any::<bool>(), body.clone()).prop_map(|(y, b)| Stmt::If(y, b)),
+            (0u8..4, body).prop_map(|(n, b)| Stmt::Loop(n, b)),
+        ]
+    });
+    prop::collection::vec(stmt, 0..12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn macro_resolution_matches_the_linear_reference(program in program()) {
+        let source = source(&program);
+        let mut env = Environment::new();
+        env.set_limits(Limits::default().with_stack_limit(64 << 20));
+        let result = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(128 << 20)
+                .spawn_scoped(s, || env.render_str(&source, &Context::default(), 0))
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+        match reference(&program, &mut Vec::new(), &[], 0) {
+            Some(expected) => prop_assert_eq!(result.map(|r| r.output), Ok(expected), "{}", source),
+            None => prop_assert_eq!(
+                result.map_err(|e| e.kind().as_str()).map(|r| r.output),
+                Err("recursion_limit"),
+                "{}",
+                source
+            ),
+        }
+    }
+}

@@ -25,7 +25,7 @@ impl<'t> Renderer<'t> {
         let span = e.span;
         match &e.kind {
             ExprKind::Const(value) => Ok(value.clone()),
-            ExprKind::Name(name) => Ok(self.lookup(name)),
+            ExprKind::Name(name) => Ok(self.lookup(*name)),
             ExprKind::Store(scope) => {
                 let whole = self.stores.whole(*scope);
                 self.charge_size(&whole, span)?;
@@ -112,7 +112,8 @@ impl<'t> Renderer<'t> {
 
     /// `base.name`; `loop.name` reads the innermost loop directly.
     fn attr(&mut self, base: &'t Expr<'t>, name: &str) -> Result<Value, Error> {
-        if let ExprKind::Name("loop") = base.kind
+        if let ExprKind::Name(var) = base.kind
+            && var.text == "loop"
             && let Some(state) = self.current_loop()
             && !state.targets.contains(&"loop")
         {
@@ -123,7 +124,7 @@ impl<'t> Renderer<'t> {
             && let Resolved::State = self.resolve(var)
         {
             self.spend(1, base.span)?;
-            let found = self.stores.get_ref(Scope::State, var).and_then(|v| v.get(name));
+            let found = self.stores.get_ref(Scope::State, &var).and_then(|v| v.get(name));
             return Ok(found.cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
@@ -314,20 +315,22 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         match &callee.kind {
             ExprKind::Attr(base, "cycle")
-                if matches!(base.kind, ExprKind::Name("loop")) && self.current_loop().is_some() =>
+                if matches!(base.kind, ExprKind::Name(n) if n.text == "loop")
+                    && self.current_loop().is_some() =>
             {
                 let args = self.eval_args(args)?;
                 Ok(self.current_loop().map(|l| l.cycle(&args.positional)).unwrap_or_default())
             }
             ExprKind::Name(name) => {
+                let name = *name;
                 let value = match self.resolve(name) {
                     Resolved::Macro(def) => {
                         let args = self.eval_args(args)?;
                         return self.call_macro(def, args, span);
                     }
                     Resolved::Value(value) => value,
-                    Resolved::State if self.env.function(name).is_some() => {
-                        return self.call_function(name, callee, args, span);
+                    Resolved::State if self.env.function(&name).is_some() => {
+                        return self.call_function(&name, callee, args, span);
                     }
                     Resolved::State => self.lookup(name),
                 };
@@ -396,7 +399,7 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         };
-        let Some(def) = self.find_macro(name) else {
+        let Some(def) = self.macro_named(name) else {
             return Err(self.error(
                 ErrorKind::UnknownFunction,
                 format!("unknown macro `{name}`"),

@@ -15,6 +15,7 @@ mod scope;
 mod stores;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::context::{Context, Effect, Outcome, Scope};
@@ -25,9 +26,12 @@ use crate::provenance::TextBuf;
 use crate::random::Draws;
 use crate::span::Span;
 use crate::stack::StackBudget;
-use crate::syntax::ast::{EffectKind, Expr, ForLoop, MacroDef, Node, Target, TargetName};
+use crate::syntax::ast::{
+    self, EffectKind, Expr, ForLoop, MacroDef, Name, Node, Target, TargetName,
+};
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
+use crate::arguments::NameIndex;
 pub(crate) use expr::get_item;
 use scope::{Frame, LoopState};
 use stores::Stores;
@@ -49,12 +53,12 @@ const ENTRY: usize = 64;
 pub(crate) fn render<'t>(
     env: &'t Environment,
     source: &'t str,
-    body: &'t [Node<'t>],
+    template: &'t ast::Template<'t>,
     context: &'t Context,
     seed: u64,
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, source, body, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
+    render_with(env, source, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -63,7 +67,7 @@ pub(crate) fn render<'t>(
 pub(crate) fn render_with<'t>(
     env: &'t Environment,
     source: &'t str,
-    body: &'t [Node<'t>],
+    template: &'t ast::Template<'t>,
     context: &'t Context,
     draws: Draws,
     fuel: Option<u64>,
@@ -77,6 +81,7 @@ pub(crate) fn render_with<'t>(
         out: TextBuf::with_capacity(source.len()),
         memory: env.limits().memory_limit,
         frames: Vec::new(),
+        names: &template.names,
         macros: Vec::new(),
         fuel,
         macro_depth: 0,
@@ -84,7 +89,7 @@ pub(crate) fn render_with<'t>(
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
-    renderer.exec(body)?;
+    renderer.exec(&template.body)?;
     renderer.finish()
 }
 
@@ -98,8 +103,11 @@ pub(crate) struct Renderer<'t> {
     /// The bytes left under [`Limits::memory_limit`].
     memory: usize,
     frames: Vec<Frame<'t>>,
-    /// Macros defined so far (a later definition replaces an earlier one).
-    macros: Vec<&'t MacroDef<'t>>,
+    /// The template's bare names and their numbers ([`Name::id`]).
+    names: &'t HashMap<&'t str, u32>,
+    /// The macro defined so far under each name number (a later definition
+    /// replaces an earlier one); empty until a definition runs.
+    macros: Vec<Option<&'t MacroDef<'t>>>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
@@ -255,9 +263,12 @@ impl<'t> Renderer<'t> {
                 self.assign(target, captured, *span)
             }
             Node::Macro(def) => {
-                match self.macros.iter_mut().find(|m| m.name == def.name) {
-                    Some(slot) => *slot = def,
-                    None => self.macros.push(def),
+                self.spend(1, Span::default())?;
+                if self.macros.is_empty() {
+                    self.macros = vec![None; self.names.len()];
+                }
+                if let Some(slot) = self.macros.get_mut(def.name.id as usize) {
+                    *slot = Some(def);
                 }
                 Ok(())
             }
@@ -394,7 +405,9 @@ impl<'t> Renderer<'t> {
         if !matches!(iterable.0, Repr::List(_)) {
             self.charge(Value(Repr::List(items.clone())).owned_size(), l.iterable.span)?;
         }
-        let mut state = LoopState { targets: &l.targets, values: Vec::new(), items, index: 0 };
+        let names = NameIndex::of(l.targets.iter().copied());
+        let mut state =
+            LoopState { targets: &l.targets, names, values: Vec::new(), items, index: 0 };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
             let mut kept = Vec::new();
@@ -532,11 +545,14 @@ impl<'t> Renderer<'t> {
                 (*name, value.unwrap_or_default())
             })
             .collect();
-        self.frames.push(Frame::Macro(params));
+        // Binding is work in proportion to the parameters, given or not.
+        self.spend(def.params.len() as u64 / 64, span)?;
+        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
+        self.frames.push(Frame::Macro(params, index));
         // Defaults are evaluated at call time, seeing the earlier parameters.
         for (index, default) in defaults {
             let value = self.eval(default)?;
-            if let Some(Frame::Macro(params)) = self.frames.last_mut() {
+            if let Some(Frame::Macro(params, _)) = self.frames.last_mut() {
                 params[index].1 = value;
             }
         }
@@ -549,49 +565,47 @@ impl<'t> Renderer<'t> {
 
     /// Resolves a bare name: loop variables and `loop`, macro parameters,
     /// macros, then the state store; undefined otherwise.
-    fn lookup(&mut self, name: &str) -> Value {
+    fn lookup(&mut self, name: Name<'t>) -> Value {
         match self.resolve(name) {
             Resolved::Value(value) => value,
-            Resolved::Macro(def) => Value(Repr::Macro(Arc::from(def.name))),
-            Resolved::State => self.stores.get(Scope::State, name),
+            Resolved::Macro(def) => Value(Repr::Macro(Arc::from(def.name.text))),
+            Resolved::State => self.stores.get(Scope::State, &name),
         }
     }
 
-    /// Where a bare name lives, without converting anything.
-    fn resolve(&self, name: &str) -> Resolved<'t> {
+    /// Where a bare name lives, without converting anything. Each frame
+    /// finds its bindings in O(1); frames nest at most as deep as the
+    /// template's blocks.
+    fn resolve(&self, name: Name<'t>) -> Resolved<'t> {
         for frame in self.frames.iter().rev() {
-            match frame {
-                Frame::Loop(state) => {
-                    if let Some(i) = state.targets.iter().position(|t| *t == name) {
-                        return Resolved::Value(state.values.get(i).cloned().unwrap_or_default());
-                    }
-                    if name == "loop" {
-                        return Resolved::Value(state.to_value());
-                    }
-                }
-                Frame::Macro(params) => {
-                    if let Some((_, value)) = params.iter().find(|(p, _)| *p == name) {
-                        return Resolved::Value(value.clone());
-                    }
-                    break;
-                }
+            if let Some(value) = frame.binding(&name) {
+                return Resolved::Value(value);
+            }
+            if let Frame::Macro(..) = frame {
+                break;
             }
         }
-        match self.find_macro(name) {
+        match self.macro_numbered(name.id) {
             Some(def) => Resolved::Macro(def),
             None => Resolved::State,
         }
     }
 
-    fn find_macro(&self, name: &str) -> Option<&'t MacroDef<'t>> {
-        self.macros.iter().find(|m| m.name == name).copied()
+    /// The macro defined under the name numbered `id`, if one is.
+    fn macro_numbered(&self, id: u32) -> Option<&'t MacroDef<'t>> {
+        self.macros.get(id as usize).copied().flatten()
+    }
+
+    /// The macro defined under `name` (a macro value's name), if one is.
+    fn macro_named(&self, name: &str) -> Option<&'t MacroDef<'t>> {
+        self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
     /// The innermost loop visible from here (not across a macro call).
     fn current_loop(&self) -> Option<&LoopState<'t>> {
         match self.frames.last()? {
             Frame::Loop(state) => Some(state),
-            Frame::Macro(_) => None,
+            Frame::Macro(..) => None,
         }
     }
 }

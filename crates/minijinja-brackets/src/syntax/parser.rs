@@ -9,7 +9,8 @@
 //! nesting, so hostile input gives a syntax error, never a stack overflow.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 
 use nom::bytes::complete::{tag, take_while};
 use nom::character::complete::{char, multispace0, one_of, satisfy};
@@ -25,7 +26,7 @@ use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
     BinOp, CallArgs, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop, MacroDef,
-    Node, Slice, Target, TargetName, Template, TestCall,
+    Name, Node, Slice, Target, TargetName, Template, TestCall,
 };
 use crate::syntax::lexer::Lexer;
 use crate::syntax::token::{TagKind, Token};
@@ -191,13 +192,15 @@ impl Stmt<'_> {
 }
 
 /// The grammar of tag bodies. Holds the source (for spans), the environment
-/// (to resolve filters and tests while parsing) and the nesting depth.
+/// (to resolve filters and tests while parsing), the nesting depth and the
+/// table of bare names.
 pub(crate) struct Grammar<'a, 'e> {
     source: &'a str,
     env: &'e Environment,
     depth: Cell<usize>,
     limit: usize,
     stack: StackBudget,
+    names: RefCell<HashMap<&'a str, u32>>,
 }
 
 impl<'a> Grammar<'a, '_> {
@@ -230,6 +233,13 @@ impl<'a> Grammar<'a, '_> {
 
     fn leave(&self, levels: usize) {
         self.depth.set(self.depth.get().saturating_sub(levels));
+    }
+
+    /// `text` as a [`Name`]: numbered the first time it is written.
+    fn intern(&self, text: &'a str) -> Name<'a> {
+        let mut names = self.names.borrow_mut();
+        let next = u32::try_from(names.len()).unwrap_or(u32::MAX);
+        Name { text, id: *names.entry(text).or_insert(next) }
     }
 
     /// A whole tag body as one expression, nothing left over.
@@ -622,7 +632,7 @@ impl<'a> Grammar<'a, '_> {
                     format!("expected an expression, found the keyword `{name}`"),
                 );
             }
-            _ => ExprKind::Name(name),
+            _ => ExprKind::Name(self.intern(name)),
         };
         Ok((i, self.expr_at(kind, start, i)))
     }
@@ -1017,12 +1027,14 @@ impl<'a> Grammar<'a, '_> {
         let (i, name) = self.binding(i, "a macro name")?;
         let (mut i, _) = self.expect("(", i)?;
         let mut params = Vec::new();
+        // A set, not a scan: a macro may have thousands of parameters.
+        let mut seen = HashSet::new();
         loop {
             if let Some((j, _)) = peek_ok(sym(")"), i)? {
                 return Ok((j, Stmt::Macro(name, params)));
             }
             let (j, param) = self.binding(i, "a macro parameter")?;
-            if params.iter().any(|(p, _)| *p == param) {
+            if !seen.insert(param) {
                 return syntax(i, format!("duplicate macro parameter `{param}`"));
             }
             let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
@@ -1061,6 +1073,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
                 depth: Cell::new(0),
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
+                names: RefCell::new(HashMap::new()),
             },
             lexer: Lexer::new(source, env.whitespace()),
         }
@@ -1069,7 +1082,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
     pub(crate) fn parse(mut self) -> Result<Template<'a>, Error> {
         let (body, closing) = self.body(&[])?;
         debug_assert!(closing.is_none());
-        Ok(Template { body })
+        Ok(Template { body, names: self.grammar.names.into_inner() })
     }
 
     fn error(&self, err: nom::Err<PErr<'a>>, fallback: &'a str) -> Error {
@@ -1153,6 +1166,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
             }
             Stmt::Macro(name, params) => {
                 let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
+                let name = self.grammar.intern(name);
                 Node::Macro(Box::new(MacroDef { name, params, body }))
             }
             Stmt::Weighted => self.weighted(span)?,
