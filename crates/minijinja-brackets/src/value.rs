@@ -124,6 +124,13 @@ impl List {
         }
         List { items, shape: shape.close() }
     }
+
+    /// The bytes of the list's own slots and of its items that nothing
+    /// else shares (see [`Value::owned_size`]).
+    pub(crate) fn owned_size(&self) -> usize {
+        let slots = SLOT * self.len();
+        self.items.iter().fold(slots, |total, item| total.saturating_add(item.owned_size()))
+    }
 }
 
 impl Deref for List {
@@ -282,9 +289,7 @@ impl Value {
         match &self.0 {
             Repr::Str(s) if Arc::strong_count(s) == 1 => s.len(),
             Repr::Text(t) if Arc::strong_count(t) == 1 => self.size(),
-            Repr::List(l) if Arc::strong_count(l) == 1 => {
-                l.iter().fold(SLOT * l.len(), |total, item| total.saturating_add(item.owned_size()))
-            }
+            Repr::List(l) if Arc::strong_count(l) == 1 => l.owned_size(),
             Repr::Map(m) if Arc::strong_count(m) == 1 => {
                 m.iter().fold(2 * SLOT * m.len(), |total, (key, value)| {
                     let key = if Arc::strong_count(key) == 1 { key.len() } else { 0 };

@@ -301,4 +301,15 @@ fn the_memory_limit_is_configurable() {
     assert!(err.message().contains("memory limit of 1000 bytes"), "{err}");
     assert_eq!(err.column(), Some(18));
     assert!(env.render_str("[% set x = \"x\" * 100 %][[ x ]]", &Context::default(), 0).is_ok());
+    // The characters `for` iterates over are a new list: charged.
+    let chars = "[% for c in 'abcdefghijklmnopqrstuvwxyz' * 2 %][% endfor %]";
+    assert_eq!(error_kind(&env, chars), ErrorKind::MemoryLimit);
+    assert!(
+        env.render_str(
+            "[% for c in 'abcdefghijklmnopqrstuvwxyz' %][% endfor %]",
+            &Context::default(),
+            0
+        )
+        .is_ok()
+    );
 }
