@@ -34,6 +34,11 @@ pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
 /// allocations, in bytes (the size of a [`Value`]).
 pub(crate) const SLOT: usize = size_of::<Value>();
 
+// Values are copied everywhere: provenance lives behind the `Text` pointer,
+// so a value stays three words.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(SLOT == 24);
+
 /// What one value costs in a list once converted to JSON (the size of a
 /// `serde_json::Value`, 72 bytes with `preserve_order`).
 const JSON_SLOT: usize = size_of::<serde_json::Value>();
