@@ -450,8 +450,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::value::Value;
+
     fn write(name: &str, value: serde_json::Value) -> StoreWrite {
-        StoreWrite { scope: Scope::State, name: name.to_owned(), value: (&value).into() }
+        StoreWrite {
+            scope: Scope::State,
+            name: name.to_owned(),
+            value: Value::from_json(&value).unwrap(),
+        }
     }
 
     #[test]

@@ -353,6 +353,9 @@ impl<'a> Grammar<'a, '_> {
         match sign_op {
             Some(negative) => {
                 let i = &start[1..];
+                if negative && let (i, Some(min)) = self.min_integer(i)? {
+                    return Ok((i, self.expr_at(ExprKind::Const(min), start, i)));
+                }
                 self.enter(i)?;
                 let (i, e) = self.unary(i)?;
                 self.leave(1);
@@ -720,14 +723,14 @@ impl<'a> Grammar<'a, '_> {
     }
 
     /// An integer or float literal, `_` separators allowed.
+    /// Integers are 64-bit: one outside `i64` is a syntax error at the
+    /// literal, never a float (`-9223372036854775808` is read by
+    /// [`Grammar::min_integer`]). A point with no digit after it before an
+    /// exponent is Python's: `1.e5` is `1.0e5`.
     fn number(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
-        let digits = |i| take_while(|c: char| c.is_ascii_digit() || c == '_').parse(i);
-        let fraction = pair(char('.'), pair(satisfy(|c| c.is_ascii_digit()), digits));
-        let exponent = (one_of("eE"), opt(one_of("+-")), satisfy(|c| c.is_ascii_digit()), digits);
-        let (i, (text, (_, fraction, exponent))) =
-            nom::combinator::consumed((digits, opt(fraction), opt(exponent))).parse(start)?;
+        let (i, (text, is_float)) = number_text(start)?;
         let clean: String = text.chars().filter(|&c| c != '_').collect();
-        let value = if fraction.is_some() || exponent.is_some() {
+        let value = if is_float {
             match clean.parse::<f64>() {
                 Ok(x) if x.is_finite() => Value::from(x),
                 _ => return syntax(start, format!("the number `{text}` is out of range")),
@@ -735,16 +738,40 @@ impl<'a> Grammar<'a, '_> {
         } else {
             match clean.parse::<i64>() {
                 Ok(n) => Value::from(n),
-                // Only `-9223372036854775808` needs this: negation folds it.
-                Err(_) if clean == "9223372036854775808" => {
-                    Value::from(9_223_372_036_854_775_808_f64)
-                }
                 Err(_) => {
-                    return syntax(start, format!("the integer `{text}` does not fit in 64 bits"));
+                    return syntax(
+                        start,
+                        format!(
+                            "the integer `{text}` does not fit in 64 bits \
+                             (integers go from -9223372036854775808 to 9223372036854775807)"
+                        ),
+                    );
                 }
             }
         };
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
+    }
+
+    /// After a unary minus: `9223372036854775808` as the operand itself
+    /// (no `.attr`, `[i]`, `(args)`, filter or test of its own), which is
+    /// `i64::MIN` once negated and so fits though the literal alone does
+    /// not.
+    fn min_integer(&self, i: &'a str) -> PResult<'a, Option<Value>> {
+        let (j, _) = multispace0(i)?;
+        if !j.starts_with(|c: char| c.is_ascii_digit()) {
+            return Ok((i, None));
+        }
+        let (rest, (text, is_float)) = number_text(j)?;
+        let magnitude = text.chars().filter(|&c| c != '_').eq("9223372036854775808".chars());
+        let after = rest.trim_start();
+        let postfix = after.starts_with(['.', '[', '(']) || after.starts_with("->");
+        let postfix = postfix || peek_ok(kw("is"), after)?.is_some();
+        let word_follows = rest.starts_with(is_ident_continue);
+        if magnitude && !is_float && !postfix && !word_follows {
+            Ok((rest, Some(Value::from(i64::MIN))))
+        } else {
+            Ok((i, None))
+        }
     }
 
     /// A string literal with its escapes; borrowed when it has none.
@@ -816,6 +843,21 @@ fn sign(negative: bool, e: Expr<'_>) -> ExprKind<'_> {
         (true, kind) => ExprKind::Neg(Box::new(Expr { kind, span: e.span })),
         (false, kind) => ExprKind::Pos(Box::new(Expr { kind, span: e.span })),
     }
+}
+
+/// The text of a number literal and whether it is a float: digits (with
+/// `_` separators), then a fraction (`.5`), an exponent (`e3`) or both; a
+/// point right before an exponent counts as a fraction (`1.e5`).
+fn number_text(start: &str) -> PResult<'_, (&str, bool)> {
+    let digits = |i| take_while(|c: char| c.is_ascii_digit() || c == '_').parse(i);
+    let exponent = || (one_of("eE"), opt(one_of("+-")), satisfy(|c| c.is_ascii_digit()), digits);
+    let fraction = nom::branch::alt((
+        recognize(pair(char('.'), pair(satisfy(|c| c.is_ascii_digit()), digits))),
+        recognize(terminated(char('.'), nom::combinator::peek(exponent()))),
+    ));
+    let (i, (text, (_, fraction, exponent))) =
+        nom::combinator::consumed((digits, opt(fraction), opt(exponent()))).parse(start)?;
+    Ok((i, (text, fraction.is_some() || exponent.is_some())))
 }
 
 fn take_while_digits(i: &str) -> PResult<'_, &str> {
