@@ -1295,6 +1295,9 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
     }
 
     /// A statement's node, parsing its body when it opens a block.
+    // Boxed on purpose: unboxed, the statement would take room in the
+    // frame of `body`, which is on the stack once per nesting level.
+    #[allow(clippy::boxed_local)]
     fn block(&mut self, tag: Tag<'a>, ends: &[&str]) -> Result<Node<'a>, Error> {
         let (stmt, span) = *tag;
         let source = self.grammar.source;
