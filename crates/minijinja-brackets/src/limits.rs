@@ -124,10 +124,11 @@ impl Limits {
     ///   and every text a macro call or `set` block captures, by the bytes
     ///   it holds that nothing else shares (a list of shared items costs
     ///   its slots, 24 bytes each);
-    /// * every write, by the whole size of its value (plus its name and 64
-    ///   bytes), each time: the write log shares values in memory, but it
-    ///   lists every assignment, and a host that prints or stores it pays
-    ///   for each entry;
+    /// * every write, by the size of its value as the host's JSON copy of
+    ///   it (its text, 72 bytes per list item, about 110 per map entry),
+    ///   plus its name and 64 bytes, each time: the write log shares values
+    ///   in memory, but it lists every assignment, and a host that applies,
+    ///   prints or stores it pays for each entry;
     /// * every `qr`/`st` effect, by its text (plus 64 bytes);
     /// * every data range of the output (16 bytes).
     ///

@@ -34,6 +34,20 @@ pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
 /// allocations, in bytes (the size of a [`Value`]).
 pub(crate) const SLOT: usize = size_of::<Value>();
 
+// Values are copied everywhere: provenance lives behind the `Text` pointer,
+// so a value stays three words.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(SLOT == 24);
+
+/// What one value costs in a list once converted to JSON (the size of a
+/// `serde_json::Value`, 72 bytes with `preserve_order`).
+const JSON_SLOT: usize = size_of::<serde_json::Value>();
+
+/// What a map entry costs once converted to JSON beyond its key's text and
+/// its value: the value's slot, the key's `String`, the index's hash and
+/// position.
+const JSON_ENTRY: usize = JSON_SLOT + size_of::<String>() + 2 * size_of::<usize>();
+
 /// What one data range costs to keep, in bytes.
 pub(crate) const RANGE: usize = size_of::<std::ops::Range<usize>>();
 
@@ -85,9 +99,10 @@ struct Shape {
 }
 
 impl Shape {
-    fn add(&mut self, item: &Value, extra: usize) {
+    /// Adds an item that costs `slot` bytes besides its own size.
+    fn add(&mut self, item: &Value, slot: usize) {
         self.depth = self.depth.max(item.depth());
-        self.size = self.size.saturating_add(SLOT + extra).saturating_add(item.size());
+        self.size = self.size.saturating_add(slot).saturating_add(item.size());
         if self.unstorable.is_none() {
             self.unstorable = item.unstorable();
         }
@@ -110,9 +125,16 @@ impl List {
     pub(crate) fn new(items: Vec<Value>) -> List {
         let mut shape = Shape::default();
         for item in &items {
-            shape.add(item, 0);
+            shape.add(item, JSON_SLOT);
         }
         List { items, shape: shape.close() }
+    }
+
+    /// The bytes of the list's own slots and of its items that nothing
+    /// else shares (see [`Value::owned_size`]).
+    pub(crate) fn owned_size(&self) -> usize {
+        let slots = SLOT * self.len();
+        self.items.iter().fold(slots, |total, item| total.saturating_add(item.owned_size()))
     }
 }
 
@@ -135,8 +157,7 @@ impl Map {
     pub(crate) fn new(entries: ValueMap) -> Map {
         let mut shape = Shape::default();
         for (key, value) in &entries {
-            // The key's text, its slot, and the index's share.
-            shape.add(value, key.len() + SLOT);
+            shape.add(value, JSON_ENTRY + key.len());
         }
         Map { entries, shape: shape.close() }
     }
@@ -251,10 +272,11 @@ impl Value {
         }
     }
 
-    /// About the bytes the value holds beyond its own slot, counting a
-    /// shared part every time it appears (what a copy of it as JSON costs
-    /// in memory): a string's bytes (and its data ranges), a list's or
-    /// map's slots, keys and items. Saturates at `usize::MAX`.
+    /// About the bytes a copy of the value as JSON holds beyond its own
+    /// slot, counting a shared part every time it appears: a string's bytes
+    /// (and its data ranges), a list's or map's JSON slots, keys and items.
+    /// It is what a write of the value costs the host that applies or
+    /// prints it. Saturates at `usize::MAX`.
     pub(crate) fn size(&self) -> usize {
         match &self.0 {
             Repr::Str(s) | Repr::Macro(s) => s.len(),
@@ -272,9 +294,7 @@ impl Value {
         match &self.0 {
             Repr::Str(s) if Arc::strong_count(s) == 1 => s.len(),
             Repr::Text(t) if Arc::strong_count(t) == 1 => self.size(),
-            Repr::List(l) if Arc::strong_count(l) == 1 => {
-                l.iter().fold(SLOT * l.len(), |total, item| total.saturating_add(item.owned_size()))
-            }
+            Repr::List(l) if Arc::strong_count(l) == 1 => l.owned_size(),
             Repr::Map(m) if Arc::strong_count(m) == 1 => {
                 m.iter().fold(2 * SLOT * m.len(), |total, (key, value)| {
                     let key = if Arc::strong_count(key) == 1 { key.len() } else { 0 };
@@ -664,36 +684,47 @@ impl JsonWriter<'_> {
     }
 }
 
+/// Whether a byte is escaped in a JSON string literal.
+fn escaped(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
 /// The length of `s` as a JSON string literal.
 fn json_string_len(s: &str) -> usize {
     let escapes: usize = s
         .bytes()
+        .filter(|&b| escaped(b))
         .map(|b| match b {
             b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0..0x20 => 5,
-            _ => 0,
+            _ => 5,
         })
         .sum();
     s.len() + escapes + 2
 }
 
+/// A JSON string literal: quotes, backslashes and control characters
+/// escaped, everything else (non-ASCII included) kept as is; runs without
+/// escapes are copied whole.
 fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    let mut rest = s;
+    while let Some(at) = rest.bytes().position(escaped) {
+        out.push_str(&rest[..at]);
+        match rest.as_bytes()[at] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b => {
+                let _ = write!(out, "\\u{b:04x}");
             }
-            c => out.push(c),
         }
+        rest = &rest[at + 1..];
     }
+    out.push_str(rest);
     out.push('"');
 }
 
@@ -928,10 +959,10 @@ mod tests {
         // One 1 000-byte string shared by a list of 2^20 items: a gigabyte
         // as text, stopped after the first kilobytes.
         let mut big = Value::list(vec![Value::from("x".repeat(1000))]);
-        let mut size = SLOT + 1000;
+        let mut size = JSON_SLOT + 1000;
         for _ in 0..20 {
             big = Value::list(vec![big.clone(), big]);
-            size = 2 * (SLOT + size);
+            size = 2 * (JSON_SLOT + size);
         }
         // Counted as if nothing were shared, without a walk.
         assert_eq!(big.size(), size);
@@ -961,7 +992,9 @@ mod tests {
         let leaf = Value::from("abc");
         let list = Value::list(vec![leaf.clone(), Value::list(vec![leaf.clone()])]);
         assert_eq!(list.depth(), 2);
-        assert_eq!(list.size(), 3 + SLOT + (3 + SLOT) + SLOT);
+        assert_eq!(list.size(), 3 + JSON_SLOT + (3 + JSON_SLOT) + JSON_SLOT);
+        let map = Value::from_json(&serde_json::json!({"key": "abc"}));
+        assert_eq!(map.size(), JSON_ENTRY + 3 + 3);
         let bad = Value::list(vec![Value::list(vec![Value::UNDEFINED])]);
         assert_eq!(bad.unstorable(), Some("an undefined value cannot be stored"));
         // Shared parts are not owned: only the new list's slots are.

@@ -1,8 +1,9 @@
 //! The hostile-input corpus (`tests/hostile/minijinja-brackets.json` at the
 //! workspace root): deep nesting, endless recursion, huge ranges,
 //! repetition bombs, outputs over their limit, 100 MB of text, many macros
-//! and names. Each case ends in its expected typed error or bounded output
-//! (or, for `check`, warning count), within the limits.
+//! and names, memory bombs (large values written, shared, converted or
+//! split again and again). Each case ends in its expected typed error or
+//! bounded output (or, for `check`, warning count), within the limits.
 
 #[path = "../../../tests/hostile/corpus.rs"]
 mod corpus;
@@ -19,8 +20,9 @@ fn limits(case: &Case) -> Limits {
     if let Some(n) = case.number("recursion_limit") {
         limits = limits.with_recursion_limit(n as usize);
     }
-    if let Some(n) = case.options.get("fuel").and_then(serde_json::Value::as_u64) {
-        limits = limits.with_fuel(Some(n));
+    // A number, or `null` for no fuel limit.
+    if let Some(fuel) = case.options.get("fuel") {
+        limits = limits.with_fuel(fuel.as_u64());
     }
     if let Some(n) = case.options.get("output_limit").and_then(serde_json::Value::as_u64) {
         limits = limits.with_output_limit(n as usize);
@@ -30,6 +32,9 @@ fn limits(case: &Case) -> Limits {
     }
     if let Some(n) = case.number("range_limit") {
         limits = limits.with_range_limit(n as usize);
+    }
+    if let Some(n) = case.number("memory_limit") {
+        limits = limits.with_memory_limit(n as usize);
     }
     limits
 }

@@ -182,3 +182,169 @@ fn scanning_big_values_costs_fuel() {
         assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{scan}");
     }
 }
+
+/// One 16 MB string, and `body` after it.
+fn with_big_string(body: &str) -> String {
+    format!("[% set s = \"x\" * 16000000 %]{body}")
+}
+
+#[test]
+fn writing_a_large_value_again_and_again_hits_the_memory_limit() {
+    // The write log shares the value, but lists every write: each is
+    // charged in full. Before, each write deep-copied 16 MB (16 GB in all).
+    let env = Environment::new();
+    let source = with_big_string("[% for i in range(1000) %][% set x = s %][% endfor %]ok");
+    assert_eq!(error_kind(&env, &source), ErrorKind::MemoryLimit);
+    // A few writes fit, and share the string.
+    let few = with_big_string("[% for i in range(3) %][% set x = s %][% endfor %]ok");
+    let outcome = env.compile(&few).unwrap().render_outcome(&Context::default(), 0).unwrap();
+    assert_eq!(outcome.writes.len(), 4);
+    assert_eq!(outcome.writes[3].value.as_str().map(str::len), Some(16_000_000));
+}
+
+#[test]
+fn a_list_sharing_one_string_cannot_be_printed_stored_or_converted_whole() {
+    // One 1 MB string, the list doubled 14 times: 16 384 items, 16 GB as
+    // text. Building it is cheap (the items are shared); every conversion
+    // stops at its limit while it writes, and storing it is charged in full.
+    let env = Environment::new();
+    let stored =
+        "[% set l = [\"x\" * 1000000] %][% for i in range(14) %][% set l = l + l %][% endfor %]";
+    assert_eq!(error_kind(&env, stored), ErrorKind::MemoryLimit);
+    // Doubled through macro arguments, without a write.
+    let doubled = |use_it: &str| {
+        format!(
+            "[% macro d(l, n) %][% if n == 0 %]{use_it}[% else %][[ d(l + l, n - 1) ]][% endif %][% endmacro %]\
+             [[ d([\"x\" * 1000000], 14) ]]"
+        )
+    };
+    for (use_it, kind) in [
+        ("[[ l ]]", ErrorKind::OutputLimit),
+        ("[[ l -> tojson ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> tojson(2) ]]", ErrorKind::InvalidOperation),
+        ("[[ l ~ \"\" ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> join(\",\") ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> string ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> wrap(\"<\") ]]", ErrorKind::InvalidOperation),
+        ("[[ [l] -> unique -> length ]]", ErrorKind::InvalidOperation),
+        ("[% set m = l %]", ErrorKind::MemoryLimit),
+        ("[% qr l -> join %]", ErrorKind::InvalidOperation),
+    ] {
+        assert_eq!(error_kind(&env, &doubled(use_it)), kind, "{use_it}");
+    }
+    // Sorting, de-duplicating and measuring share the items: nothing is
+    // copied or converted.
+    let shared = doubled("[[ l -> sort -> length ]] [[ l -> unique -> length ]] [[ l -> length ]]");
+    assert_eq!(env.render_str(&shared, &Context::default(), 0).unwrap().output, "16384 1 16384");
+}
+
+#[test]
+fn many_effects_of_a_large_string_hit_the_memory_limit() {
+    let env = Environment::new();
+    let source = with_big_string(&"[% qr s %]".repeat(5000));
+    assert_eq!(error_kind(&env, &source), ErrorKind::MemoryLimit);
+    // Effects share the text.
+    let two = with_big_string("[% qr s %][% st s %]");
+    let outcome = env.compile(&two).unwrap().render_outcome(&Context::default(), 0).unwrap();
+    assert_eq!(outcome.effects.len(), 2);
+}
+
+#[test]
+fn lists_from_strings_respect_the_range_limit_before_they_are_made() {
+    let env = Environment::new();
+    for source in [
+        "[[ (\"x\" * 16000000) -> list -> length ]]",
+        "[[ [\"x\" * 16000000 -> list] -> length ]]",
+        "[[ (\" \" * 16000000) -> split(\" \") -> length ]]",
+        "[[ (\"x \" * 8000000) -> split -> length ]]",
+        "[[ (\"x,\" * 8000000) -> split(\",\", 200000) -> length ]]",
+        "[% for c in \"x\" * 16000000 %][% endfor %]",
+        "[[ (\"x\" * 16000000) -> first ]]",
+        "[[ (\"x\" * 16000000) -> join(\",\") ]]",
+    ] {
+        assert_eq!(error_kind(&env, source), ErrorKind::InvalidOperation, "{source}");
+    }
+    // Up to the limit is fine.
+    let ok =
+        "[[ (\"x,\" * 99999) -> split(\",\") -> length ]] [[ (\"ab\" * 50000) -> list -> length ]]";
+    assert_eq!(env.render_str(ok, &Context::default(), 0).unwrap().output, "100000 100000");
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_range_limit(3));
+    assert_eq!(
+        env.render_str("[[ 'a b c' -> split ]]", &Context::default(), 0).unwrap().output,
+        r#"["a","b","c"]"#
+    );
+    assert_eq!(error_kind(&env, "[[ 'a b c d' -> split ]]"), ErrorKind::InvalidOperation);
+    assert_eq!(
+        error_kind(&env, "[[ {'a': 1, 'b': 2, 'c': 3, 'd': 4} -> items ]]"),
+        ErrorKind::InvalidOperation
+    );
+    assert_eq!(
+        error_kind(&env, "[% for k in {'a': 1, 'b': 2, 'c': 3, 'd': 4} %][% endfor %]"),
+        ErrorKind::InvalidOperation
+    );
+}
+
+#[test]
+fn growing_a_string_in_a_loop_is_bounded() {
+    // Every intermediate value stays in the write log (it lists every
+    // assignment), so the log's bytes grow with the square of the loop:
+    // the memory limit stops it long before the process notices.
+    let env = Environment::new();
+    let source =
+        "[% set s = \"\" %][% for i in range(100000) %][% set s = s ~ \"x\" %][% endfor %]ok";
+    assert_eq!(error_kind(&env, source), ErrorKind::MemoryLimit);
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_memory_limit(usize::MAX));
+    assert_eq!(error_kind(&env, source), ErrorKind::OutOfFuel);
+}
+
+#[test]
+fn captured_text_is_charged() {
+    // Each call captures 16 MB; a list literal keeps them all.
+    let env = Environment::new();
+    let calls = vec!["m()"; 100].join(", ");
+    let source =
+        with_big_string(&format!("[% macro m() %][[ s ]][% endmacro %][[ [{calls}] -> length ]]"));
+    assert_eq!(error_kind(&env, &source), ErrorKind::MemoryLimit);
+}
+
+#[test]
+fn shared_values_never_cost_a_walk_of_their_copies() {
+    // `x = [x, x]` doubles a value that shares everything: its size is
+    // known when it is made, so nothing walks the 2^n copies (this hung).
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(None));
+    let source = "[% set x = [1] %][% for i in range(200) %][% set x = [x, x] %][% endfor %]";
+    assert_eq!(error_kind(&env, source), ErrorKind::MemoryLimit);
+    // Through macro arguments (no write), the nesting limit stops it.
+    let source = "[% macro d(x, n) %][% if n > 0 %][[ d([x, x], n - 1) ]][% endif %][% endmacro %]\
+                  [[ d(1, 200) ]]";
+    env.set_limits(Limits::default().with_fuel(None).with_recursion_limit(1000));
+    assert_eq!(error_kind(&env, source), ErrorKind::InvalidOperation);
+}
+
+#[test]
+fn the_memory_limit_is_configurable() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_memory_limit(1000));
+    assert_eq!(error_kind(&env, "[% set x = \"x\" * 2000 %]"), ErrorKind::MemoryLimit);
+    let err = env
+        .render_str("[% set x = 'a' %][% set y = \"x\" * 900 %]", &Context::default(), 0)
+        .unwrap_err();
+    assert_eq!(err.kind().as_str(), "memory_limit");
+    assert!(err.message().contains("memory limit of 1000 bytes"), "{err}");
+    assert_eq!(err.column(), Some(18));
+    assert!(env.render_str("[% set x = \"x\" * 100 %][[ x ]]", &Context::default(), 0).is_ok());
+    // The characters `for` iterates over are a new list: charged.
+    let chars = "[% for c in 'abcdefghijklmnopqrstuvwxyz' * 2 %][% endfor %]";
+    assert_eq!(error_kind(&env, chars), ErrorKind::MemoryLimit);
+    assert!(
+        env.render_str(
+            "[% for c in 'abcdefghijklmnopqrstuvwxyz' %][% endfor %]",
+            &Context::default(),
+            0
+        )
+        .is_ok()
+    );
+}

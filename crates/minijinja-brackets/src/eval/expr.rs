@@ -442,6 +442,8 @@ impl<'t> Renderer<'t> {
                 Value::list(picked.map(|i| items[i].clone()).collect())
             }
             (_, Some(text)) => {
+                // The characters are collected: at most the string limit's.
+                ops::check_string_size(text.len(), self.limits).map_err(self.locate(span))?;
                 let chars: Vec<char> = text.chars().collect();
                 Value::string(
                     slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect(),

@@ -403,7 +403,7 @@ impl<'t> Renderer<'t> {
         };
         // A string's characters and a map's keys are a new list.
         if !matches!(iterable.0, Repr::List(_)) {
-            self.charge(Value(Repr::List(items.clone())).owned_size(), l.iterable.span)?;
+            self.charge(items.owned_size(), l.iterable.span)?;
         }
         let names = NameIndex::of(l.targets.iter().copied());
         let mut state =
