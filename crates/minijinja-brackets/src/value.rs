@@ -993,7 +993,7 @@ mod tests {
         let list = Value::list(vec![leaf.clone(), Value::list(vec![leaf.clone()])]);
         assert_eq!(list.depth(), 2);
         assert_eq!(list.size(), 3 + JSON_SLOT + (3 + JSON_SLOT) + JSON_SLOT);
-        let map = Value::from_json(&serde_json::json!({"key": "abc"}));
+        let map = Value::from_json(&serde_json::json!({"key": "abc"})).unwrap();
         assert_eq!(map.size(), JSON_ENTRY + 3 + 3);
         let bad = Value::list(vec![Value::list(vec![Value::UNDEFINED])]);
         assert_eq!(bad.unstorable(), Some("an undefined value cannot be stored"));
