@@ -28,6 +28,30 @@ pub struct Context {
 }
 
 impl Context {
+    /// Reads a context from JSON text, strictly (`prompt_core::json`): a
+    /// leading byte order mark is ignored; a syntax error, a key repeated in
+    /// one object, an integer outside the 64-bit signed range (which
+    /// `serde_json::from_str` would turn into the nearest float), and
+    /// unknown top-level keys are errors at their line and column.
+    ///
+    /// ```
+    /// use minijinja_brackets::Context;
+    ///
+    /// let context = Context::from_json(r#"{"state": {"visits": 2}}"#)?;
+    /// assert_eq!(context.state["visits"], 2);
+    /// let err = Context::from_json("{\"state\": {\"n\":\n 9223372036854775808}}").unwrap_err();
+    /// assert_eq!(err.kind().as_str(), "invalid_json");
+    /// assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(2), Some("9223372036854775808")));
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An `invalid_json` [`Error`](crate::Error) positioned in `text`.
+    pub fn from_json(text: &str) -> Result<Context, crate::Error> {
+        prompt_core::json::from_str(text).map_err(|err| crate::Error::json(text, &err))
+    }
+
     /// The store of `scope`.
     pub fn store(&self, scope: Scope) -> &Store {
         match scope {

@@ -351,16 +351,18 @@ pub(crate) fn apply(
             keyed.sort_by(|a, b| {
                 let order = if fold { cmp_folded(&a.0, &b.0) } else { a.0.compare(&b.0) };
                 order.unwrap_or_else(|| {
-                    failed.get_or_insert((a.0.kind(), b.0.kind()));
+                    failed.get_or_insert_with(|| {
+                        if ops::is_nan(&a.0) || ops::is_nan(&b.0) {
+                            "holding NaN (not a number has no order)".to_owned()
+                        } else {
+                            format!("mixing {} and {}", a.0.kind().as_str(), b.0.kind().as_str())
+                        }
+                    });
                     std::cmp::Ordering::Equal
                 })
             });
-            if let Some((a, b)) = failed {
-                return Err(invalid(format!(
-                    "cannot sort a list mixing {} and {}",
-                    a.as_str(),
-                    b.as_str()
-                )));
+            if let Some(what) = failed {
+                return Err(invalid(format!("cannot sort a list {what}")));
             }
             if reverse.is_true() {
                 keyed.reverse();
@@ -547,11 +549,7 @@ pub(crate) fn apply(
                     None => true,
                     Some((b, _)) => {
                         let order = key.compare(b).ok_or_else(|| {
-                            invalid(format!(
-                                "`{name}`: cannot compare {} and {}",
-                                key.kind().as_str(),
-                                b.kind().as_str()
-                            ))
+                            invalid(format!("`{name}`: cannot compare {}", ops::unordered(&key, b)))
                         })?;
                         if filter == F::Min { order.is_lt() } else { order.is_gt() }
                     }

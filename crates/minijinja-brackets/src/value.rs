@@ -417,24 +417,41 @@ impl Value {
         }
     }
 
-    /// The value read from JSON: `null` is none, integral numbers that fit
-    /// in 64 bits are integers, other numbers floats, arrays lists and
-    /// objects maps (key order kept).
-    pub fn from_json(json: &serde_json::Value) -> Value {
+    /// The value read from JSON: `null` is none, integers integers, other
+    /// numbers floats, arrays lists and objects maps (key order kept).
+    ///
+    /// # Errors
+    ///
+    /// An `invalid_operation` error for an integer outside the 64-bit signed
+    /// range (serde_json keeps those up to `u64::MAX` as integers): never a
+    /// float. serde_json itself reads a larger integer literal as the
+    /// nearest float; read JSON text with [`Context::from_json`](crate::Context::from_json)
+    /// to have such a literal rejected at its line and column.
+    pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
         use serde_json::Value as J;
-        match json {
+        Ok(match json {
             J::Null => Value::NONE,
             J::Bool(b) => Value(Repr::Bool(*b)),
-            J::Number(n) => match n.as_i64() {
-                Some(i) => Value(Repr::Int(i)),
-                None => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Value(Repr::Int(i)),
+                (None, Some(big)) => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("the integer {big} does not fit in 64 bits"),
+                    ));
+                }
+                (None, None) => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
             },
             J::String(s) => Value::str(s),
-            J::Array(items) => Value::list(items.iter().map(Value::from_json).collect()),
+            J::Array(items) => {
+                Value::list(items.iter().map(Value::from_json).collect::<Result<_, _>>()?)
+            }
             J::Object(map) => Value::map(
-                map.iter().map(|(k, v)| (Arc::from(k.as_str()), Value::from_json(v))).collect(),
+                map.iter()
+                    .map(|(k, v)| Ok((Arc::from(k.as_str()), Value::from_json(v)?)))
+                    .collect::<Result<_, Error>>()?,
             ),
-        }
+        })
     }
 
     /// The value as JSON.
@@ -814,7 +831,8 @@ impl Serialize for Value {
 /// Deserializes any JSON value, as [`Value::from_json`] reads it.
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
-        serde_json::Value::deserialize(deserializer).map(|json| Value::from_json(&json))
+        let json = serde_json::Value::deserialize(deserializer)?;
+        Value::from_json(&json).map_err(serde::de::Error::custom)
     }
 }
 
@@ -872,8 +890,11 @@ impl FromIterator<(String, Value)> for Value {
     }
 }
 
-impl From<&serde_json::Value> for Value {
-    fn from(json: &serde_json::Value) -> Value {
+impl TryFrom<&serde_json::Value> for Value {
+    type Error = Error;
+
+    /// See [`Value::from_json`].
+    fn try_from(json: &serde_json::Value) -> Result<Value, Error> {
         Value::from_json(json)
     }
 }
@@ -892,7 +913,7 @@ mod tests {
             (Value::NONE, ""),
             (Value::UNDEFINED, ""),
             (
-                Value::from_json(&serde_json::json!({"a": [1, null, "x\"y"]})),
+                Value::from_json(&serde_json::json!({"a": [1, null, "x\"y"]})).unwrap(),
                 r#"{"a":[1,null,"x\"y"]}"#,
             ),
             (Value::from(-0.0), "-0"),
@@ -914,7 +935,7 @@ mod tests {
     #[test]
     fn json_round_trip_keeps_kinds_and_order() {
         let json = serde_json::json!({"z": 1, "a": [2.5, true, null], "m": {"k": "v"}});
-        let value = Value::from_json(&json);
+        let value = Value::from_json(&json).unwrap();
         assert_eq!(value.to_json(), Ok(json));
         let err = Value::from(vec![Value::from(1), Value::UNDEFINED]).to_json().unwrap_err();
         assert_eq!(err.message(), "an undefined value cannot be stored");
@@ -924,7 +945,7 @@ mod tests {
 
     #[test]
     fn tojson_layouts() {
-        let value = Value::from_json(&serde_json::json!({"a": 1, "b": [true, null]}));
+        let value = Value::from_json(&serde_json::json!({"a": 1, "b": [true, null]})).unwrap();
         let mut spaced = String::new();
         value.write_json(&mut spaced, Some(None), usize::MAX).unwrap();
         assert_eq!(spaced, r#"{"a": 1, "b": [true, null]}"#);
@@ -972,7 +993,7 @@ mod tests {
         let list = Value::list(vec![leaf.clone(), Value::list(vec![leaf.clone()])]);
         assert_eq!(list.depth(), 2);
         assert_eq!(list.size(), 3 + JSON_SLOT + (3 + JSON_SLOT) + JSON_SLOT);
-        let map = Value::from_json(&serde_json::json!({"key": "abc"}));
+        let map = Value::from_json(&serde_json::json!({"key": "abc"})).unwrap();
         assert_eq!(map.size(), JSON_ENTRY + 3 + 3);
         let bad = Value::list(vec![Value::list(vec![Value::UNDEFINED])]);
         assert_eq!(bad.unstorable(), Some("an undefined value cannot be stored"));
@@ -998,11 +1019,11 @@ mod tests {
     #[test]
     fn serializing_streams_the_json_form() {
         let json = serde_json::json!({"z": 1, "a": [2.5, true, null, 2.0], "m": {"k": "v"}});
-        let value = Value::from_json(&json);
+        let value = Value::from_json(&json).unwrap();
         assert_eq!(serde_json::to_value(&value).unwrap(), json);
         assert_eq!(serde_json::to_string(&value).unwrap(), serde_json::to_string(&json).unwrap());
         let back: Value = serde_json::from_str(r#"{"a": [1]}"#).unwrap();
-        assert_eq!(back, Value::from_json(&serde_json::json!({"a": [1]})));
+        assert_eq!(back, Value::from_json(&serde_json::json!({"a": [1]})).unwrap());
         assert_eq!(serde_json::to_string(&Value::from(f64::NAN)).unwrap(), "null");
     }
 }

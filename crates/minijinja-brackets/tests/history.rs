@@ -1,7 +1,7 @@
 //! `StateHistory` against a naive model that recomputes everything from
 //! scratch, and the regenerate rule end to end with real renders.
 
-use minijinja_brackets::{Context, Environment, Scope, StateHistory, Store, StoreWrite};
+use minijinja_brackets::{Context, Environment, Scope, StateHistory, Store, StoreWrite, Value};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -64,7 +64,7 @@ fn apply(history: &mut StateHistory, model: &mut Model, op: &Op) {
                 .map(|(name, value)| StoreWrite {
                     scope: Scope::State,
                     name: name.clone(),
-                    value: (&json!(value)).into(),
+                    value: Value::from_json(&json!(value)).unwrap(),
                 })
                 .collect();
             let result = history.record_writes(*m, &as_writes);

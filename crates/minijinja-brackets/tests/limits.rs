@@ -27,11 +27,45 @@ fn deep_parentheses_are_a_syntax_error() {
 fn nesting_just_under_the_limit_works() {
     let mut env = Environment::new();
     env.set_limits(Limits::default().with_nesting_limit(20));
-    // The tag's expression is one level; each parenthesis adds two (the
-    // group and the expression inside it).
+    // Each parenthesis is one level (it was two: the group and the
+    // expression inside it, so 100 levels meant 49 parentheses).
     let nested = |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n));
-    assert_eq!(env.render_str(&nested(9), &Context::default(), 0).unwrap().output, "1");
-    assert_eq!(error_kind(&env, &nested(10)), ErrorKind::SyntaxError);
+    assert_eq!(env.render_str(&nested(20), &Context::default(), 0).unwrap().output, "1");
+    assert_eq!(error_kind(&env, &nested(21)), ErrorKind::SyntaxError);
+}
+
+/// The documented nesting limit of 100 holds in debug builds too (the
+/// stack budget ran out first there, at 51 parentheses or fewer), for each
+/// kind of nesting: 100 levels render, 101 are the nesting error.
+#[test]
+fn one_hundred_levels_of_each_kind_of_nesting_work_at_the_default_limit() {
+    let env = Environment::new();
+    let context: Context = serde_json::from_str(r#"{"state": {"x": [0]}}"#).unwrap();
+    type Make = fn(usize) -> String;
+    let kinds: [(&str, Make); 9] = [
+        ("parentheses", |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n))),
+        ("lists", |n| format!("[[ {}x{} -> length ]]", "[".repeat(n), "]".repeat(n))),
+        ("maps", |n| format!("[[ {}x{} -> length ]]", "{\"a\": ".repeat(n), "}".repeat(n))),
+        ("subscripts", |n| format!("[[ {}0{} ]]", "x[".repeat(n), "]".repeat(n))),
+        ("filter arguments", |n| format!("[[ {}1{} ]]", "x -> default(".repeat(n), ")".repeat(n))),
+        ("filters", |n| format!("[[ 1{} ]]", " -> string".repeat(n))),
+        ("not", |n| format!("[[ {}x ]]", "not ".repeat(n))),
+        ("if blocks", |n| format!("{}y{}", "[% if x %]".repeat(n), "[% endif %]".repeat(n))),
+        ("for blocks", |n| {
+            format!("{}y{}", "[% for i in x %]".repeat(n), "[% endfor %]".repeat(n))
+        }),
+    ];
+    for (kind, make) in kinds {
+        let deepest = env.render_str(&make(100), &context, 0);
+        assert!(deepest.is_ok(), "{kind}: {}", deepest.unwrap_err());
+        let err = env.render_str(&make(101), &context, 0).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::SyntaxError, "{kind}");
+        assert_eq!(
+            err.message(),
+            "the template nests deeper than the limit of 100 levels",
+            "{kind}"
+        );
+    }
 }
 
 #[test]
@@ -116,7 +150,8 @@ fn limits_are_configurable() {
     let source = "[% macro f(n) %][% if n > 0 %][[ f(n - 1) ]][% endif %][% endmacro %][[ f(2) ]]|[[ f(5) ]]";
     assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit);
     env.set_limits(Limits::default().with_nesting_limit(3));
-    assert_eq!(error_kind(&env, "[[ (((1))) ]]"), ErrorKind::SyntaxError);
+    assert_eq!(env.render_str("[[ (((1))) ]]", &Context::default(), 0).unwrap().output, "1");
+    assert_eq!(error_kind(&env, "[[ ((((1)))) ]]"), ErrorKind::SyntaxError);
 }
 
 #[test]

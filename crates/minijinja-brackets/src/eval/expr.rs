@@ -26,9 +26,9 @@ impl<'t> Renderer<'t> {
         let span = e.span;
         match &e.kind {
             ExprKind::Const(value) => Ok(value.clone()),
-            ExprKind::Name(name) => Ok(self.lookup(*name)),
+            ExprKind::Name(name) => self.lookup(*name, span),
             ExprKind::Store(scope) => {
-                let whole = self.stores.whole(*scope);
+                let whole = self.stores.whole(*scope).map_err(self.locate(span))?;
                 self.charge_size(&whole, span)?;
                 Ok(whole)
             }
@@ -70,7 +70,7 @@ impl<'t> Renderer<'t> {
     fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
         let k = self.eval(key)?;
         match k.as_str() {
-            Some(k) => Ok(self.stores.get(scope, k)),
+            Some(k) => self.stores.get(scope, k).map_err(self.locate(key.span)),
             None => Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("a variable name must be a string, not {}", k.kind().as_str()),
@@ -125,8 +125,10 @@ impl<'t> Renderer<'t> {
             && let Resolved::State = self.resolve(var)
         {
             self.spend(1, base.span)?;
-            let found = self.stores.get_ref(Scope::State, &var).and_then(|v| v.get(name));
-            return Ok(found.cloned().unwrap_or_default());
+            let source = self.source;
+            let found =
+                self.stores.get_ref(Scope::State, &var).map_err(|e| e.at(source, base.span))?;
+            return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
         Ok(value.get(name).cloned().unwrap_or_default())
@@ -333,7 +335,7 @@ impl<'t> Renderer<'t> {
                     Resolved::State if self.env.function(&name).is_some() => {
                         return self.call_function(&name, callee, args, span);
                     }
-                    Resolved::State => self.lookup(name),
+                    Resolved::State => self.lookup(name, callee.span)?,
                 };
                 match value.0 {
                     Repr::Macro(_) => self.call_value(&value, args, span),

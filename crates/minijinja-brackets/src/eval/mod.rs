@@ -565,11 +565,11 @@ impl<'t> Renderer<'t> {
 
     /// Resolves a bare name: loop variables and `loop`, macro parameters,
     /// macros, then the state store; undefined otherwise.
-    fn lookup(&mut self, name: Name<'t>) -> Value {
+    fn lookup(&mut self, name: Name<'t>, span: Span) -> Result<Value, Error> {
         match self.resolve(name) {
-            Resolved::Value(value) => value,
-            Resolved::Macro(def) => Value(Repr::Macro(Arc::from(def.name.text))),
-            Resolved::State => self.stores.get(Scope::State, &name),
+            Resolved::Value(value) => Ok(value),
+            Resolved::Macro(def) => Ok(Value(Repr::Macro(Arc::from(def.name.text)))),
+            Resolved::State => self.stores.get(Scope::State, &name).map_err(self.locate(span)),
         }
     }
 

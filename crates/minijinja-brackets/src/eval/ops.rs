@@ -172,17 +172,28 @@ pub(crate) fn plus(v: &Value) -> Result<Value, Error> {
     }
 }
 
+/// What cannot be ordered in `a` and `b` (which [`Value::compare`] does
+/// not order), for messages that begin "cannot compare": NaN, which has no
+/// order even among numbers, or the two kinds.
+pub(crate) fn unordered(a: &Value, b: &Value) -> String {
+    if is_nan(a) || is_nan(b) {
+        "NaN (not a number has no order)".to_owned()
+    } else {
+        format!("{} and {}", a.kind().as_str(), b.kind().as_str())
+    }
+}
+
+/// Whether the value is a float NaN.
+pub(crate) fn is_nan(value: &Value) -> bool {
+    value.as_f64().is_some_and(f64::is_nan)
+}
+
 /// `l op r` for comparisons and membership.
 pub(crate) fn compare(op: CmpOp, l: &Value, r: &Value) -> Result<bool, Error> {
     use std::cmp::Ordering::{Greater, Less};
     let order = |symbol: &str| {
-        l.compare(r).ok_or_else(|| {
-            invalid(format!(
-                "cannot compare {} and {} with `{symbol}`",
-                l.kind().as_str(),
-                r.kind().as_str()
-            ))
-        })
+        l.compare(r)
+            .ok_or_else(|| invalid(format!("cannot compare {} with `{symbol}`", unordered(l, r))))
     };
     Ok(match op {
         CmpOp::Eq => l == r,
