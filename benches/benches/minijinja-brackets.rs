@@ -10,8 +10,8 @@
 //!
 //! The `scaling` group compiles and renders the text-heavy template over the
 //! series of [`benches::Series`] (1x, 10x, 100x), as the other crates'
-//! benches do, with the output, string and fuel limits lifted: time must
-//! grow linearly.
+//! benches do, with the output, string, memory and fuel limits lifted: time
+//! must grow linearly.
 //!
 //! Run: `cargo bench -p benches --bench minijinja-brackets`.
 
@@ -112,6 +112,7 @@ fn scaling(c: &mut Criterion) {
         Limits::default()
             .with_output_limit(usize::MAX)
             .with_string_limit(usize::MAX)
+            .with_memory_limit(usize::MAX)
             .with_fuel(None),
     );
     let context: Context =
