@@ -84,8 +84,13 @@ pub(crate) struct TextBuf {
 }
 
 impl TextBuf {
+    /// Room for `bytes` of text and for a data range per 64 of them (up
+    /// to a thousand; more grow as they come).
     pub(crate) fn with_capacity(bytes: usize) -> TextBuf {
-        TextBuf { text: String::with_capacity(bytes), data: Vec::new() }
+        TextBuf {
+            text: String::with_capacity(bytes),
+            data: Vec::with_capacity((bytes / 64).min(1024)),
+        }
     }
 
     /// Its length in bytes.
@@ -121,28 +126,25 @@ impl TextBuf {
         written
     }
 
+    /// Appends a [`Text`]: its authored bytes stay authored, its pieces
+    /// stay apart.
+    pub(crate) fn push_text(&mut self, text: &Text) {
+        let at = self.text.len();
+        self.text.push_str(&text.text);
+        self.data.extend(text.data.iter().map(|r| r.start + at..r.end + at));
+    }
+
     /// Appends a string value with its provenance: a data string is one
-    /// piece, a [`Text`] keeps its authored bytes authored and its pieces.
-    /// Other values are not strings; `false` for them.
+    /// piece, a [`Text`] keeps its own. Other values are not strings;
+    /// `false` for them.
+    #[cfg(test)]
     pub(crate) fn push_string(&mut self, value: &Value) -> bool {
         match &value.0 {
             Repr::Str(s) => self.push_data(s),
-            Repr::Text(t) => {
-                let at = self.text.len();
-                self.text.push_str(&t.text);
-                self.data.extend(t.data.iter().map(|r| r.start + at..r.end + at));
-            }
+            Repr::Text(t) => self.push_text(t),
             _ => return false,
         }
         true
-    }
-
-    /// How many data ranges pushing `value` adds (what it costs to keep).
-    pub(crate) fn pieces_of(value: &Value) -> usize {
-        match &value.0 {
-            Repr::Text(t) => t.data.len(),
-            _ => 1,
-        }
     }
 
     /// Where a capture starts.

@@ -101,11 +101,15 @@ struct Shape {
 impl Shape {
     /// Adds an item that costs `slot` bytes besides its own size.
     fn add(&mut self, item: &Value, slot: usize) {
-        self.depth = self.depth.max(item.depth());
-        self.size = self.size.saturating_add(slot).saturating_add(item.size());
-        if self.unstorable.is_none() {
-            self.unstorable = item.unstorable();
-        }
+        let (depth, size, unstorable) = match &item.0 {
+            Repr::List(l) => (l.shape.depth, l.shape.size, l.shape.unstorable),
+            Repr::Map(m) => (m.shape.depth, m.shape.size, m.shape.unstorable),
+            Repr::Int(_) | Repr::Bool(_) | Repr::None => (0, 0, None),
+            _ => (0, item.size(), item.unstorable()),
+        };
+        self.depth = self.depth.max(depth);
+        self.size = self.size.saturating_add(slot).saturating_add(size);
+        self.unstorable = self.unstorable.or(unstorable);
     }
 
     fn close(mut self) -> Shape {

@@ -296,7 +296,7 @@ impl<'t> Renderer<'t> {
         if units > 0 { self.spend(units as u64, span) } else { Ok(()) }
     }
 
-    fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Args<'t>, Error> {
+    pub(super) fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Args<'t>, Error> {
         let mut out = Args {
             positional: Vec::with_capacity(args.positional.len()),
             keywords: Vec::with_capacity(args.keywords.len()),

@@ -27,7 +27,7 @@ use crate::random::Draws;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    self, EffectKind, Expr, ForLoop, MacroDef, Name, Node, Target, TargetName,
+    self, CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
 };
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
@@ -205,24 +205,30 @@ impl<'t> Renderer<'t> {
                 span,
             )),
             Repr::Undefined | Repr::None => Ok(()),
-            _ => match value.as_str() {
-                Some(text) => {
-                    if self.out.len() + text.len() > self.limits.output_limit {
-                        return Err(self.output_limit(span));
-                    }
-                    if !text.is_empty() {
-                        self.charge(RANGE * TextBuf::pieces_of(value), span)?;
-                    }
-                    self.out.push_string(value);
-                    Ok(())
+            Repr::Str(text) => {
+                if self.out.len() + text.len() > self.limits.output_limit {
+                    return Err(self.output_limit(span));
                 }
-                None => {
+                if !text.is_empty() {
                     self.charge(RANGE, span)?;
-                    let max = self.limits.output_limit;
-                    let printed = self.out.push_data_with(|out| value.write_printed(out, max));
-                    printed.map_err(|TooLong| self.output_limit(span))
                 }
-            },
+                self.out.push_data(text);
+                Ok(())
+            }
+            Repr::Text(text) => {
+                if self.out.len() + text.as_str().len() > self.limits.output_limit {
+                    return Err(self.output_limit(span));
+                }
+                self.charge(RANGE * text.data().len(), span)?;
+                self.out.push_text(text);
+                Ok(())
+            }
+            _ => {
+                self.charge(RANGE, span)?;
+                let max = self.limits.output_limit;
+                let printed = self.out.push_data_with(|out| value.write_printed(out, max));
+                printed.map_err(|TooLong| self.output_limit(span))
+            }
         }
     }
 
@@ -242,6 +248,12 @@ impl<'t> Renderer<'t> {
                 self.write(text, span)
             }
             Node::Print(e) => {
+                if let ExprKind::Call(callee, args) = &e.kind
+                    && let ExprKind::Name(name) = callee.kind
+                    && let Resolved::Macro(def) = self.resolve(name)
+                {
+                    return self.print_macro(def, args, e.span);
+                }
                 let value = self.eval(e)?;
                 self.write_value(&value, e.span)
             }
@@ -510,13 +522,48 @@ impl<'t> Renderer<'t> {
         Ok((outcome, self.draws, self.fuel))
     }
 
-    /// Calls the macro `def` with evaluated arguments.
+    /// Calls the macro `def` with evaluated arguments: its body captured as
+    /// a string value.
     fn call_macro(
         &mut self,
         def: &'t MacroDef<'t>,
         args: crate::arguments::Args<'t>,
         span: Span,
     ) -> Result<Value, Error> {
+        self.enter_macro(def, args, span)?;
+        let output = self.capture(&def.body, span)?;
+        self.leave_macro();
+        Ok(output)
+    }
+
+    /// `[[ m(args) ]]`: the macro's body rendered where the call is. That
+    /// writes what capturing it and printing the capture would (the same
+    /// bytes, the same data ranges, at the same cost in fuel), without the
+    /// copy; the most common use of a macro costs nothing for provenance.
+    fn print_macro(
+        &mut self,
+        def: &'t MacroDef<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        // What evaluating the call expression costs.
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        self.enter_macro(def, args, span)?;
+        self.exec_block(&def.body, span)?;
+        self.leave_macro();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Binds a macro call's arguments and enters its body's frame.
+    fn enter_macro(
+        &mut self,
+        def: &'t MacroDef<'t>,
+        args: crate::arguments::Args<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
         if self.macro_depth >= self.limits.recursion_limit {
             return Err(self.error(
                 ErrorKind::RecursionLimit,
@@ -557,10 +604,13 @@ impl<'t> Renderer<'t> {
             }
         }
         self.macro_depth += 1;
-        let output = self.capture(&def.body, span)?;
+        Ok(())
+    }
+
+    /// Leaves the frame [`Renderer::enter_macro`] entered.
+    fn leave_macro(&mut self) {
         self.macro_depth -= 1;
         self.frames.pop();
-        Ok(output)
     }
 
     /// Resolves a bare name: loop variables and `loop`, macro parameters,
