@@ -236,13 +236,16 @@ pub(crate) fn apply(
         }
         F::Title => {
             args.bind("filter `title`", [])?;
-            let mut out = std::string::String::new();
+            let t = text_to_rewrite(&value, limits)?;
+            let mut out = std::string::String::with_capacity(t.len());
             let mut at_word_start = true;
-            for c in text_to_rewrite(&value, limits)?.chars() {
-                if at_word_start {
-                    out.extend(c.to_uppercase())
-                } else {
-                    out.extend(c.to_lowercase())
+            for c in t.chars() {
+                match (c.is_ascii(), at_word_start) {
+                    // Most text is ASCII: one byte in, one byte out.
+                    (true, true) => out.push(c.to_ascii_uppercase()),
+                    (true, false) => out.push(c.to_ascii_lowercase()),
+                    (false, true) => out.extend(c.to_uppercase()),
+                    (false, false) => out.extend(c.to_lowercase()),
                 }
                 at_word_start = c.is_whitespace() || matches!(c, '-' | '(' | '[' | '{' | '<');
             }
