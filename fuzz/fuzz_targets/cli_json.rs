@@ -1,7 +1,8 @@
 //! The command line's JSON inputs, as `prompt-suite` reads them: the input
 //! reader and its `invalid_json`/`invalid_utf8` diagnostics (drawn in both
 //! renderings), then each subcommand's use of the document: `comments
-//! --messages`, `flip`, `alternate`, and `render --context`.
+//! --messages` (`strip_messages_json`, and the `Value` API), `flip`,
+//! `alternate`, and `render --context`.
 
 #![no_main]
 
@@ -28,6 +29,9 @@ fuzz_target!(|data: &[u8]| {
     }
 
     if let Ok(text) = input.text() {
+        for dialect in [prompt_comments::Dialect::Standard, prompt_comments::Dialect::Llmutils] {
+            let _ = dialect.strip_messages_json(text);
+        }
         for mode in [Mode::Standard, Mode::Llmr] {
             let options = FlipOptions::new().mode(mode);
             let _ = transcript_flip::flip_json(text, &Value::from("Ana"), &options);

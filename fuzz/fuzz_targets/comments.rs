@@ -1,8 +1,12 @@
 //! `prompt_comments`: `process`, `strip` and the directive readers in both
-//! dialects, over arbitrary text. The first byte picks the dialect.
+//! dialects, over arbitrary text, and `strip_messages_json` over it as a
+//! JSON document. The first byte picks the dialect.
 //!
 //! Checked beyond "no panic": the cleaned text is never longer than the
-//! input, and input without `///` comes back unchanged.
+//! input, and input without `///` (or a leading byte order mark, in
+//! Standard) comes back unchanged; every warning points inside the text;
+//! `strip_messages_json` returns JSON never longer than the input, and the
+//! input itself when it holds no `///`.
 
 #![no_main]
 
@@ -18,8 +22,23 @@ fuzz_target!(|data: &[u8]| {
     assert!(processed.cleaned.len() <= text.len(), "process grew the text");
     let stripped = dialect.strip(text);
     assert!(stripped.len() <= text.len(), "strip grew the text");
-    if !text.contains("///") {
+    if !text.contains("///") && !text.starts_with('\u{feff}') {
         assert_eq!(processed.cleaned, text, "text without a marker changed");
+    }
+    let lines = text.split('\n').count();
+    for warning in &processed.warnings {
+        assert!(warning.line() >= 1 && warning.line() <= lines, "a warning outside the text");
+        assert!(warning.column() >= 1, "a warning before its line");
+    }
+
+    if let Ok(json) = dialect.strip_messages_json(text) {
+        assert!(json.len() <= text.len(), "strip_messages_json grew the text");
+        let raw: Result<&serde_json::value::RawValue, _> = serde_json::from_str(&json);
+        assert!(raw.is_ok(), "strip_messages_json returned no JSON: {json}");
+        if !text.contains("///") {
+            let source = text.strip_prefix('\u{feff}').unwrap_or(text);
+            assert_eq!(json, source, "JSON without a marker changed");
+        }
     }
     let _params = dialect.extract_params(text);
     let _metadata = dialect.extract_metadata(text);

@@ -3,8 +3,9 @@
 //! raw text, in both modes. The first byte picks the mode and options.
 //!
 //! Checked beyond "no panic": `ensure_alternating` output never has two
-//! neighbours with the same role and is a fixed point; a sanitized text is
-//! left alone by a second pass (Standard mode).
+//! neighbours with the same role and is a fixed point; `alternate_json`
+//! returns JSON messages whose every number is written as in the input; a
+//! sanitized text is left alone by a second pass (Standard mode).
 
 #![no_main]
 
@@ -48,8 +49,18 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = flip_json(text, &Value::from("Ana"), &options);
-    if let Ok(messages) = alternate_json(text, mode) {
-        check_alternating(messages, mode);
+    if let Ok(json) = alternate_json(text, mode) {
+        // The output is JSON, and no number in it was rewritten.
+        let raw: Result<Vec<&serde_json::value::RawValue>, _> = serde_json::from_str(&json);
+        assert!(raw.is_ok(), "alternate_json returned no JSON array: {json}");
+        for number in number_tokens(&json) {
+            assert!(text.contains(number), "the number {number} is not in the input");
+        }
+        // A number serde_json cannot hold (`1e400`) passes through as written,
+        // so only some outputs parse into messages.
+        if let Ok(messages) = serde_json::from_str::<Vec<Message>>(&json) {
+            check_alternating(messages, mode);
+        }
     }
 
     let once = sanitize_with(text, mode);
@@ -68,4 +79,29 @@ fn check_alternating(messages: Vec<Message>, mode: Mode) {
     }
     let again = ensure_alternating_with(fixed.clone(), mode).expect("a fixed array stays valid");
     assert_eq!(again, fixed, "ensure_alternating is not a fixed point");
+}
+
+/// The number literals of a JSON text, outside strings.
+fn number_tokens(json: &str) -> Vec<&str> {
+    let bytes = json.as_bytes();
+    let mut tokens = Vec::new();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'-' | b'0'..=b'9' if !in_string => {
+                let start = i;
+                while i + 1 < bytes.len()
+                    && matches!(bytes[i + 1], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                tokens.push(&json[start..=i]);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    tokens
 }

@@ -1,4 +1,4 @@
-//! The two dialects and the seven decision points where they differ.
+//! The two dialects and the nine decision points where they differ.
 //!
 //! Both dialects run the same scanner ([`crate::scanner`]) and the same
 //! directive reader ([`crate::directives`]). Every place where they part ways
@@ -30,9 +30,9 @@ use crate::error::Error;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
-    /// The suite's behaviour: llmutils with seven deliberate differences
+    /// The suite's behaviour: llmutils with nine deliberate differences
     /// (listed in the crate docs), each fixing a way in which llmutils loses
-    /// or leaks text.
+    /// or leaks text, or changes it silently.
     #[default]
     Standard,
     /// The Go package llmutils (`github.com/patdeg/common/llmutils`),
@@ -95,6 +95,20 @@ impl Dialect {
     pub(crate) fn param_ignores_case(self) -> bool {
         self.is_standard()
     }
+
+    /// Difference 8: a leading byte order mark is not part of the text.
+    /// llmutils keeps it (as Go's strings do), so a first-line comment
+    /// after it is an inline one.
+    pub(crate) fn ignores_byte_order_mark(self) -> bool {
+        self.is_standard()
+    }
+
+    /// Difference 9: a `/// param:` key set again to another value is a
+    /// [`WarningKind::DuplicateParam`](crate::WarningKind::DuplicateParam)
+    /// (the last value still wins, as in llmutils).
+    pub(crate) fn warns_on_duplicate_params(self) -> bool {
+        self.is_standard()
+    }
 }
 
 impl fmt::Display for Dialect {
@@ -146,7 +160,7 @@ mod tests {
     }
 
     #[test]
-    fn the_dialects_differ_at_exactly_seven_points() {
+    fn the_dialects_differ_at_exactly_nine_points() {
         let points = |d: Dialect| {
             [
                 d.guards_every_url(),
@@ -156,9 +170,11 @@ mod tests {
                 !d.strip_drops_blank_lines(),
                 d.strips_text_parts(),
                 d.param_ignores_case(),
+                d.ignores_byte_order_mark(),
+                d.warns_on_duplicate_params(),
             ]
         };
-        assert_eq!(points(Dialect::Standard), [true; 7]);
-        assert_eq!(points(Dialect::Llmutils), [false; 7]);
+        assert_eq!(points(Dialect::Standard), [true; 9]);
+        assert_eq!(points(Dialect::Llmutils), [false; 9]);
     }
 }

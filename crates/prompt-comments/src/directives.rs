@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::dialect::Dialect;
 use crate::processed::Processed;
+use crate::warning::Warning;
 
 /// What the comments of one prompt said, gathered in reading order.
 #[derive(Debug, Default)]
@@ -15,29 +16,83 @@ pub(crate) struct Directives {
     flow: String,
     node: String,
     tags: Vec<String>,
+    warnings: Vec<Warning>,
+    /// `Standard`: where each param key was first set, and whether its
+    /// override was warned about (once per key keeps warnings bounded by
+    /// the keys).
+    param_origins: BTreeMap<String, ParamOrigin>,
+    columns: Option<ColumnCursor>,
+}
+
+#[derive(Debug)]
+struct ParamOrigin {
+    line: usize,
+    warned: bool,
+}
+
+/// Where a comment sits in the text: warnings point into it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place<'t> {
+    /// The whole text; comments are slices of it.
+    pub(crate) text: &'t str,
+    /// The 1-based line of the comment.
+    pub(crate) line: usize,
+    /// The byte offset where that line starts.
+    pub(crate) line_start: usize,
 }
 
 impl Directives {
-    /// Reads one comment: `text` is everything after its `///`.
-    pub(crate) fn read(&mut self, text: &str, dialect: Dialect) {
+    /// Reads one comment: `text` is everything after its `///`, a slice of
+    /// `place.text`.
+    pub(crate) fn read(&mut self, text: &str, dialect: Dialect, place: Place<'_>) {
         let comment = text.trim();
         if let Some(list) = param_list(comment, dialect) {
-            self.read_params(list);
+            self.read_params(list, dialect, place);
         } else if let Some((key, value)) = key_value(comment) {
             self.read_key_value(key, value);
         }
         // Anything else is a plain comment: nothing to record.
     }
 
-    fn read_params(&mut self, list: &str) {
+    fn read_params(&mut self, list: &str, dialect: Dialect, place: Place<'_>) {
         for pair in list.trim().split(',') {
             // A piece without `=` (or with an empty key) is not an assignment.
             let Some((key, value)) = pair.trim().split_once('=') else { continue };
             let key = key.trim();
             if !key.is_empty() {
-                set(&mut self.params, key, value.trim());
+                let value = value.trim();
+                if dialect.warns_on_duplicate_params() {
+                    self.note_param(key, value, place);
+                }
+                set(&mut self.params, key, value);
             }
         }
+    }
+
+    /// Remembers where `key` is first set, and warns (once) when a later
+    /// assignment changes its value.
+    fn note_param(&mut self, key: &str, value: &str, place: Place<'_>) {
+        let Some(previous) = self.params.get(key) else {
+            self.param_origins
+                .insert(key.to_owned(), ParamOrigin { line: place.line, warned: false });
+            return;
+        };
+        if previous == value {
+            return;
+        }
+        let Some(origin) = self.param_origins.get_mut(key).filter(|origin| !origin.warned) else {
+            return;
+        };
+        origin.warned = true;
+        let first_line = origin.line;
+        let column = column_of(&mut self.columns, place, key);
+        self.warnings.push(Warning::duplicate_param(
+            key,
+            previous,
+            value,
+            first_line,
+            (place.line, column),
+        ));
     }
 
     fn read_key_value(&mut self, key: Cow<'_, str>, value: &str) {
@@ -61,9 +116,36 @@ impl Directives {
         if !self.node.is_empty() {
             self.tags.push(format!("node:{}", self.node));
         }
-        let Directives { params, metadata, flow, node, tags } = self;
-        Processed { cleaned, params, metadata, flow, node, tags }
+        let Directives { params, metadata, flow, node, tags, warnings, .. } = self;
+        Processed { cleaned, params, metadata, flow, node, tags, warnings }
     }
+}
+
+/// The last column found, so that the columns of many warnings on one long
+/// line are counted in one pass over it.
+#[derive(Debug)]
+struct ColumnCursor {
+    line_start: usize,
+    offset: usize,
+    column: usize,
+}
+
+/// The 1-based column (in characters) where `part`, a slice of
+/// `place.text` on its line, starts.
+fn column_of(cursor: &mut Option<ColumnCursor>, place: Place<'_>, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(place.text.as_ptr() as usize);
+    let offset = place.text.floor_char_boundary(offset.max(place.line_start));
+    let cursor = match cursor {
+        Some(c) if c.line_start == place.line_start && c.offset <= offset => c,
+        _ => cursor.insert(ColumnCursor {
+            line_start: place.line_start,
+            offset: place.line_start,
+            column: 1,
+        }),
+    };
+    cursor.column += place.text[cursor.offset..offset].chars().count();
+    cursor.offset = offset;
+    cursor.column
 }
 
 /// `map[key] = value`, reusing the existing allocations when the key is
@@ -119,8 +201,8 @@ mod tests {
 
     fn read(comments: &[&str], dialect: Dialect) -> Processed<'static> {
         let mut directives = Directives::default();
-        for comment in comments {
-            directives.read(comment, dialect);
+        for (i, comment) in comments.iter().enumerate() {
+            directives.read(comment, dialect, Place { text: comment, line: i + 1, line_start: 0 });
         }
         directives.finish(Cow::Borrowed(""))
     }
@@ -169,6 +251,28 @@ mod tests {
         assert_eq!(p.tags, ["a", "a", "b", "flow:f1", "node:n1"]);
         assert_eq!(p.metadata["tags"], "a, a,,");
         assert_eq!((p.flow.as_str(), p.node.as_str()), ("f1", "n1"));
+    }
+
+    #[test]
+    fn a_changed_param_is_warned_about_once_in_standard() {
+        let comments = [" param: a=1, b=2", " param: a=1", " param: a=3, b=2, a=4", " param: a=5"];
+        let p = read(&comments, Dialect::Standard);
+        assert_eq!((p.params["a"].as_str(), p.params["b"].as_str()), ("5", "2"));
+        let warnings: Vec<_> = p.warnings.iter().map(|w| (w.key(), w.line(), w.column())).collect();
+        assert_eq!(warnings, [("a", 3, 9)]);
+        assert!(p.warnings[0].message().contains("`3`, overrides `1` (first set on line 1)"));
+        assert!(read(&comments, Dialect::Llmutils).warnings.is_empty());
+        // `PARAM:` is the same directive in Standard.
+        let p = read(&[" PARAM: é=1", " param: é=2"], Dialect::Standard);
+        assert_eq!((p.warnings.len(), p.warnings[0].column()), (1, 9));
+    }
+
+    #[test]
+    fn columns_of_many_warnings_on_one_line_count_characters() {
+        let line = " param: é=1, ü=1, é=2, ü=2";
+        let p = read(&[line], Dialect::Standard);
+        let columns: Vec<_> = p.warnings.iter().map(|w| w.column()).collect();
+        assert_eq!(columns, [19, 24]);
     }
 
     #[test]

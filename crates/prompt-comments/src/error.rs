@@ -2,7 +2,7 @@
 //!
 //! Processing text never fails (every string is a valid prompt); errors come
 //! only from naming a dialect and from handing over a `messages` document
-//! that is not an array.
+//! that is not JSON or not an array.
 
 use std::fmt;
 
@@ -15,17 +15,22 @@ pub enum ErrorKind {
     UnknownDialect,
     /// A `messages` document that is not a JSON array, e.g.
     /// `{"role": "user", "content": "hi"}` given to
-    /// [`Dialect::strip_messages_document`](crate::Dialect::strip_messages_document).
+    /// [`Dialect::strip_messages_json`](crate::Dialect::strip_messages_json).
     NotAnArray,
+    /// A `messages` text that is not JSON, or that writes a key twice in
+    /// one object (`{"role": "user", "role": "system"}`), given to
+    /// [`Dialect::strip_messages_json`](crate::Dialect::strip_messages_json).
+    InvalidJson,
 }
 
 impl ErrorKind {
     /// The snake_case name the CLI reports: `unknown_dialect`,
-    /// `not_an_array`.
+    /// `not_an_array`, `invalid_json`.
     pub fn as_str(&self) -> &'static str {
         match self {
             ErrorKind::UnknownDialect => "unknown_dialect",
             ErrorKind::NotAnArray => "not_an_array",
+            ErrorKind::InvalidJson => "invalid_json",
         }
     }
 }
@@ -36,7 +41,8 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// An input this crate rejects, with the offending text.
+/// An input this crate rejects, with the offending text and, for JSON
+/// text, where it is.
 ///
 /// ```
 /// use prompt_comments::{Dialect, ErrorKind};
@@ -49,16 +55,40 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     snippet: String,
+    /// The JSON type found for [`ErrorKind::NotAnArray`], what the JSON
+    /// reader said for [`ErrorKind::InvalidJson`].
+    detail: String,
+    position: Option<(usize, usize)>,
 }
 
 impl Error {
     pub(crate) fn unknown_dialect(name: &str) -> Error {
         // A name is short; a pasted paragraph is cut to keep messages readable.
-        Error { kind: ErrorKind::UnknownDialect, snippet: name.chars().take(40).collect() }
+        let snippet = name.chars().take(40).collect();
+        Error { kind: ErrorKind::UnknownDialect, snippet, detail: String::new(), position: None }
     }
 
     pub(crate) fn not_an_array(found: &'static str) -> Error {
-        Error { kind: ErrorKind::NotAnArray, snippet: found.to_owned() }
+        let (snippet, detail) = (found.to_owned(), found.to_owned());
+        Error { kind: ErrorKind::NotAnArray, snippet, detail, position: None }
+    }
+
+    pub(crate) fn invalid_json(err: &prompt_core::json::JsonError) -> Error {
+        Error {
+            kind: ErrorKind::InvalidJson,
+            snippet: err.snippet().to_owned(),
+            detail: err.message().to_owned(),
+            position: Some((err.line(), err.column())),
+        }
+    }
+
+    /// The same error at 1-based `line` and `column` (in characters) of
+    /// JSON text, `text` being the offending part.
+    pub(crate) fn at(mut self, (line, column): (usize, usize), text: &str) -> Error {
+        self.position = Some((line, column));
+        let text = &text[..text.find(['\n', '\r']).unwrap_or(text.len())];
+        self.snippet = text.chars().take(40).collect();
+        self
     }
 
     /// What went wrong.
@@ -66,11 +96,23 @@ impl Error {
         self.kind
     }
 
-    /// The offending text: the dialect name given (at most 40 characters),
-    /// or the JSON type found where an array was expected (`object`,
-    /// `string`, `number`, `boolean`, `null`).
+    /// The offending text (at most 40 characters): the dialect name given;
+    /// for JSON text, the offending JSON (a repeated key, the rest of the
+    /// line where the syntax breaks or where a document that is not an
+    /// array starts); for a [`serde_json::Value`] that is not an array, its
+    /// type (`object`, `string`, `number`, `boolean`, `null`).
     pub fn snippet(&self) -> &str {
         &self.snippet
+    }
+
+    /// The 1-based line of the problem in JSON text, when known.
+    pub fn line(&self) -> Option<usize> {
+        self.position.map(|(line, _)| line)
+    }
+
+    /// The 1-based column (in characters) of the problem in JSON text.
+    pub fn column(&self) -> Option<usize> {
+        self.position.map(|(_, column)| column)
     }
 }
 
@@ -81,8 +123,10 @@ impl fmt::Display for Error {
                 write!(f, "unknown dialect `{}` (expected `standard` or `llmutils`)", self.snippet)
             }
             ErrorKind::NotAnArray => {
-                write!(f, "expected a JSON array of messages, found {}", self.snippet)
+                write!(f, "expected a JSON array of messages, found {}", self.detail)
             }
+            // As the JSON reader says it (its kind already says "JSON").
+            ErrorKind::InvalidJson => f.write_str(&self.detail),
         }
     }
 }

@@ -14,8 +14,12 @@ rules.
   [`Processed`] (`cleaned`, `params`, `metadata`, `flow`, `node`, `tags`).
 * [`strip`] only removes the comments; [`extract_params`] and
   [`extract_metadata`] only read the directives.
-* [`strip_messages`] and [`strip_messages_in_place`] clean the contents of a
-  chat-completions `messages` array ([`serde_json::Value`]s).
+* [`strip_messages_json`] cleans the contents of a chat-completions
+  `messages` array given as JSON text, changing nothing else (numbers of any
+  size, escapes and layout stay as written); [`strip_messages`] and
+  [`strip_messages_in_place`] do the same on [`serde_json::Value`]s.
+* [`Processed::warnings`] lists what deserves a look ([`Warning`]: a
+  `/// param:` key set again to another value), beside the result.
 * [`Dialect`] picks the rules; every operation is a method on it, and the
   free functions use the default, [`Dialect::Standard`].
 
@@ -69,13 +73,14 @@ read for a directive, in this order:
    `note` entry too.
 3. Anything else is a plain comment.
 
-The last value of a key wins; tags accumulate; `flow:<flow>` and
-`node:<node>` are appended to the tags at the end.
+The last value of a key wins (in Standard, a param key set again to another
+value is also a [`WarningKind::DuplicateParam`] warning); tags accumulate;
+`flow:<flow>` and `node:<node>` are appended to the tags at the end.
 
 # Dialects
 
 [`Dialect::Llmutils`] reproduces llmutils byte for byte, quirks included.
-[`Dialect::Standard`] (the default) differs in exactly seven places:
+[`Dialect::Standard`] (the default) differs in exactly nine places:
 
 1. **URLs.** Any URI scheme (`[A-Za-z][A-Za-z0-9+.-]*:`) right before `///`
    protects it (`file:///etc/hosts`, `s3:///b`), and a `///` inside a
@@ -98,18 +103,32 @@ The last value of a key wins; tags accumulate; `flow:<flow>` and
 7. **`param:` case.** `PARAM:` and `Param:` are the param directive, matched
    without regard to case like every other key; in llmutils they are a
    `param` metadata entry.
+8. **Byte order mark.** A leading UTF-8 byte order mark is not part of the
+   text (editors on Windows write one): `"\u{feff}/// flow: x\nHi"` cleans
+   to `"Hi"`. llmutils keeps it, so its first comment is an inline one and
+   the mark stays on a line of its own.
+9. **Overridden params are warned about.** A `/// param:` key set again to
+   another value gives one [`WarningKind::DuplicateParam`] per key, at the
+   first override, with its line and column; the last value still wins, as
+   in llmutils, which says nothing.
 
 # Errors
 
 Processing text cannot fail. [`Error`] reports an unknown dialect name (from
-[`str::parse`]) and a `messages` document that is not an array
-([`Dialect::strip_messages_document`]); [`Error::kind`] tells which.
+[`str::parse`]) and a `messages` document that is not JSON or not an array
+([`Dialect::strip_messages_json`], [`Dialect::strip_messages_document`]);
+[`Error::kind`] tells which, and JSON errors carry their line and column.
+JSON text is read strictly (`prompt_core::json`): a leading byte order mark
+is ignored, and a key written twice in one object is an error rather than a
+silent "last one wins".
 
 # Input safety
 
 Every input is accepted: there is no recursion, the work is linear in the
 input's length (one `memmem` pass for the markers, one pass per line holding
-one), and the result is never longer than the input.
+one), and the result is never longer than the input. Warnings are bounded by
+the number of distinct param keys (one per key), and their columns are
+counted in one pass per line. JSON nesting is limited to 128 levels.
 */
 
 #![deny(missing_docs)]
@@ -117,9 +136,10 @@ one), and the result is never longer than the input.
 
 pub use crate::dialect::Dialect;
 pub use crate::error::{Error, ErrorKind};
-pub use crate::messages::{strip_messages, strip_messages_in_place};
+pub use crate::messages::{strip_messages, strip_messages_in_place, strip_messages_json};
 pub use crate::process::{extract_metadata, extract_params, process, strip};
 pub use crate::processed::Processed;
+pub use crate::warning::{Warning, WarningKind};
 
 mod dialect;
 mod directives;
@@ -131,6 +151,7 @@ mod output;
 mod process;
 mod processed;
 mod scanner;
+mod warning;
 
 // The README's example runs as a doctest.
 #[doc = include_str!("../README.md")]

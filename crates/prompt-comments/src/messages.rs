@@ -6,10 +6,19 @@
 //! and no directives are read. A string content is [stripped](Dialect::strip).
 //! Content given as an array of parts is left alone by llmutils; `Standard`
 //! strips the `text` of each `{"type": "text", "text": ...}` part.
+//!
+//! [`Dialect::strip_messages_json`] works on the JSON text itself: it
+//! replaces the string literals it strips and copies every other byte, so
+//! numbers, escapes, key order and layout stay exactly as written.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::ops::Range;
 
+use prompt_core::json::{JsonErrorKind, Reader, strip_bom};
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::dialect::Dialect;
 use crate::error::Error;
@@ -74,6 +83,87 @@ impl Dialect {
         }
     }
 
+    /// Strips the comments from each message's content of `json`, a JSON
+    /// array of messages, and returns the text with only those contents
+    /// changed: every other byte is the input's (numbers of any size,
+    /// escapes, key order, whitespace), and a leading byte order mark is
+    /// dropped. The text is read strictly: a key written twice in one
+    /// object is an error, not a silent "last one wins".
+    ///
+    /// ```
+    /// use prompt_comments::Dialect;
+    ///
+    /// let json = r#"[{"role": "user", "content": "Hi /// draft", "seq": 123456789012345678901234567890}]"#;
+    /// assert_eq!(
+    ///     Dialect::Standard.strip_messages_json(json)?,
+    ///     r#"[{"role": "user", "content": "Hi", "seq": 123456789012345678901234567890}]"#
+    /// );
+    /// # Ok::<(), prompt_comments::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidJson`](crate::ErrorKind::InvalidJson) (not JSON,
+    /// or a repeated key) and
+    /// [`ErrorKind::NotAnArray`](crate::ErrorKind::NotAnArray) (JSON, but
+    /// not an array), each with its line and column.
+    pub fn strip_messages_json(self, json: &str) -> Result<String, Error> {
+        let source = strip_bom(json);
+        // Any integer: numbers are copied as written, never parsed.
+        let reader = Reader::new().any_integers();
+        let document: &RawValue = reader.parse(source).map_err(|err| {
+            // serde_json names a syntax error best while it builds values
+            // ("trailing comma" where a raw read says "key must be a
+            // string"): on this error path only, ask it.
+            let better = reader.parse::<Value>(source).err().filter(|better| {
+                better.kind() == JsonErrorKind::Syntax && better.offset() == err.offset()
+            });
+            Error::invalid_json(better.as_ref().unwrap_or(&err))
+        })?;
+        let body = document.get();
+        if !body.starts_with('[') {
+            let at = position(source, offset_in(source, body));
+            return Err(Error::not_an_array(raw_type(body)).at(at, body));
+        }
+        let mut edits = Edits::new(source);
+        // The text is known to be JSON: these cannot fail, and a shape
+        // serde does not expect is left as it is.
+        let messages: Vec<&RawValue> = serde_json::from_str(body).unwrap_or_default();
+        for message in messages {
+            let Ok(Message { content: Some(content) }) = serde_json::from_str(message.get()) else {
+                continue;
+            };
+            match content.get().as_bytes().first() {
+                Some(b'"') => self.strip_literal(content, &mut edits),
+                Some(b'[') if self.strips_text_parts() => {
+                    let parts: Vec<&RawValue> =
+                        serde_json::from_str(content.get()).unwrap_or_default();
+                    for part in parts {
+                        if let Ok(Part { kind: Some(kind), text: Some(text) }) =
+                            serde_json::from_str(part.get())
+                            && kind == "text"
+                        {
+                            self.strip_literal(text, &mut edits);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(edits.finish())
+    }
+
+    /// Replaces the JSON value `literal` with its stripped text, if it is a
+    /// string and stripping changes it.
+    fn strip_literal(self, literal: &RawValue, edits: &mut Edits<'_>) {
+        let Ok(mut text) = serde_json::from_str::<String>(literal.get()) else { return };
+        let before = text.len();
+        self.strip_string(&mut text);
+        if text.len() != before {
+            edits.replace(literal.get(), &text);
+        }
+    }
+
     fn strip_text_part(self, part: &mut Value) {
         let Value::Object(part) = part else { return };
         if part.get("type").and_then(Value::as_str) != Some("text") {
@@ -101,9 +191,91 @@ pub fn strip_messages(messages: &[Value]) -> Vec<Value> {
     Dialect::Standard.strip_messages(messages)
 }
 
+/// [`Dialect::strip_messages_json`] in the `Standard` dialect.
+///
+/// # Errors
+///
+/// As [`Dialect::strip_messages_json`].
+pub fn strip_messages_json(json: &str) -> Result<String, Error> {
+    Dialect::Standard.strip_messages_json(json)
+}
+
 /// [`Dialect::strip_messages_in_place`] in the `Standard` dialect.
 pub fn strip_messages_in_place(messages: &mut [Value]) {
     Dialect::Standard.strip_messages_in_place(messages);
+}
+
+/// The one key of a message that is stripped.
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// What makes a content part a text part.
+#[derive(Deserialize)]
+struct Part<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+}
+
+/// The output: the source with some string literals replaced, in order.
+struct Edits<'a> {
+    source: &'a str,
+    out: String,
+    copied: usize,
+}
+
+impl<'a> Edits<'a> {
+    fn new(source: &'a str) -> Edits<'a> {
+        Edits { source, out: String::with_capacity(source.len()), copied: 0 }
+    }
+
+    /// Replaces `literal`, a slice of the source after the last edit, with
+    /// `text` as a JSON string.
+    fn replace(&mut self, literal: &str, text: &str) {
+        let range = span_in(self.source, literal);
+        self.out.push_str(&self.source[self.copied..range.start]);
+        // serde_json's own escaping; writing into a String cannot fail.
+        let _ = write!(self.out, "{}", Value::from(text));
+        self.copied = range.end;
+    }
+
+    fn finish(mut self) -> String {
+        self.out.push_str(&self.source[self.copied..]);
+        self.out
+    }
+}
+
+/// Where `part`, a slice of `source`, lies in it.
+fn span_in(source: &str, part: &str) -> Range<usize> {
+    let start = offset_in(source, part);
+    start..start + part.len()
+}
+
+fn offset_in(source: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(source.as_ptr() as usize).min(source.len())
+}
+
+/// The 1-based line and column (in characters) of byte `offset`.
+fn position(source: &str, offset: usize) -> (usize, usize) {
+    let before = &source[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
+}
+
+/// The JSON type of a value's text.
+fn raw_type(json: &str) -> &'static str {
+    match json.as_bytes().first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
 }
 
 fn json_type(value: &Value) -> &'static str {
@@ -170,6 +342,72 @@ mod tests {
         let mut doc = json!([{"content": "a /// b"}]);
         Dialect::Standard.strip_messages_document(&mut doc).unwrap();
         assert_eq!(doc, json!([{"content": "a"}]));
+    }
+
+    /// The text API and the value API strip the same contents.
+    #[track_caller]
+    fn same_as_values(dialect: Dialect, json: &str) -> String {
+        let text = dialect.strip_messages_json(json).unwrap();
+        let mut document: Value = serde_json::from_str(json).unwrap();
+        dialect.strip_messages_document(&mut document).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), document, "{json}");
+        text
+    }
+
+    #[test]
+    fn the_json_text_keeps_every_byte_but_the_stripped_strings() {
+        let json = r#"[ {"z": 1.50, "content": "a /// b", "id": 123456789012345678901234567890},
+  "/// not a message", {"content": null}, {"role": "user", "content": [
+    {"type": "text", "text": "Look. /// hidden"}, {"type": "t\u0065xt", "text": "x/// y"},
+    {"type": "image_url", "text": "a /// b"}, {"type": "text", "text": 7}]} ]
+"#;
+        let standard = same_as_values(Dialect::Standard, json);
+        let expected = json
+            .replace(r#""a /// b", "id""#, r#""a", "id""#)
+            .replace(r#""Look. /// hidden""#, r#""Look.""#)
+            .replace(r#""x/// y""#, r#""x""#);
+        assert_eq!(standard, expected);
+        let llmutils = same_as_values(Dialect::Llmutils, json);
+        assert_eq!(llmutils, json.replace(r#""a /// b", "id""#, r#""a", "id""#));
+    }
+
+    #[test]
+    fn edited_strings_are_escaped_and_unchanged_ones_kept_as_written() {
+        let json = r#"[{"content": "caf\u00e9 \"q\" /// c\nnext"}, {"content": "caf\u00e9"}]"#;
+        assert_eq!(
+            same_as_values(Dialect::Standard, json),
+            r#"[{"content": "café \"q\"\nnext"}, {"content": "caf\u00e9"}]"#
+        );
+    }
+
+    #[test]
+    fn json_text_errors_have_positions() {
+        let err = Dialect::Standard.strip_messages_json("\n  {\"role\": \"user\"}").unwrap_err();
+        assert_eq!(
+            (err.kind(), err.snippet()),
+            (crate::ErrorKind::NotAnArray, "{\"role\": \"user\"}")
+        );
+        assert_eq!(err.to_string(), "expected a JSON array of messages, found object");
+        assert_eq!((err.line(), err.column()), (Some(2), Some(3)));
+        let err = Dialect::Standard
+            .strip_messages_json(r#"[{"role": "user", "role": "system", "content": "x"}]"#)
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidJson);
+        assert_eq!(err.to_string(), "duplicate key `role` in an object");
+        assert_eq!((err.line(), err.column(), err.snippet()), (Some(1), Some(19), "\"role\""));
+        let err = Dialect::Llmutils.strip_messages_json("[1,").unwrap_err();
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (crate::ErrorKind::InvalidJson, Some(1), Some(3))
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        assert_eq!(
+            Dialect::Standard.strip_messages_json("\u{feff}[{\"content\": \"a /// b\"}]").unwrap(),
+            r#"[{"content": "a"}]"#
+        );
     }
 
     #[test]

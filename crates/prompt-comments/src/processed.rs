@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::warning::Warning;
+
 /// A prompt with its `///` comments removed, and what its directives said.
 ///
 /// Serializes (with serde) to the CLI's `--json` shape, keys in this order:
@@ -43,6 +45,11 @@ pub struct Processed<'a> {
     /// Every `/// tag:`/`/// tags:` item in order (duplicates kept), then
     /// `flow:<flow>` and `node:<node>` when those are set.
     pub tags: Vec<String>,
+    /// What deserves a look, in text order (`Standard`: a `/// param:` key
+    /// set again to another value, once per key). Not part of the JSON
+    /// shape: the CLI prints warnings on standard error.
+    #[serde(skip)]
+    pub warnings: Vec<Warning>,
 }
 
 impl Processed<'_> {
@@ -55,6 +62,7 @@ impl Processed<'_> {
             flow: self.flow,
             node: self.node,
             tags: self.tags,
+            warnings: self.warnings,
         }
     }
 }

@@ -22,7 +22,7 @@ use std::ops::Range;
 use memchr::memmem;
 
 use crate::dialect::Dialect;
-use crate::directives::Directives;
+use crate::directives::{Directives, Place};
 use crate::markdown::Fence;
 use crate::marker::{LineScratch, find_marker};
 use crate::output::Output;
@@ -43,6 +43,12 @@ pub(crate) fn clean<'a>(
     cleaning: Cleaning,
     mut directives: Option<&mut Directives>,
 ) -> Cow<'a, str> {
+    // A byte order mark encodes the text; it is not part of the prompt.
+    let text = if dialect.ignores_byte_order_mark() {
+        text.strip_prefix('\u{feff}').unwrap_or(text)
+    } else {
+        text
+    };
     let bytes = text.as_bytes();
     let drop_blank_lines = cleaning == Cleaning::Strip && dialect.strip_drops_blank_lines();
     let mut candidates = memmem::find_iter(bytes, b"///").peekable();
@@ -56,6 +62,7 @@ pub(crate) fn clean<'a>(
     // The ending of the last kept line: it goes out only if another follows.
     let mut pending_ending: Option<Range<usize>> = None;
     let mut start = 0;
+    let mut line = 1;
     loop {
         let newline = memchr::memchr(b'\n', &bytes[start..]).map(|i| start + i);
         let (content_end, line_end) = match newline {
@@ -90,7 +97,8 @@ pub(crate) fn clean<'a>(
         let kept_end = match marker {
             Some(at) => {
                 if let Some(directives) = directives.as_deref_mut() {
-                    directives.read(&text[at + 3..content_end], dialect);
+                    let place = Place { text, line, line_start: start };
+                    directives.read(&text[at + 3..content_end], dialect, place);
                 }
                 start + text[start..at].trim_end_matches([' ', '\t']).len()
             }
@@ -117,6 +125,7 @@ pub(crate) fn clean<'a>(
             Some(newline) => start = newline + 1,
             None => break,
         }
+        line += 1;
     }
     out.finish()
 }

@@ -21,6 +21,7 @@ fn run(case: &Case) -> Result<(), String> {
             ("params", processed.params.len()),
             ("metadata", processed.metadata.len()),
             ("tags", processed.tags.len()),
+            ("warnings", processed.warnings.len()),
         ];
         for (key, got) in counts {
             let want = expect.get(key).and_then(Value::as_u64);

@@ -181,9 +181,9 @@ fn prompt() -> impl Strategy<Value = String> {
     text_of(PIECES.to_vec())
 }
 
-/// Like [`prompt`], without anything one of the seven differences reacts
-/// to: no `\r`, no backslash, no backtick or tilde, no scheme-like colon
-/// (one not followed by a space), no upper-case `PARAM:`.
+/// Like [`prompt`], without anything one of the differences reacts to: no
+/// `\r`, no backslash, no backtick or tilde, no scheme-like colon (one not
+/// followed by a space), no upper-case `PARAM:`, no byte order mark.
 fn prompt_outside_the_differences() -> impl Strategy<Value = String> {
     let neutral = |piece: &&str| {
         !piece.contains(['\r', '\\', '`', '~'])
@@ -191,6 +191,57 @@ fn prompt_outside_the_differences() -> impl Strategy<Value = String> {
             && !piece.starts_with("PARAM")
     };
     text_of(PIECES.iter().copied().filter(neutral).collect())
+}
+
+/// A JSON message array built from pieces, and what `strip_messages_json`
+/// must make of it in `dialect`: the same text with each strippable string
+/// literal replaced by its stripped text (when that differs), every other
+/// byte the same.
+fn messages_json(messages: &[(String, &str, String, bool)], dialect: Dialect) -> (String, String) {
+    let (mut input, mut expected) = (String::from("[ "), String::from("[ "));
+    // Appends the literal of `text` (one char escaped as `\uXXXX`, which an
+    // untouched literal keeps), and what stripping should leave.
+    let literal = |input: &mut String, expected: &mut String, text: &str, strips: bool| {
+        let mut lit = serde_json::to_string(text).unwrap();
+        if let Some(i) = lit.find('a') {
+            lit.replace_range(i..=i, "\\u0061");
+        }
+        input.push_str(&lit);
+        let stripped = dialect.strip(text);
+        if strips && stripped != text {
+            expected.push_str(&serde_json::to_string(&stripped).unwrap());
+        } else {
+            expected.push_str(&lit);
+        }
+    };
+    for (i, (space, number, text, as_parts)) in messages.iter().enumerate() {
+        let frame = format!(
+            "{}{{{space}\"id\"{space}:{space}{number}{space},{space}\"content\"{space}:{space}",
+            if i > 0 { "," } else { "" }
+        );
+        input.push_str(&frame);
+        expected.push_str(&frame);
+        if *as_parts {
+            let open = format!("[{space}{{\"type\":{space}\"text\", \"text\":{space}");
+            input.push_str(&open);
+            expected.push_str(&open);
+            literal(&mut input, &mut expected, text, dialect == Standard);
+            let middle = "}, {\"type\": \"image_url\", \"text\": ";
+            input.push_str(middle);
+            expected.push_str(middle);
+            literal(&mut input, &mut expected, text, false);
+            input.push_str("}]");
+            expected.push_str("}]");
+        } else {
+            literal(&mut input, &mut expected, text, true);
+        }
+        let close = format!("{space}}}");
+        input.push_str(&close);
+        expected.push_str(&close);
+    }
+    input.push_str(" ]\n");
+    expected.push_str(" ]\n");
+    (input, expected)
 }
 
 fn map(m: &BTreeMap<String, String>) -> Vec<(&str, &str)> {
@@ -259,8 +310,11 @@ proptest! {
     }
 
     #[test]
-    fn the_dialects_agree_outside_the_seven_differences(text in prompt_outside_the_differences()) {
-        prop_assert_eq!(Standard.process(&text), Llmutils.process(&text));
+    fn the_dialects_agree_outside_the_nine_differences(text in prompt_outside_the_differences()) {
+        // Difference 9 only adds warnings: everything else agrees.
+        let mut standard = Standard.process(&text);
+        standard.warnings.clear();
+        prop_assert_eq!(standard, Llmutils.process(&text));
         // Only difference 5 (blank lines) separates the two strips here.
         let without_blank_lines = Standard
             .strip(&text)
@@ -274,5 +328,34 @@ proptest! {
     #[test]
     fn strip_and_process_agree_in_standard(text in prompt()) {
         prop_assert_eq!(Standard.strip(&text), Standard.process(&text).cleaned);
+    }
+
+    /// `strip_messages_json` keeps every byte outside the string literals
+    /// it strips (numbers of any size, escapes, layout), and replaces each
+    /// strippable literal (a string content; in Standard, a text part's
+    /// text) by exactly what `Dialect::strip` makes of it.
+    #[test]
+    fn strip_messages_json_keeps_every_other_byte(
+        messages in prop::collection::vec(
+            (
+                prop::sample::select(vec!["", " ", "\n  ", "\t"]).prop_map(str::to_owned),
+                prop::sample::select(vec![
+                    "7",
+                    "123456789012345678901234567890",
+                    "-98765432109876543210.50",
+                    "1.50",
+                    "1E400",
+                ]),
+                prompt(),
+                any::<bool>(),
+            ),
+            0..6,
+        ),
+    ) {
+        for dialect in Dialect::ALL {
+            let (input, expected) = messages_json(&messages, dialect);
+            let output = dialect.strip_messages_json(&input).unwrap();
+            prop_assert_eq!(&output, &expected);
+        }
     }
 }

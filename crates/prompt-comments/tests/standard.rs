@@ -1,11 +1,11 @@
-//! The `Standard` dialect's seven differences from llmutils, one test each,
+//! The `Standard` dialect's nine differences from llmutils, one test each,
 //! every test showing both results side by side; then a check that nothing
 //! else differs on the conformance cases.
 
 use std::borrow::Cow;
 
 use prompt_comments::Dialect::{Llmutils, Standard};
-use prompt_comments::{Dialect, process, strip};
+use prompt_comments::{Dialect, WarningKind, process, strip};
 use serde_json::{Value, json};
 
 /// `(llmutils, standard)` cleaned text of `text`.
@@ -117,6 +117,37 @@ fn difference_7_param_is_case_insensitive() {
     assert_eq!(std.params["temperature"], "0.2");
     assert_eq!(std.params["top_p"], "0.9");
     assert!(std.metadata.is_empty());
+}
+
+#[test]
+fn difference_8_a_byte_order_mark_is_not_text() {
+    let text = "\u{feff}/// flow: support\nHello /// c\n";
+    let llm = Llmutils.process(text);
+    // llmutils keeps the mark, so the first comment is an inline one and
+    // leaves the mark on a line of its own.
+    assert_eq!(llm.cleaned, "\u{feff}\nHello\n");
+    let std = Standard.process(text);
+    assert_eq!(std.cleaned, "Hello\n");
+    assert_eq!((llm.flow.as_str(), std.flow.as_str()), ("support", "support"));
+    assert_eq!(Standard.strip("\u{feff}plain"), "plain");
+    assert!(matches!(Standard.strip("\u{feff}plain"), Cow::Borrowed(_)));
+    assert_eq!(Llmutils.strip("\u{feff}plain"), "\u{feff}plain");
+}
+
+#[test]
+fn difference_9_a_changed_param_is_a_warning() {
+    let text = "/// param: temperature=0.2, model=m\nHi\n/// param: model=m\n  /// param: temperature=0.9\n";
+    let llm = Llmutils.process(text);
+    let std = Standard.process(text);
+    // The last value wins in both; only Standard says so.
+    assert_eq!(
+        (llm.params["temperature"].as_str(), std.params["temperature"].as_str()),
+        ("0.9", "0.9")
+    );
+    assert!(llm.warnings.is_empty());
+    let warnings: Vec<_> =
+        std.warnings.iter().map(|w| (w.kind(), w.key(), w.line(), w.column())).collect();
+    assert_eq!(warnings, [(WarningKind::DuplicateParam, "temperature", 4, 14)]);
 }
 
 #[test]

@@ -65,29 +65,83 @@ pub fn ensure_alternating_with(messages: Vec<Message>, mode: Mode) -> Result<Vec
     normalize(messages, mode, true)
 }
 
+/// What merging needs of a message: [`Message`] for the typed API, and the
+/// raw messages of [`crate::alternate_json`], which keep every field as
+/// written.
+pub(crate) trait Mergeable: Sized {
+    fn role(&self) -> Option<&Role>;
+    /// The content, when it is one text string.
+    fn text(&self) -> Option<&str>;
+    fn text_mut(&mut self) -> Option<&mut String>;
+    /// An extra field whose value differs between `self` and `other` (or
+    /// that only one has), `None` when they agree.
+    fn differing_field<'s>(&'s self, other: &'s Self) -> Option<&'s str>;
+    /// The same message with role and content only (LLMR's rebuilt system
+    /// message).
+    fn without_fields(self) -> Self;
+    /// The user message `"(continue)"`.
+    fn cue() -> Self;
+}
+
+impl Mergeable for Message {
+    fn role(&self) -> Option<&Role> {
+        self.role.as_ref()
+    }
+
+    fn text(&self) -> Option<&str> {
+        Message::text(self)
+    }
+
+    fn text_mut(&mut self) -> Option<&mut String> {
+        match &mut self.content {
+            Some(Content::Text(text)) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn differing_field<'s>(&'s self, other: &'s Message) -> Option<&'s str> {
+        if self.extra == other.extra {
+            return None;
+        }
+        let key = self
+            .extra
+            .iter()
+            .find(|(key, value)| other.extra.get(*key) != Some(value))
+            .or_else(|| other.extra.iter().find(|(key, _)| !self.extra.contains_key(*key)))
+            .map_or("", |(key, _)| key.as_str());
+        Some(key)
+    }
+
+    fn without_fields(self) -> Message {
+        Message { role: self.role, content: self.content, extra: Map::new() }
+    }
+
+    fn cue() -> Message {
+        Message::user(CONTINUE_CUE)
+    }
+}
+
 /// The shared core; `leading_cue` says whether a non-user body gets the
 /// `"(continue)"` message in front.
-pub(crate) fn normalize(
-    messages: Vec<Message>,
+pub(crate) fn normalize<M: Mergeable>(
+    messages: Vec<M>,
     mode: Mode,
     leading_cue: bool,
-) -> Result<Vec<Message>, Error> {
+) -> Result<Vec<M>, Error> {
     if messages.is_empty() {
         return Ok(messages);
     }
-    let leading_systems = messages.iter().take_while(|m| m.role == Some(Role::System)).count();
+    let leading_systems = messages.iter().take_while(|m| m.role() == Some(&Role::System)).count();
     let mut out = Vec::with_capacity(messages.len() + 1);
     let mut messages = messages.into_iter().enumerate();
     if leading_systems > 0 {
         let mut system = match (messages.next(), mode) {
             (Some((_, first)), Mode::Standard) => first,
-            (Some((_, first)), Mode::Llmr) => {
-                Message { role: first.role, content: first.content, extra: Map::new() }
-            }
+            (Some((_, first)), Mode::Llmr) => first.without_fields(),
             (None, _) => return Ok(out),
         };
         for (index, next) in messages.by_ref().take(leading_systems - 1) {
-            merge_into(&mut system, next, index, mode)?;
+            merge_into(&mut system, &next, index, mode)?;
         }
         out.push(system);
     }
@@ -95,33 +149,30 @@ pub(crate) fn normalize(
     for (index, message) in messages {
         let in_body = out.len() > body_start;
         match out.last_mut() {
-            Some(last) if in_body && last.role == message.role => {
-                merge_into(last, message, index, mode)?;
+            Some(last) if in_body && last.role() == message.role() => {
+                merge_into(last, &message, index, mode)?;
             }
             _ => out.push(message),
         }
     }
-    if leading_cue && out.get(body_start).is_some_and(|first| first.role != Some(Role::User)) {
-        out.insert(body_start, Message::user(CONTINUE_CUE));
+    if leading_cue && out.get(body_start).is_some_and(|first| first.role() != Some(&Role::User)) {
+        out.insert(body_start, M::cue());
     }
     Ok(out)
 }
 
 /// Appends `next`'s content to `kept`'s.
-fn merge_into(kept: &mut Message, next: Message, index: usize, mode: Mode) -> Result<(), Error> {
-    let (Some(Content::Text(kept_text)), Some(Content::Text(next_text))) =
-        (&mut kept.content, &next.content)
-    else {
+fn merge_into<M: Mergeable>(kept: &mut M, next: &M, index: usize, mode: Mode) -> Result<(), Error> {
+    let Some(next_text) = next.text() else {
         return Err(Error::new(ErrorKind::NonScalarMerge, NON_SCALAR_MERGE).at_index(index));
     };
-    if mode == Mode::Standard && kept.extra != next.extra {
-        let key = kept
-            .extra
-            .iter()
-            .find(|(key, value)| next.extra.get(*key) != Some(value))
-            .or_else(|| next.extra.iter().find(|(key, _)| !kept.extra.contains_key(*key)))
-            .map_or("", |(key, _)| key.as_str());
-        let role = kept.role.as_ref().map_or("(none)", Role::as_str);
+    if kept.text().is_none() {
+        return Err(Error::new(ErrorKind::NonScalarMerge, NON_SCALAR_MERGE).at_index(index));
+    }
+    if mode == Mode::Standard
+        && let Some(key) = kept.differing_field(next)
+    {
+        let role = kept.role().map_or("(none)", Role::as_str);
         return Err(Error::new(
             ErrorKind::ConflictingFields,
             format!(
@@ -131,7 +182,9 @@ fn merge_into(kept: &mut Message, next: Message, index: usize, mode: Mode) -> Re
         )
         .at_index(index));
     }
-    append_line(kept_text, next_text);
+    if let Some(kept_text) = kept.text_mut() {
+        append_line(kept_text, next_text);
+    }
     Ok(())
 }
 

@@ -60,6 +60,11 @@ pub enum ErrorKind {
     InvalidMessage,
     /// The input is not well-formed JSON, e.g. `[{"speaker": "a",]`.
     InvalidJson,
+    /// `Standard` mode only: another speaker's id looks like the
+    /// point-of-view speaker's without being it, e.g. `"B\u{200b}en"`,
+    /// `"Ben "` or the Cyrillic `"Веn"` when flipping for `"Ben"`. Its turns
+    /// would be shown under the agent's own name.
+    AmbiguousSpeaker,
 }
 
 impl ErrorKind {
@@ -77,6 +82,7 @@ impl ErrorKind {
             ErrorKind::NotAMessageList => "not_a_message_list",
             ErrorKind::InvalidMessage => "invalid_message",
             ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::AmbiguousSpeaker => "ambiguous_speaker",
         }
     }
 }

@@ -1,18 +1,27 @@
 //! JSON input: transcripts and message arrays read from text, with errors
 //! that point at the offending row or message (line, column, snippet).
 //!
+//! Every document is read strictly ([`prompt_core::json`]): a leading byte
+//! order mark is ignored, and a key repeated in one object is an error at
+//! its second occurrence. Numbers keep their text: a message field is
+//! copied as written, and a transcript cell holding an integer beyond 64
+//! bits becomes its digits, not a rounded float.
+//!
 //! This is also where LLMR's checks on its dynamic input live, in its order:
 //! the transcript is a table, it has both columns, the speaker argument is
 //! one value, every row has a speaker.
 
+use prompt_core::json::{JsonError, Reader, strip_bom};
 use serde_json::value::RawValue;
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
+use crate::raw::{Fields, RawMessage};
 use crate::{Error, ErrorKind, FlipOptions, Message, Mode, Turn};
 
 /// [`crate::flip`] over a transcript given as JSON text: an array of
 /// `{"speaker": ..., "text": ...}` objects (other keys ignored; a number is
-/// taken as its decimal text; a `null` or absent text is empty).
+/// taken as its decimal text, an integer beyond 64 bits as its digits; a
+/// `null` or absent text is empty).
 ///
 /// `speaker` is the point-of-view id as a JSON value: a string or a number
 /// (or an array holding exactly one of them).
@@ -29,64 +38,95 @@ use crate::{Error, ErrorKind, FlipOptions, Message, Mode, Turn};
 ///
 /// # Errors
 ///
-/// In LLMR's order, the first failure wins: [`ErrorKind::InvalidJson`],
-/// [`ErrorKind::NotATable`] (not an array, or a row that is not an object),
-/// [`ErrorKind::MissingColumns`] (rows but no `speaker` or no `text` key in
-/// any of them), [`ErrorKind::InvalidSpeaker`],
-/// [`ErrorKind::MissingSpeakerInTranscript`] (a row whose speaker is absent
-/// or `null`), [`ErrorKind::InvalidCell`] (a cell that is a boolean, array
-/// or object).
+/// In LLMR's order, the first failure wins: [`ErrorKind::InvalidJson`] (not
+/// JSON, or a key repeated in one object), [`ErrorKind::NotATable`] (not an
+/// array, or a row that is not an object), [`ErrorKind::MissingColumns`]
+/// (rows but no `speaker` or no `text` key in any of them),
+/// [`ErrorKind::InvalidSpeaker`], [`ErrorKind::MissingSpeakerInTranscript`]
+/// (a row whose speaker is absent or `null`), [`ErrorKind::InvalidCell`] (a
+/// cell that is a boolean, array or object); then, in [`Mode::Standard`],
+/// [`ErrorKind::AmbiguousSpeaker`] at the first row whose speaker only
+/// looks like `speaker` (see [`crate::flip`]).
 pub fn flip_json(
     transcript: &str,
     speaker: &Value,
     options: &FlipOptions,
 ) -> Result<Vec<Message>, Error> {
+    let transcript = strip_bom(transcript);
     let table = Table::parse(transcript)?;
     let speaker = speaker_id(speaker)?;
     let turns = table.turns()?;
-    crate::flip(&turns, &speaker, options)
+    crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
+        // The index of a speaker error is the turn's, which is the row's.
+        (ErrorKind::AmbiguousSpeaker, Some(index)) => table.rows[index].0.locate(err, transcript),
+        _ => err,
+    })
 }
 
 /// The turns of a transcript given as JSON text (see [`flip_json`]).
 ///
 /// # Errors
 ///
-/// As [`flip_json`], except [`ErrorKind::InvalidSpeaker`].
+/// As [`flip_json`], except [`ErrorKind::InvalidSpeaker`] and
+/// [`ErrorKind::AmbiguousSpeaker`].
 pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
-    Table::parse(transcript)?.turns()
+    Table::parse(strip_bom(transcript))?.turns()
 }
 
 /// [`crate::ensure_alternating_with`] over a message array given as JSON
-/// text.
+/// text, returning the provider-safe array as compact JSON text.
+///
+/// Every field is kept as written except a merged text content: `role`
+/// first, then `content`, then the other fields in input order, each value
+/// with its text as written minus insignificant whitespace, so numbers
+/// keep every digit (`12345678901234567890123`, `1.50`) and strings their
+/// escapes. In [`Mode::Standard`], two messages merge only when their other
+/// fields are the same, written the same way.
+///
+/// ```
+/// use transcript_flip::{alternate_json, Mode};
+///
+/// let messages = r#"[{"role": "assistant", "content": "x", "seq": 18446744073709551616.0},
+///                    {"role": "assistant", "content": "y", "seq": 18446744073709551616.0}]"#;
+/// assert_eq!(
+///     alternate_json(messages, Mode::Standard)?,
+///     r#"[{"role":"user","content":"(continue)"},{"role":"assistant","content":"x\ny","seq":18446744073709551616.0}]"#
+/// );
+/// # Ok::<(), transcript_flip::Error>(())
+/// ```
 ///
 /// # Errors
 ///
-/// [`ErrorKind::InvalidJson`], [`ErrorKind::NotAMessageList`] (not an
-/// array), [`ErrorKind::InvalidMessage`] (an element that is not an object,
-/// or whose `role` is not text), and the merge errors of
+/// [`ErrorKind::InvalidJson`] (not JSON, or a key repeated in one object),
+/// [`ErrorKind::NotAMessageList`] (not an array),
+/// [`ErrorKind::InvalidMessage`] (an element that is not an object, or
+/// whose `role` is not text), and the merge errors of
 /// [`crate::ensure_alternating`], placed at the offending message.
-pub fn alternate_json(messages: &str, mode: Mode) -> Result<Vec<Message>, Error> {
+pub fn alternate_json(messages: &str, mode: Mode) -> Result<String, Error> {
+    let source = strip_bom(messages);
     let rows = array_rows(
-        messages,
+        source,
         ErrorKind::NotAMessageList,
         "the input must be a JSON array of messages",
     )?;
     let mut parsed = Vec::with_capacity(rows.len());
     for (index, row) in rows.iter().enumerate() {
         let message =
-            object(messages, row, ErrorKind::InvalidMessage, "a message must be a JSON object")
-                .and_then(|object| {
-                    Message::from_object(object).map_err(|detail| {
-                        row.locate(Error::new(ErrorKind::InvalidMessage, detail), messages)
+            object(source, row, ErrorKind::InvalidMessage, "a message must be a JSON object")
+                .and_then(|fields| {
+                    RawMessage::from_fields(fields).map_err(|detail| {
+                        row.locate(Error::new(ErrorKind::InvalidMessage, detail), source)
                     })
                 })
                 .map_err(|err| err.at_index(index))?;
         parsed.push(message);
     }
-    crate::ensure_alternating_with(parsed, mode).map_err(|err| match err.index() {
-        Some(index) => rows[index].locate(err, messages),
-        None => err,
-    })
+    let alternating =
+        crate::alternate::normalize(parsed, mode, true).map_err(|err| match err.index() {
+            Some(index) => rows[index].locate(err, source),
+            None => err,
+        })?;
+    Ok(crate::raw::to_json(&alternating))
 }
 
 /// One element of a JSON array, and where it starts.
@@ -105,7 +145,7 @@ impl Row<'_> {
 /// A transcript that passed the table checks (LLMR's steps 1 and 2).
 struct Table<'a> {
     source: &'a str,
-    rows: Vec<(Row<'a>, Map<String, Value>)>,
+    rows: Vec<(Row<'a>, Fields<'a>)>,
 }
 
 impl<'a> Table<'a> {
@@ -123,8 +163,8 @@ impl<'a> Table<'a> {
                 "a transcript row must be a JSON object",
             )
             .map_err(|err| err.at_index(index))?;
-            has_speaker |= object.contains_key("speaker");
-            has_text |= object.contains_key("text");
+            has_speaker |= object.get("speaker").is_some();
+            has_text |= object.get("text").is_some();
             table.push((row, object));
         }
         if let Some((first, _)) = table.first()
@@ -149,30 +189,27 @@ impl<'a> Table<'a> {
             .enumerate()
             .map(|(index, (row, object))| {
                 let at = |err: Error| row.locate(err.at_index(index), self.source);
-                let speaker = match object.get("speaker") {
-                    None | Some(Value::Null) => {
-                        return Err(at(Error::new(
-                            ErrorKind::MissingSpeakerInTranscript,
-                            "`transcript$speaker` has missing values; every turn needs a speaker",
-                        )));
-                    }
-                    Some(cell) => cell_text(cell, "speaker").map_err(at)?,
+                let cell = |column| object.get(column).map(|raw| cell_text(raw, column));
+                let Some(speaker) = cell("speaker").transpose().map_err(at)?.flatten() else {
+                    return Err(at(Error::new(
+                        ErrorKind::MissingSpeakerInTranscript,
+                        "`transcript$speaker` has missing values; every turn needs a speaker",
+                    )));
                 };
-                let text = match object.get("text") {
-                    None | Some(Value::Null) => None,
-                    Some(cell) => Some(cell_text(cell, "text").map_err(at)?),
-                };
+                let text = cell("text").transpose().map_err(at)?.flatten();
                 Ok(Turn { speaker, text })
             })
             .collect()
     }
 }
 
-/// The elements of the JSON array `source`, or `kind` when it is another
-/// value.
+/// The elements of the JSON array `source` (without a byte order mark),
+/// or `kind` when it is another value.
 fn array_rows<'a>(source: &'a str, kind: ErrorKind, detail: &str) -> Result<Vec<Row<'a>>, Error> {
+    // Any integer is allowed: cells become text and fields are copied as
+    // written, so no number goes through a float.
     let document: &RawValue =
-        serde_json::from_str(source).map_err(|err| syntax_error(source, &err))?;
+        Reader::new().any_integers().parse(source).map_err(|err| json_error(source, &err))?;
     let offset = offset_in(source, document.get());
     if !document.get().starts_with('[') {
         return Err(Error::new(kind, detail).at_offset(source, offset));
@@ -182,13 +219,13 @@ fn array_rows<'a>(source: &'a str, kind: ErrorKind, detail: &str) -> Result<Vec<
     Ok(raws.into_iter().map(|raw| Row { raw, offset: offset_in(source, raw.get()) }).collect())
 }
 
-/// The object `row`, or `kind` when it is another value.
-fn object(
+/// The fields of the object `row`, or `kind` when it is another value.
+fn object<'a>(
     source: &str,
-    row: &Row<'_>,
+    row: &Row<'a>,
     kind: ErrorKind,
     detail: &str,
-) -> Result<Map<String, Value>, Error> {
+) -> Result<Fields<'a>, Error> {
     if !row.raw.get().starts_with('{') {
         return Err(row.locate(Error::new(kind, detail), source));
     }
@@ -204,20 +241,21 @@ fn offset_in(source: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(source.as_ptr() as usize).min(source.len())
 }
 
-fn syntax_error(source: &str, err: &serde_json::Error) -> Error {
-    let error = Error::new(ErrorKind::InvalidJson, format!("invalid JSON: {err}"));
-    if err.line() == 0 {
-        return error;
-    }
-    // serde_json counts the column in bytes from 1.
-    let line_start = if err.line() == 1 {
-        0
+/// A strict reader's error, at its place in `source`.
+fn json_error(source: &str, err: &JsonError) -> Error {
+    let error = Error::new(ErrorKind::InvalidJson, format!("invalid JSON: {}", err.message()));
+    let span = err.span();
+    if span.is_empty() {
+        error.at_offset(source, span.start)
     } else {
-        memchr::memchr_iter(b'\n', source.as_bytes())
-            .nth(err.line() - 2)
-            .map_or(source.len(), |i| i + 1)
-    };
-    error.at_offset(source, line_start + err.column().saturating_sub(1))
+        error.at_span(source, span.start, span.end)
+    }
+}
+
+/// A serde_json error on text that is already known to be JSON (it cannot
+/// happen; kept typed rather than a panic).
+fn syntax_error(source: &str, err: &serde_json::Error) -> Error {
+    Error::new(ErrorKind::InvalidJson, format!("invalid JSON: {err}")).at_offset(source, 0)
 }
 
 /// The point-of-view speaker: one string or number.
@@ -230,25 +268,32 @@ fn speaker_id(speaker: &Value) -> Result<String, Error> {
     };
     match speaker {
         Value::String(id) => Ok(id.clone()),
-        Value::Number(n) => Ok(number_text(n)),
+        Value::Number(n) => Ok(decimal_text(n)),
         Value::Array(values) if values.len() == 1 => match &values[0] {
             Value::String(id) => Ok(id.clone()),
-            Value::Number(n) => Ok(number_text(n)),
+            Value::Number(n) => Ok(decimal_text(n)),
             _ => Err(invalid()),
         },
         _ => Err(invalid()),
     }
 }
 
-/// A speaker or text cell as text.
-fn cell_text(cell: &Value, column: &str) -> Result<String, Error> {
-    match cell {
-        Value::String(text) => Ok(text.clone()),
-        Value::Number(n) => Ok(number_text(n)),
-        other => Err(Error::new(
+/// A speaker or text cell as text; `None` for `null`.
+fn cell_text(cell: &RawValue, column: &str) -> Result<Option<String>, Error> {
+    let json = cell.get();
+    let invalid = |what: &str| {
+        Error::new(
             ErrorKind::InvalidCell,
-            format!("a `{column}` cell must be text, a number or null (got {})", describe(other)),
-        )),
+            format!("a `{column}` cell must be text, a number or null (got {what})"),
+        )
+    };
+    match json.as_bytes().first() {
+        Some(b'"') => serde_json::from_str(json).map(Some).map_err(|_| invalid("text")),
+        Some(b'n') => Ok(None),
+        Some(b'-' | b'0'..=b'9') => Ok(Some(number_text(json))),
+        Some(b't' | b'f') => Err(invalid("a boolean")),
+        Some(b'[') => Err(invalid("an array")),
+        _ => Err(invalid("an object")),
     }
 }
 
@@ -263,9 +308,21 @@ fn describe(value: &Value) -> &'static str {
     }
 }
 
+/// A cell's number as text, `json` being a JSON number: its
+/// [decimal text](decimal_text), or the digits of an integer beyond 64 bits
+/// (which serde_json would round to a float).
+fn number_text(json: &str) -> String {
+    match serde_json::from_str::<Number>(json) {
+        // serde_json reads `-0`, the one integer literal that fits, as -0.0.
+        Ok(n) if n.is_f64() && !json.contains(['.', 'e', 'E']) && json != "-0" => json.to_owned(),
+        Ok(n) => decimal_text(&n),
+        Err(_) => json.to_owned(),
+    }
+}
+
 /// A number's decimal text: integers without a fraction (`1`, `1000` for
 /// `1e3`), others in Rust's shortest form (`1.5`).
-fn number_text(n: &Number) -> String {
+fn decimal_text(n: &Number) -> String {
     if let Some(i) = n.as_i64() {
         return i.to_string();
     }
@@ -324,6 +381,90 @@ mod tests {
             alternate_json(&deep, Mode::Standard).unwrap_err().kind(),
             ErrorKind::InvalidJson
         );
+    }
+
+    #[test]
+    fn big_integers_keep_their_digits() {
+        let turns = turns_from_json(
+            r#"[{"speaker": 123456789012345678901234567890, "text": -98765432109876543210}]"#,
+        )
+        .unwrap();
+        assert_eq!(turns, [Turn::new("123456789012345678901234567890", "-98765432109876543210")]);
+        // Numbers that fit keep their former text.
+        let turns = turns_from_json(r#"[{"speaker": -0, "text": 18446744073709551615}]"#).unwrap();
+        assert_eq!(turns, [Turn::new("0", "18446744073709551615")]);
+        let turns =
+            turns_from_json(r#"[{"speaker": -18446744073709551615, "text": 1e3}]"#).unwrap();
+        assert_eq!(turns, [Turn::new("-18446744073709551615", "1000")]);
+        // Passed through as written, whatever a float would make of it.
+        let json =
+            r#"[{"role":"user","content":"a","meta":{"x":[1e400,0.30000000000000000000001]}}]"#;
+        assert_eq!(alternate_json(json, Mode::Standard).unwrap(), json);
+        let json = r#"[{"role":"user","content":"a","meta":{"id":123456789012345678901234567890,"x":[-0,1.50,1E2]}}]"#;
+        assert_eq!(alternate_json(json, Mode::Standard).unwrap(), json);
+    }
+
+    #[test]
+    fn numbers_that_round_alike_are_different_fields() {
+        // Both ids are the same float, but not the same number.
+        let json = r#"[{"role":"user","content":"a","id":12345678901234567890123},
+                       {"role":"user","content":"b","id":12345678901234567890124}]"#;
+        let err = alternate_json(json, Mode::Standard).unwrap_err();
+        assert_eq!((err.kind(), err.line()), (ErrorKind::ConflictingFields, Some(2)));
+        assert!(err.message().contains("field `id` differs"), "{}", err.message());
+        // Written alike (whitespace aside, in any key order), they merge.
+        let json = r#"[{"role":"user","content":"a","id":{"n": 1},"k":2},
+                       {"role":"user","k":2,"content":"b","id":{ "n":1 }}]"#;
+        assert_eq!(
+            alternate_json(json, Mode::Standard).unwrap(),
+            r#"[{"role":"user","content":"a\nb","id":{"n":1},"k":2}]"#
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_with_their_position() {
+        let err =
+            turns_from_json("[{\"speaker\": \"Ana\", \"text\": \"x\",\n  \"speaker\": \"Ben\"}]")
+                .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidJson);
+        assert_eq!(err.message(), "invalid JSON: duplicate key `speaker` in an object");
+        assert_eq!(
+            (err.line(), err.column(), err.snippet()),
+            (Some(2), Some(3), Some("\"speaker\""))
+        );
+        let err = alternate_json(r#"[{"role":"user","role":"system","content":"x"}]"#, Mode::Llmr)
+            .unwrap_err();
+        assert_eq!((err.kind(), err.column()), (ErrorKind::InvalidJson, Some(17)));
+        assert!(err.message().contains("duplicate key `role`"), "{}", err.message());
+        // However deep, and however the key is spelled.
+        let err = alternate_json(
+            r#"[{"role":"user","content":[{"type":"text","t\u0065xt":"a","text":"b"}]}]"#,
+            Mode::Standard,
+        )
+        .unwrap_err();
+        assert!(err.message().contains("duplicate key `text`"), "{}", err.message());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        let turns = turns_from_json("\u{feff}[{\"speaker\": \"a\", \"text\": \"x\"}]").unwrap();
+        assert_eq!(turns, [Turn::new("a", "x")]);
+        let json = alternate_json("\u{feff}[{\"role\": \"user\", \"content\": \"x\"}]", Mode::Llmr);
+        assert_eq!(json.unwrap(), r#"[{"role":"user","content":"x"}]"#);
+        // Positions are counted after it.
+        let err = turns_from_json("\u{feff}[3]").unwrap_err();
+        assert_eq!((err.kind(), err.column()), (ErrorKind::NotATable, Some(2)));
+    }
+
+    #[test]
+    fn a_look_alike_speaker_is_placed_at_its_row() {
+        let source = "[\n  {\"speaker\": \"Ben\", \"text\": \"mine\"},\n  {\"speaker\": \"Ben \", \"text\": \"obey\"}\n]";
+        let err = flip_json(source, &json!("Ben"), &FlipOptions::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::AmbiguousSpeaker);
+        assert_eq!((err.line(), err.column(), err.index()), (Some(3), Some(3), Some(1)));
+        assert!(err.message().contains(r#"the speaker "Ben " looks like"#), "{}", err.message());
+        let llmr = FlipOptions::new().mode(Mode::Llmr);
+        assert_eq!(flip_json(source, &json!("Ben"), &llmr).unwrap().len(), 3);
     }
 
     #[test]

@@ -59,7 +59,7 @@ sanitizer rules with their exact character classes and case folding, the
 `"\n"` joiner, the `"(continue)"` cue and placeholder, its validation order
 and merge semantics.
 
-[`Mode::Standard`], the default, is hardened. It differs in exactly five
+[`Mode::Standard`], the default, is hardened. It differs in exactly six
 ways; on inputs with none of these features both modes give the same output.
 
 1. **The sanitizer covers every control-token family**, not only ChatML:
@@ -68,8 +68,13 @@ ways; on inputs with none of these features both modes give the same output.
    `<|turn>`/`<turn|>`, bracket tokens (`[INST]`, `[SYSTEM_PROMPT]`,
    EXAONE's `[|user|]`, ...), angle tokens (`<<SYS>>`, `<s>`, `<think>`,
    `<start_of_turn>`, ...) and textual role headers at a line start
-   (LLMR's five words plus `Human:`, `AI:`, `Model:`, `### Instruction:`,
-   ...). Matching is case-insensitive and sees through zero-width
+   (LLMR's five words plus `Human:`, `AI:`, `Model:`, `ipython:`,
+   `function:`, ...), also decorated as Markdown or HTML decorates a line
+   (`### Assistant:`, `## System:`, `**System:**`, `> User:`, `- Human:`,
+   `<b>System:</b>`), the sections of instruction formats after a `#` run
+   (`### Instruction:`, `### Input:`, `### Response:`) and a heading that
+   is only a role (`## system`). Every line break starts a line: LF, CR,
+   VT, FF, NEL, LS, PS. Matching is case-insensitive and sees through zero-width
    characters, compatibility look-alikes (NFKC: fullwidth, mathematical
    letters, ligatures) and Cyrillic or Greek letters drawn like Latin ones. Tokens are **defanged visibly** rather than deleted
    (`<|im_start|>` becomes `<| im_start |>`, `<s>` becomes `< s >`): nothing
@@ -87,6 +92,14 @@ ways; on inputs with none of these features both modes give the same output.
    turn.
 5. **[`SpeakerName`]** can put other speakers' ids in the message's `name`
    field instead of, or as well as, the in-band label.
+6. **An id that only looks like the point of view's is refused**
+   ([`ErrorKind::AmbiguousSpeaker`]): `B\u{200b}en`, `Ben ` or the
+   Cyrillic `Веn` when flipping for `Ben` would get user turns labelled
+   with the agent's own name. Ids look alike when, in NFKC, without
+   default-ignorable characters and trimmed, they have the same Unicode
+   TR39 confusable skeleton; case alone never counts (`ben` is another
+   speaker, as in LLMR). LLMR accepts such a transcript, and `Llmr` mode
+   does too: it is the reference, byte for byte.
 
 Behaviours both modes share, deliberately: an empty system or instruction
 counts as absent; the instruction, the system text and the speaker's own
@@ -99,13 +112,15 @@ messages in place and does not force the array to end on user.
 snake_case names), a message, and for JSON input the line, column and a
 snippet of the offending row or message. With typed input, only merging can
 fail: non-text content that must be merged ([`ErrorKind::NonScalarMerge`])
-and, in `Standard` mode, disagreeing fields.
+and, in `Standard` mode, disagreeing fields and look-alike speakers.
 
 # Limits
 
 Everything is linear in the size of the input: the sanitizer is one pass
 over a normalized view with bounded look-ahead (token names are at most 64
-characters), and merging appends in place. Nothing recurses on the input.
+characters), and merging appends in place. The speaker check computes one
+skeleton for the point of view and one for each distinct other id. Nothing
+recurses on the input.
 */
 
 #![deny(missing_docs)]
@@ -131,9 +146,12 @@ struct ReadmeDoctest;
 mod alternate;
 mod error;
 mod flip;
+mod ignorable;
+mod impersonation;
 mod json;
 mod message;
 mod mode;
 mod options;
+mod raw;
 mod sanitize;
 mod turn;

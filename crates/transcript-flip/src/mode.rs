@@ -13,7 +13,8 @@ pub enum Mode {
     /// The suite's hardened behaviour (the default): a sanitizer for every
     /// control-token family, sanitized speaker labels, extra fields that are
     /// never dropped silently, no `"(continue)"` cue when
-    /// `ensure_final_user` is off, and optional `name` fields.
+    /// `ensure_final_user` is off, optional `name` fields, and look-alike
+    /// speaker ids refused.
     #[default]
     Standard,
     /// Reproduces the R package LLMR (`transcript_as_messages`,

@@ -61,7 +61,9 @@ fn run(case: &Case) -> Result<(), String> {
             flip(&turns, speaker(case), &options)
         }
         Some("flip_json") => flip_json(case.text(), &Value::from(speaker(case)), &options),
-        Some("alternate") => alternate_json(case.text(), Mode::Standard),
+        Some("alternate") => alternate_json(case.text(), Mode::Standard).map(|json| {
+            serde_json::from_str::<Vec<Message>>(&json).expect("alternate_json returns messages")
+        }),
         op => panic!("unknown op {op:?}"),
     };
     match result {

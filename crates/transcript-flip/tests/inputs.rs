@@ -14,7 +14,10 @@ use transcript_flip::{FlipOptions, Label, Mode, SpeakerName, alternate_json, fli
 
 fn render(options: &Value, input: &str, mode: Mode) -> String {
     let result = if options["fn"] == "alternate" {
+        // Pretty-printed for reading (the inputs hold no number a float
+        // would round).
         alternate_json(input, mode)
+            .map(|json| serde_json::from_str::<Value>(&json).expect("alternate_json returns JSON"))
     } else {
         let mut flip = FlipOptions::new().mode(mode);
         if let Some(system) = options["system"].as_str() {
@@ -38,6 +41,7 @@ fn render(options: &Value, input: &str, mode: Mode) -> String {
             _ => SpeakerName::Label,
         });
         flip_json(input, &options["speaker"], &flip)
+            .map(|messages| serde_json::to_value(messages).expect("messages serialize"))
     };
     match result {
         Ok(messages) => serde_json::to_string_pretty(&messages).expect("messages serialize"),

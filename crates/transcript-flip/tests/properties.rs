@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use transcript_flip::{
-    FlipOptions, Message, Mode, Role, Turn, ensure_alternating, flip, sanitize, sanitize_with,
+    ErrorKind, FlipOptions, Message, Mode, Role, Turn, ensure_alternating, flip, sanitize,
+    sanitize_with,
 };
 
 const POV: &str = "Ben";
@@ -29,6 +30,20 @@ fn hostile_piece() -> impl Strategy<Value = String> {
         Just("System:".to_owned()),
         Just("Human :".to_owned()),
         Just("### Instruction:".to_owned()),
+        Just("### Assistant:".to_owned()),
+        Just("## user".to_owned()),
+        Just("**System:**".to_owned()),
+        Just("ipython:".to_owned()),
+        Just("<b>".to_owned()),
+        Just("</b>".to_owned()),
+        Just("#".to_owned()),
+        Just("*".to_owned()),
+        Just("_".to_owned()),
+        Just("-".to_owned()),
+        Just("•".to_owned()),
+        Just("∶".to_owned()),
+        Just("\x0b".to_owned()),
+        Just("\x0c".to_owned()),
         Just("\u{200b}".to_owned()),
         Just("\u{200d}".to_owned()),
         Just("<".to_owned()),
@@ -87,8 +102,10 @@ fn plain_text() -> impl Strategy<Value = String> {
             Just("\t"),
             Just("\n"),
             Just("\n\n"),
-            Just("\x0b"),
-            Just("\x0c"),
+            // VT and FF start a line in `Standard` only (difference 1), so
+            // here they follow a line feed, where both modes see a line start.
+            Just("\n\x0b"),
+            Just("\n\x0c"),
             Just("\r\n"),
             // Whole headers, so that the header rule is exercised often.
             Just("\nuser:"),
@@ -109,6 +126,51 @@ fn plain_turns() -> impl Strategy<Value = Vec<Turn>> {
             .prop_map(|(speaker, text)| Turn { speaker: speaker.to_owned(), text }),
         0..10,
     )
+}
+
+/// Characters that render as nothing (default-ignorable).
+const IGNORABLES: [char; 8] =
+    ['\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}', '\u{180e}', '\u{e0041}'];
+
+/// `id` with ignorable characters put in before the characters at the
+/// given positions (taken modulo the length).
+fn with_ignorables(id: &str, inserts: &[(usize, usize)]) -> String {
+    let mut chars: Vec<char> = id.chars().collect();
+    for &(at, which) in inserts {
+        chars.insert(at % (chars.len() + 1), IGNORABLES[which % IGNORABLES.len()]);
+    }
+    chars.into_iter().collect()
+}
+
+/// A letter drawn another way: itself, fullwidth, or a Cyrillic letter drawn
+/// like it, chosen by `how`.
+fn look_alike(c: char, how: u8) -> char {
+    let cyrillic = match c {
+        'A' => Some('А'),
+        'B' => Some('В'),
+        'C' => Some('С'),
+        'E' => Some('Е'),
+        'H' => Some('Н'),
+        'K' => Some('К'),
+        'M' => Some('М'),
+        'O' => Some('О'),
+        'P' => Some('Р'),
+        'T' => Some('Т'),
+        'X' => Some('Х'),
+        'a' => Some('а'),
+        'c' => Some('с'),
+        'e' => Some('е'),
+        'o' => Some('о'),
+        'p' => Some('р'),
+        'x' => Some('х'),
+        'y' => Some('у'),
+        _ => None,
+    };
+    match how % 3 {
+        1 => char::from_u32(u32::from(c) - 0x21 + 0xff01).unwrap_or(c),
+        2 => cyrillic.unwrap_or(c),
+        _ => c,
+    }
 }
 
 fn role(message: &Message) -> Option<&Role> {
@@ -240,4 +302,125 @@ proptest! {
         let llmr = transcript_flip::ensure_alternating_with(messages, Mode::Llmr).unwrap();
         prop_assert_eq!(transcript_flip::ensure_alternating_with(llmr.clone(), Mode::Llmr).unwrap(), llmr);
     }
+
+    /// An id drawn like the point of view's (look-alike letters, invisible
+    /// characters, surrounding spaces) is refused wherever it appears, in
+    /// `Standard` mode; `Llmr` mode takes it as another speaker.
+    #[test]
+    fn look_alikes_of_the_point_of_view_are_refused(
+        pov in "[A-Za-z]{1,6}",
+        letters in prop::collection::vec(any::<u8>(), 6),
+        inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 0..4),
+        spaces in (any::<bool>(), any::<bool>()),
+        before in 0usize..3,
+    ) {
+        let drawn: String = pov.chars().zip(&letters).map(|(c, &how)| look_alike(c, how)).collect();
+        let mut impostor = with_ignorables(&drawn, &inserts);
+        if spaces.0 { impostor.insert(0, ' '); }
+        if spaces.1 { impostor.push('\u{a0}'); }
+        prop_assume!(impostor != pov);
+        let mut turns: Vec<Turn> = ["Ana", "Cy"].iter().cycle().take(before).map(|id| Turn::new(*id, "x")).collect();
+        turns.push(Turn::new(impostor.as_str(), "obey"));
+        let err = flip(&turns, &pov, &FlipOptions::new()).unwrap_err();
+        prop_assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(before)));
+        prop_assert!(flip(&turns, &pov, &FlipOptions::new().mode(Mode::Llmr)).is_ok());
+    }
+
+    /// Ignorable characters never decide: an id with some added is refused
+    /// exactly when the id without them is (a look-alike in plain ASCII,
+    /// `Il` for `ll`), and case alone is never refused.
+    #[test]
+    fn ignorables_never_decide_ambiguity(
+        pov in "[A-Za-z01|]{1,5}",
+        other in "[A-Za-z01|]{1,5}",
+        inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 1..4),
+    ) {
+        prop_assume!(other != pov);
+        let outcome = |id: &str| {
+            flip(&[Turn::new(id, "x")], &pov, &FlipOptions::new()).err().map(|e| e.kind())
+        };
+        prop_assert_eq!(outcome(&with_ignorables(&other, &inserts)), outcome(&other));
+        let case_only = pov.to_lowercase() == other.to_lowercase();
+        prop_assert!(!case_only || outcome(&other).is_none(), "{:?} for {:?}", other, pov);
+    }
+
+    /// `alternate_json` never rewrites a number: every number in its output
+    /// is written as one in its input (big integers, trailing zeros,
+    /// exponents), in both modes; and in `Standard` mode it merges only
+    /// messages whose fields are written alike.
+    #[test]
+    fn alternate_json_keeps_numbers_as_written(
+        messages in prop::collection::vec(
+            (
+                prop::sample::select(vec!["user", "assistant", "system"]),
+                prop::option::of(prop::sample::select(vec![
+                    "12345678901234567890123",
+                    "12345678901234567890124",
+                    "-98765432109876543210987654321",
+                    "1.50",
+                    "1e3",
+                    "0.1000000000000000055511151231257827",
+                    "[ 18446744073709551616 , {\"n\" : -0 } ]",
+                ])),
+                " {0,2}",
+            ),
+            0..8,
+        ),
+    ) {
+        let json = format!(
+            "[{}]",
+            messages
+                .iter()
+                .map(|(role, id, space)| match id {
+                    Some(id) => format!(r#"{{"role":{space}"{role}","content":"x","id":{space}{id}}}"#),
+                    None => format!(r#"{{"role":"{role}","content":"x"}}"#),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let input_numbers = number_tokens(&json);
+        for mode in [Mode::Standard, Mode::Llmr] {
+            match transcript_flip::alternate_json(&json, mode) {
+                Ok(output) => {
+                    serde_json::from_str::<serde_json::value::Value>(&output).unwrap();
+                    for number in number_tokens(&output) {
+                        prop_assert!(input_numbers.contains(&number), "{} not in {}", number, json);
+                    }
+                }
+                Err(err) => {
+                    prop_assert_eq!(mode, Mode::Standard);
+                    prop_assert_eq!(err.kind(), ErrorKind::ConflictingFields);
+                }
+            }
+        }
+    }
+}
+
+/// The number literals of a JSON text, outside strings.
+fn number_tokens(json: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut chars = json.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_string => {
+                chars.next();
+            }
+            '"' => in_string = !in_string,
+            '-' | '0'..='9' if !in_string => {
+                let mut token = c.to_string();
+                while let Some(&next) = chars.peek() {
+                    if next.is_ascii_digit() || matches!(next, '.' | 'e' | 'E' | '+' | '-') {
+                        token.push(next);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                tokens.push(token);
+            }
+            _ => {}
+        }
+    }
+    tokens
 }

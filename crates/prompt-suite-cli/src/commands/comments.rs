@@ -3,12 +3,13 @@
 //!
 //! By default prints the cleaned prompt; `--json` prints it with the
 //! directives, `--strip` prints the `StripComments` result, and `--messages`
-//! cleans a JSON array of chat messages.
+//! cleans a JSON array of chat messages. Warnings (`duplicate_param`) go to
+//! standard error; standard output is the same with or without them.
 
 use std::borrow::Cow;
 
 use clap::ValueEnum;
-use prompt_suite::comments::{Dialect, Error};
+use prompt_suite::comments::{Dialect, Error, Warning};
 
 use crate::args::InputArg;
 use crate::diagnostic::{Diagnostic, Reportable};
@@ -61,33 +62,45 @@ impl From<DialectArg> for Dialect {
 pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let dialect = Dialect::from(args.dialect);
-    if args.messages {
-        let mut document: serde_json::Value = input.json()?;
-        return match dialect.strip_messages_document(&mut document) {
-            Ok(()) => output::write_json(&document),
-            Err(err) => Err(reject_document(&input, &err)),
-        };
-    }
     let text = input.text()?;
+    if args.messages {
+        // The crate edits the JSON text itself: every byte but the stripped
+        // contents is the input's (numbers keep their digits).
+        let stripped = dialect.strip_messages_json(text).map_err(|err| input.reject(&err))?;
+        // One document and a newline, as every JSON output.
+        let document = stripped.trim_matches([' ', '\t', '\n', '\r']);
+        output::write_bytes(document.as_bytes())?;
+        return output::write_bytes(b"\n");
+    }
+    if args.strip {
+        return output::write_bytes(dialect.strip(text).as_bytes());
+    }
+    let processed = dialect.process(text);
+    for warning in &processed.warnings {
+        input.warn(warning);
+    }
     if args.json {
-        output::write_json(&dialect.process(text))
+        output::write_json(&processed)
     } else {
-        let cleaned: Cow<'_, str> =
-            if args.strip { dialect.strip(text) } else { dialect.process(text).cleaned };
-        output::write_bytes(cleaned.as_bytes())
+        output::write_bytes(processed.cleaned.as_bytes())
     }
 }
 
-/// The diagnostic for a document that is not an array, pointing at where
-/// the document starts.
-fn reject_document(input: &Input, err: &Error) -> Diagnostic {
-    let diagnostic = input.reject(err);
-    match input.text() {
-        Ok(text) => {
-            let start = text.len() - text.trim_start().len();
-            diagnostic.at_offset(text, start)
-        }
-        Err(_) => diagnostic,
+impl Reportable for Warning {
+    fn kind_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.kind().as_str())
+    }
+
+    fn message(&self) -> String {
+        Warning::message(self).to_owned()
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        Some((self.line(), self.column()))
+    }
+
+    fn snippet(&self) -> Option<String> {
+        Some(self.key().to_owned())
     }
 }
 
@@ -98,6 +111,10 @@ impl Reportable for Error {
 
     fn message(&self) -> String {
         self.to_string()
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        self.line().zip(self.column())
     }
 
     fn snippet(&self) -> Option<String> {

@@ -140,13 +140,15 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     output::write_json(&messages)
 }
 
-/// Runs `alternate`.
+/// Runs `alternate`. The crate returns the JSON text itself, every field
+/// kept as written (numbers keep their digits), so it is printed as it is.
 pub(crate) fn execute_alternate(args: AlternateArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
-    let messages = transcript_flip::alternate_json(text, args.mode.mode())
+    let mut json = transcript_flip::alternate_json(text, args.mode.mode())
         .map_err(|err| input.reject(&err))?;
-    output::write_json(&messages)
+    json.push('\n');
+    output::write_bytes(json.as_bytes())
 }
 
 impl Reportable for transcript_flip::Error {

@@ -65,6 +65,54 @@ fn messages_in_both_dialects() {
 }
 
 #[test]
+fn a_changed_param_is_a_warning_on_stderr() {
+    let prompt = "/// param: temperature=0.2\nHi\n/// param: temperature=0.9\n";
+    assert_cmd_snapshot!("duplicate_param_text", cli().arg("comments").pass_stdin(prompt));
+    assert_cmd_snapshot!(
+        "duplicate_param_json",
+        cli().args(["comments", "--json"]).pass_stdin(prompt)
+    );
+    assert_cmd_snapshot!(
+        "duplicate_param_llmutils",
+        cli().args(["comments", "--dialect", "llmutils"]).pass_stdin(prompt)
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_not_text_in_standard() {
+    let prompt = "\u{feff}/// flow: support\nHello\n";
+    assert_cmd_snapshot!("byte_order_mark_standard", cli().arg("comments").pass_stdin(prompt));
+    assert_cmd_snapshot!(
+        "byte_order_mark_llmutils",
+        cli().args(["comments", "--dialect", "llmutils"]).pass_stdin(prompt)
+    );
+    assert_cmd_snapshot!(
+        "byte_order_mark_messages",
+        cli()
+            .args(["comments", "--messages"])
+            .pass_stdin("\u{feff}[{\"role\": \"user\", \"content\": \"Hi /// c\"}]\n")
+    );
+}
+
+/// Everything but the stripped contents comes out as written: numbers
+/// beyond 64 bits, trailing zeros, escapes, layout.
+#[test]
+fn messages_keep_numbers_and_layout() {
+    assert_cmd_snapshot!(cli().args(["comments", "--messages"]).pass_stdin(
+        "[\n  {\"role\": \"user\", \"content\": \"Hi /// draft\", \"seq\": 123456789012345678901234567890},\n  {\"role\": \"tool\", \"content\": \"caf\\u00e9\", \"price\": 1.50}\n]\n"
+    ));
+}
+
+#[test]
+fn messages_with_a_repeated_key_are_refused() {
+    assert_cmd_snapshot!(
+        cli()
+            .args(["comments", "--messages", "--error-format", "json"])
+            .pass_stdin(r#"[{"role": "user", "content": "hi", "role": "system"}]"#)
+    );
+}
+
+#[test]
 fn messages_must_be_an_array() {
     assert_cmd_snapshot!(cli().args(["comments", "--messages", NOT_AN_ARRAY]));
 }

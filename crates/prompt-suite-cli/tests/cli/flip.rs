@@ -128,6 +128,60 @@ fn flip_rejections() {
 }
 
 #[test]
+fn flip_refuses_a_look_alike_of_the_speaker() {
+    let transcript = "[\n  {\"speaker\": \"Ana\", \"text\": \"hi\"},\n  {\"speaker\": \"\u{0412}\u{0435}n\", \"text\": \"I am Ben\"}\n]";
+    assert_cmd_snapshot!(
+        "reject_ambiguous_speaker_human",
+        cli().args(["flip", "--speaker", "Ben"]).pass_stdin(transcript)
+    );
+    assert_cmd_snapshot!(
+        "reject_ambiguous_speaker_json",
+        cli().args(["flip", "--speaker", "Ben", "--error-format", "json"]).pass_stdin(transcript)
+    );
+    assert_cmd_snapshot!(
+        "ambiguous_speaker_llmr",
+        cli().args(["flip", "--speaker", "Ben", "--mode", "llmr"]).pass_stdin(transcript)
+    );
+}
+
+#[test]
+fn strict_json_in_flip_and_alternate() {
+    assert_cmd_snapshot!(
+        "reject_duplicate_speaker",
+        cli()
+            .args(["flip", "--speaker", "Ben"])
+            .pass_stdin("[{\"speaker\": \"Ana\", \"text\": \"x\",\n  \"speaker\": \"Ben\"}]")
+    );
+    assert_cmd_snapshot!(
+        "alternate_duplicate_role_json",
+        cli()
+            .args(["alternate", "--error-format", "json"])
+            .pass_stdin(r#"[{"role": "user", "role": "system", "content": "x"}]"#)
+    );
+    assert_cmd_snapshot!(
+        "flip_after_a_byte_order_mark",
+        cli()
+            .args(["flip", "--speaker", "Ben"])
+            .pass_stdin("\u{feff}[{\"speaker\": \"Ana\", \"text\": \"hi\"}]")
+    );
+    assert_cmd_snapshot!(
+        "alternate_after_a_byte_order_mark",
+        cli().arg("alternate").pass_stdin("\u{feff}[{\"role\": \"user\", \"content\": \"hi\"}]")
+    );
+}
+
+/// Numbers beyond 64 bits, trailing zeros and exponents in fields that
+/// `alternate` does not merge come out as written.
+#[test]
+fn alternate_keeps_numbers_as_written() {
+    assert_cmd_snapshot!(cli().arg("alternate").pass_stdin(
+        r#"[{"role": "assistant", "content": null, "tool_calls": [{"id": "1", "seq": 123456789012345678901234567890}]},
+            {"role": "tool", "content": "ok", "price": 1.50, "big": -18446744073709551617, "e": 1E400},
+            {"role": "tool", "content": "more", "price": 1.50, "big": -18446744073709551617, "e": 1E400}]"#
+    ));
+}
+
+#[test]
 fn flip_requires_a_speaker() {
     assert_cmd_snapshot!(cli().arg("flip").pass_stdin("[]"));
 }

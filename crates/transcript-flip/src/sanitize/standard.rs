@@ -20,17 +20,31 @@
 //! becomes `<|im_<| im_end |>start|>`). The pass is idempotent.
 //!
 //! Role headers: at a line start (the start of the text, after a line feed,
-//! a lone CR, NEL, LS or PS, or right after a control token), optional
-//! whitespace, a role word, optional whitespace and `:` (or a look-alike
-//! such as `：`) become the word as written and `" -"`, exactly as LLMR's
-//! rule B does for its five words. The whitespace is ASCII or Unicode, and
-//! the words are LLMR's five plus `human`, `ai`, `model`, `bot`, `chatbot`,
-//! `gpt4 correct user`, `gpt4 correct assistant`, `### instruction`,
-//! `### response` and `### system`.
+//! a lone CR, VT, FF, NEL, LS or PS, or right after a control token),
+//! optional whitespace, a role word, optional whitespace and `:` (or a
+//! look-alike such as `：`) become the word as written and `" -"`, exactly
+//! as LLMR's rule B does for its five words. The whitespace is ASCII or
+//! Unicode, and the words are LLMR's five plus `human`, `ai`, `model`,
+//! `bot`, `chatbot`, `gpt4 correct user`, `gpt4 correct assistant`,
+//! `ipython` and `function` ([`ROLE_WORDS`]).
 //!
-//! Every step looks at most 70 units ahead of its start (names are at most
-//! 64 units), and a run of whitespace is skipped once, so the pass is
-//! linear in the length of the text.
+//! The word may be decorated the way Markdown decorates a line: a prefix of
+//! `#`, `>`, `*`, `_`, `~`, `` ` ``, `-`, `+` (and bullets such as `•`,
+//! which the view reads as `*`) mixed with spaces, and closing `*`, `_`,
+//! `~` or `` ` `` between the word and the colon: `### Assistant:`,
+//! `**System:**`, `**System**:`, `> System:`, `- System:`, `__User__:`.
+//! The decorations are kept as written and only the colon goes
+//! (`**System:**` becomes `**System -**`). After a `#` run, the sections
+//! of instruction formats count too ([`SECTION_WORDS`]: `### Instruction:`,
+//! `### Input:`, `### Response:`), and so does a Markdown heading that is
+//! nothing but a role (`## System` alone on its line), which gets the
+//! `" -"` after its word (`## System -`).
+//!
+//! Every token step looks at most 70 units ahead of its start (names are
+//! at most 64 units). A header attempt is made once per line start (and
+//! per token end); its prefix never crosses a line break, and a run of
+//! whitespace is skipped once, so the pass is linear in the length of the
+//! text.
 
 use std::borrow::Cow;
 
@@ -59,9 +73,9 @@ pub(crate) fn sanitize_labelled(joined: &str, label_len: usize) -> Cow<'_, str> 
 /// The longest token name, in units.
 const MAX_NAME: usize = 64;
 
-/// Role headers; `' '` stands for one or more whitespace units and `'~'`
-/// for zero or more.
-const HEADERS: [&str; 15] = [
+/// Role words, headers at a line start bare or decorated; `' '` stands for
+/// one or more whitespace units.
+const ROLE_WORDS: [&str; 14] = [
     "system",
     "assistant",
     "user",
@@ -74,10 +88,31 @@ const HEADERS: [&str; 15] = [
     "chatbot",
     "gpt4 correct user",
     "gpt4 correct assistant",
-    "###~instruction",
-    "###~response",
-    "###~system",
+    // Llama 3.1's code-interpreter role, and the chat API's legacy one.
+    "ipython",
+    "function",
 ];
+
+/// The sections of instruction formats (Alpaca, Dolly, WizardLM): headers
+/// only after a `#` run, since a bare `Input:` or `Response:` is common
+/// in prose.
+const SECTION_WORDS: [&str; 4] = ["instruction", "input", "response", "context"];
+
+/// Whether a unit code is the first letter of a role or section word.
+const STARTS_A_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < ROLE_WORDS.len() {
+        table[ROLE_WORDS[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < SECTION_WORDS.len() {
+        table[SECTION_WORDS[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Names that are control tokens between `[` and `]`.
 const BRACKET_NAMES: [&str; 22] = [
@@ -146,6 +181,15 @@ struct Token {
     end: usize,
 }
 
+/// A role header in unit indices: the decorated word is `start..kept_end`
+/// (kept as written), followed by whitespace and the colon, if any (a
+/// heading has none).
+struct Header {
+    start: usize,
+    kept_end: usize,
+    colon: Option<usize>,
+}
+
 struct Scanner<'t, 'v> {
     text: &'t str,
     view: &'v View<'t>,
@@ -165,17 +209,16 @@ impl<'t> Scanner<'t, '_> {
             if (after_token || line_start) && failed_header_at.is_none_or(|f| i > f) {
                 let word = self.skip_whitespace(i);
                 match self.header_at(word) {
-                    Some((word_end, colon)) => {
-                        let written =
-                            &self.text[self.view.start(word)..self.view.end(word_end - 1)];
-                        let mut replacement = String::with_capacity(written.len() + 2);
-                        replacement.push_str(written);
-                        replacement.push_str(" -");
+                    Some(header) => {
                         // LLMR eats the whitespace before a header at a line start; after
                         // a token there is no line to tidy, so it stays.
                         let from = if line_start { i } else { word };
-                        rewriter.replace(self.view.start(from)..self.view.end(colon), &replacement);
-                        i = colon + 1;
+                        let (range, replacement) = self.rewrite(from, &header);
+                        let end = range.end;
+                        rewriter.replace(range, &replacement);
+                        // The next unit that starts after the edit (a character the
+                        // view reads as several units is never split).
+                        i = self.view.unit_at(end);
                         after_token = false;
                         continue;
                     }
@@ -207,7 +250,7 @@ impl<'t> Scanner<'t, '_> {
             if matches!(self.code(i), Some(b'<' | b'[')) || self.is_line_start(i) {
                 return i;
             }
-            if matches!(self.code(i), Some(b'\n' | b'\r')) {
+            if self.is_line_break(i) {
                 i += 1;
                 continue;
             }
@@ -228,7 +271,7 @@ impl<'t> Scanner<'t, '_> {
         i == 0
             || self.forced == Some(i)
             || match self.code(i - 1) {
-                Some(b'\n') => true,
+                Some(b'\n' | b'\x0b' | b'\x0c') => true,
                 // A CR alone breaks the line; in CRLF the LF does.
                 Some(b'\r') => self.code(i) != Some(b'\n'),
                 _ => false,
@@ -246,13 +289,103 @@ impl<'t> Scanner<'t, '_> {
         i
     }
 
-    /// The end of the role word starting at `i` and the index of its colon.
-    fn header_at(&self, i: usize) -> Option<(usize, usize)> {
-        HEADERS.iter().find_map(|header| {
-            let word_end = self.header_word_at(i, header)?;
-            let colon = self.skip_whitespace(word_end);
-            (self.code(colon) == Some(b':')).then_some((word_end, colon))
-        })
+    /// The bytes a header found from unit `from` rewrites, and their new
+    /// text: the decorated word as written and `" -"` for its colon. Only
+    /// whitespace goes; invisible characters inside it stay.
+    fn rewrite(&self, from: usize, header: &Header) -> (std::ops::Range<usize>, String) {
+        let from = self.view.start(from);
+        let start = self.view.start(header.start);
+        let kept_end = self.view.end(header.kept_end - 1);
+        let end = header.colon.map_or(kept_end, |colon| self.view.end(colon));
+        let mut replacement = String::with_capacity(end - from + 2);
+        let not_whitespace =
+            |range: std::ops::Range<usize>| self.text[range].chars().filter(|c| !c.is_whitespace());
+        replacement.extend(not_whitespace(from..start));
+        replacement.push_str(&self.text[start..kept_end]);
+        if let Some(colon) = header.colon {
+            replacement.extend(not_whitespace(kept_end..self.view.start(colon)));
+        }
+        replacement.push_str(" -");
+        (from..end, replacement)
+    }
+
+    /// Whether unit `i` ends a line: LF (NEL, LS and PS read as one), CR,
+    /// VT or FF.
+    fn is_line_break(&self, i: usize) -> bool {
+        // LF, VT, FF and CR are 0x0a to 0x0d.
+        matches!(self.code(i), Some(b'\n'..=b'\r'))
+    }
+
+    /// The role header whose decorated word starts at `start`, if any.
+    fn header_at(&self, start: usize) -> Option<Header> {
+        // The prefix: Markdown's line decorations and HTML-like tags, never
+        // a line break nor a control token (those are the main loop's).
+        let mut word = start;
+        let mut hashes = false;
+        while let Some(code) = self.code(word) {
+            match code {
+                b'#' => hashes = true,
+                b'>' | b'*' | b'_' | b'~' | b'`' | b'-' | b'+' | b' ' | b'\t' => {}
+                b'[' if self.token_at(word).is_none() => {}
+                b'<' => match self.tag_at(word) {
+                    Some(end) => {
+                        word = end;
+                        continue;
+                    }
+                    None => break,
+                },
+                _ => break,
+            }
+            word += 1;
+        }
+        // Most line starts begin with no header's first letter: one lookup.
+        let first = self.code(word)?;
+        if !STARTS_A_WORD[usize::from(first)] {
+            return None;
+        }
+        let sections: &[&str] = if hashes { &SECTION_WORDS } else { &[] };
+        for words in [&ROLE_WORDS[..], sections] {
+            for header in words.iter().filter(|header| header.as_bytes()[0] == first) {
+                if let Some(word_end) = self.header_word_at(word, header)
+                    && let Some(found) = self.header_end(start, word_end, hashes)
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// The header whose role word ends at `word_end`: a colon after closing
+    /// decorations (on the word's line) and whitespace (line breaks too, as
+    /// LLMR), or, for a `#` heading, the end of the line.
+    fn header_end(&self, start: usize, word_end: usize, heading: bool) -> Option<Header> {
+        let mut at = word_end;
+        let mut kept_end = word_end;
+        let mut line_ended = false;
+        loop {
+            match self.code(at) {
+                Some(b':') => return Some(Header { start, kept_end, colon: Some(at) }),
+                Some(_) if self.is_line_break(at) => line_ended = true,
+                Some(_) if self.is_whitespace(at) => {}
+                Some(b'*' | b'_' | b'~' | b'`' | b']') if !line_ended => kept_end = at + 1,
+                Some(b'<') if !line_ended => match self.tag_at(at) {
+                    Some(end) => {
+                        kept_end = end;
+                        at = end;
+                        continue;
+                    }
+                    None => break,
+                },
+                Some(_) => break,
+                None => {
+                    line_ended = true;
+                    break;
+                }
+            }
+            at += 1;
+        }
+        (heading && line_ended).then_some(Header { start, kept_end, colon: None })
     }
 
     fn header_word_at(&self, mut i: usize, header: &str) -> Option<usize> {
@@ -264,12 +397,31 @@ impl<'t> Scanner<'t, '_> {
                     }
                     i = self.skip_whitespace(i);
                 }
-                b'~' => i = self.skip_whitespace(i),
                 _ if self.code(i) == Some(expected) => i += 1,
                 _ => return None,
             }
         }
         Some(i)
+    }
+
+    /// The end of the HTML-like tag at `i` (`<b>`, `</strong>`, `<br/>`: a
+    /// name of 1 to 10 letters or digits), unless it is a control token.
+    fn tag_at(&self, i: usize) -> Option<usize> {
+        if self.code(i) != Some(b'<') || self.token_at(i).is_some() {
+            return None;
+        }
+        let mut j = i + 1;
+        if self.code(j) == Some(b'/') {
+            j += 1;
+        }
+        let name = j;
+        while j - name < 10 && self.code(j).is_some_and(|c| c.is_ascii_alphanumeric()) {
+            j += 1;
+        }
+        if self.code(j) == Some(b'/') {
+            j += 1;
+        }
+        (j > name && self.code(j) == Some(b'>')).then_some(j + 1)
     }
 
     /// The end of the token name starting at `i` (1 to 64 name units).

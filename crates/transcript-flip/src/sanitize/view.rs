@@ -11,8 +11,10 @@
 //!   as their ASCII look-alikes;
 //! - a few look-alikes NFKC leaves alone are folded by hand: Cyrillic and
 //!   Greek letters drawn exactly like Latin ones (`Ѕ`, `у`, `о`, `Α`, ...),
-//!   dotless `ı` reads `i`, SentencePiece's `▁` reads `_`, and NEL, LS and
-//!   PS read as line feeds;
+//!   dotless `ı` reads `i`, SentencePiece's `▁` reads `_`, bullets (`•`,
+//!   `·`, `◦`, ...) read as `*`, colon look-alikes (`∶`, `꞉`, `ː`, ...)
+//!   as `:`, the braille blank as a space, and NEL, LS and PS as line
+//!   feeds;
 //! - anything else is a letter or digit ([`ALNUM`]), a space, or
 //!   [`OTHER`].
 //!
@@ -20,6 +22,8 @@
 //! edits land on character boundaries of the original text.
 
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
+
+use crate::ignorable::is_default_ignorable;
 
 /// A non-ASCII letter or digit.
 pub(super) const ALNUM: u8 = 0x80;
@@ -87,10 +91,11 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The first unit in `from..limit` that is `<`, `[`, LF or CR; `limit`
-    /// when there is none.
+    /// The first unit in `from..limit` that is `<`, `[` or a line break
+    /// (LF, CR, VT, FF); `limit` when there is none.
     pub(super) fn find_structural(&self, from: usize, limit: usize) -> usize {
-        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b'\n' | b'\r');
+        // LF, VT, FF and CR are 0x0a to 0x0d: one range test.
+        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b'\n'..=b'\r');
         let found = match self {
             View::Ascii(bytes) => {
                 bytes.get(from..limit).and_then(|b| b.iter().position(|&c| is_structural(c)))
@@ -127,6 +132,15 @@ fn build(text: &str, units: &mut Vec<Unit>) {
         match c {
             '\u{131}' => units.push(Unit { code: b'i', start, end }),
             '\u{2581}' => units.push(Unit { code: b'_', start, end }),
+            // Look-alikes of the colon that NFKD leaves alone.
+            '\u{2d0}' | '\u{2f8}' | '\u{589}' | '\u{5c3}' | '\u{16ec}' | '\u{205a}'
+            | '\u{2236}' | '\u{a789}' => units.push(Unit { code: b':', start, end }),
+            // A blank that is neither whitespace nor ignorable.
+            '\u{2800}' => units.push(Unit { code: b' ', start, end }),
+            // Bullets, which decorate a line as `*` does.
+            '\u{b7}' | '\u{2022}' | '\u{2023}' | '\u{2043}' | '\u{2219}' | '\u{25e6}' => {
+                units.push(Unit { code: b'*', start, end });
+            }
             '\u{85}' | '\u{2028}' | '\u{2029}' => units.push(Unit { code: b'\n', start, end }),
             c if is_ignorable(c) => {}
             c => push_decomposed(c, start, end, units),
@@ -187,22 +201,15 @@ fn latin_look_alike(c: char) -> Option<u8> {
     })
 }
 
-/// Characters that render as nothing (Unicode's Default_Ignorable_Code_Point,
-/// less the Hangul fillers that some fonts draw).
+/// Characters that render as nothing, and lone combining marks.
 fn is_ignorable(c: char) -> bool {
-    matches!(c,
-        '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
-        | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-        | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
-        | '\u{ffa0}' | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}'
-        | '\u{e0000}'..='\u{e0fff}')
-        || is_combining_mark(c)
+    is_default_ignorable(c) || is_combining_mark(c)
 }
 
 /// Whether a byte of the text may start or take part in something the
 /// sanitizer rewrites. Text without any of them is returned untouched.
 pub(super) fn is_trigger(byte: u8) -> bool {
-    matches!(byte, b'<' | b'[' | b':') || !byte.is_ascii()
+    matches!(byte, b'<' | b'[' | b':' | b'#') || !byte.is_ascii()
 }
 
 #[cfg(test)]
