@@ -1,26 +1,43 @@
 //! Many requests from one prompt: one template context per JSONL row, built
 //! on several threads, written in input order, with memory flat in the
-//! number of rows.
+//! number of rows and in the rows' sizes.
 //!
-//! Rows are read in chunks (1024 per thread); each chunk is split among
-//! scoped threads sharing the [`Compiled`] prompt, and its output lines are
-//! written in order before the next chunk is read. At most one chunk of rows
-//! and results is ever in memory.
+//! Rows are read in chunks of at most [`Batch::CHUNK_BYTES`] (64 MiB) of
+//! rows and 16 384 rows, whatever the number of threads; a row longer than the
+//! row limit is never read into memory. The rows of a chunk are taken in
+//! order, a few hundred at a time, by scoped threads sharing the
+//! [`Compiled`] prompt, and the calling thread writes each finished line as
+//! soon as the lines before it are written. Finished lines waiting for an earlier one hold at most about as
+//! many bytes again: past that, no thread starts a new row until the writer
+//! has caught up. So a batch holds at most one chunk of rows, that many
+//! bytes of lines, and one row in progress per thread.
+//!
+//! A row that fails for any reason, a panic included, is an error record
+//! on its line; every other row still comes out.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read, Write};
+use std::ops::Range;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
+use prompt_core::json::{self, JsonError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::Context;
 use crate::pipeline::Compiled;
 
-/// Rows per thread in one chunk: large enough that starting threads costs
-/// nothing next to the work, small enough to keep memory flat.
-const ROWS_PER_JOB: usize = 1024;
+/// The most rows in one chunk: enough that starting the threads costs
+/// nothing next to the work, few enough that the per-row bookkeeping stays
+/// small.
+const CHUNK_ROWS: usize = 16 * 1024;
 
 /// The default limit of one row: 16 MiB.
 const MAX_ROW_BYTES: usize = 16 << 20;
+
+/// What a waiting piece costs besides its bytes (its allocation and slot).
+const LINE_OVERHEAD: usize = 64;
 
 /// A batch run: a compiled prompt, the seed of row 0 (row `i` uses
 /// `seed + i`, wrapping) and the number of threads.
@@ -30,6 +47,7 @@ pub struct Batch<'a> {
     seed: u64,
     jobs: usize,
     max_row_bytes: usize,
+    chunk_bytes: usize,
 }
 
 /// How a batch went.
@@ -41,11 +59,45 @@ pub struct Summary {
     pub failed: usize,
 }
 
+/// One row of a chunk: its bytes in the chunk's buffer (without the line
+/// ending), or a row over the limit, which was skipped unread.
+#[derive(Debug, Clone)]
+enum Row {
+    Line(Range<usize>),
+    TooLarge,
+}
+
+/// Rows read from the input, in one buffer.
+#[derive(Debug, Default)]
+struct Chunk {
+    bytes: Vec<u8>,
+    rows: Vec<Row>,
+}
+
+impl Chunk {
+    fn row(&self, index: usize) -> Option<&[u8]> {
+        match &self.rows[index] {
+            Row::Line(range) => Some(&self.bytes[range.clone()]),
+            Row::TooLarge => None,
+        }
+    }
+}
+
 impl<'a> Batch<'a> {
+    /// The most bytes of rows one chunk holds by default, and the most bytes
+    /// of finished lines that may wait for an earlier row: 64 MiB each.
+    pub const CHUNK_BYTES: usize = 64 << 20;
+
     /// A batch of `compiled` with `seed` for row 0, on `jobs` threads (at
     /// least one).
     pub fn new(compiled: &'a Compiled<'a>, seed: u64, jobs: usize) -> Batch<'a> {
-        Batch { compiled, seed, jobs: jobs.max(1), max_row_bytes: MAX_ROW_BYTES }
+        Batch {
+            compiled,
+            seed,
+            jobs: jobs.max(1),
+            max_row_bytes: MAX_ROW_BYTES,
+            chunk_bytes: Batch::CHUNK_BYTES,
+        }
     }
 
     /// The same batch with rows limited to `max_row_bytes` (16 MiB by
@@ -56,12 +108,21 @@ impl<'a> Batch<'a> {
         self
     }
 
+    /// The same batch holding at most `chunk_bytes` of rows at once, and as
+    /// many bytes of finished lines waiting to be written ([`Batch::CHUNK_BYTES`]
+    /// by default; at least one row is always read).
+    pub fn chunk_bytes(mut self, chunk_bytes: usize) -> Batch<'a> {
+        self.chunk_bytes = chunk_bytes;
+        self
+    }
+
     /// Reads rows (one JSON context per line) from `rows` and writes one
     /// line per row to `out`: the request body (or the messages, when the
     /// provider stage is off), or the error record
     /// `{"row": i, "error": {"kind", "message", "line", "column", "snippet"}}`.
     /// A row that is not UTF-8 or not a context has its line and column in
-    /// the rows; a row that fails to build has them in the prompt.
+    /// the rows (a byte order mark is allowed at the start of the first row
+    /// only); a row that fails to build has them in the prompt.
     /// `progress` is called after each chunk.
     ///
     /// # Errors
@@ -73,76 +134,152 @@ impl<'a> Batch<'a> {
         out: &mut impl Write,
         mut progress: impl FnMut(&Summary),
     ) -> io::Result<Summary> {
-        let chunk_rows = ROWS_PER_JOB * self.jobs;
         let mut summary = Summary::default();
-        let mut lines: Vec<Option<Vec<u8>>> = Vec::with_capacity(chunk_rows);
-        let mut bytes = Vec::new();
+        let mut chunk = Chunk::default();
+        let mut carry = None;
         loop {
-            lines.clear();
-            while lines.len() < chunk_rows {
-                let mut line = Vec::new();
-                let limit = self.max_row_bytes.saturating_add(1) as u64;
-                if Read::take(&mut rows, limit).read_until(b'\n', &mut line)? == 0 {
-                    break;
-                }
-                if line.len() > self.max_row_bytes && !line.ends_with(b"\n") {
-                    // Over the limit: skip the rest of the line unread.
-                    rows.skip_until(b'\n')?;
-                    lines.push(None);
-                } else {
-                    lines.push(Some(line));
-                }
-            }
-            if lines.is_empty() {
+            self.read_chunk(&mut rows, &mut chunk, &mut carry)?;
+            if chunk.rows.is_empty() {
                 return Ok(summary);
             }
-            bytes.clear();
-            for (ok, line) in self.chunk(summary.rows, &lines) {
-                summary.failed += usize::from(!ok);
-                bytes.extend_from_slice(&line);
-            }
-            summary.rows += lines.len();
-            out.write_all(&bytes)?;
+            summary.failed += self.chunk(summary.rows, &chunk, out)?;
+            summary.rows += chunk.rows.len();
             out.flush()?;
             progress(&summary);
         }
     }
 
-    /// Builds the rows of one chunk (`first` is the index of its first row)
-    /// on up to `jobs` threads; the results are in row order.
-    fn chunk(&self, first: usize, lines: &[Option<Vec<u8>>]) -> Vec<(bool, Vec<u8>)> {
-        let mut results = vec![(true, Vec::new()); lines.len()];
-        if self.jobs == 1 || lines.len() <= 1 {
-            for (i, (line, result)) in lines.iter().zip(&mut results).enumerate() {
-                *result = self.row(first + i, line);
-            }
-            return results;
+    /// Reads the next chunk into `chunk`, starting with the row carried
+    /// over from the last one, and leaves in `carry` a row that did not fit.
+    fn read_chunk(
+        &self,
+        rows: &mut impl BufRead,
+        chunk: &mut Chunk,
+        carry: &mut Option<Vec<u8>>,
+    ) -> io::Result<()> {
+        chunk.bytes.clear();
+        chunk.rows.clear();
+        if let Some(mut row) = carry.take() {
+            chunk.bytes.append(&mut row);
+            chunk.rows.push(Row::Line(0..chunk.bytes.len()));
         }
-        let per_job = lines.len().div_ceil(self.jobs);
+        let limit = self.max_row_bytes.saturating_add(1) as u64;
+        while chunk.rows.len() < CHUNK_ROWS {
+            let start = chunk.bytes.len();
+            if Read::take(&mut *rows, limit).read_until(b'\n', &mut chunk.bytes)? == 0 {
+                break;
+            }
+            let line = &chunk.bytes[start..];
+            if line.len() > self.max_row_bytes && !line.ends_with(b"\n") {
+                // Over the limit: skip the rest of the line unread.
+                chunk.bytes.truncate(start);
+                rows.skip_until(b'\n')?;
+                chunk.rows.push(Row::TooLarge);
+                continue;
+            }
+            let end = start + content_len(line);
+            chunk.bytes.truncate(end);
+            if end > self.chunk_bytes && !chunk.rows.is_empty() {
+                // The row does not fit: it starts the next chunk.
+                *carry = Some(chunk.bytes.split_off(start));
+                break;
+            }
+            chunk.rows.push(Row::Line(start..end));
+        }
+        Ok(())
+    }
+
+    /// Builds the rows of `chunk` (`first` is the index of its first row)
+    /// on up to `jobs` threads and writes their lines in row order; returns
+    /// how many failed.
+    fn chunk(&self, first: usize, chunk: &Chunk, out: &mut impl Write) -> io::Result<usize> {
+        let count = chunk.rows.len();
+        if self.jobs == 1 || count == 1 {
+            let mut lines = Lines::default();
+            for i in 0..count {
+                lines.bytes.clear();
+                self.line(first + i, chunk.row(i), &mut lines);
+                out.write_all(&lines.bytes)?;
+            }
+            return Ok(lines.failed);
+        }
+        let pieces = pieces(chunk);
+        let shared = Shared {
+            state: Mutex::new(State {
+                next: 0,
+                done: BTreeMap::new(),
+                writing: 0,
+                waiting: 0,
+                stop: false,
+            }),
+            finished: Condvar::new(),
+            written: Condvar::new(),
+            budget: self.chunk_bytes,
+        };
+        let mut failed = 0;
         std::thread::scope(|scope| {
-            for (job, (lines, results)) in
-                lines.chunks(per_job).zip(results.chunks_mut(per_job)).enumerate()
-            {
-                scope.spawn(move || {
-                    for (i, (line, result)) in lines.iter().zip(results).enumerate() {
-                        *result = self.row(first + job * per_job + i, line);
+            for _ in 0..self.jobs.min(pieces.len()) {
+                scope.spawn(|| {
+                    while let Some(p) = shared.take(pieces.len()) {
+                        let rows = pieces[p].clone();
+                        let mut lines = Lines { start: rows.start, ..Lines::default() };
+                        for i in rows {
+                            // Rows with large outputs: hand over what is
+                            // built, then wait for room as `take` does.
+                            if lines.bytes.len() >= PIECE_BYTES && lines.start < i {
+                                shared.finish(std::mem::take(&mut lines), i);
+                                if !shared.room_for(i) {
+                                    return;
+                                }
+                                lines.start = i;
+                            }
+                            self.line(first + i, chunk.row(i), &mut lines);
+                        }
+                        shared.finish(lines, pieces[p].end);
                     }
                 });
             }
-        });
-        results
+            let mut written = Ok(());
+            let mut row = 0;
+            while row < count && written.is_ok() {
+                let (lines, end) = shared.wait_for(row);
+                row = end;
+                failed += lines.failed;
+                written = out.write_all(&lines.bytes);
+            }
+            if written.is_err() {
+                // The threads must not wait for a writer that is gone.
+                shared.stop();
+            }
+            written.map(|()| failed)
+        })
     }
 
-    /// One output line: `(built, line)`; `None` is a row over the limit.
-    fn row(&self, index: usize, line: &Option<Vec<u8>>) -> (bool, Vec<u8>) {
+    /// Appends the output line (with its newline) of row `index` to
+    /// `lines`; `None` is a row over the limit. A panic while building
+    /// becomes an `internal` error record, so that one row never takes the
+    /// others down.
+    fn line(&self, index: usize, line: Option<&[u8]>, lines: &mut Lines) {
+        let start = lines.bytes.len();
+        let built = catch_unwind(AssertUnwindSafe(|| self.row(index, line, &mut lines.bytes)));
+        let ok = built.unwrap_or_else(|_| {
+            lines.bytes.truncate(start);
+            let message = "building this row failed unexpectedly (a bug: please report it)";
+            lines.bytes.extend(record(index, "internal", message, None, None, None));
+            false
+        });
+        lines.failed += usize::from(!ok);
+        lines.bytes.push(b'\n');
+    }
+
+    /// Appends the body or error record of row `index` to `out`, without a
+    /// newline; `true` when the row built.
+    fn row(&self, index: usize, line: Option<&[u8]>, out: &mut Vec<u8>) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
-            let mut bytes = record(index, "row_too_large", &message, Some(index + 1), None, None);
-            bytes.push(b'\n');
-            return (false, bytes);
+            out.extend(record(index, "row_too_large", &message, Some(index + 1), None, None));
+            return false;
         };
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
         let seed = self.seed.wrapping_add(index as u64);
         let result =
             row_text(index, line).and_then(|text| row_context(index, text)).and_then(|context| {
@@ -157,24 +294,170 @@ impl<'a> Batch<'a> {
                     )
                 })
             });
-        let (ok, mut bytes) = match result {
-            Ok(output) => {
-                let body = match &output.request {
-                    Some(built) => serde_json::to_vec(&built.body),
-                    None => serde_json::to_vec(&output.messages),
-                };
-                (true, body.unwrap_or_default())
+        let output = match result {
+            Ok(output) => output,
+            Err(record) => {
+                out.extend(record);
+                return false;
             }
-            Err(record) => (false, record),
         };
-        bytes.push(b'\n');
-        (ok, bytes)
+        let start = out.len();
+        let body = match &output.request {
+            Some(built) => serde_json::to_writer(&mut *out, &built.body),
+            None => serde_json::to_writer(&mut *out, &output.messages),
+        };
+        match body {
+            Ok(()) => true,
+            Err(err) => {
+                out.truncate(start);
+                let message = format!("cannot encode the request body: {err}");
+                out.extend(record(index, "internal", &message, None, None, None));
+                false
+            }
+        }
+    }
+}
+
+/// Rows per piece: the rows a thread takes at once, so that taking and
+/// handing back cost little next to the rows' work, even for tiny rows.
+const PIECE_ROWS: usize = 256;
+
+/// Bytes of rows per piece (a row larger than this is a piece of its own).
+const PIECE_BYTES: usize = 256 << 10;
+
+/// The rows of `chunk` cut into consecutive pieces of at most
+/// [`PIECE_ROWS`] rows and about [`PIECE_BYTES`] bytes.
+fn pieces(chunk: &Chunk) -> Vec<Range<usize>> {
+    let mut pieces = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, row) in chunk.rows.iter().enumerate() {
+        if i > start && (i - start == PIECE_ROWS || bytes >= PIECE_BYTES) {
+            pieces.push(start..i);
+            (start, bytes) = (i, 0);
+        }
+        bytes += match row {
+            Row::Line(range) => range.len(),
+            Row::TooLarge => 0,
+        };
+    }
+    if start < chunk.rows.len() {
+        pieces.push(start..chunk.rows.len());
+    }
+    pieces
+}
+
+/// The length of `line` without its line ending (`\n` or `\r\n`).
+fn content_len(line: &[u8]) -> usize {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line).len()
+}
+
+/// The output lines of consecutive rows from `start`, and how many of them
+/// failed.
+#[derive(Debug, Default)]
+struct Lines {
+    start: usize,
+    bytes: Vec<u8>,
+    failed: usize,
+}
+
+/// What the threads building one chunk share with its writer.
+struct Shared {
+    state: Mutex<State>,
+    /// Lines were finished, for the writer.
+    finished: Condvar,
+    /// Lines were written, or the writer stopped, for the threads.
+    written: Condvar,
+    /// The most bytes of finished lines that may wait.
+    budget: usize,
+}
+
+struct State {
+    /// The next piece to take.
+    next: usize,
+    /// Finished lines not yet written, by their first row, with the row
+    /// after their last.
+    done: BTreeMap<usize, (Lines, usize)>,
+    /// The row the writer needs next.
+    writing: usize,
+    /// What the finished lines hold (bytes plus [`LINE_OVERHEAD`] each).
+    waiting: usize,
+    /// The writer failed: take no more pieces.
+    stop: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Rows are built outside the lock, so it is never poisoned by one.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The next piece to build, once the lines waiting fit the budget;
+    /// `None` when every piece is taken or the writer stopped.
+    fn take(&self, count: usize) -> Option<usize> {
+        let mut state = self.lock();
+        while state.waiting > self.budget && !state.stop {
+            state = self.written.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+        if state.stop || state.next == count {
+            return None;
+        }
+        state.next += 1;
+        Some(state.next - 1)
+    }
+
+    /// Waits until a thread that has built the rows before `row` of its
+    /// piece may build `row`: when the lines waiting fit the budget, or the
+    /// writer needs `row` itself. `false` when the writer stopped.
+    ///
+    /// Neither this nor [`Shared::take`] waits for ever: while lines wait,
+    /// the writer waits for an earlier row, which is being built (pieces
+    /// are taken in order), or is the next row of a thread here, which may
+    /// go on.
+    fn room_for(&self, row: usize) -> bool {
+        let mut state = self.lock();
+        while state.waiting > self.budget && state.writing != row && !state.stop {
+            state = self.written.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+        !state.stop
+    }
+
+    /// Hands over `lines`, which end before row `end`.
+    fn finish(&self, lines: Lines, end: usize) {
+        let mut state = self.lock();
+        state.waiting += lines.bytes.len() + LINE_OVERHEAD;
+        state.done.insert(lines.start, (lines, end));
+        self.finished.notify_one();
+    }
+
+    /// The lines starting at `row`, once they are finished, and the row
+    /// after them; their bytes leave the budget.
+    fn wait_for(&self, row: usize) -> (Lines, usize) {
+        let mut state = self.lock();
+        state.writing = row;
+        self.written.notify_all();
+        loop {
+            if let Some((lines, end)) = state.done.remove(&row) {
+                state.waiting -= lines.bytes.len() + LINE_OVERHEAD;
+                state.writing = end;
+                self.written.notify_all();
+                return (lines, end);
+            }
+            state = self.finished.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn stop(&self) {
+        self.lock().stop = true;
+        self.written.notify_all();
     }
 }
 
 fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
     std::str::from_utf8(line).map_err(|err| {
-        let column = String::from_utf8_lossy(&line[..err.valid_up_to()]).chars().count() + 1;
+        // The prefix is valid: count its characters without copying it.
+        let valid = std::str::from_utf8(&line[..err.valid_up_to()]).unwrap_or_default();
+        let column = valid.chars().count() + 1;
         record(
             index,
             "invalid_utf8",
@@ -186,21 +469,32 @@ fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
     })
 }
 
+/// The context of row `index`, read strictly (`prompt_core::json`): a key
+/// repeated in an object or an integer outside `i64` is an `invalid_json`
+/// record, with the reader's own message, column and snippet. A byte order
+/// mark is the start of a file, so it is ignored before the first row only.
 fn row_context(index: usize, text: &str) -> Result<Context, Vec<u8>> {
-    serde_json::from_str::<Context>(text).map_err(|err| {
-        let at = text.floor_char_boundary(err.column().saturating_sub(1));
-        let column = text[..at].chars().count() + 1;
-        let snippet: String = text[at..].chars().take(40).collect();
-        // serde_json ends its message with the position; the record has its own.
-        let message = err.to_string();
-        let message = message.rfind(" at line ").map_or(message.as_str(), |at| &message[..at]);
+    if index > 0 && text.starts_with('\u{feff}') {
+        let snippet: String = text.chars().take(40).collect();
+        let message =
+            "a byte order mark inside the rows: one is allowed only at the start of the file";
+        return Err(record(
+            index,
+            "invalid_json",
+            message,
+            Some(index + 1),
+            Some(1),
+            Some(&snippet),
+        ));
+    }
+    json::from_str::<Context>(text).map_err(|err: JsonError| {
         record(
             index,
             "invalid_json",
-            &format!("the row is not a context: {message}"),
-            Some(index + 1),
-            Some(column),
-            Some(&snippet),
+            err.message(),
+            Some(index + err.line()),
+            Some(err.column()),
+            Some(err.snippet()),
         )
     })
 }
@@ -229,34 +523,180 @@ mod tests {
     use super::*;
     use crate::{Pipeline, Provider, Source};
 
-    fn run(rows: &[u8], jobs: usize, max_row_bytes: usize) -> (Summary, String) {
+    fn run_with(
+        prompt: &str,
+        rows: &[u8],
+        batch: impl Fn(Batch<'_>) -> Batch<'_>,
+    ) -> (Summary, Vec<String>) {
         let pipeline = Pipeline::new(Provider::OpenAi);
-        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+        let prompt = pipeline.prepare(Source::new(prompt)).unwrap();
         let compiled = prompt.compile().unwrap();
-        let batch = Batch::new(&compiled, 0, jobs).max_row_bytes(max_row_bytes);
+        let batch = batch(Batch::new(&compiled, 0, 1));
         let mut out = Vec::new();
         let summary = batch.run(rows, &mut out, |_| {}).unwrap();
-        (summary, String::from_utf8(out).unwrap())
+        let lines = String::from_utf8(out).unwrap().lines().map(str::to_owned).collect();
+        (summary, lines)
+    }
+
+    fn run(rows: &[u8], jobs: usize, max_row_bytes: usize) -> (Summary, Vec<String>) {
+        run_with("## user\n[[ n ]]\n", rows, |b| Batch { jobs, ..b }.max_row_bytes(max_row_bytes))
+    }
+
+    fn error(line: &str) -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(line).unwrap()["error"].clone()
     }
 
     #[test]
     fn every_row_gets_one_line_in_order() {
         let rows = b"{\"state\": {\"n\": 1}}\r\n\xff\n{\"state\": {\"n\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n{\"state\": {\"n\": 4}}";
-        let (summary, out) = run(rows, 2, 40);
-        assert_eq!(summary, Summary { rows: 4, failed: 2 });
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
-        assert!(lines[1].starts_with(r#"{"row":1,"error":{"kind":"invalid_utf8""#), "{}", lines[1]);
-        assert!(
-            lines[2].starts_with(r#"{"row":2,"error":{"kind":"row_too_large""#),
-            "{}",
-            lines[2]
-        );
-        assert_eq!(lines[3], r#"{"messages":[{"role":"user","content":"4"}]}"#);
+        for jobs in [1, 2, 3] {
+            let (summary, lines) = run(rows, jobs, 40);
+            assert_eq!(summary, Summary { rows: 4, failed: 2 });
+            assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+            assert!(lines[1].starts_with(r#"{"row":1,"error":{"kind":"invalid_utf8""#));
+            assert!(lines[2].starts_with(r#"{"row":2,"error":{"kind":"row_too_large""#));
+            assert_eq!(lines[3], r#"{"messages":[{"role":"user","content":"4"}]}"#);
+        }
     }
 
     #[test]
     fn no_rows_no_output() {
-        assert_eq!(run(b"", 3, 100), (Summary::default(), String::new()));
+        assert_eq!(run(b"", 3, 100), (Summary::default(), Vec::new()));
+    }
+
+    /// Rows are read strictly: a repeated key and an integer beyond 64 bits
+    /// are `invalid_json` records with the reader's message and position in
+    /// the rows file; a byte order mark is allowed before the first row
+    /// only.
+    #[test]
+    fn rows_are_strict_json() {
+        let rows = "\u{feff}{\"state\": {\"n\": 1}}\n\
+                    {\"state\": {\"n\": 1, \"n\": 2}}\n\
+                    {\"state\": {\"n\": 18446744073709551616}}\n\
+                    \u{feff}{\"state\": {\"n\": 3}}\n\
+                    {\"state\": {\"é\": 1,}}\n";
+        let (summary, lines) = run(rows.as_bytes(), 2, 1000);
+        assert_eq!(summary, Summary { rows: 5, failed: 4 });
+        assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+        let duplicate = error(&lines[1]);
+        assert_eq!(duplicate["kind"], "invalid_json");
+        assert_eq!(duplicate["message"], "duplicate key `n` in an object");
+        assert_eq!((&duplicate["line"], &duplicate["column"]), (&2.into(), &20.into()));
+        assert_eq!(duplicate["snippet"], "\"n\"");
+        let big = error(&lines[2]);
+        assert_eq!((&big["line"], &big["column"]), (&3.into(), &17.into()));
+        assert_eq!(big["snippet"], "18446744073709551616");
+        let bom = error(&lines[3]);
+        assert_eq!(
+            (&bom["kind"], &bom["line"], &bom["column"]),
+            (&"invalid_json".into(), &4.into(), &1.into())
+        );
+        // Columns are characters, and the message has no position of its own.
+        let syntax = error(&lines[4]);
+        assert_eq!(syntax["message"], "trailing comma");
+        assert_eq!(
+            (&syntax["line"], &syntax["column"], &syntax["snippet"]),
+            (&5.into(), &19.into(), &"}}".into())
+        );
+    }
+
+    /// A chunk holds at most `chunk_bytes` of rows, whatever their count:
+    /// with a tiny budget every row is its own chunk, and the output is the
+    /// same as with one chunk, on any number of threads.
+    #[test]
+    fn chunks_are_bounded_by_bytes() {
+        let rows: String = (0..50).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
+        let whole = run(rows.as_bytes(), 1, 1000);
+        assert_eq!(whole.0, Summary { rows: 50, failed: 0 });
+        for (jobs, chunk_bytes) in [(1, 1), (3, 1), (3, 50), (4, 10_000)] {
+            let mut chunks = 0;
+            let pipeline = Pipeline::new(Provider::OpenAi);
+            let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+            let compiled = prompt.compile().unwrap();
+            let batch = Batch::new(&compiled, 0, jobs).chunk_bytes(chunk_bytes);
+            let mut out = Vec::new();
+            let summary = batch.run(rows.as_bytes(), &mut out, |_| chunks += 1).unwrap();
+            assert_eq!(summary, whole.0);
+            let lines: Vec<String> =
+                String::from_utf8(out).unwrap().lines().map(str::to_owned).collect();
+            assert_eq!(lines, whole.1, "jobs {jobs}, chunk {chunk_bytes}");
+            let rows_per_chunk = (chunk_bytes / 20).max(1);
+            assert_eq!(chunks, 50_usize.div_ceil(rows_per_chunk), "chunk {chunk_bytes}");
+        }
+    }
+
+    /// Empty rows and rows that do not fit are carried into the next chunk
+    /// as rows of their own.
+    #[test]
+    fn rows_that_do_not_fit_start_the_next_chunk() {
+        let rows = b"{}\n\n{\"state\": {\"n\": 5}}\n\n\n{}";
+        let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
+        assert_eq!(summary, Summary { rows: 6, failed: 3 });
+        assert_eq!(lines.len(), 6);
+        assert_eq!(lines[2], r#"{"messages":[{"role":"user","content":"x5"}]}"#);
+        for i in [1, 3, 4] {
+            assert_eq!(error(&lines[i])["message"], "EOF while parsing a value", "{}", lines[i]);
+        }
+    }
+
+    /// A writer that fails stops the batch; no thread is left waiting.
+    #[test]
+    fn a_failing_writer_stops_every_thread() {
+        struct Full(usize);
+        impl Write for Full {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(io::Error::other("full"));
+                }
+                self.0 -= 1;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        // Every row fits one chunk, but a few pieces of 1 KB lines pass the
+        // budget of lines waiting: the threads wait for the writer.
+        let rows: String = (0..2000).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
+        let pipeline = Pipeline::new(Provider::OpenAi);
+        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]][[ \"x\" * 1000 ]]\n")).unwrap();
+        let compiled = prompt.compile().unwrap();
+        let batch = Batch::new(&compiled, 0, 4).chunk_bytes(100_000);
+        let err = batch.run(rows.as_bytes(), &mut Full(3), |_| {}).unwrap_err();
+        assert_eq!(err.to_string(), "full");
+    }
+
+    /// Tiny rows with large lines: a thread hands its piece over in parts
+    /// and waits for room between them; the output is the same as on one
+    /// thread.
+    #[test]
+    fn large_lines_are_handed_over_in_parts() {
+        let rows: String = (0..600).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
+        let prompt = "## user\n[[ n ]][[ \"x\" * 10000 ]]\n";
+        let one = run_with(prompt, rows.as_bytes(), |b| b);
+        for jobs in [2, 3] {
+            let many =
+                run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(30_000));
+            assert_eq!(many.0, Summary { rows: 600, failed: 0 });
+            assert!(many.1 == one.1, "jobs {jobs}: the lines differ");
+        }
+    }
+
+    #[test]
+    fn pieces_are_consecutive_and_bounded() {
+        let chunk = |sizes: &[usize]| {
+            let mut chunk = Chunk::default();
+            let mut at = 0;
+            for &size in sizes {
+                chunk.rows.push(Row::Line(at..at + size));
+                at += size;
+            }
+            chunk
+        };
+        let small = chunk(&[10; 600]);
+        assert_eq!(pieces(&small), [0..256, 256..512, 512..600]);
+        let large = chunk(&[200 << 10, 100 << 10, 1, 300 << 10, 5]);
+        assert_eq!(pieces(&large), [0..2, 2..4, 4..5]);
+        assert_eq!(pieces(&Chunk::default()), []);
     }
 }

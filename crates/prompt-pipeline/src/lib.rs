@@ -31,7 +31,10 @@ prompt's messages.
   and gives a [`Prompt`]; [`Prompt::compile`] parses the template once and
   gives a [`Compiled`] prompt; [`Compiled::build`] runs the rest for one
   context and seed and returns an [`Output`]; [`Batch`] builds one request
-  per JSONL row of contexts on several threads, in input order.
+  per JSONL row of contexts on several threads, in input order, holding at
+  most [`Batch::CHUNK_BYTES`] of rows at once, and reads each row strictly
+  (`prompt_core::json`: duplicate keys and integers beyond 64 bits are
+  `invalid_json` records).
 * [`Message`] holds a [`Role`] and [`ContentPart`]s (text, image, file with
   raw bytes): the provider-neutral conversation every stage converts into
   ([`from_narrative`], [`from_transcript`]).

@@ -6,8 +6,11 @@
 //! an error naming the parameter, never a silently dropped field. Unknown names
 //! are kept in [`Params::extra`] in the order written: OpenAI receives them as
 //! they are (a JSON literal when the text is one, a string otherwise), the
-//! other providers report them as [`crate::Notice`]s.
+//! other providers report them as [`crate::Notice`]s. A value that is JSON is
+//! read strictly: a repeated key or an integer beyond 64 bits, which would
+//! lose a value or digits on the way, is an error naming the parameter.
 
+use prompt_core::json::{self, JsonErrorKind};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
@@ -98,6 +101,7 @@ impl Params {
                 "presence_penalty" => params.presence_penalty = Some(float(name, value)?),
                 "frequency_penalty" => params.frequency_penalty = Some(float(name, value)?),
                 _ => {
+                    literal(name, value)?;
                     params.extra.retain(|(old, _)| !old.eq_ignore_ascii_case(name.trim()));
                     params.extra.push((name.trim().to_owned(), value.to_owned()));
                 }
@@ -146,9 +150,27 @@ fn whole(name: &str, value: &str) -> Result<u64, Error> {
     value.parse().map_err(|_| invalid(name, value, "a whole number"))
 }
 
+/// An unknown parameter's value that is JSON must be strict JSON: sent as
+/// a literal, a repeated key would silently lose a value and an integer
+/// beyond 64 bits its digits. Text that is not JSON at all is sent as a
+/// string, as before.
+fn literal(name: &str, value: &str) -> Result<(), Error> {
+    match json::from_str::<serde::de::IgnoredAny>(value) {
+        Err(err)
+            if matches!(
+                err.kind(),
+                JsonErrorKind::DuplicateKey | JsonErrorKind::IntegerOutOfRange
+            ) =>
+        {
+            Err(invalid(name, value, "JSON without a repeated key or an integer beyond 64 bits"))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn strings(name: &str, value: &str) -> Result<Vec<String>, Error> {
     if value.starts_with('[') {
-        serde_json::from_str(value).map_err(|_| invalid(name, value, "a JSON array of strings"))
+        json::from_str(value).map_err(|_| invalid(name, value, "a JSON array of strings"))
     } else {
         Ok(vec![value.to_owned()])
     }
@@ -190,6 +212,22 @@ mod tests {
         assert!(Params::parse([("temperature", "NaN")]).is_err());
         assert!(Params::parse([("max_tokens", "-1")]).is_err());
         assert!(Params::parse([("stop", "[1, 2]")]).is_err());
+    }
+
+    #[test]
+    fn json_values_are_strict() {
+        let err = Params::parse([("logit_bias", r#"{"50256": -100, "50256": 5}"#)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "parameter `logit_bias` is `{\"50256\": -100, \"50256\": 5}`, \
+             expected JSON without a repeated key or an integer beyond 64 bits"
+        );
+        assert!(Params::parse([("user_id", "18446744073709551616")]).is_err());
+        // Text that is not JSON stays a string; valid JSON a literal.
+        let params = Params::parse([("note", "{not json"), ("n", "-9223372036854775808")]).unwrap();
+        let extra: Vec<_> = params.extra_json().collect();
+        assert_eq!(extra[0].1, Value::String("{not json".into()));
+        assert_eq!(extra[1].1, Value::from(i64::MIN));
     }
 
     #[test]

@@ -350,9 +350,11 @@ impl Transcript {
     /// [`ErrorKind::Transcript`] at the line and column of the JSON.
     pub fn from_json(json: &str, speaker: impl Into<String>) -> Result<Transcript, Error> {
         let turns = transcript_flip::turns_from_json(json).map_err(|err| {
+            // Positions in JSON do not count a byte order mark.
+            let text = prompt_core::json::strip_bom(json);
             let location = match (err.line(), err.column()) {
                 (Some(line), Some(column)) => {
-                    Some(locate(Origin::Transcript, json, offset_of(json, line, column)))
+                    Some(locate(Origin::Transcript, text, offset_of(text, line, column)))
                 }
                 _ => None,
             };

@@ -3,9 +3,14 @@
 //! A [`Diagnostic`] is data: a snake_case kind, a message, and where the
 //! problem is (line, column, offending snippet). [`Diagnostic::render_human`]
 //! and [`Diagnostic::render_json`] draw it; nothing else formats errors.
+//!
+//! Warnings are diagnostics too: [`warn`] reports one, and the command line
+//! prints every warning when the subcommand has run, drawn as
+//! [`Diagnostic::render_warning`].
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
@@ -127,7 +132,17 @@ impl Diagnostic {
     /// line with a caret under the column when both are known. Ends with a
     /// newline.
     pub fn render_human(&self) -> String {
-        let mut out = format!("error[{}]: {}\n", self.repr.kind, self.repr.message);
+        self.render("error")
+    }
+
+    /// The same drawing for a warning: `warning[kind]: message`, then where
+    /// it is when that is known.
+    pub fn render_warning(&self) -> String {
+        self.render("warning")
+    }
+
+    fn render(&self, severity: &str) -> String {
+        let mut out = format!("{severity}[{}]: {}\n", self.repr.kind, self.repr.message);
         let origin = self.repr.origin.as_deref().unwrap_or("<input>");
         match (self.repr.line, self.repr.column) {
             (Some(line), Some(column)) => {
@@ -220,6 +235,32 @@ impl Excerpt {
     }
 }
 
+/// The warnings reported while the subcommand runs, printed after it.
+///
+/// A list rather than a print on the spot: on a failing run with
+/// `--error-format json`, standard error must hold exactly the one error
+/// object, so the warnings are printed only once the outcome is known; and
+/// every subcommand keeps its one signature.
+static WARNINGS: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
+
+/// Reports a warning for people: a part left out, a parameter a provider
+/// cannot carry, a repeated key whose last value wins. The command line
+/// prints it on standard error as `warning[<kind>]: <message>`, with the
+/// origin, line and column and the source line with a caret when the
+/// diagnostic has them ([`crate::input::Input::warn`] places a library
+/// warning in its input), once the subcommand has run: before its error
+/// when it failed, except with `--error-format json`, whose failing runs
+/// print only the error object. Standard output, JSON included, never
+/// changes; the exit code neither.
+pub fn warn(warning: Diagnostic) {
+    WARNINGS.lock().unwrap_or_else(PoisonError::into_inner).push(warning);
+}
+
+/// The warnings reported so far, oldest first; the list is left empty.
+pub fn take_warnings() -> Vec<Diagnostic> {
+    std::mem::take(&mut *WARNINGS.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
 /// What the CLI needs to know of a library error to report it. Each
 /// subcommand implements it for its crate's error type, so that every error
 /// reaches the user through [`crate::input::Input::reject`] the same way.
@@ -258,6 +299,23 @@ mod tests {
             "error[syntax_error]: unexpected `]]`\n  --> t.txt:2:5\n  |\n2 | \tab ]] cd\n  | \t   ^\n"
         );
         assert_eq!(d.snippet(), Some("]] cd"));
+    }
+
+    #[test]
+    fn warnings_are_drawn_like_errors() {
+        let w = Diagnostic::new("duplicate_param", "`model` is set twice; the last value wins")
+            .at_offset("/// param: model=a\n/// param: model=b\n", 30)
+            .with_origin("p.txt");
+        assert_eq!(
+            w.render_warning(),
+            "warning[duplicate_param]: `model` is set twice; the last value wins\n  --> p.txt:2:12\n  |\n2 | /// param: model=b\n  |            ^\n"
+        );
+        let bare = Diagnostic::new("unknown_param", "no field for `x`");
+        assert_eq!(bare.render_warning(), "warning[unknown_param]: no field for `x`\n");
+        warn(bare.clone());
+        warn(w.clone());
+        assert_eq!(take_warnings(), [bare, w]);
+        assert_eq!(take_warnings(), []);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use prompt_core::json::{self, JsonError};
 use serde::de::DeserializeOwned;
 
 use crate::diagnostic::{Diagnostic, Reportable};
@@ -83,25 +84,44 @@ impl Input {
 }
 
 impl Input {
-    /// The input parsed as JSON into `T`.
+    /// The input parsed as JSON into `T`, strictly (`prompt_core::json`): a
+    /// leading byte order mark is ignored; a key repeated in one object and
+    /// an integer outside `i64` are errors.
     ///
     /// # Errors
     ///
-    /// `invalid_utf8` as [`Input::text`], or `invalid_json` at the line and
-    /// column where the document stops being valid (or the wrong shape).
+    /// `invalid_utf8` as [`Input::text`], or `invalid_json` (see
+    /// [`Input::reject_json`]).
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, Diagnostic> {
-        let text = self.text()?;
-        serde_json::from_str(text).map_err(|err| {
-            let diagnostic = Diagnostic::new("invalid_json", format!("invalid JSON input: {err}"))
-                .with_origin(self.origin.clone());
-            if err.line() == 0 {
-                return diagnostic;
-            }
-            // serde_json counts columns in bytes; the diagnostic wants characters.
-            let line_start = line_start_offset(text, err.line());
-            let offset = line_start + err.column().saturating_sub(1);
-            diagnostic.at_offset(text, offset)
-        })
+        self.json_with(json::Reader::new())
+    }
+
+    /// As [`Input::json`] with `reader`, e.g.
+    /// `json::Reader::new().any_integers()` for a command that passes
+    /// numbers through as written (with `RawValue` fields).
+    ///
+    /// # Errors
+    ///
+    /// As [`Input::json`].
+    pub fn json_with<T: DeserializeOwned>(&self, reader: json::Reader) -> Result<T, Diagnostic> {
+        reader.parse(self.text()?).map_err(|err| self.reject_json(&err))
+    }
+
+    /// The `invalid_json` diagnostic for `err`, an error in this input's
+    /// text: its message, line, column (characters, a byte order mark not
+    /// counted) and snippet, exactly as the JSON reader gives them, so that
+    /// the message never names another position than the diagnostic's.
+    pub fn reject_json(&self, err: &JsonError) -> Diagnostic {
+        let diagnostic = Diagnostic::new("invalid_json", err.message())
+            .at(err.line(), err.column())
+            .with_snippet(err.snippet())
+            .with_origin(self.origin.clone());
+        match self.text() {
+            // The columns do not count a byte order mark; neither does the
+            // drawn line.
+            Ok(text) => diagnostic.with_source(json::strip_bom(text)),
+            Err(_) => diagnostic,
+        }
     }
 
     /// The diagnostic for a library error about this input: its kind, message
@@ -120,15 +140,12 @@ impl Input {
         }
         diagnostic
     }
-}
 
-/// The byte offset where 1-based `line` starts (the end of `text` if it has
-/// fewer lines).
-fn line_start_offset(text: &str, line: usize) -> usize {
-    if line <= 1 {
-        return 0;
+    /// Reports a library warning about this input ([`crate::diagnostic::warn`]),
+    /// placed in it as [`Input::reject`] places an error.
+    pub fn warn(&self, warning: &impl Reportable) {
+        crate::diagnostic::warn(self.reject(warning));
     }
-    text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
 }
 
 #[cfg(test)]
@@ -153,6 +170,44 @@ mod tests {
         assert_eq!(err.snippet(), Some(",]"));
         let ok: Vec<u32> = Input::from_bytes("x", b"[1, 2]".to_vec()).json().unwrap();
         assert_eq!(ok, [1, 2]);
+    }
+
+    fn json_error(text: &str) -> Diagnostic {
+        Input::from_bytes("x", text.as_bytes().to_vec()).json::<serde_json::Value>().unwrap_err()
+    }
+
+    #[test]
+    fn json_is_read_strictly() {
+        // A byte order mark is ignored, and not counted in columns.
+        let ok: Vec<u32> = Input::from_bytes("x", "\u{feff}[1]".into()).json().unwrap();
+        assert_eq!(ok, [1]);
+        let err = json_error("\u{feff}[1,]");
+        assert_eq!((err.line(), err.column(), err.snippet()), (Some(1), Some(4), Some("]")));
+        assert!(err.render_human().ends_with("1 | [1,]\n  |    ^\n"), "{}", err.render_human());
+        // A repeated key is an error naming it, at its second occurrence.
+        let err = json_error("{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");
+        assert_eq!(err.kind(), "invalid_json");
+        assert_eq!(err.message(), "duplicate key `role` in an object");
+        assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(3), Some("\"role\"")));
+        // An integer beyond 64 bits is an error, not a float.
+        let err = json_error("{\"n\": 18446744073709551616}");
+        assert_eq!((err.line(), err.column()), (Some(1), Some(7)));
+        assert!(err.message().starts_with("the integer 18446744073709551616 is outside"));
+    }
+
+    /// The message never carries serde_json's own "at line .. column .."
+    /// (in bytes), which could contradict the diagnostic's position (in
+    /// characters).
+    #[test]
+    fn json_messages_carry_no_position_of_their_own() {
+        for text in ["{\"é\": 1,}", "[\"ünï\", x]", "{\"stat\": 1", "", "[1] 2"] {
+            let err = json_error(text);
+            assert!(!err.message().contains(" at line "), "{text}: {}", err.message());
+            assert!(!err.message().starts_with("invalid JSON input"), "{}", err.message());
+            assert!(err.line().is_some(), "{text}");
+        }
+        let err = json_error("[\"ünï\", x]");
+        assert_eq!((err.column(), err.snippet()), (Some(9), Some("x]")));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use clap::Parser;
 
 use crate::args::{Args, ErrorFormat};
 use crate::commands;
+use crate::diagnostic::{self, Diagnostic};
 
 /// Runs the command line given by `args` (the program name first) and returns
 /// the exit code: `0` success, `1` the input was rejected, `2` usage error.
@@ -24,7 +25,14 @@ where
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
-    match commands::execute(args.command) {
+    let outcome = commands::execute(args.command);
+    let warnings = diagnostic::take_warnings();
+    let show_warnings = outcome.is_ok() || args.error_format == ErrorFormat::Human;
+    if show_warnings {
+        let text: String = warnings.iter().map(Diagnostic::render_warning).collect();
+        eprint!("{text}");
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => {
             let text = match args.error_format {

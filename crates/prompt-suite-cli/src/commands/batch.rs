@@ -1,9 +1,9 @@
 //! `prompt-suite batch`: one request body per JSONL row of contexts, in
-//! input order, on every core, with memory flat in the number of rows
-//! (`prompt_pipeline::Batch` does the work). The prompt is prepared and its
+//! input order, on every core, with memory flat in the number and the size
+//! of the rows (`prompt_pipeline::Batch` does the work). The prompt is prepared and its
 //! template compiled once.
 
-use std::io::{self, BufReader, IsTerminal, Read};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Read};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
@@ -67,7 +67,9 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
             eprint!("\r{} rows, {} failed", summary.rows, summary.failed);
         }
     };
-    let summary = match batch.run(BufReader::new(rows), &mut io::stdout().lock(), progress) {
+    // Lines go out in 64 KiB writes, not one write per line.
+    let mut out = BufWriter::with_capacity(64 << 10, io::stdout().lock());
+    let summary = match batch.run(BufReader::new(rows), &mut out, progress) {
         Ok(summary) => summary,
         // The reader of the output has what it wanted.
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(()),

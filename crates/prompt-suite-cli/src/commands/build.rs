@@ -6,12 +6,12 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use prompt_suite::brackets::Environment;
+use prompt_suite::brackets::{Effect, Environment, Limits, StoreWrite};
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Alternation, Attachments, ContextAs, Output, Pipeline, Provider,
-    Source, Stages, Transcript,
+    self as prompt_pipeline, Alternation, Attachments, ContextAs, Message, Metadata, Notice,
+    Pipeline, Provider, Request, Source, Stages, Transcript,
 };
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::args::InputArg;
 use crate::commands::flip::ViewArgs;
@@ -230,32 +230,44 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         built.map_err(|err| diagnostic(&err, &input, Some(&prompt_text), transcript_input))?;
     if let Some(request) = &output.request {
         for notice in &request.notices {
-            eprintln!("warning[{}]: {}", notice.as_str(), notice.message());
+            crate::diagnostic::warn(Diagnostic::new(notice.as_str(), notice.message()));
         }
     }
     if args.full {
-        let Output { request, messages, rendered } = output;
-        let (body, notices) = match request {
-            Some(built) => (json!(built.body), json!(built.notices)),
-            None => (Value::Null, json!([])),
+        let (writes, effects) = match &output.rendered {
+            Some(rendered) => (rendered.writes.as_slice(), rendered.effects.as_slice()),
+            None => (&[][..], &[][..]),
         };
-        let (writes, effects) = match rendered {
-            Some(rendered) => (json!(rendered.writes), json!(rendered.effects)),
-            None => (json!([]), json!([])),
-        };
-        return output::write_json(&json!({
-            "body": body,
-            "notices": notices,
-            "messages": messages,
-            "metadata": metadata,
-            "writes": writes,
-            "effects": effects,
-        }));
+        // What the render produced counts against its output limit, as
+        // `render --json` does; the body is the request, whatever its size.
+        let limit = Limits::default().output_limit();
+        if output::json_len_within(&(writes, effects), limit).is_none() {
+            return Err(output::over_limit("`build --full`'s writes and effects", limit));
+        }
+        return output::write_json(&Full {
+            body: output.request.as_ref().map(|built| &built.body),
+            notices: output.request.as_ref().map_or(&[][..], |built| &built.notices),
+            messages: &output.messages,
+            metadata: &metadata,
+            writes,
+            effects,
+        });
     }
     match &output.request {
         Some(built) => output::write_json(&built.body),
         None => output::write_json(&output.messages),
     }
+}
+
+/// What `build --full` prints, in this key order, encoded without a copy.
+#[derive(Serialize)]
+struct Full<'a> {
+    body: Option<&'a Request>,
+    notices: &'a [Notice],
+    messages: &'a [Message],
+    metadata: &'a Metadata,
+    writes: &'a [StoreWrite],
+    effects: &'a [Effect],
 }
 
 /// The diagnostic for a pipeline error: drawn on the prompt (`prompt_text`,
@@ -276,7 +288,9 @@ pub(crate) fn diagnostic(
     match err.origin() {
         Some(Origin::Transcript) => {
             let file = transcript.unwrap_or(input);
-            with_source(located, file.text().ok(), file.origin())
+            // Its columns do not count a byte order mark.
+            let text = file.text().ok().map(prompt_core::json::strip_bom);
+            with_source(located, text, file.origin())
         }
         Some(Origin::Rendered) => {
             located.with_origin(format!("{} (as rendered by the template)", input.origin()))

@@ -88,3 +88,15 @@ fn order_and_seeds_do_not_depend_on_jobs() {
     }
     assert!(lines.iter().any(|l| l.contains(" a\"")) && lines.iter().any(|l| l.contains(" b\"")));
 }
+
+/// Rows are strict JSON: a byte order mark only before the first row, a
+/// repeated key or an integer beyond 64 bits is an error record pointing
+/// into the rows file, with the reader's message.
+#[test]
+fn rows_are_strict_json() {
+    assert_cmd_snapshot!(
+        cli()
+            .args(["batch", "--rows", &format!("{INPUTS}/strict.jsonl"), "--seed", "1"])
+            .pass_stdin("## user\n[[ q ]]\n")
+    );
+}

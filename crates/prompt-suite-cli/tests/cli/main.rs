@@ -21,3 +21,29 @@ pub(crate) fn cli() -> Command {
     command.env("COLUMNS", "100").env_remove("RUST_BACKTRACE");
     command
 }
+
+/// Runs `command` with `stdin` as its standard input (written from another
+/// thread, so a large input cannot block against a full output pipe).
+pub(crate) fn output_with_stdin(
+    command: &mut Command,
+    stdin: impl Into<Vec<u8>>,
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let stdin = stdin.into();
+    let writer = std::thread::spawn(move || {
+        // The child may stop reading early; that is its answer, not ours.
+        let _ = pipe.write_all(&stdin);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}

@@ -3,7 +3,7 @@
 
 use insta_cmd::assert_cmd_snapshot;
 
-use crate::cli;
+use crate::{cli, output_with_stdin};
 
 const INPUTS: &str = "tests/cli/inputs/render";
 
@@ -217,10 +217,12 @@ fn history_regenerate_rule_end_to_end() {
     assert_eq!(run(&dir, &["--history", "h.json", "--seed", "1"]), "turn 4");
     // Without --commit the file is untouched.
     assert_eq!(history_file(&dir), history);
-    // No temporary file is left behind.
-    let names: Vec<_> =
+    // No temporary file is left behind; the lock file stays for the next
+    // commit.
+    let mut names: Vec<_> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 2, "{names:?}");
+    names.sort();
+    assert_eq!(names, [".h.json.lock", "h.json", "turns.txt"]);
 }
 
 #[test]
@@ -270,4 +272,169 @@ fn malformed_history_json() {
 #[test]
 fn commit_needs_history() {
     assert_cmd_snapshot!(render().arg("--commit").pass_stdin("x"));
+}
+
+/// Every `--context` (render, check, build) is read strictly: a byte
+/// order mark is ignored; a repeated key and an integer beyond 64 bits are
+/// `invalid_json` at their position, with a message that names no other.
+#[test]
+fn contexts_are_strict_json_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let template = write("t.txt", "## user\n[[ role ]]\n");
+    let bom = write("bom.json", "\u{feff}{\"state\": {\"role\": \"user\"}}");
+    let duplicate = write("dup.json", "{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");
+    let big = write("big.json", "{\"state\": {\"n\": 9223372036854775808}}");
+    let commands: [&[&str]; 3] =
+        [&["render", &template], &["check", &template], &["build", &template]];
+    for command in commands {
+        let run = |context: &str| {
+            cli().args(command).args(["--context", context, "--error-format", "json"]).output()
+        };
+        let out = run(&bom).unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (context, line, column, message) in [
+            (&duplicate, 2, 3, "duplicate key `role` in an object".to_owned()),
+            (&big, 1, 17, "the integer 9223372036854775808 is outside the 64-bit signed range (-9223372036854775808 to 9223372036854775807)".to_owned()),
+        ] {
+            let out = run(context).unwrap();
+            assert_eq!(out.status.code(), Some(1), "{command:?}");
+            let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+            let error = &error["error"];
+            assert_eq!(error["kind"], "invalid_json", "{command:?}: {error}");
+            assert_eq!((error["line"].as_u64(), error["column"].as_u64()), (Some(line), Some(column)));
+            assert_eq!(error["message"], message.as_str());
+        }
+    }
+}
+
+#[test]
+fn duplicate_context_key_human() {
+    assert_cmd_snapshot!(
+        render().arg("--context").arg(input("duplicate_key_context.json")).pass_stdin("x")
+    );
+}
+
+/// Forty `render --history F --commit` at once: each records its message
+/// (the lock serialises them, so message i counts turn i + 1), or fails
+/// with `history_locked`; none is lost silently.
+#[test]
+fn concurrent_commits_each_record_their_message() {
+    use std::process::Stdio;
+
+    let dir = scratch();
+    let children: Vec<_> = (0..40)
+        .map(|seed| {
+            let seed = seed.to_string();
+            in_dir(&dir, &["--history", "h.json", "--commit", "--seed", &seed])
+                .arg("--error-format")
+                .arg("json")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut locked = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        if out.status.code() == Some(0) {
+            continue;
+        }
+        let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(error["error"]["kind"], "history_locked", "{error}");
+        locked += 1;
+    }
+    let history = history_file(&dir);
+    let messages = history["messages"].as_array().unwrap();
+    assert_eq!(messages.len() + locked, 40);
+    for (i, message) in messages.iter().enumerate() {
+        assert_eq!(message["swipes"][0]["turns"], i + 1, "{history}");
+    }
+}
+
+/// The error object of a run that must fail with `--error-format json`.
+fn error_of(command: &mut std::process::Command, stdin: &str) -> serde_json::Value {
+    let out = output_with_stdin(command.args(["--error-format", "json"]), stdin);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    serde_json::from_slice::<serde_json::Value>(&out.stderr).unwrap()["error"].clone()
+}
+
+/// What `--json` prints counts against the output limit (16 MiB): a 6 MB
+/// output is printed three times there (the text, the write, the state).
+#[test]
+fn json_output_counts_against_the_output_limit() {
+    let template = "[% set s = \"x\" * 6000000 %][[ s ]]";
+    let error = error_of(render().arg("--json"), template);
+    assert_eq!(error["kind"], "output_limit", "{error}");
+    assert_eq!(
+        error["message"],
+        "`render --json` would print more than 16777216 bytes, the template's output limit"
+    );
+    // Within the limit it is printed whole.
+    let out = output_with_stdin(render().arg("--json"), "[% set s = \"x\" * 5000000 %][[ s ]]");
+    assert!(out.status.success());
+    // Three copies of the string and 118 bytes of keys and brackets.
+    assert_eq!(
+        out.stdout.len(),
+        15_000_000 + 118,
+        "{}",
+        String::from_utf8_lossy(&out.stdout[..80])
+    );
+}
+
+/// What `--samples` prints counts too: two distinct 9 MB outputs are more
+/// than the limit, and sampling stops as soon as that is certain.
+#[test]
+fn samples_count_against_the_output_limit() {
+    let template = "[% chance 0.5 %]a[% else %]b[% endchance %][[ \"x\" * 9000000 ]]";
+    let error = error_of(render().args(["--samples", "200"]), template);
+    assert_eq!(error["kind"], "output_limit", "{error}");
+    assert_eq!(
+        error["message"],
+        "`render --samples` would print more than 16777216 bytes, the template's output limit"
+    );
+    let error = error_of(render().args(["--exact"]), template);
+    assert_eq!(error["kind"], "output_limit", "{error}");
+}
+
+/// Outputs seen equally often are printed in the order they first
+/// appeared, that is by the first seed that rendered them.
+#[test]
+fn samples_ties_keep_first_seen_order() {
+    let template = "[% weighted %][% choice 1 %]a[% endchoice %][% choice 1 %]b[% endchoice %]\
+                    [% choice 1 %]c[% endchoice %][% choice 1 %]d[% endchoice %][% endweighted %]\
+                    [% weighted %][% choice 1 %]1[% endchoice %][% choice 1 %]2[% endchoice %]\
+                    [% choice 1 %]3[% endchoice %][% endweighted %]";
+    let seeds = 6;
+    let mut first_seen: Vec<String> = Vec::new();
+    let mut counts = std::collections::HashMap::new();
+    for seed in 40..40 + seeds {
+        let out = output_with_stdin(render().args(["--seed", &seed.to_string()]), template);
+        let text = String::from_utf8(out.stdout).unwrap();
+        *counts.entry(text.clone()).or_insert(0) += 1;
+        if !first_seen.contains(&text) {
+            first_seen.push(text);
+        }
+    }
+    let mut expected = first_seen.clone();
+    expected.sort_by_key(|text| std::cmp::Reverse(counts[text]));
+    let out = output_with_stdin(
+        render().args(["--samples", &seeds.to_string(), "--seed", "40"]),
+        template,
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let order: Vec<&String> = printed["outputs"].as_object().unwrap().keys().collect();
+    assert_eq!(order, expected.iter().collect::<Vec<_>>());
+    assert!(counts.values().any(|&n| n == 1) && first_seen.len() > 2, "{counts:?}");
 }
