@@ -16,9 +16,9 @@
 //!
 //! The `scaling` group compiles and renders the text-heavy template over the
 //! series of [`benches::Series`] (1x, 10x, 100x), as the other crates'
-//! benches do, with the output, string and fuel limits lifted: time must
-//! grow linearly. Its `macros` and `check` variants grow the two templates
-//! of the `names` group over the cache series.
+//! benches do, with the output, string, memory and fuel limits lifted: time
+//! must grow linearly. Its `macros` and `check` variants grow the two
+//! templates of the `names` group over the cache series.
 //!
 //! Run: `cargo bench -p benches --bench minijinja-brackets`.
 
@@ -136,6 +136,7 @@ fn unlimited() -> Environment {
         Limits::default()
             .with_output_limit(usize::MAX)
             .with_string_limit(usize::MAX)
+            .with_memory_limit(usize::MAX)
             .with_fuel(None),
     );
     env
@@ -173,6 +174,7 @@ fn scaling(c: &mut Criterion) {
         Limits::default()
             .with_output_limit(usize::MAX)
             .with_string_limit(usize::MAX)
+            .with_memory_limit(usize::MAX)
             .with_fuel(None),
     );
     let context: Context =

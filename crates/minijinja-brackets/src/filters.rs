@@ -107,15 +107,11 @@ fn invalid(message: impl Into<std::string::String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message)
 }
 
-/// The value's text, as printed (undefined and none give `""`), at most
-/// the string limit long: a string is borrowed and checked, anything else
-/// printed under the bound.
+/// The value's text, as printed (undefined and none give `""`): a string
+/// borrowed, anything else printed under the string limit.
 fn text<'v>(value: &'v Value, limits: &Limits) -> Result<Cow<'v, str>, Error> {
     match value.as_str() {
-        Some(s) => {
-            check_string_size(s.len(), limits)?;
-            Ok(Cow::Borrowed(s))
-        }
+        Some(s) => Ok(Cow::Borrowed(s)),
         None => {
             let mut out = std::string::String::new();
             value.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
@@ -132,6 +128,15 @@ fn items(value: &Value, filter: &str, limits: &Limits) -> Result<Arc<List>, Erro
         let not_items = format!("`{filter}` needs a list, not");
         invalid(why.message(value, &not_items, limits.range_limit))
     })
+}
+
+/// The value's text, refused when it is longer than the string limit: for
+/// filters that build a string as long as their input (or longer), checked
+/// before they build it.
+fn text_to_rewrite<'v>(value: &'v Value, limits: &Limits) -> Result<Cow<'v, str>, Error> {
+    let t = text(value, limits)?;
+    check_string_size(t.len(), limits)?;
+    Ok(t)
 }
 
 /// Refuses a list of `count` items past the range limit, before it is made.
@@ -282,15 +287,15 @@ pub(crate) fn apply(
     match filter {
         F::Upper => {
             args.bind("filter `upper`", [])?;
-            string(text(&value, limits)?.to_uppercase())
+            string(text_to_rewrite(&value, limits)?.to_uppercase())
         }
         F::Lower => {
             args.bind("filter `lower`", [])?;
-            string(text(&value, limits)?.to_lowercase())
+            string(text_to_rewrite(&value, limits)?.to_lowercase())
         }
         F::Capitalize => {
             args.bind("filter `capitalize`", [])?;
-            let t = text(&value, limits)?;
+            let t = text_to_rewrite(&value, limits)?;
             let mut chars = t.chars();
             string(match chars.next() {
                 Some(first) => {
@@ -303,7 +308,7 @@ pub(crate) fn apply(
             args.bind("filter `title`", [])?;
             let mut out = std::string::String::new();
             let mut at_word_start = true;
-            for c in text(&value, limits)?.chars() {
+            for c in text_to_rewrite(&value, limits)?.chars() {
                 if at_word_start {
                     out.extend(c.to_uppercase())
                 } else {
@@ -398,7 +403,10 @@ pub(crate) fn apply(
         F::Reverse => {
             args.bind("filter `reverse`", [])?;
             match value.as_str() {
-                Some(s) => Ok(Value::string(s.chars().rev().collect())),
+                Some(_) => {
+                    let t = text_to_rewrite(&value, limits)?;
+                    Ok(Value::string(t.chars().rev().collect()))
+                }
                 None => Ok(Value::list(
                     items(&value, "reverse", limits)?.iter().rev().cloned().collect(),
                 )),

@@ -90,7 +90,11 @@ impl Limits {
 
     /// The largest string an operation may build, in bytes (default
     /// 16 MiB): repetition (`"ab" * n`), concatenation, `join`, `replace`,
-    /// `indent`. More is an `invalid_operation` error.
+    /// `indent`, `tojson`, the text filters, a list or map converted to
+    /// text. It is checked before the string is made, or while it is
+    /// written when its size only shows then; a filter that rewrites a
+    /// whole string (`upper`, `reverse`, ...) refuses an input over it
+    /// first. More is an `invalid_operation` error.
     pub fn string_limit(&self) -> usize {
         self.string_limit
     }

@@ -402,3 +402,25 @@ fn trimming_with_a_long_set_is_linear() {
     let source = "[% set set = \"ab\" * 50000 %][[ (\"a\" * 100000 ~ \"c\") -> trim(set) ]]";
     assert_eq!(env.render_str(source, &Context::default(), 0).unwrap().output, "c");
 }
+
+#[test]
+fn a_context_string_over_the_string_limit_can_be_read_but_not_rewritten() {
+    // The context is the host's: reading and cutting it is fine, but a
+    // filter that builds a string as long as its input refuses it first.
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_string_limit(100));
+    let mut context = Context::default();
+    context.state.insert("s".into(), "word ".repeat(200).into());
+    let render = |source: &str| env.render_str(source, &context, 0);
+    let ok = "[[ s -> truncate(9) ]]|[[ s[0:4] ]]|[[ s[:-990] ]]|[[ s -> length ]]|[[ s -> wordcount ]]|[[ (s -> split)[1] ]]|[[ s[::100] ]]";
+    assert_eq!(render(ok).unwrap().output, "word...|word|word word |1000|200|word|wwwwwwwwww");
+    for source in [
+        "[[ s -> upper ]]",
+        "[[ s -> reverse ]]",
+        "[[ s[::-1] ]]",
+        "[[ s[0:200] ]]",
+        "[[ s -> title ]]",
+    ] {
+        assert_eq!(render(source).unwrap_err().kind(), ErrorKind::InvalidOperation, "{source}");
+    }
+}

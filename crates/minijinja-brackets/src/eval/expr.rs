@@ -5,6 +5,7 @@ use crate::arguments::Args;
 use crate::context::Scope;
 use crate::environment::{FilterRef, Function};
 use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
 use crate::tests::BuiltinTest;
@@ -475,14 +476,9 @@ impl<'t> Renderer<'t> {
                 let picked = slice_indices(items.len(), start, stop, step);
                 Value::list(picked.map(|i| items[i].clone()).collect())
             }
-            (_, Some(text)) => {
-                // The characters are collected: at most the string limit's.
-                ops::check_string_size(text.len(), self.limits).map_err(self.locate(span))?;
-                let chars: Vec<char> = text.chars().collect();
-                Value::string(
-                    slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect(),
-                )
-            }
+            (_, Some(text)) => Value::string(
+                slice_str(text, start, stop, step, self.limits).map_err(self.locate(span))?,
+            ),
             (Repr::Undefined | Repr::None, _) => return Ok(Value::UNDEFINED),
             _ => {
                 return Err(self.error(
@@ -497,6 +493,40 @@ impl<'t> Renderer<'t> {
         self.charge_size(&sliced, span)?;
         Ok(sliced)
     }
+}
+
+/// `text[start:stop:step]` by characters. A forward slice walks the
+/// characters and keeps the ones picked, collecting nothing else; a
+/// backward one collects them first, so its text is bounded by the string
+/// limit. The result, never longer than the text, is checked too.
+fn slice_str(
+    text: &str,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+    limits: &Limits,
+) -> Result<String, Error> {
+    let out: String = if step > 0 {
+        let mut picked = slice_indices(text.chars().count(), start, stop, step).peekable();
+        let mut out = String::new();
+        for (i, c) in text.chars().enumerate() {
+            match picked.peek() {
+                Some(&next) if next == i => {
+                    out.push(c);
+                    picked.next();
+                }
+                Some(_) => {}
+                None => break,
+            }
+        }
+        out
+    } else {
+        ops::check_string_size(text.len(), limits)?;
+        let chars: Vec<char> = text.chars().collect();
+        slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect()
+    };
+    ops::check_string_size(out.len(), limits)?;
+    Ok(out)
 }
 
 /// The indexes Python's `seq[start:stop:step]` picks from `len` items.
