@@ -393,6 +393,22 @@ fn built_ins_pay_for_the_work_they_do() {
     assert_eq!(env.render_str(small, &Context::default(), 0).unwrap().output, "ok");
 }
 
+/// A loop unpacking each item into many variables bound them all for
+/// every item, free beyond the step of the iteration.
+#[test]
+fn unpacking_into_many_loop_variables_costs_fuel() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(Some(100_000)));
+    let targets: Vec<String> = (0..6400).map(|i| format!("a{i}")).collect();
+    let rows = vec!["row"; 1024].join(", ");
+    let source = format!(
+        "[% set row = range(6400) %][% for {} in [{rows}] %][% endfor %]",
+        targets.join(", ")
+    );
+    // 1 024 rows of 6 400 values: 100 units each now, 1 before.
+    assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel);
+}
+
 /// `trim` with a set of characters scanned the set for every character it
 /// trimmed: a 100 000-character set trimming 100 000 characters took
 /// 10^10 steps. It uses a hash set for long sets.
