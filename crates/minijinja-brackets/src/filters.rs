@@ -202,6 +202,76 @@ fn parse_number(s: &str) -> Option<Value> {
     clean.parse::<f64>().ok().filter(|x| x.is_finite()).map(Value::from)
 }
 
+/// The fuel a filter's work costs beyond one pass over its input's items
+/// (which the renderer charges for every filter), paid before it runs:
+/// the nested items and string bytes it compares (`sort` about log2(n)
+/// times each, `min`, `max`, `unique` once), the total `sum` copies as it
+/// grows a string or list item by item, and an `attribute` path followed
+/// for every item. At the rates of [`Limits::fuel`]: 256 bytes or 64 items
+/// a unit.
+pub(crate) fn work(filter: BuiltinFilter, value: &Value, args: &Args<'_>) -> u64 {
+    use BuiltinFilter as F;
+    let items = match &value.0 {
+        Repr::List(items) => items.len(),
+        Repr::Map(map) => map.len(),
+        _ => value.as_str().map_or(0, str::len),
+    } as u64;
+    let nested = value.nested_size() as u64 / 256;
+    // Where each filter takes its `attribute` argument.
+    let attribute_at = match filter {
+        F::Sort | F::Join => 1,
+        F::Min | F::Max | F::Sum => 0,
+        _ => return 0,
+    };
+    let path_arg = args
+        .keywords
+        .iter()
+        .find(|(name, _)| *name == "attribute")
+        .map(|(_, v)| v)
+        .or(args.positional.get(attribute_at))
+        .and_then(Value::as_str);
+    let path = path_arg.map_or(0, |path| path.len() as u64 + 1).saturating_mul(items) / 64;
+    let walk = match filter {
+        // Each key is compared about log2(n) times; a string shared by
+        // many items is compared by address, so it counts once.
+        F::Sort => match &value.0 {
+            Repr::List(list) => {
+                let mut seen = HashSet::new();
+                let bytes = list.iter().fold(0u64, |total, item| {
+                    let key = attribute(item, path_arg);
+                    match key.shared_str() {
+                        Some(s) if seen.insert(Arc::as_ptr(s)) => {
+                            total.saturating_add(s.len() as u64)
+                        }
+                        _ => total,
+                    }
+                });
+                (bytes / 256).saturating_mul(u64::from(items.max(2).ilog2()))
+            }
+            _ => 0,
+        },
+        F::Min | F::Max => nested,
+        // Adding strings or lists copies the total so far at every step:
+        // half the summands' bytes, once per item.
+        F::Sum => match &value.0 {
+            Repr::List(list) => {
+                let bytes = list.iter().fold(0u64, |total, item| {
+                    let summand = attribute(item, path_arg);
+                    let size = match &summand.0 {
+                        Repr::List(_) | Repr::Map(_) => summand.size(),
+                        _ => summand.as_str().map_or(0, str::len),
+                    };
+                    total.saturating_add(size as u64)
+                });
+                (bytes / 256).saturating_mul(items) / 2
+            }
+            _ => 0,
+        },
+        _ => 0,
+    };
+    walk.saturating_add(path)
+}
+
 /// Runs a built-in filter.
 pub(crate) fn apply(
     filter: BuiltinFilter,
@@ -255,6 +325,11 @@ pub(crate) fn apply(
             let [chars] = args.bind("filter `trim`", ["chars"])?;
             let t = text(&value, limits)?;
             let trimmed = match str_arg(&chars, "trim", "chars")? {
+                // A set, not a scan of `chars` per character trimmed.
+                Some(set) if set.len() > 16 => {
+                    let set: std::collections::HashSet<char> = set.chars().collect();
+                    t.trim_matches(|c| set.contains(&c))
+                }
                 Some(set) => t.trim_matches(|c| set.contains(c)),
                 None => t.trim(),
             };

@@ -100,9 +100,10 @@ assert_eq!(rendered.writes.len(), 1);
 Every failure is an [`Error`] with an [`ErrorKind`] (`syntax_error`,
 `unknown_filter`, `unknown_test`, `unknown_function`, `bad_arguments`,
 `invalid_operation`, `recursion_limit`, `out_of_fuel`, `output_limit`,
-`memory_limit`, `undefined_error`, and `too_many_paths` for an exact
-distribution beyond its cap), a message, and for anything the template
-caused, the line, column and snippet.
+`memory_limit`, `undefined_error`, `too_many_paths` for an exact
+distribution beyond its cap, and `invalid_json` for [`Context::from_json`]),
+a message, and for anything the template (or the JSON text) caused, the
+line, column and snippet.
 
 # Limits
 
@@ -112,7 +113,12 @@ A template is untrusted: [`Limits`] bounds nesting, macro recursion, fuel
 lists and maps to text), and the memory a render builds and keeps
 ([`Limits::memory_limit`], 128 MiB: unshared bytes of every value built or
 captured, every write in full each time, every effect, every data range).
-Past any of them the render stops with a typed error, never an abort. Its `Display` draws the line with a caret.
+Past any of them the render stops with a typed error, never an abort.
+Nesting counts one level per bracket pair, prefix or chained operator,
+postfix operation, conditional and block, and 100 levels fit the stack
+budget in debug builds too. Name lookups are O(1) (names are numbered when
+compiling) and "did you mean" searches are bounded, so compiling,
+rendering and analysing stay linear in the template's size. Its `Display` draws the line with a caret.
 Unknown filters and tests are found when compiling, even in branches that
 never run. [`StateHistory`] operations and files fail with a
 [`HistoryError`] (`invalid_history` with line and column,
@@ -128,6 +134,9 @@ never run. [`StateHistory`] operations and files fail with a
 * Undefined is chainable (`missing.a.b` is undefined, not an error), but
   arithmetic on it is an error; `"a" + 1` is an error (use `~`).
 * No HTML escaping, no `include`/`extends`/`import`/`call`/`filter` tags.
+* Integers are 64-bit: a literal outside the range is a syntax error and a
+  context integer outside it an error, never a float; `1.e5` is a float, as
+  in Python.
 
 # Randomness
 

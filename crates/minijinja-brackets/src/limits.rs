@@ -63,9 +63,12 @@ impl Limits {
     }
 
     /// The evaluation steps a render may take (default one million; `None`
-    /// for no limit). Each statement, expression and loop iteration costs
-    /// one step, and building large strings costs one step per 256 bytes.
-    /// Running out is an `out_of_fuel` error.
+    /// for no limit). Each statement, expression, loop iteration and macro
+    /// definition costs one step; building or walking large values costs
+    /// one step per 256 bytes or 64 items, including what a built-in walks
+    /// beyond one pass over its input (nested lists compared by `==` or
+    /// searched by `in`, keys sorted, totals `sum` copies) and parameters
+    /// or loop variables bound. Running out is an `out_of_fuel` error.
     pub fn fuel(&self) -> Option<u64> {
         self.fuel
     }

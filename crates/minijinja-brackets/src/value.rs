@@ -291,6 +291,17 @@ impl Value {
         }
     }
 
+    /// [`Value::size`] below the top level: the string bytes and the slots
+    /// of nested lists and maps, which an operation that walks the items
+    /// (equality, sorting, summing) visits beyond the items themselves.
+    pub(crate) fn nested_size(&self) -> usize {
+        match &self.0 {
+            Repr::List(l) => l.shape.size.saturating_sub(l.len().saturating_mul(JSON_SLOT)),
+            Repr::Map(m) => m.shape.size.saturating_sub(m.len().saturating_mul(JSON_ENTRY)),
+            _ => self.size(),
+        }
+    }
+
     /// The bytes of the value's allocations that nothing else shares: what
     /// making it cost. Shared parts were counted when they were made (or
     /// belong to the context); only unshared lists and maps are entered.

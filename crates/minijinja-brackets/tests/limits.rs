@@ -349,6 +349,76 @@ fn the_memory_limit_is_configurable() {
     );
 }
 
+/// Work a built-in does beyond one pass over its items was free: equality
+/// and `in` walked nested lists, `sort`, `min` and `max` compared long
+/// strings, `sum` copied its growing total at every step, an `attribute`
+/// path was followed for every item, and indexing or slicing a string
+/// scanned it. A loop of such operations on one million units of fuel could
+/// run for hours; each is now paid for before it runs, so 1 000 of them
+/// run out of fuel (they rendered before).
+#[test]
+fn built_ins_pay_for_the_work_they_do() {
+    let mut env = Environment::new();
+    // A tenth of the default fuel: the loops end ten times sooner.
+    env.set_limits(Limits::default().with_fuel(Some(100_000)));
+    let setup = "[% set nested = [range(50000), range(50000)] %]\
+                 [% set other = [range(50000), range(50000)] %][% set probe = range(50000) %]\
+                 [% set s = \"x\" * 10000 %][% set strings = [] %]\
+                 [% for i in range(64) %][% set strings = strings + [s ~ i] %][% endfor %]\
+                 [% set path = \"a\" * 10000 %][% set long = \"x\" * 1000000 %]";
+    let work = [
+        "nested == other",
+        "nested != other",
+        "probe in nested",
+        "nested is eq(other)",
+        "strings -> sort",
+        "strings -> max",
+        "strings -> sum(start=\"\")",
+        "range(100) -> join(\",\", attribute=path)",
+        "long[-1]",
+        "long[::-1]",
+    ];
+    for op in work {
+        // 1 000 rounds cost at most a few thousand units without the work.
+        let source =
+            format!("{setup}[% for i in range(1000) %][% if {op} %][% endif %][% endfor %]");
+        assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{op}");
+    }
+    // Shared parts are compared by address: free beyond their steps, as
+    // small values are.
+    let small = "[% set big = [range(50000)] %][% for i in range(1000) %][% set r = big == big %]\
+                 [% set r = [[1, 2], \"ab\"] == [[1, 2], \"ab\"] %]\
+                 [% set r = [\"b\", \"a\"] -> sort %][% set r = [\"a\", \"b\"] -> sum(start=\"\") %]\
+                 [% endfor %]ok";
+    assert_eq!(env.render_str(small, &Context::default(), 0).unwrap().output, "ok");
+}
+
+/// A loop unpacking each item into many variables bound them all for
+/// every item, free beyond the step of the iteration.
+#[test]
+fn unpacking_into_many_loop_variables_costs_fuel() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(Some(100_000)));
+    let targets: Vec<String> = (0..6400).map(|i| format!("a{i}")).collect();
+    let rows = vec!["row"; 1024].join(", ");
+    let source = format!(
+        "[% set row = range(6400) %][% for {} in [{rows}] %][% endfor %]",
+        targets.join(", ")
+    );
+    // 1 024 rows of 6 400 values: 100 units each now, 1 before.
+    assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel);
+}
+
+/// `trim` with a set of characters scanned the set for every character it
+/// trimmed: a 100 000-character set trimming 100 000 characters took
+/// 10^10 steps. It uses a hash set for long sets.
+#[test]
+fn trimming_with_a_long_set_is_linear() {
+    let env = Environment::new();
+    let source = "[% set set = \"ab\" * 50000 %][[ (\"a\" * 100000 ~ \"c\") -> trim(set) ]]";
+    assert_eq!(env.render_str(source, &Context::default(), 0).unwrap().output, "c");
+}
+
 #[test]
 fn a_context_string_over_the_string_limit_can_be_read_but_not_rewritten() {
     // The context is the host's: reading and cutting it is fine, but a

@@ -8,6 +8,7 @@ use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
+use crate::tests::BuiltinTest;
 use crate::value::{Repr, SLOT, Value, ValueMap};
 
 impl<'t> Renderer<'t> {
@@ -142,6 +143,10 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         let value = self.eval(base)?;
         let index = self.eval(index)?;
+        // A string is indexed by character: a scan of its bytes.
+        if value.as_str().is_some() {
+            self.charge_size(&value, span)?;
+        }
         get_item(&value, &index).map_err(self.locate(span))
     }
 
@@ -165,7 +170,11 @@ impl<'t> Renderer<'t> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let result = match call.filter {
-            FilterRef::Builtin(filter) => crate::filters::apply(filter, value, args, self.limits),
+            FilterRef::Builtin(filter) => {
+                // Work beyond one pass over the items, paid before it is done.
+                self.spend(crate::filters::work(filter, &value, &args), span)?;
+                crate::filters::apply(filter, value, args, self.limits)
+            }
             FilterRef::Host(index) => {
                 if args.keywords.is_empty() {
                     self.env.host_filter(index)(&value, &args.positional)
@@ -191,6 +200,12 @@ impl<'t> Renderer<'t> {
         let args = self.eval_args(&call.args)?;
         for arg in &args.positional {
             self.charge_size(arg, span)?;
+        }
+        if let (BuiltinTest::Compare(op), Some(other)) = (call.test, args.positional.first()) {
+            self.charge_walk(op, &value, other, span)?;
+        }
+        if let (BuiltinTest::In, Some(container)) = (call.test, args.positional.first()) {
+            self.charge_walk(CmpOp::In, &value, container, span)?;
         }
         let passed =
             crate::tests::apply(call.test, call.name, &value, args).map_err(self.locate(span))?;
@@ -239,12 +254,29 @@ impl<'t> Renderer<'t> {
             let right = self.eval(e)?;
             // Comparing and searching cost in proportion to the operands.
             self.charge_size(&right, span)?;
+            self.charge_walk(*op, &left, &right, span)?;
             if !ops::compare(*op, &left, &right).map_err(self.locate(span))? {
                 return Ok(Value::from(false));
             }
             left = right;
         }
         Ok(Value::from(true))
+    }
+
+    /// What `==`, `!=` and `in` walk beyond the items [`Self::charge_size`]
+    /// paid for: the nested items and string bytes of the lists and maps
+    /// compared, measured by a walk that stops once it is past the fuel
+    /// left (so an unaffordable comparison is never made).
+    fn charge_walk(
+        &mut self,
+        op: CmpOp,
+        left: &Value,
+        right: &Value,
+        span: Span,
+    ) -> Result<(), Error> {
+        let cap = self.fuel.unwrap_or(u64::MAX);
+        let units = ops::walk_cost(op, left, right, cap);
+        self.spend(units, span)
     }
 
     /// Arithmetic on an undefined operand: say which name and how to fix it.
@@ -415,6 +447,8 @@ impl<'t> Renderer<'t> {
 
     fn slice(&mut self, s: &'t Slice<'t>, span: Span) -> Result<Value, Error> {
         let value = self.eval(&s.value)?;
+        // Slicing scans a string's characters or picks a list's items.
+        self.charge_size(&value, span)?;
         let mut bound = |e: &'t Option<Expr<'t>>| -> Result<Option<i64>, Error> {
             let Some(e) = e else { return Ok(None) };
             let v = self.eval(e)?;
@@ -456,6 +490,7 @@ impl<'t> Renderer<'t> {
         };
         drop(value);
         self.charge(sliced.owned_size(), span)?;
+        self.charge_size(&sliced, span)?;
         Ok(sliced)
     }
 }

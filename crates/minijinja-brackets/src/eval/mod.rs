@@ -453,6 +453,11 @@ impl<'t> Renderer<'t> {
     /// Sets the innermost loop's position and binds its variables to
     /// `item` (unpacking pairs for `for k, v in ...`).
     fn bind_loop(&mut self, index: usize, item: &Value, span: Span) -> Result<(), Error> {
+        // Unpacking into many variables is work in proportion to them.
+        if let Some(Frame::Loop(state)) = self.frames.last() {
+            let units = state.targets.len() as u64 / 64;
+            self.spend(units, span)?;
+        }
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();

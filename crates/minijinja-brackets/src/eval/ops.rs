@@ -1,6 +1,8 @@
 //! Operators on values: checked 64-bit integer arithmetic, `/` always
 //! real, Python-style `//` and `%`, no implicit string/number coercion.
 
+use std::sync::Arc;
+
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::syntax::ast::{BinOp, CmpOp};
@@ -205,6 +207,71 @@ pub(crate) fn compare(op: CmpOp, l: &Value, r: &Value) -> Result<bool, Error> {
         CmpOp::In => contains(r, l)?,
         CmpOp::NotIn => !contains(r, l)?,
     })
+}
+
+/// The work, in units of fuel (64 items or 256 string bytes), that
+/// `l op r` does walking nested lists and maps beyond their top level,
+/// found by walking them as equality does (shared parts are compared by
+/// address, so they cost nothing) and stopping once it passes `cap`.
+pub(crate) fn walk_cost(op: CmpOp, l: &Value, r: &Value, cap: u64) -> u64 {
+    let composite = |v: &Value| matches!(v.0, Repr::List(_) | Repr::Map(_));
+    let mut ticks = 0;
+    let cap = cap.saturating_mul(256);
+    match op {
+        CmpOp::Eq | CmpOp::Ne if composite(l) && composite(r) => {
+            equal_ticks(l, r, &mut ticks, cap);
+        }
+        CmpOp::In | CmpOp::NotIn => {
+            if let Repr::List(items) = &r.0 {
+                for item in items.iter() {
+                    if composite(item) && composite(l) {
+                        equal_ticks(item, l, &mut ticks, cap);
+                    }
+                    if ticks > cap || item == l {
+                        break;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    ticks / 256
+}
+
+/// Adds to `ticks` what comparing `a` and `b` for equality walks below
+/// their top level (4 per item, 1 per string byte), until it passes `cap`;
+/// whether they are equal so far.
+fn equal_ticks(a: &Value, b: &Value, ticks: &mut u64, cap: u64) -> bool {
+    if *ticks > cap {
+        return false;
+    }
+    match (&a.0, &b.0) {
+        (Repr::List(x), Repr::List(y)) if !Arc::ptr_eq(x, y) && x.len() == y.len() => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                *ticks += 4;
+                if !equal_ticks(p, q, ticks, cap) {
+                    return false;
+                }
+            }
+            true
+        }
+        (Repr::Map(x), Repr::Map(y)) if !Arc::ptr_eq(x, y) && x.len() == y.len() => {
+            for ((k, p), (l, q)) in x.iter().zip(y.iter()) {
+                *ticks += 4 + k.len().min(l.len()) as u64;
+                if k != l || !equal_ticks(p, q, ticks, cap) {
+                    return false;
+                }
+            }
+            true
+        }
+        _ => match (a.shared_str(), b.shared_str()) {
+            (Some(x), Some(y)) if !Arc::ptr_eq(x, y) => {
+                *ticks += x.len().min(y.len()) as u64;
+                x == y
+            }
+            _ => a == b,
+        },
+    }
 }
 
 /// `item in container`: substring, list membership, map key.
