@@ -42,6 +42,24 @@ def cases(path):
         return json.load(f)["cases"]
 
 
+def hostile(name):
+    """The inputs of a hostile-corpus file (tests/hostile/NAME), built from their pieces."""
+    with open(os.path.join(ROOT, "tests", "hostile", name), encoding="utf-8") as f:
+        for case in json.load(f)["cases"]:
+            data = b""
+            for piece in case["input"]:
+                if "text" in piece:
+                    data += piece["text"].encode()
+                elif "repeat" in piece:
+                    if len(piece["repeat"]) * piece["times"] > 64 * 1024:
+                        break
+                    data += piece["repeat"].encode() * piece["times"]
+                else:
+                    data += bytes(piece["bytes"])
+            else:
+                yield data
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -90,6 +108,14 @@ def main():
         write("cli_json", json.dumps(context))
     for path in glob.glob(crate("minijinja-brackets/tests/*inputs/*.txt")):
         with_selectors("brackets", read(path), [0, 1])
+        with_selectors("brackets_limits", read(path), [0])
+    # brackets_limits (real limits): the templates and the hostile corpus's
+    # cases that fit the fuzzer's 64 KiB inputs (its memory bombs among them).
+    for case in cases("minijinja-brackets/tests/conformance/brackets.json"):
+        with_selectors("brackets_limits", case["template"], [0, 1])
+    for case in hostile("minijinja-brackets.json"):
+        if len(case) <= 64 * 1024 - 1:
+            write("brackets_limits", b"\x00" + case)
 
     for path in glob.glob(crate("prompt-suite-cli/tests/cli/inputs/*/*.json")):
         write("cli_json", read(path))

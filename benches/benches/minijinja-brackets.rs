@@ -8,17 +8,24 @@
 //! engines render each template and the outputs are compared, so the two
 //! sides provably do the same work.
 //!
+//! The `names` group measures what used to be quadratic (issue 13): a
+//! template of 100 000 distinct macros, each defined, called and followed by
+//! a read of a name that is no macro (against minijinja on the same
+//! template), and `check` (`Template::analyze`) of a template that writes
+//! 16 000 names and reads 16 000 others, each with a "did you mean" search.
+//!
 //! The `scaling` group compiles and renders the text-heavy template over the
 //! series of [`benches::Series`] (1x, 10x, 100x), as the other crates'
-//! benches do, with the output, string and fuel limits lifted: time must
-//! grow linearly.
+//! benches do, with the output, string, memory and fuel limits lifted: time
+//! must grow linearly. Its `macros` and `check` variants grow the two
+//! templates of the `names` group over the cache series.
 //!
 //! Run: `cargo bench -p benches --bench minijinja-brackets`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use benches::{input, repeat_to};
+use benches::{Series, configure_scaling, input, repeat_to};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use minijinja_brackets::{Context, Environment, Limits};
 
@@ -106,12 +113,68 @@ fn compare(c: &mut Criterion) {
     }
 }
 
+/// `unit` once per number from 0 with `{i}` replaced by the number, until
+/// the text is at least `bytes` long: a template of distinct names.
+fn numbered_to(unit: &str, bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + unit.len() + 8);
+    let mut i = 0;
+    while text.len() < bytes {
+        text.push_str(&unit.replace("{i}", &i.to_string()));
+        i += 1;
+    }
+    text
+}
+
+/// A macro defined, called, and a read of a name that is no macro.
+const MACRO_UNIT: &str = "[% macro m{i}(a) %][[ a ]][% endmacro %][[ m{i}(1) ]][[ x ]]";
+/// A name written and another read that nothing writes.
+const CHECK_UNIT: &str = "[% set name{i} = 1 %][[ other{i} ]]";
+
+fn unlimited() -> Environment {
+    let mut env = Environment::new();
+    env.set_limits(
+        Limits::default()
+            .with_output_limit(usize::MAX)
+            .with_string_limit(usize::MAX)
+            .with_memory_limit(usize::MAX)
+            .with_fuel(None),
+    );
+    env
+}
+
+fn names(c: &mut Criterion) {
+    let ours = unlimited();
+    let theirs = minijinja_env();
+    let macros: String = (0..100_000).map(|i| MACRO_UNIT.replace("{i}", &i.to_string())).collect();
+    let check: String = (0..16_000).map(|i| CHECK_UNIT.replace("{i}", &i.to_string())).collect();
+    let context = Context::default();
+    let our_output = ours.compile(&macros).unwrap().render_outcome(&context, 0).unwrap().output;
+    let their_output = theirs.render_str(&macros, minijinja::context! {}).unwrap();
+    assert_eq!(our_output, their_output, "many macros: the engines disagree");
+
+    let mut group = c.benchmark_group("minijinja-brackets/names");
+    group.sample_size(10).measurement_time(Duration::from_secs(5));
+    group.bench_function("100000-macros/brackets", |b| {
+        b.iter(|| ours.compile(black_box(&macros)).unwrap().render_outcome(&context, 0).unwrap())
+    });
+    group.bench_function("100000-macros/minijinja", |b| {
+        b.iter(|| theirs.render_str(black_box(&macros), minijinja::context! {}).unwrap())
+    });
+    let template = ours.compile(&check).unwrap();
+    assert_eq!(template.analyze().warnings.len(), 16_000);
+    group.bench_function("check-16000-names/brackets", |b| {
+        b.iter(|| black_box(&template).analyze())
+    });
+    group.finish();
+}
+
 fn scaling(c: &mut Criterion) {
     let mut env = Environment::new();
     env.set_limits(
         Limits::default()
             .with_output_limit(usize::MAX)
             .with_string_limit(usize::MAX)
+            .with_memory_limit(usize::MAX)
             .with_fuel(None),
     );
     let context: Context =
@@ -120,7 +183,26 @@ fn scaling(c: &mut Criterion) {
     benches::scale_text(c, "minijinja-brackets/scaling", &prose, "compile+render", |source| {
         env.compile(source).unwrap().render(&context, 0).unwrap()
     });
+    // Distinct names: the cache series only (a 100 MiB template of macros
+    // measures the allocator more than name resolution).
+    let env = unlimited();
+    let mut group = c.benchmark_group("minijinja-brackets/scaling");
+    for (factor, bytes) in Series::CACHE.sizes() {
+        let macros = numbered_to(MACRO_UNIT, bytes);
+        let check = numbered_to(CHECK_UNIT, bytes);
+        let template = env.compile(&check).unwrap();
+        configure_scaling(&mut group, bytes);
+        group.throughput(Throughput::Bytes(macros.len() as u64));
+        group.bench_function(Series::CACHE.id("macros", factor), |b| {
+            b.iter(|| env.compile(black_box(&macros)).unwrap().render_outcome(&context, 0).unwrap())
+        });
+        group.throughput(Throughput::Bytes(check.len() as u64));
+        group.bench_function(Series::CACHE.id("check", factor), |b| {
+            b.iter(|| black_box(&template).analyze())
+        });
+    }
+    group.finish();
 }
 
-criterion_group!(benches, compare, scaling);
+criterion_group!(benches, compare, names, scaling);
 criterion_main!(benches);

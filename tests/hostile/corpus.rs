@@ -8,9 +8,10 @@
 //! ```
 //!
 //! The input is the concatenation of its pieces, each one of
-//! `{"text": "..."}`, `{"repeat": "...", "times": N}` (the text N times) or
-//! `{"bytes": [0, 255, ...]}` (raw bytes, for invalid UTF-8). Big inputs are
-//! thus described, never stored. `options` and `expect` mean what the
+//! `{"text": "..."}`, `{"repeat": "...", "times": N}` (the text N times),
+//! `{"numbered": "...{i}...", "times": N}` (the text N times, `{i}` replaced
+//! by 0, 1, ... N-1: N distinct names) or `{"bytes": [0, 255, ...]}` (raw
+//! bytes, for invalid UTF-8). Big inputs are thus described, never stored. `options` and `expect` mean what the
 //! crate's runner says; `expect` is either `{"error": "<kind>"}` or the
 //! bounded result the runner checks.
 
@@ -61,6 +62,11 @@ fn build(pieces: &[Value]) -> Vec<u8> {
         } else if let Some(text) = piece.get("repeat").and_then(Value::as_str) {
             let times = piece["times"].as_u64().expect("`repeat` needs `times`");
             input.extend_from_slice(text.repeat(times as usize).as_bytes());
+        } else if let Some(text) = piece.get("numbered").and_then(Value::as_str) {
+            let times = piece["times"].as_u64().expect("`numbered` needs `times`");
+            for i in 0..times {
+                input.extend_from_slice(text.replace("{i}", &i.to_string()).as_bytes());
+            }
         } else if let Some(bytes) = piece.get("bytes").and_then(Value::as_array) {
             input.extend(bytes.iter().map(|byte| byte.as_u64().expect("a byte") as u8));
         } else {

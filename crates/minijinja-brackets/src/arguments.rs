@@ -1,8 +1,43 @@
 //! Binding call arguments to parameter names, shared by filters, tests,
 //! functions and macros so they all report arity errors the same way.
 
+use std::collections::HashMap;
+
 use crate::error::{Error, ErrorKind};
 use crate::value::Value;
+
+/// How many names a lookup scans before a hash index pays off.
+const SCAN: usize = 8;
+
+/// Finds a name among many parameter or loop names in O(1): a macro or a
+/// loop may bind thousands, and every read of a name looks among them.
+/// Empty (and unused) for a few names, which a scan finds faster.
+#[derive(Debug, Default)]
+pub(crate) struct NameIndex<'a>(HashMap<&'a str, usize>);
+
+impl<'a> NameIndex<'a> {
+    /// The index of `names`, or none when they are few enough to scan.
+    pub(crate) fn of(names: impl ExactSizeIterator<Item = &'a str>) -> NameIndex<'a> {
+        if names.len() <= SCAN {
+            return NameIndex::default();
+        }
+        let mut index = HashMap::with_capacity(names.len());
+        for (position, name) in names.enumerate() {
+            // The first of repeated names wins, as a scan would find it.
+            index.entry(name).or_insert(position);
+        }
+        NameIndex(index)
+    }
+
+    /// The position of `name`, from the index or, without one, from `scan`.
+    pub(crate) fn position(
+        &self,
+        name: &str,
+        scan: impl FnOnce() -> Option<usize>,
+    ) -> Option<usize> {
+        if self.0.is_empty() { scan() } else { self.0.get(name).copied() }
+    }
+}
 
 /// Evaluated call arguments: positional first, then `name=value`.
 #[derive(Debug, Default)]
@@ -37,8 +72,13 @@ impl<'a> Args<'a> {
         for (slot, value) in bound.iter_mut().zip(self.positional) {
             *slot = Some(value);
         }
+        let index = if self.keywords.is_empty() {
+            NameIndex::default()
+        } else {
+            NameIndex::of(names.clone())
+        };
         for (name, value) in self.keywords {
-            let Some(index) = names.clone().position(|n| n == name) else {
+            let Some(index) = index.position(name, || names.clone().position(|n| n == name)) else {
                 return Err(Error::new(
                     ErrorKind::BadArguments,
                     format!("{} has no parameter named `{name}`", callee()),

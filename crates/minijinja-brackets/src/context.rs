@@ -1,7 +1,13 @@
 //! What a render takes in ([`Context`]) and gives back ([`Rendered`], or
 //! the lighter [`Outcome`]).
 
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+
+use crate::value::Value;
 
 /// A JSON object: one variable store.
 pub type Store = serde_json::Map<String, serde_json::Value>;
@@ -22,6 +28,30 @@ pub struct Context {
 }
 
 impl Context {
+    /// Reads a context from JSON text, strictly (`prompt_core::json`): a
+    /// leading byte order mark is ignored; a syntax error, a key repeated in
+    /// one object, an integer outside the 64-bit signed range (which
+    /// `serde_json::from_str` would turn into the nearest float), and
+    /// unknown top-level keys are errors at their line and column.
+    ///
+    /// ```
+    /// use minijinja_brackets::Context;
+    ///
+    /// let context = Context::from_json(r#"{"state": {"visits": 2}}"#)?;
+    /// assert_eq!(context.state["visits"], 2);
+    /// let err = Context::from_json("{\"state\": {\"n\":\n 9223372036854775808}}").unwrap_err();
+    /// assert_eq!(err.kind().as_str(), "invalid_json");
+    /// assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(2), Some("9223372036854775808")));
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An `invalid_json` [`Error`](crate::Error) positioned in `text`.
+    pub fn from_json(text: &str) -> Result<Context, crate::Error> {
+        prompt_core::json::from_str(text).map_err(|err| crate::Error::json(text, &err))
+    }
+
     /// The store of `scope`.
     pub fn store(&self, scope: Scope) -> &Store {
         match scope {
@@ -55,42 +85,52 @@ pub enum Scope {
 
 /// One assignment a render made, in the order it ran:
 /// `{"scope": "state", "name": "x", "value": 5}`.
+///
+/// The value is shared with the render, not copied: a loop that writes the
+/// same large string a thousand times holds it once. It serializes as its
+/// JSON form, and [`Outcome::apply_to`] converts it when it reaches a store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoreWrite {
     /// The store written.
     pub scope: Scope,
     /// The variable's name.
     pub name: String,
-    /// The value written.
-    pub value: serde_json::Value,
+    /// The value written (always storable: it has a JSON form).
+    pub value: Value,
 }
 
 /// A side effect the template requests; the host runs it after a
 /// successful render. `{"kind": "qr", "name": ...}` or
-/// `{"kind": "st", "command": ...}`.
+/// `{"kind": "st", "command": ...}`. The text is shared with the render.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Effect {
     /// `[% qr "name" %]`: trigger the Quick Reply with this name.
     Qr {
         /// The Quick Reply's name.
-        name: String,
+        name: Arc<str>,
     },
     /// `[% st "/cmd" %]`: run this slash-command script.
     St {
         /// The script.
-        command: String,
+        command: Arc<str>,
     },
 }
 
-/// The result of a successful render: the text, the three stores after
-/// rendering (complete), the writes in order, and the effects in order.
+/// The result of a successful render: the text and which of its bytes
+/// are data, the three stores after rendering (complete), the writes in
+/// order, and the effects in order.
 ///
-/// Serializes in the command line's `--json` shape and key order.
+/// Serializes in the command line's `--json` shape and key order (the data
+/// ranges are not part of it).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Rendered {
     /// The rendered text.
     pub output: String,
+    /// The byte ranges of `output` that came from values (see
+    /// [`Outcome::data_ranges`]).
+    #[serde(skip)]
+    pub data_ranges: Vec<Range<usize>>,
     /// The state store after rendering.
     pub state: Store,
     /// The chat-local store after rendering.
@@ -130,6 +170,29 @@ pub struct Rendered {
 pub struct Outcome {
     /// The rendered text.
     pub output: String,
+    /// The byte ranges of `output` that are data: they came from values
+    /// (the context, or what an operator, filter, test or function built),
+    /// not from the template's own text or its string literals. Sorted by
+    /// start, non-overlapping, one range per printed piece: adjacent pieces
+    /// are not merged (`[[ a ]][[ b ]]` gives two ranges), empty pieces give
+    /// none. A macro call or `set` block keeps the provenance of what it
+    /// captured, so printing its result maps its data ranges here.
+    ///
+    /// Not serialized (the command line's `--json` shape has no such key).
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// let env = Environment::new();
+    /// let template = env.compile("## [[ a ]][[ b ]] says [[ \"hi\" ]]")?;
+    /// let context: Context = serde_json::from_str(r#"{"state": {"a": "us", "b": "er"}}"#)?;
+    /// let outcome = template.render_outcome(&context, 0)?;
+    /// assert_eq!(outcome.output, "## user says hi");
+    /// assert_eq!(outcome.data_ranges, [3..5, 5..7]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[serde(skip)]
+    pub data_ranges: Vec<Range<usize>>,
     /// Every assignment, in order.
     pub writes: Vec<StoreWrite>,
     /// Every `qr`/`st` request, in order.
@@ -138,10 +201,13 @@ pub struct Outcome {
 
 impl Outcome {
     /// Applies the writes, in order, to `context`: afterwards it holds the
-    /// stores a [`Rendered`] of the same render would.
+    /// stores a [`Rendered`] of the same render would. Only the last write
+    /// of each name is converted to JSON (earlier ones only fix the name's
+    /// place in its store), so the cost is that of the final values.
     pub fn apply_to(&self, context: &mut Context) {
-        for write in &self.writes {
-            context.store_mut(write.scope).insert(write.name.clone(), write.value.clone());
+        for scope in [Scope::State, Scope::Local, Scope::Global] {
+            let writes = self.writes.iter().filter(|w| w.scope == scope);
+            fold_writes(writes, context.store_mut(scope));
         }
     }
 
@@ -153,11 +219,62 @@ impl Outcome {
         let Context { state, local, global } = stores;
         Rendered {
             output: self.output,
+            data_ranges: self.data_ranges,
             state,
             local,
             global,
             writes: self.writes,
             effects: self.effects,
         }
+    }
+}
+
+/// Applies `writes` (of one store) in order to `store`, converting only
+/// the last write of each name: an earlier write of a name new to the store
+/// inserts a placeholder that fixes the name's place, as applying every
+/// write in turn would.
+pub(crate) fn fold_writes<'w>(
+    writes: impl DoubleEndedIterator<Item = &'w StoreWrite> + Clone,
+    store: &mut Store,
+) {
+    let mut seen = HashSet::new();
+    let last: Vec<bool> = writes.clone().rev().map(|w| seen.insert(w.name.as_str())).collect();
+    for (write, last) in writes.zip(last.into_iter().rev()) {
+        if last {
+            store.insert(write.name.clone(), write.value.json());
+        } else if !store.contains_key(&write.name) {
+            store.insert(write.name.clone(), serde_json::Value::Null);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_writes_keeps_order_and_last_values() {
+        let write = |scope, name: &str, value: i64| StoreWrite {
+            scope,
+            name: name.to_owned(),
+            value: Value::from(value),
+        };
+        let writes = [
+            write(Scope::State, "a", 1),
+            write(Scope::State, "b", 2),
+            write(Scope::Local, "a", 3),
+            write(Scope::State, "a", 4),
+            write(Scope::State, "old", 5),
+        ];
+        let mut context: Context =
+            serde_json::from_str(r#"{"state": {"old": 0, "x": 9}}"#).unwrap();
+        let mut one_by_one = context.clone();
+        for w in &writes {
+            one_by_one.store_mut(w.scope).insert(w.name.clone(), w.value.json());
+        }
+        Outcome { writes: writes.to_vec(), ..Outcome::default() }.apply_to(&mut context);
+        assert_eq!(context, one_by_one);
+        let keys: Vec<&String> = context.state.keys().collect();
+        assert_eq!(keys, ["old", "x", "a", "b"]);
     }
 }

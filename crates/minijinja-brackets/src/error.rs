@@ -44,9 +44,19 @@ pub enum ErrorKind {
     /// The output grew past the output limit. E.g. a loop printing a large
     /// string many times.
     OutputLimit,
+    /// The render built or kept more bytes than the memory limit allows
+    /// (see [`Limits::memory_limit`](crate::Limits::memory_limit)). E.g. a
+    /// loop writing a 16 MB string to a variable a thousand times: the
+    /// write log lists every assignment.
+    MemoryLimit,
     /// Strict mode only: printing or iterating an undefined value.
     /// E.g. `[[ missing ]]`.
     UndefinedError,
+    /// JSON text given to [`Context::from_json`](crate::Context::from_json)
+    /// is malformed, repeats a key, holds an integer outside 64 bits, or is
+    /// not the shape of a context; its position is in that text.
+    /// E.g. `{"state": {"n": 18446744073709551616}}`.
+    InvalidJson,
     /// [`Template::distribution`](crate::Template::distribution) found more
     /// random paths than its cap allows. E.g. 20 `chance` blocks in a row
     /// have 2^20 paths, far beyond the default cap of 10 000; sample
@@ -67,7 +77,9 @@ impl ErrorKind {
             ErrorKind::RecursionLimit => "recursion_limit",
             ErrorKind::OutOfFuel => "out_of_fuel",
             ErrorKind::OutputLimit => "output_limit",
+            ErrorKind::MemoryLimit => "memory_limit",
             ErrorKind::UndefinedError => "undefined_error",
+            ErrorKind::InvalidJson => "invalid_json",
             ErrorKind::TooManyPaths => "too_many_paths",
         }
     }
@@ -135,6 +147,19 @@ impl Error {
         let snippet = text.trim_end_matches('\r').chars().take(SNIPPET_CHARS).collect();
         self.repr.location = Some(Location { span, line, column, snippet, source_line });
         self
+    }
+
+    /// An `invalid_json` error for `err` in the JSON `text`, at its place
+    /// (line and column as `prompt_core::json` counts them, in characters).
+    pub(crate) fn json(text: &str, err: &prompt_core::json::JsonError) -> Error {
+        let span = err.span();
+        let mut error = Error::new(ErrorKind::InvalidJson, err.message())
+            .at(text, Span::new(span.start, span.end));
+        if let Some(location) = &mut error.repr.location {
+            (location.line, location.column) = (err.line(), err.column());
+            location.snippet = err.snippet().to_owned();
+        }
+        error
     }
 
     /// The kind of error.

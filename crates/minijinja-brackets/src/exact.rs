@@ -22,7 +22,7 @@ use crate::context::Context;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::random::Draws;
-use crate::syntax::ast::Node;
+use crate::syntax::ast;
 
 /// One branching point of a path: the option taken and every option's
 /// probability.
@@ -167,11 +167,11 @@ fn tidy(x: f64) -> f64 {
 /// outputs may hold.
 const FUEL_RENDERS: u64 = 10;
 
-/// Enumerates every random path of `body`, rendering at most `max_paths`.
+/// Enumerates every random path of `template`, rendering at most `max_paths`.
 pub(crate) fn distribution<'t>(
     env: &'t Environment,
     source: &'t str,
-    body: &'t [Node<'t>],
+    template: &'t ast::Template<'t>,
     context: &'t Context,
     max_paths: usize,
 ) -> Result<Distribution, Error> {
@@ -197,7 +197,7 @@ pub(crate) fn distribution<'t>(
         let fuel = per_render.zip(budget).map(|(one, left)| one.min(left));
         let walk = Draws::Path(PathWalk::replay(next));
         let (rendered, draws, left) =
-            match crate::eval::render_with(env, source, body, context, walk, fuel) {
+            match crate::eval::render_with(env, source, template, context, walk, fuel) {
                 Ok(done) => done,
                 // The shared budget ran out, not this render's own fuel.
                 Err(err) if err.kind() == ErrorKind::OutOfFuel && fuel < per_render => {

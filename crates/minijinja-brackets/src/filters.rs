@@ -4,17 +4,25 @@
 //! [`BuiltinFilter::lookup`], and its arm in [`apply`], binding arguments
 //! with [`Args::bind`] so arity errors read the same everywhere. Filters
 //! accept undefined values leniently (`upper` gives `""`, `length` 0).
+//!
+//! Every string a filter builds is checked against the string limit before
+//! (or, when its size is only known as it grows, while) it is made, and
+//! every list against the range limit before it is made. A string a filter
+//! builds is data (`Value::string`), even from authored text; a value it
+//! passes on unchanged (`default`, `first`, the items `sort` reorders)
+//! keeps its provenance.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::arguments::{Args, bad};
 use crate::error::{Error, ErrorKind};
-use crate::eval::ops::{self, check_string_size};
+use crate::eval::ops::{self, check_string_size, string_too_long};
 use crate::limits::Limits;
 use crate::syntax::ast::BinOp;
-use crate::value::{Repr, Value};
+use crate::value::{List, Repr, Value};
 
 /// A built-in filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,26 +107,56 @@ fn invalid(message: impl Into<std::string::String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message)
 }
 
-/// The value's text, as printed (undefined and none give `""`).
-fn text(value: &Value) -> Cow<'_, str> {
-    match &value.0 {
-        Repr::Str(s) => Cow::Borrowed(s),
-        _ => Cow::Owned(value.to_string()),
+/// The value's text, as printed (undefined and none give `""`): a string
+/// borrowed, anything else printed under the string limit.
+fn text<'v>(value: &'v Value, limits: &Limits) -> Result<Cow<'v, str>, Error> {
+    match value.as_str() {
+        Some(s) => Ok(Cow::Borrowed(s)),
+        None => {
+            let mut out = std::string::String::new();
+            value.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+            Ok(Cow::Owned(out))
+        }
     }
 }
 
 /// The items of a list, the characters of a string, the keys of a map;
-/// nothing for none and undefined.
-fn items(value: &Value, filter: &str) -> Result<Arc<Vec<Value>>, Error> {
-    Ok(match &value.0 {
-        Repr::List(items) => items.clone(),
-        Repr::Str(s) => Arc::new(s.chars().map(|c| Value::string(c.to_string())).collect()),
-        Repr::Map(map) => Arc::new(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
-        Repr::Undefined | Repr::None => Arc::new(Vec::new()),
-        _ => {
-            return Err(invalid(format!("`{filter}` needs a list, not {}", value.kind().as_str())));
-        }
+/// nothing for none and undefined. A new list is refused past the range
+/// limit before it is made.
+fn items(value: &Value, filter: &str, limits: &Limits) -> Result<Arc<List>, Error> {
+    value.items(limits.range_limit).map_err(|why| {
+        let not_items = format!("`{filter}` needs a list, not");
+        invalid(why.message(value, &not_items, limits.range_limit))
     })
+}
+
+/// The value's text, refused when it is longer than the string limit: for
+/// filters that build a string as long as their input (or longer), checked
+/// before they build it.
+fn text_to_rewrite<'v>(value: &'v Value, limits: &Limits) -> Result<Cow<'v, str>, Error> {
+    let t = text(value, limits)?;
+    check_string_size(t.len(), limits)?;
+    Ok(t)
+}
+
+/// Refuses a list of `count` items past the range limit, before it is made.
+fn check_items(count: usize, filter: &str, limits: &Limits) -> Result<(), Error> {
+    if count > limits.range_limit {
+        return Err(invalid(format!(
+            "`{filter}` would give {count} items, more than the limit of {} for a list",
+            limits.range_limit
+        )));
+    }
+    Ok(())
+}
+
+/// Case-insensitive order of two strings, without making lowercase copies.
+fn cmp_folded(a: &Value, b: &Value) -> Option<Ordering> {
+    let (Some(x), Some(y)) = (a.shared_str(), b.shared_str()) else { return a.compare(b) };
+    if Arc::ptr_eq(x, y) {
+        return Some(Ordering::Equal);
+    }
+    Some(x.chars().flat_map(char::to_lowercase).cmp(y.chars().flat_map(char::to_lowercase)))
 }
 
 fn int_arg(value: &Value, default: i64, filter: &str, name: &str) -> Result<i64, Error> {
@@ -135,7 +173,7 @@ fn int_arg(value: &Value, default: i64, filter: &str, name: &str) -> Result<i64,
 fn str_arg<'v>(value: &'v Value, filter: &str, name: &str) -> Result<Option<&'v str>, Error> {
     match &value.0 {
         Repr::Undefined | Repr::None => Ok(None),
-        Repr::Str(s) => Ok(Some(s)),
+        _ if value.as_str().is_some() => Ok(value.as_str()),
         _ => Err(bad(format!(
             "`{filter}`: `{name}` must be a string, not {}",
             value.kind().as_str()
@@ -164,6 +202,76 @@ fn parse_number(s: &str) -> Option<Value> {
     clean.parse::<f64>().ok().filter(|x| x.is_finite()).map(Value::from)
 }
 
+/// The fuel a filter's work costs beyond one pass over its input's items
+/// (which the renderer charges for every filter), paid before it runs:
+/// the nested items and string bytes it compares (`sort` about log2(n)
+/// times each, `min`, `max`, `unique` once), the total `sum` copies as it
+/// grows a string or list item by item, and an `attribute` path followed
+/// for every item. At the rates of [`Limits::fuel`]: 256 bytes or 64 items
+/// a unit.
+pub(crate) fn work(filter: BuiltinFilter, value: &Value, args: &Args<'_>) -> u64 {
+    use BuiltinFilter as F;
+    let items = match &value.0 {
+        Repr::List(items) => items.len(),
+        Repr::Map(map) => map.len(),
+        _ => value.as_str().map_or(0, str::len),
+    } as u64;
+    let nested = value.nested_size() as u64 / 256;
+    // Where each filter takes its `attribute` argument.
+    let attribute_at = match filter {
+        F::Sort | F::Join => 1,
+        F::Min | F::Max | F::Sum => 0,
+        _ => return 0,
+    };
+    let path_arg = args
+        .keywords
+        .iter()
+        .find(|(name, _)| *name == "attribute")
+        .map(|(_, v)| v)
+        .or(args.positional.get(attribute_at))
+        .and_then(Value::as_str);
+    let path = path_arg.map_or(0, |path| path.len() as u64 + 1).saturating_mul(items) / 64;
+    let walk = match filter {
+        // Each key is compared about log2(n) times; a string shared by
+        // many items is compared by address, so it counts once.
+        F::Sort => match &value.0 {
+            Repr::List(list) => {
+                let mut seen = HashSet::new();
+                let bytes = list.iter().fold(0u64, |total, item| {
+                    let key = attribute(item, path_arg);
+                    match key.shared_str() {
+                        Some(s) if seen.insert(Arc::as_ptr(s)) => {
+                            total.saturating_add(s.len() as u64)
+                        }
+                        _ => total,
+                    }
+                });
+                (bytes / 256).saturating_mul(u64::from(items.max(2).ilog2()))
+            }
+            _ => 0,
+        },
+        F::Min | F::Max => nested,
+        // Adding strings or lists copies the total so far at every step:
+        // half the summands' bytes, once per item.
+        F::Sum => match &value.0 {
+            Repr::List(list) => {
+                let bytes = list.iter().fold(0u64, |total, item| {
+                    let summand = attribute(item, path_arg);
+                    let size = match &summand.0 {
+                        Repr::List(_) | Repr::Map(_) => summand.size(),
+                        _ => summand.as_str().map_or(0, str::len),
+                    };
+                    total.saturating_add(size as u64)
+                });
+                (bytes / 256).saturating_mul(items) / 2
+            }
+            _ => 0,
+        },
+        _ => 0,
+    };
+    walk.saturating_add(path)
+}
+
 /// Runs a built-in filter.
 pub(crate) fn apply(
     filter: BuiltinFilter,
@@ -179,47 +287,56 @@ pub(crate) fn apply(
     match filter {
         F::Upper => {
             args.bind("filter `upper`", [])?;
-            Ok(Value::string(text(&value).to_uppercase()))
+            string(text_to_rewrite(&value, limits)?.to_uppercase())
         }
         F::Lower => {
             args.bind("filter `lower`", [])?;
-            Ok(Value::string(text(&value).to_lowercase()))
+            string(text_to_rewrite(&value, limits)?.to_lowercase())
         }
         F::Capitalize => {
             args.bind("filter `capitalize`", [])?;
-            let t = text(&value);
+            let t = text_to_rewrite(&value, limits)?;
             let mut chars = t.chars();
-            Ok(Value::string(match chars.next() {
+            string(match chars.next() {
                 Some(first) => {
                     first.to_uppercase().chain(chars.as_str().to_lowercase().chars()).collect()
                 }
                 None => std::string::String::new(),
-            }))
+            })
         }
         F::Title => {
             args.bind("filter `title`", [])?;
-            let mut out = std::string::String::new();
+            let t = text_to_rewrite(&value, limits)?;
+            let mut out = std::string::String::with_capacity(t.len());
             let mut at_word_start = true;
-            for c in text(&value).chars() {
-                if at_word_start {
-                    out.extend(c.to_uppercase())
-                } else {
-                    out.extend(c.to_lowercase())
+            for c in t.chars() {
+                match (c.is_ascii(), at_word_start) {
+                    // Most text is ASCII: one byte in, one byte out.
+                    (true, true) => out.push(c.to_ascii_uppercase()),
+                    (true, false) => out.push(c.to_ascii_lowercase()),
+                    (false, true) => out.extend(c.to_uppercase()),
+                    (false, false) => out.extend(c.to_lowercase()),
                 }
                 at_word_start = c.is_whitespace() || matches!(c, '-' | '(' | '[' | '{' | '<');
             }
-            Ok(Value::string(out))
+            string(out)
         }
         F::Trim => {
             let [chars] = args.bind("filter `trim`", ["chars"])?;
-            let t = text(&value);
+            let t = text(&value, limits)?;
             let trimmed = match str_arg(&chars, "trim", "chars")? {
+                // A set, not a scan of `chars` per character trimmed.
+                Some(set) if set.len() > 16 => {
+                    let set: std::collections::HashSet<char> = set.chars().collect();
+                    t.trim_matches(|c| set.contains(&c))
+                }
                 Some(set) => t.trim_matches(|c| set.contains(c)),
                 None => t.trim(),
             };
             if trimmed.len() == t.len() && value.as_str().is_some() {
-                // Nothing to trim: share the string instead of copying it.
-                return Ok(value.clone());
+                // Nothing to trim: share the string instead of copying it
+                // (as data, like any filter's text).
+                return Ok(value.clone().into_data());
             }
             Ok(Value::str(trimmed))
         }
@@ -229,14 +346,16 @@ pub(crate) fn apply(
                 return Err(bad("filter `wrap` needs one or two arguments: `wrap(\"(\", \")\")`"));
             }
             let after = if after.is_undefined() { before.clone() } else { after };
-            let t = text(&value);
+            let t = text(&value, limits)?;
             if t.is_empty()
                 || matches!(&value.0, Repr::List(l) if l.is_empty())
                 || matches!(&value.0, Repr::Map(m) if m.is_empty())
             {
                 return Ok(Value::str(""));
             }
-            string(format!("{}{t}{}", text(&before), text(&after)))
+            let (before, after) = (text(&before, limits)?, text(&after, limits)?);
+            check_string_size(before.len() + t.len() + after.len(), limits)?;
+            string([&*before, &*t, &*after].concat())
         }
         F::Default => {
             let [fallback, boolean] =
@@ -254,12 +373,14 @@ pub(crate) fn apply(
             let sep = str_arg(&sep, "join", "d")?.unwrap_or("");
             let attr = str_arg(&attr, "join", "attribute")?;
             let mut out = std::string::String::new();
-            for (i, item) in items(&value, "join")?.iter().enumerate() {
+            for (i, item) in items(&value, "join", limits)?.iter().enumerate() {
                 if i > 0 {
+                    check_string_size(out.len() + sep.len(), limits)?;
                     out.push_str(sep);
                 }
-                out.push_str(&text(&attribute(item, attr)));
-                check_string_size(out.len(), limits)?;
+                let item = attribute(item, attr);
+                item.write_printed(&mut out, limits.string_limit)
+                    .map_err(string_too_long(limits))?;
             }
             Ok(Value::string(out))
         }
@@ -268,23 +389,30 @@ pub(crate) fn apply(
             match &value.0 {
                 Repr::List(items) => Ok(Value::from(items.len())),
                 Repr::Map(map) => Ok(Value::from(map.len())),
-                Repr::Str(s) => Ok(Value::from(s.chars().count())),
                 Repr::Undefined | Repr::None => Ok(Value::from(0)),
-                _ => Err(invalid(format!("{} has no length", value.kind().as_str()))),
+                _ => match value.as_str() {
+                    Some(s) => Ok(Value::from(s.chars().count())),
+                    None => Err(invalid(format!("{} has no length", value.kind().as_str()))),
+                },
             }
         }
         F::First | F::Last => {
             let name = if filter == F::First { "first" } else { "last" };
             args.bind(&format!("filter `{name}`"), [])?;
-            let all = items(&value, name)?;
+            let all = items(&value, name, limits)?;
             let item = if filter == F::First { all.first() } else { all.last() };
             Ok(item.cloned().unwrap_or_default())
         }
         F::Reverse => {
             args.bind("filter `reverse`", [])?;
-            match &value.0 {
-                Repr::Str(s) => Ok(Value::string(s.chars().rev().collect())),
-                _ => Ok(Value::list(items(&value, "reverse")?.iter().rev().cloned().collect())),
+            match value.as_str() {
+                Some(_) => {
+                    let t = text_to_rewrite(&value, limits)?;
+                    Ok(Value::string(t.chars().rev().collect()))
+                }
+                None => Ok(Value::list(
+                    items(&value, "reverse", limits)?.iter().rev().cloned().collect(),
+                )),
             }
         }
         F::Sort => {
@@ -292,28 +420,27 @@ pub(crate) fn apply(
                 args.bind("filter `sort`", ["reverse", "attribute", "case_sensitive"])?;
             let attr = str_arg(&attr, "sort", "attribute")?;
             let fold = !case_sensitive.is_true();
-            let key = |v: &Value| {
-                let k = attribute(v, attr);
-                match (&k.0, fold) {
-                    (Repr::Str(s), true) => Value::string(s.to_lowercase()),
-                    _ => k,
-                }
-            };
-            let mut keyed: Vec<(Value, Value)> =
-                items(&value, "sort")?.iter().map(|v| (key(v), v.clone())).collect();
+            let mut keyed: Vec<(Value, Value)> = items(&value, "sort", limits)?
+                .iter()
+                .map(|v| (attribute(v, attr), v.clone()))
+                .collect();
             let mut failed = None;
+            // Case folding compares as it goes: no lowercase copy of any key.
             keyed.sort_by(|a, b| {
-                a.0.compare(&b.0).unwrap_or_else(|| {
-                    failed.get_or_insert((a.0.kind(), b.0.kind()));
+                let order = if fold { cmp_folded(&a.0, &b.0) } else { a.0.compare(&b.0) };
+                order.unwrap_or_else(|| {
+                    failed.get_or_insert_with(|| {
+                        if ops::is_nan(&a.0) || ops::is_nan(&b.0) {
+                            "holding NaN (not a number has no order)".to_owned()
+                        } else {
+                            format!("mixing {} and {}", a.0.kind().as_str(), b.0.kind().as_str())
+                        }
+                    });
                     std::cmp::Ordering::Equal
                 })
             });
-            if let Some((a, b)) = failed {
-                return Err(invalid(format!(
-                    "cannot sort a list mixing {} and {}",
-                    a.as_str(),
-                    b.as_str()
-                )));
+            if let Some(what) = failed {
+                return Err(invalid(format!("cannot sort a list {what}")));
             }
             if reverse.is_true() {
                 keyed.reverse();
@@ -322,16 +449,38 @@ pub(crate) fn apply(
         }
         F::Unique => {
             args.bind("filter `unique`", [])?;
+            let all = items(&value, "unique", limits)?;
+            // An item that shares an earlier item's allocation is the same
+            // value: no key needed. Strings are their own key; other items
+            // are keyed by their JSON, all keys together bounded by the
+            // string limit.
+            let mut shared = HashSet::new();
             let mut seen = HashSet::new();
+            let mut key_bytes = 0;
             let mut out = Vec::new();
-            for item in items(&value, "unique")?.iter() {
-                let mut key = std::string::String::new();
-                let normalized = match item.0 {
-                    Repr::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => Value::from(x as i64),
-                    _ => item.clone(),
+            for item in all.iter() {
+                if item.identity().is_some_and(|id| !shared.insert(id)) {
+                    continue;
+                }
+                let key = match item.as_str() {
+                    Some(s) => Cow::Borrowed(s),
+                    None => {
+                        let normalized = match item.0 {
+                            Repr::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => {
+                                Value::from(x as i64)
+                            }
+                            _ => item.clone(),
+                        };
+                        let mut key = std::string::String::new();
+                        let room = limits.string_limit - key_bytes;
+                        normalized
+                            .write_json(&mut key, None, room)
+                            .map_err(string_too_long(limits))?;
+                        key_bytes += key.len();
+                        Cow::Owned(key)
+                    }
                 };
-                normalized.write_json(&mut key, None, 0);
-                if seen.insert(key) {
+                if seen.insert((item.as_str().is_some(), key)) {
                     out.push(item.clone());
                 }
             }
@@ -344,34 +493,46 @@ pub(crate) fn apply(
             else {
                 return Err(bad("filter `replace` needs two strings: `replace(\"old\", \"new\")`"));
             };
-            let t = text(&value);
-            let count = int_arg(&count, -1, "replace", "count")?;
-            let result = match usize::try_from(count) {
-                Ok(n) => t.replacen(old, new, n),
-                Err(_) if old.is_empty() => {
-                    let estimate = t.len() + (t.chars().count() + 1) * new.len();
-                    check_string_size(estimate, limits)?;
-                    t.replace(old, new)
-                }
-                Err(_) => {
-                    let estimate = t.len() + t.matches(old).count() * new.len();
-                    check_string_size(estimate, limits)?;
-                    t.replace(old, new)
-                }
+            let t = text(&value, limits)?;
+            let count = usize::try_from(int_arg(&count, -1, "replace", "count")?).ok();
+            // The exact size first: the result is never built past the limit.
+            let matches = match count {
+                Some(0) => 0,
+                _ if old.is_empty() => t.chars().count() + 1,
+                _ => t.matches(old).count(),
             };
-            string(result)
+            let replaced = count.map_or(matches, |n| n.min(matches));
+            let size =
+                (t.len() - replaced * old.len()).saturating_add(replaced.saturating_mul(new.len()));
+            check_string_size(size, limits)?;
+            string(match count {
+                Some(n) => t.replacen(old, new, n),
+                None => t.replace(old, new),
+            })
         }
         F::Split => {
             let [sep, max] = args.bind("filter `split`", ["sep", "maxsplit"])?;
-            let t = text(&value);
-            let max = int_arg(&max, -1, "split", "maxsplit")?;
-            let parts: Vec<Value> = match str_arg(&sep, "split", "sep")? {
-                Some("") => return Err(bad("filter `split`: the separator cannot be empty")),
-                Some(sep) => match usize::try_from(max) {
-                    Ok(n) => t.splitn(n.saturating_add(1), sep).map(Value::str).collect(),
-                    Err(_) => t.split(sep).map(Value::str).collect(),
-                },
-                None => t.split_whitespace().map(Value::str).collect(),
+            let t = text(&value, limits)?;
+            let max = usize::try_from(int_arg(&max, -1, "split", "maxsplit")?).ok();
+            let sep = str_arg(&sep, "split", "sep")?;
+            if sep == Some("") {
+                return Err(bad("filter `split`: the separator cannot be empty"));
+            }
+            // Counted before the list is made.
+            let count = match sep {
+                Some(sep) => {
+                    let all = t.matches(sep).count() + 1;
+                    max.map_or(all, |n| all.min(n.saturating_add(1)))
+                }
+                None => t.split_whitespace().count(),
+            };
+            check_items(count, "split", limits)?;
+            let parts: Vec<Value> = match (sep, max) {
+                (Some(sep), Some(n)) => {
+                    t.splitn(n.saturating_add(1), sep).map(Value::str).collect()
+                }
+                (Some(sep), None) => t.split(sep).map(Value::str).collect(),
+                (None, _) => t.split_whitespace().map(Value::str).collect(),
             };
             Ok(Value::list(parts))
         }
@@ -389,12 +550,11 @@ pub(crate) fn apply(
                 Repr::Int(_) => value,
                 Repr::Float(x) => truncate(*x),
                 Repr::Bool(b) => Value::from(i64::from(*b)),
-                Repr::Str(s) => match parse_number(s) {
+                _ => match value.as_str().and_then(parse_number) {
                     Some(Value(Repr::Int(n))) => Value::from(n),
                     Some(Value(Repr::Float(x))) => truncate(x),
                     _ => default,
                 },
-                _ => default,
             })
         }
         F::Float => {
@@ -404,18 +564,19 @@ pub(crate) fn apply(
                 Repr::Int(n) => Value::from(*n as f64),
                 Repr::Float(_) => value,
                 Repr::Bool(b) => Value::from(f64::from(u8::from(*b))),
-                Repr::Str(s) => {
-                    parse_number(s).and_then(|v| v.as_f64()).map_or(default, Value::from)
-                }
-                _ => default,
+                _ => value
+                    .as_str()
+                    .and_then(parse_number)
+                    .and_then(|v| v.as_f64())
+                    .map_or(default, Value::from),
             })
         }
         F::String => {
             args.bind("filter `string`", [])?;
-            Ok(match value.0 {
-                Repr::Str(_) => value,
-                _ => Value::string(text(&value).into_owned()),
-            })
+            match value.as_str() {
+                Some(_) => Ok(value),
+                None => Ok(Value::string(text(&value, limits)?.into_owned())),
+            }
         }
         F::Bool => {
             args.bind("filter `bool`", [])?;
@@ -460,17 +621,13 @@ pub(crate) fn apply(
             let [attr] = args.bind(&format!("filter `{name}`"), ["attribute"])?;
             let attr = str_arg(&attr, name, "attribute")?;
             let mut best: Option<(Value, Value)> = None;
-            for item in items(&value, name)?.iter() {
+            for item in items(&value, name, limits)?.iter() {
                 let key = attribute(item, attr);
                 let better = match &best {
                     None => true,
                     Some((b, _)) => {
                         let order = key.compare(b).ok_or_else(|| {
-                            invalid(format!(
-                                "`{name}`: cannot compare {} and {}",
-                                key.kind().as_str(),
-                                b.kind().as_str()
-                            ))
+                            invalid(format!("`{name}`: cannot compare {}", ops::unordered(&key, b)))
                         })?;
                         if filter == F::Min { order.is_lt() } else { order.is_gt() }
                     }
@@ -485,7 +642,7 @@ pub(crate) fn apply(
             let [attr, start] = args.bind("filter `sum`", ["attribute", "start"])?;
             let attr = str_arg(&attr, "sum", "attribute")?;
             let mut total = if start.is_undefined() { Value::from(0) } else { start };
-            for item in items(&value, "sum")?.iter() {
+            for item in items(&value, "sum", limits)?.iter() {
                 total = ops::binary(BinOp::Add, &total, &attribute(item, attr), limits)?;
             }
             Ok(total)
@@ -493,24 +650,24 @@ pub(crate) fn apply(
         F::Indent => {
             let [width, first, blank] =
                 args.bind("filter `indent`", ["width", "first", "blank"])?;
-            let pad = match &width.0 {
-                Repr::Str(s) => s.to_string(),
-                _ => {
+            let pad = match width.as_str() {
+                Some(s) => Cow::Borrowed(s),
+                None => {
                     let n = int_arg(&width, 4, "indent", "width")?;
                     let n = usize::try_from(n).unwrap_or(0);
                     check_string_size(n, limits)?;
-                    " ".repeat(n)
+                    Cow::Owned(" ".repeat(n))
                 }
             };
-            let t = text(&value);
+            let t = text(&value, limits)?;
             let mut out = std::string::String::new();
             for (i, line) in t.split_inclusive('\n').enumerate() {
                 let is_blank = line.trim().is_empty();
-                if (i > 0 || first.is_true()) && (blank.is_true() || !is_blank) {
-                    out.push_str(&pad);
-                }
+                let padded = (i > 0 || first.is_true()) && (blank.is_true() || !is_blank);
+                let pad = if padded { &*pad } else { "" };
+                check_string_size(out.len() + pad.len() + line.len(), limits)?;
+                out.push_str(pad);
                 out.push_str(line);
-                check_string_size(out.len(), limits)?;
             }
             Ok(Value::string(out))
         }
@@ -520,10 +677,14 @@ pub(crate) fn apply(
             let length = usize::try_from(int_arg(&length, 255, "truncate", "length")?).unwrap_or(0);
             let leeway = usize::try_from(int_arg(&leeway, 5, "truncate", "leeway")?).unwrap_or(0);
             let end = str_arg(&end, "truncate", "end")?.unwrap_or("...");
-            let t = text(&value);
+            let t = text(&value, limits)?;
             let count = t.chars().count();
             if count <= length.saturating_add(leeway) {
-                return Ok(Value::string(t.into_owned()));
+                return Ok(match t {
+                    // The whole string: shared, as data.
+                    Cow::Borrowed(_) => value.clone().into_data(),
+                    Cow::Owned(t) => Value::string(t),
+                });
             }
             let keep = length.saturating_sub(end.chars().count());
             let cut: std::string::String = t.chars().take(keep).collect();
@@ -536,7 +697,7 @@ pub(crate) fn apply(
         }
         F::Wordcount => {
             args.bind("filter `wordcount`", [])?;
-            let t = text(&value);
+            let t = text(&value, limits)?;
             let words = t
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .filter(|w| !w.is_empty())
@@ -551,24 +712,29 @@ pub(crate) fn apply(
                 _ => return Err(bad("`tojson`: `indent` must be an integer")),
             };
             let mut out = std::string::String::new();
-            value.write_json(&mut out, Some(indent), 0);
-            string(out)
+            value
+                .write_json(&mut out, Some(indent), limits.string_limit)
+                .map_err(string_too_long(limits))?;
+            Ok(Value::string(out))
         }
         F::Items => {
             args.bind("filter `items`", [])?;
             match &value.0 {
-                Repr::Map(map) => Ok(Value::list(
-                    map.iter()
-                        .map(|(k, v)| Value::list(vec![Value(Repr::Str(k.clone())), v.clone()]))
-                        .collect(),
-                )),
+                Repr::Map(map) => {
+                    check_items(map.len(), "items", limits)?;
+                    Ok(Value::list(
+                        map.iter()
+                            .map(|(k, v)| Value::list(vec![Value(Repr::Str(k.clone())), v.clone()]))
+                            .collect(),
+                    ))
+                }
                 Repr::Undefined | Repr::None => Ok(Value::list(Vec::new())),
                 _ => Err(invalid(format!("`items` needs a map, not {}", value.kind().as_str()))),
             }
         }
         F::List => {
             args.bind("filter `list`", [])?;
-            Ok(Value::list(items(&value, "list")?.to_vec()))
+            Ok(Value::list(items(&value, "list", limits)?.to_vec()))
         }
     }
 }

@@ -162,19 +162,41 @@ impl StateHistory {
         StateHistory::default()
     }
 
-    /// Reads a history from its JSON form.
+    /// Reads a history from its JSON form, strictly (`prompt_core::json`):
+    /// a leading byte order mark is ignored; a key repeated in one object
+    /// and an integer outside 64 bits are errors.
     ///
     /// # Errors
     ///
-    /// `invalid_history` with the line and column for malformed JSON, a
-    /// wrong shape, a message without swipes or an active swipe that does
-    /// not exist.
+    /// `invalid_history` with the line and column (in characters) for
+    /// malformed JSON, a repeated key, a big integer, a wrong shape, and for
+    /// a message without swipes or an active swipe that does not exist (at
+    /// that message).
     pub fn from_json(json: &str) -> Result<StateHistory, HistoryError> {
-        serde_json::from_str(json).map_err(|err| HistoryError {
-            kind: HistoryErrorKind::InvalidHistory,
-            message: strip_position(&err.to_string()),
-            position: (err.line() > 0).then(|| (err.line(), err.column())),
-        })
+        /// The top level, each message kept as its text.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Outline<'a> {
+            #[serde(borrow)]
+            messages: Vec<&'a serde_json::value::RawValue>,
+        }
+        let outline: Outline<'_> =
+            prompt_core::json::from_str(json).map_err(|err| invalid(json, 0, &err))?;
+        let mut messages = Vec::with_capacity(outline.messages.len());
+        for raw in outline.messages {
+            let text = raw.get();
+            // The message's place in `json`: the raw value is a slice of it.
+            let at = text.as_ptr() as usize - json.as_ptr() as usize;
+            let message: RawMessage =
+                prompt_core::json::from_str(text).map_err(|err| invalid(json, at, &err))?;
+            let message = HistoryMessage::try_from(message).map_err(|why| HistoryError {
+                kind: HistoryErrorKind::InvalidHistory,
+                message: format!("message {}: {why}", messages.len()),
+                position: Some(position(json, at)),
+            })?;
+            messages.push(message);
+        }
+        Ok(StateHistory { messages })
     }
 
     /// The history's JSON form (compact, one line).
@@ -281,9 +303,7 @@ impl StateHistory {
         let m = self.message_mut(message)?;
         let swipe = &mut m.swipes[m.active];
         swipe.clear();
-        for write in writes.iter().filter(|w| w.scope == Scope::State) {
-            swipe.insert(write.name.clone(), write.value.clone());
-        }
+        crate::context::fold_writes(writes.iter().filter(|w| w.scope == Scope::State), swipe);
         Ok(())
     }
 
@@ -358,13 +378,22 @@ fn count(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
-/// serde_json ends its messages with " at line L column C"; the position
-/// is kept apart.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_owned(),
-        None => message.to_owned(),
+/// An `invalid_history` error for `err`, found in the part of `json` that
+/// starts at byte `at`.
+fn invalid(json: &str, at: usize, err: &prompt_core::json::JsonError) -> HistoryError {
+    HistoryError {
+        kind: HistoryErrorKind::InvalidHistory,
+        message: err.message().to_owned(),
+        position: Some(position(json, at + err.offset())),
     }
+}
+
+/// The 1-based line and column (in characters, a byte order mark not
+/// counted) of byte `offset` of `json`.
+fn position(json: &str, offset: usize) -> (usize, usize) {
+    let (line, column) = crate::Span::new(offset, offset).position(json);
+    let bom = line == 1 && json.starts_with('\u{feff}') && offset > 0;
+    (line, column - usize::from(bom))
 }
 
 /// What went wrong with a [`StateHistory`] operation or file.
@@ -452,8 +481,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::value::Value;
+
     fn write(name: &str, value: serde_json::Value) -> StoreWrite {
-        StoreWrite { scope: Scope::State, name: name.to_owned(), value }
+        StoreWrite {
+            scope: Scope::State,
+            name: name.to_owned(),
+            value: Value::from_json(&value).unwrap(),
+        }
     }
 
     #[test]
@@ -479,7 +514,7 @@ mod tests {
     fn local_and_global_writes_are_not_kept() {
         let mut h = StateHistory::new();
         let m = h.push_message();
-        let local = StoreWrite { scope: Scope::Local, name: "l".into(), value: json!(1) };
+        let local = StoreWrite { scope: Scope::Local, name: "l".into(), value: 1.into() };
         h.record_writes(m, &[local, write("s", json!(true))]).unwrap();
         assert_eq!(h.to_json(), r#"{"messages":[{"swipes":[{"s":true}]}]}"#);
     }
@@ -521,6 +556,37 @@ mod tests {
             assert!(err.message().contains(needle), "{json}: {err}");
             assert!(err.column().is_some());
         }
+    }
+
+    #[test]
+    fn history_json_is_read_strictly_and_positioned_in_characters() {
+        // A repeated key took the last value silently.
+        let err = StateHistory::from_json(r#"{"messages": [{"swipes": [{"a": 1, "a": 2}]}]}"#)
+            .unwrap_err();
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (HistoryErrorKind::InvalidHistory, Some(1), Some(36))
+        );
+        assert!(err.message().contains("duplicate key `a`"), "{err}");
+        // A byte order mark failed with "expected value".
+        let h = StateHistory::from_json("\u{feff}{\"messages\": [{\"swipes\": [{\"a\": 1}]}]}")
+            .unwrap();
+        assert_eq!(h.state()["a"], 1);
+        // Columns count characters (serde_json counts bytes).
+        let err = StateHistory::from_json("{\"messages\": [{\"swipes\": [{\"é\": 1, \"é\": 2}]}]}")
+            .unwrap_err();
+        assert_eq!(err.column(), Some(36));
+        // An integer beyond 64 bits became a float.
+        let err =
+            StateHistory::from_json(r#"{"messages": [{"swipes": [{"n": 18446744073709551616}]}]}"#)
+                .unwrap_err();
+        assert_eq!((err.line(), err.column()), (Some(1), Some(33)));
+        // A wrong message is reported at its own start, not where the
+        // parser stopped after it.
+        let json = "{\"messages\": [\n  {\"swipes\": [{}]},\n  {\"swipes\": [{}, {}],\n   \"active\": 5}\n]}";
+        let err = StateHistory::from_json(json).unwrap_err();
+        assert_eq!((err.line(), err.column()), (Some(3), Some(3)), "{err}");
+        assert!(err.message().starts_with("message 1: the active swipe 5"), "{err}");
     }
 
     #[test]

@@ -16,11 +16,13 @@ language is described in the suite's `docs/language.md`.
   are reported then, with a "did you mean" for typos.
 * [`Template`] is a compiled template; [`Template::render`] takes a
   [`Context`] (the state, local and global stores, each a JSON object) and a
-  seed, and returns a [`Rendered`]: the output, the three stores after
-  rendering, the ordered [`StoreWrite`]s and the ordered [`Effect`]s
-  (`qr`/`st` requests for the host to run). [`Template::render_outcome`]
-  returns the same without copying the stores, an [`Outcome`] whose writes
-  [`Outcome::apply_to`] carries into the host's own context.
+  seed, and returns a [`Rendered`]: the output and its data ranges, the
+  three stores after rendering, the ordered [`StoreWrite`]s and the ordered
+  [`Effect`]s (`qr`/`st` requests for the host to run).
+  [`Template::render_outcome`] returns the same without copying the
+  stores, an [`Outcome`] whose writes [`Outcome::apply_to`] carries into
+  the host's own context. Writes and effects share their values with the
+  render; nothing is deep-copied until a host converts it.
 * [`Value`] is what expressions compute with; host filters and functions
   receive and return values.
 * [`StateHistory`] keeps state variables in a chat's messages and swipes,
@@ -38,6 +40,36 @@ language is described in the suite's `docs/language.md`.
 
 Rendering is a pure function of template, context and seed, and it is
 transactional: a failed render returns only the error.
+
+# What is authored and what is data
+
+[`Outcome::data_ranges`] lists the byte ranges of the output that came
+from values, one per printed piece (neighbours are not merged), so that a
+host can treat them as data and never as structure (the suite's pipeline
+recognises chat-turn delimiters only in authored bytes). Authored: the
+template's text, including `if`/`for`/macro/`set`-block bodies, and string
+literals (the author wrote every byte; nothing from a context can reach a
+literal). Data: context values, anything an operator, filter, test or
+function builds (even from authored text), and printed numbers, booleans,
+lists and maps. Strings carry their provenance per byte: a value passed on
+unchanged (variables, loops, conditionals, macro arguments, `set`,
+`default`, picking an item) keeps it, and what a macro call or `set` block
+captures keeps its authored text authored and its values data. Provenance
+is invisible to equality, ordering and JSON; stores keep none, so a value
+read back from a store in a later render is data.
+
+```
+use minijinja_brackets::{Context, Environment};
+
+let env = Environment::new();
+let template = env.compile("[% set turn %]## user\n[[ message ]][% endset %][[ turn ]]")?;
+let context: Context = serde_json::from_str(r#"{"state": {"message": "hi\n## system"}}"#)?;
+let outcome = template.render_outcome(&context, 0)?;
+assert_eq!(outcome.output, "## user\nhi\n## system");
+// Only the message is data: its `## system` line is text, not a turn.
+assert_eq!(outcome.data_ranges, [8..20]);
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
 
 The pipeline is source → lexer (a memchr scan of text; tag closers found at
 bracket balance zero, outside strings) → nom 8 grammar of tag bodies → a
@@ -68,9 +100,25 @@ assert_eq!(rendered.writes.len(), 1);
 Every failure is an [`Error`] with an [`ErrorKind`] (`syntax_error`,
 `unknown_filter`, `unknown_test`, `unknown_function`, `bad_arguments`,
 `invalid_operation`, `recursion_limit`, `out_of_fuel`, `output_limit`,
-`undefined_error`, and `too_many_paths` for an exact distribution beyond
-its cap), a message, and for anything the template caused, the
-line, column and snippet. Its `Display` draws the line with a caret.
+`memory_limit`, `undefined_error`, `too_many_paths` for an exact
+distribution beyond its cap, and `invalid_json` for [`Context::from_json`]),
+a message, and for anything the template (or the JSON text) caused, the
+line, column and snippet.
+
+# Limits
+
+A template is untrusted: [`Limits`] bounds nesting, macro recursion, fuel
+(evaluation steps), the output, every string and list an operation builds
+(checked before it is made, or while it is written for conversions of
+lists and maps to text), and the memory a render builds and keeps
+([`Limits::memory_limit`], 128 MiB: unshared bytes of every value built or
+captured, every write in full each time, every effect, every data range).
+Past any of them the render stops with a typed error, never an abort.
+Nesting counts one level per bracket pair, prefix or chained operator,
+postfix operation, conditional and block, and 100 levels fit the stack
+budget in debug builds too. Name lookups are O(1) (names are numbered when
+compiling) and "did you mean" searches are bounded, so compiling,
+rendering and analysing stay linear in the template's size. Its `Display` draws the line with a caret.
 Unknown filters and tests are found when compiling, even in branches that
 never run. [`StateHistory`] operations and files fail with a
 [`HistoryError`] (`invalid_history` with line and column,
@@ -86,6 +134,9 @@ never run. [`StateHistory`] operations and files fail with a
 * Undefined is chainable (`missing.a.b` is undefined, not an error), but
   arithmetic on it is an error; `"a" + 1` is an error (use `~`).
 * No HTML escaping, no `include`/`extends`/`import`/`call`/`filter` tags.
+* Integers are 64-bit: a literal outside the range is a syntax error and a
+  context integer outside it an error, never a float; `1.e5` is a float, as
+  in Python.
 
 # Randomness
 
@@ -124,6 +175,7 @@ mod filters;
 mod functions;
 mod history;
 mod limits;
+mod provenance;
 mod random;
 mod span;
 mod stack;

@@ -18,6 +18,7 @@ pub struct Limits {
     pub(crate) output_limit: usize,
     pub(crate) string_limit: usize,
     pub(crate) range_limit: usize,
+    pub(crate) memory_limit: usize,
     pub(crate) stack_limit: usize,
 }
 
@@ -30,6 +31,7 @@ impl Default for Limits {
             output_limit: 16 << 20,
             string_limit: 16 << 20,
             range_limit: 100_000,
+            memory_limit: 128 << 20,
             stack_limit: 1 << 20,
         }
     }
@@ -61,9 +63,12 @@ impl Limits {
     }
 
     /// The evaluation steps a render may take (default one million; `None`
-    /// for no limit). Each statement, expression and loop iteration costs
-    /// one step, and building large strings costs one step per 256 bytes.
-    /// Running out is an `out_of_fuel` error.
+    /// for no limit). Each statement, expression, loop iteration and macro
+    /// definition costs one step; building or walking large values costs
+    /// one step per 256 bytes or 64 items, including what a built-in walks
+    /// beyond one pass over its input (nested lists compared by `==` or
+    /// searched by `in`, keys sorted, totals `sum` copies) and parameters
+    /// or loop variables bound. Running out is an `out_of_fuel` error.
     pub fn fuel(&self) -> Option<u64> {
         self.fuel
     }
@@ -88,7 +93,11 @@ impl Limits {
 
     /// The largest string an operation may build, in bytes (default
     /// 16 MiB): repetition (`"ab" * n`), concatenation, `join`, `replace`,
-    /// `indent`. More is an `invalid_operation` error.
+    /// `indent`, `tojson`, the text filters, a list or map converted to
+    /// text. It is checked before the string is made, or while it is
+    /// written when its size only shows then; a filter that rewrites a
+    /// whole string (`upper`, `reverse`, ...) refuses an input over it
+    /// first. More is an `invalid_operation` error.
     pub fn string_limit(&self) -> usize {
         self.string_limit
     }
@@ -99,8 +108,11 @@ impl Limits {
         self
     }
 
-    /// The most items `range()` or a list concatenation may produce
-    /// (default 100 000). More is an `invalid_operation` error.
+    /// The most items an operation may put in a list it builds (default
+    /// 100 000): `range()`, list concatenation, `split`, the `list` filter
+    /// and `for` on a string (one item per character) or a map (one per
+    /// key). It is checked before the list is made; more is an
+    /// `invalid_operation` error.
     pub fn range_limit(&self) -> usize {
         self.range_limit
     }
@@ -108,6 +120,34 @@ impl Limits {
     /// Sets [`Limits::range_limit`].
     pub fn with_range_limit(mut self, items: usize) -> Limits {
         self.range_limit = items;
+        self
+    }
+
+    /// The bytes a render may build and keep (default 128 MiB), counted as
+    /// it goes and never given back, so it bounds both what the render
+    /// holds at once and what it hands the host:
+    ///
+    /// * every string, list and map an operator, filter or function builds,
+    ///   and every text a macro call or `set` block captures, by the bytes
+    ///   it holds that nothing else shares (a list of shared items costs
+    ///   its slots, 24 bytes each);
+    /// * every write, by the size of its value as the host's JSON copy of
+    ///   it (its text, 72 bytes per list item, about 110 per map entry),
+    ///   plus its name and 64 bytes, each time: the write log shares values
+    ///   in memory, but it lists every assignment, and a host that applies,
+    ///   prints or stores it pays for each entry;
+    /// * every `qr`/`st` effect, by its text (plus 64 bytes);
+    /// * every data range of the output (16 bytes).
+    ///
+    /// The output has its own limit ([`Limits::output_limit`]). More is a
+    /// `memory_limit` error.
+    pub fn memory_limit(&self) -> usize {
+        self.memory_limit
+    }
+
+    /// Sets [`Limits::memory_limit`].
+    pub fn with_memory_limit(mut self, bytes: usize) -> Limits {
+        self.memory_limit = bytes;
         self
     }
 

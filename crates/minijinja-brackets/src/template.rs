@@ -62,7 +62,7 @@ impl<'env, 'source> Template<'env, 'source> {
     ///
     /// As [`Template::render`].
     pub fn render_outcome(&self, context: &Context, seed: u64) -> Result<Outcome, Error> {
-        crate::eval::render(self.env, self.source, &self.ast.body, context, seed)
+        crate::eval::render(self.env, self.source, &self.ast, context, seed)
     }
 
     /// What the template reads, writes, calls and rolls, and what looks
@@ -91,6 +91,6 @@ impl<'env, 'source> Template<'env, 'source> {
     /// paths (sample with [`Template::render`] and many seeds instead), and
     /// any error a render of one of the paths raises.
     pub fn distribution(&self, context: &Context, max_paths: usize) -> Result<Distribution, Error> {
-        crate::exact::distribution(self.env, self.source, &self.ast.body, context, max_paths)
+        crate::exact::distribution(self.env, self.source, &self.ast, context, max_paths)
     }
 }

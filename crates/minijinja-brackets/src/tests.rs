@@ -104,16 +104,16 @@ pub(crate) fn apply(
         T::Number => none(args, name).map(|()| matches!(value.0, Repr::Int(_) | Repr::Float(_)))?,
         T::Integer => none(args, name).map(|()| matches!(value.0, Repr::Int(_)))?,
         T::Float => none(args, name).map(|()| matches!(value.0, Repr::Float(_)))?,
-        T::String => none(args, name).map(|()| matches!(value.0, Repr::Str(_)))?,
+        T::String => none(args, name).map(|()| value.as_str().is_some())?,
         T::Boolean => none(args, name).map(|()| matches!(value.0, Repr::Bool(_)))?,
         T::True => none(args, name).map(|()| matches!(value.0, Repr::Bool(true)))?,
         T::False => none(args, name).map(|()| matches!(value.0, Repr::Bool(false)))?,
-        T::Sequence => {
-            none(args, name).map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_)))?
-        }
+        T::Sequence => none(args, name)
+            .map(|()| matches!(value.0, Repr::List(_)) || value.as_str().is_some())?,
         T::Mapping => none(args, name).map(|()| matches!(value.0, Repr::Map(_)))?,
-        T::Iterable => none(args, name)
-            .map(|()| matches!(value.0, Repr::List(_) | Repr::Str(_) | Repr::Map(_)))?,
+        T::Iterable => none(args, name).map(|()| {
+            matches!(value.0, Repr::List(_) | Repr::Map(_)) || value.as_str().is_some()
+        })?,
         T::Odd => {
             none(args, name)?;
             integer(value, name)?.rem_euclid(2) == 1

@@ -3,17 +3,53 @@
 //! A [`Value`] is cheap to clone: strings, lists and maps are shared behind
 //! `Arc`. Values come from the JSON stores (see [`Value::from_json`]) and go
 //! back to JSON when a `set` persists them (see [`Value::to_json`]).
+//!
+//! A string is data ([`Repr::Str`]) unless it carries authored bytes
+//! ([`Repr::Text`], see [`crate::provenance`]); the two are the same string
+//! to every operation but printing. Lists and maps record, when they are
+//! made, how deep they nest, how large they are and whether they can be
+//! stored, so the checks the evaluator makes on every value it builds or
+//! writes cost the same for a shared value of any size.
+//!
+//! Every conversion to text or JSON inside a render is bounded while it is
+//! produced ([`Value::write_printed`], [`Value::write_json`]): a list that
+//! shares one large string a million times stops at the limit, it is never
+//! built first and measured afterwards.
 
 use std::cmp::Ordering;
 use std::fmt::{self, Write as _};
+use std::ops::Deref;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, ErrorKind};
+use crate::provenance::Text;
 
 /// An insertion-ordered map from string keys to values.
 pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
+
+/// What one value costs in a list, a map or a store beyond its own
+/// allocations, in bytes (the size of a [`Value`]).
+pub(crate) const SLOT: usize = size_of::<Value>();
+
+// Values are copied everywhere: provenance lives behind the `Text` pointer,
+// so a value stays three words.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(SLOT == 24);
+
+/// What one value costs in a list once converted to JSON (the size of a
+/// `serde_json::Value`, 72 bytes with `preserve_order`).
+const JSON_SLOT: usize = size_of::<serde_json::Value>();
+
+/// What a map entry costs once converted to JSON beyond its key's text and
+/// its value: the value's slot, the key's `String`, the index's hash and
+/// position.
+const JSON_ENTRY: usize = JSON_SLOT + size_of::<String>() + 2 * size_of::<usize>();
+
+/// What one data range costs to keep, in bytes.
+pub(crate) const RANGE: usize = size_of::<std::ops::Range<usize>>();
 
 /// A template value: string, integer, float, boolean, none, undefined, list,
 /// map, or a macro.
@@ -40,11 +76,103 @@ pub(crate) enum Repr {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A string whose bytes are all data.
     Str(Arc<str>),
-    List(Arc<Vec<Value>>),
-    Map(Arc<ValueMap>),
+    /// A string that carries authored bytes.
+    Text(Arc<Text>),
+    List(Arc<List>),
+    Map(Arc<Map>),
     /// A macro defined in the template, by name.
     Macro(Arc<str>),
+}
+
+/// What the evaluator checks on every list or map it builds, computed once
+/// from the items when the list or map is made.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shape {
+    /// How many levels of lists and maps, this one included.
+    depth: usize,
+    /// See [`Value::size`].
+    size: usize,
+    /// Why it cannot be stored as JSON, if it cannot.
+    unstorable: Option<&'static str>,
+}
+
+impl Shape {
+    /// Adds an item that costs `slot` bytes besides its own size.
+    fn add(&mut self, item: &Value, slot: usize) {
+        let (depth, size, unstorable) = match &item.0 {
+            Repr::List(l) => (l.shape.depth, l.shape.size, l.shape.unstorable),
+            Repr::Map(m) => (m.shape.depth, m.shape.size, m.shape.unstorable),
+            Repr::Int(_) | Repr::Bool(_) | Repr::None => (0, 0, None),
+            _ => (0, item.size(), item.unstorable()),
+        };
+        self.depth = self.depth.max(depth);
+        self.size = self.size.saturating_add(slot).saturating_add(size);
+        self.unstorable = self.unstorable.or(unstorable);
+    }
+
+    fn close(mut self) -> Shape {
+        self.depth = self.depth.saturating_add(1);
+        self
+    }
+}
+
+/// A list's items, with their [`Shape`].
+#[derive(Debug, Default)]
+pub(crate) struct List {
+    items: Vec<Value>,
+    shape: Shape,
+}
+
+impl List {
+    pub(crate) fn new(items: Vec<Value>) -> List {
+        let mut shape = Shape::default();
+        for item in &items {
+            shape.add(item, JSON_SLOT);
+        }
+        List { items, shape: shape.close() }
+    }
+
+    /// The bytes of the list's own slots and of its items that nothing
+    /// else shares (see [`Value::owned_size`]).
+    pub(crate) fn owned_size(&self) -> usize {
+        let slots = SLOT * self.len();
+        self.items.iter().fold(slots, |total, item| total.saturating_add(item.owned_size()))
+    }
+}
+
+impl Deref for List {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        &self.items
+    }
+}
+
+/// A map's entries, with their [`Shape`].
+#[derive(Debug, Default)]
+pub(crate) struct Map {
+    entries: ValueMap,
+    shape: Shape,
+}
+
+impl Map {
+    pub(crate) fn new(entries: ValueMap) -> Map {
+        let mut shape = Shape::default();
+        for (key, value) in &entries {
+            shape.add(value, JSON_ENTRY + key.len());
+        }
+        Map { entries, shape: shape.close() }
+    }
+}
+
+impl Deref for Map {
+    type Target = ValueMap;
+
+    fn deref(&self) -> &ValueMap {
+        &self.entries
+    }
 }
 
 /// The kind of a [`Value`], for hosts inspecting arguments.
@@ -103,11 +231,93 @@ impl Value {
     }
 
     pub(crate) fn list(items: Vec<Value>) -> Value {
-        Value(Repr::List(Arc::new(items)))
+        Value(Repr::List(Arc::new(List::new(items))))
     }
 
     pub(crate) fn map(map: ValueMap) -> Value {
-        Value(Repr::Map(Arc::new(map)))
+        Value(Repr::Map(Arc::new(Map::new(map))))
+    }
+
+    /// The string, shared, when the value is one (data or not).
+    pub(crate) fn shared_str(&self) -> Option<&Arc<str>> {
+        match &self.0 {
+            Repr::Str(s) => Some(s),
+            Repr::Text(t) => Some(t.shared()),
+            _ => None,
+        }
+    }
+
+    /// The address of the value's shared allocation, for strings, lists
+    /// and maps: two values with the same identity are equal.
+    pub(crate) fn identity(&self) -> Option<usize> {
+        match &self.0 {
+            Repr::Str(_) | Repr::Text(_) => self.shared_str().map(|s| s.as_ptr() as usize),
+            Repr::List(l) => Some(Arc::as_ptr(l) as *const u8 as usize),
+            Repr::Map(m) => Some(Arc::as_ptr(m) as *const u8 as usize),
+            _ => None,
+        }
+    }
+
+    /// The same value with its string's bytes all data (a string an
+    /// operation builds is data, see [`crate::provenance`]).
+    pub(crate) fn into_data(self) -> Value {
+        match &self.0 {
+            Repr::Text(t) => Value(Repr::Str(t.shared().clone())),
+            _ => self,
+        }
+    }
+
+    /// How many levels of lists and maps the value nests (0 for others).
+    pub(crate) fn depth(&self) -> usize {
+        match &self.0 {
+            Repr::List(l) => l.shape.depth,
+            Repr::Map(m) => m.shape.depth,
+            _ => 0,
+        }
+    }
+
+    /// About the bytes a copy of the value as JSON holds beyond its own
+    /// slot, counting a shared part every time it appears: a string's bytes
+    /// (and its data ranges), a list's or map's JSON slots, keys and items.
+    /// It is what a write of the value costs the host that applies or
+    /// prints it. Saturates at `usize::MAX`.
+    pub(crate) fn size(&self) -> usize {
+        match &self.0 {
+            Repr::Str(s) | Repr::Macro(s) => s.len(),
+            Repr::Text(t) => t.as_str().len() + RANGE * t.data().len(),
+            Repr::List(l) => l.shape.size,
+            Repr::Map(m) => m.shape.size,
+            _ => 0,
+        }
+    }
+
+    /// [`Value::size`] below the top level: the string bytes and the slots
+    /// of nested lists and maps, which an operation that walks the items
+    /// (equality, sorting, summing) visits beyond the items themselves.
+    pub(crate) fn nested_size(&self) -> usize {
+        match &self.0 {
+            Repr::List(l) => l.shape.size.saturating_sub(l.len().saturating_mul(JSON_SLOT)),
+            Repr::Map(m) => m.shape.size.saturating_sub(m.len().saturating_mul(JSON_ENTRY)),
+            _ => self.size(),
+        }
+    }
+
+    /// The bytes of the value's allocations that nothing else shares: what
+    /// making it cost. Shared parts were counted when they were made (or
+    /// belong to the context); only unshared lists and maps are entered.
+    pub(crate) fn owned_size(&self) -> usize {
+        match &self.0 {
+            Repr::Str(s) if Arc::strong_count(s) == 1 => s.len(),
+            Repr::Text(t) if Arc::strong_count(t) == 1 => self.size(),
+            Repr::List(l) if Arc::strong_count(l) == 1 => l.owned_size(),
+            Repr::Map(m) if Arc::strong_count(m) == 1 => {
+                m.iter().fold(2 * SLOT * m.len(), |total, (key, value)| {
+                    let key = if Arc::strong_count(key) == 1 { key.len() } else { 0 };
+                    total.saturating_add(key).saturating_add(value.owned_size())
+                })
+            }
+            _ => 0,
+        }
     }
 
     /// The kind of this value.
@@ -118,7 +328,7 @@ impl Value {
             Repr::Bool(_) => ValueKind::Bool,
             Repr::Int(_) => ValueKind::Integer,
             Repr::Float(_) => ValueKind::Float,
-            Repr::Str(_) => ValueKind::String,
+            Repr::Str(_) | Repr::Text(_) => ValueKind::String,
             Repr::List(_) => ValueKind::List,
             Repr::Map(_) => ValueKind::Map,
             Repr::Macro(_) => ValueKind::Macro,
@@ -144,6 +354,7 @@ impl Value {
             Repr::Int(n) => *n != 0,
             Repr::Float(f) => *f != 0.0,
             Repr::Str(s) => !s.is_empty(),
+            Repr::Text(t) => !t.as_str().is_empty(),
             Repr::List(l) => !l.is_empty(),
             Repr::Map(m) => !m.is_empty(),
             Repr::Macro(_) => true,
@@ -152,10 +363,7 @@ impl Value {
 
     /// The string, when the value is one.
     pub fn as_str(&self) -> Option<&str> {
-        match &self.0 {
-            Repr::Str(s) => Some(s),
-            _ => None,
-        }
+        self.shared_str().map(|s| &**s)
     }
 
     /// The integer, when the value is one (an integral float is not).
@@ -172,6 +380,29 @@ impl Value {
             Repr::Int(n) => Some(n as f64),
             Repr::Float(f) => Some(f),
             _ => None,
+        }
+    }
+
+    /// The items `for` and the list filters see: a list's own, a string's
+    /// characters (each a data string), a map's keys; none for none and
+    /// undefined. A string or a map gives a new list, refused before it is
+    /// made when it would have more than `max_items` items.
+    pub(crate) fn items(&self, max_items: usize) -> Result<Arc<List>, NoItems> {
+        let fresh = |items: Vec<Value>| Ok(Arc::new(List::new(items)));
+        match &self.0 {
+            Repr::List(items) => Ok(items.clone()),
+            Repr::Map(map) if map.len() > max_items => Err(NoItems::TooMany(map.len())),
+            Repr::Map(map) => fresh(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
+            Repr::Undefined | Repr::None => fresh(Vec::new()),
+            _ => {
+                let Some(s) = self.as_str() else { return Err(NoItems::Kind) };
+                let count = s.chars().count();
+                if count > max_items {
+                    return Err(NoItems::TooMany(count));
+                }
+                let mut buf = [0; 4];
+                fresh(s.chars().map(|c| Value::str(c.encode_utf8(&mut buf))).collect())
+            }
         }
     }
 
@@ -201,24 +432,41 @@ impl Value {
         }
     }
 
-    /// The value read from JSON: `null` is none, integral numbers that fit
-    /// in 64 bits are integers, other numbers floats, arrays lists and
-    /// objects maps (key order kept).
-    pub fn from_json(json: &serde_json::Value) -> Value {
+    /// The value read from JSON: `null` is none, integers integers, other
+    /// numbers floats, arrays lists and objects maps (key order kept).
+    ///
+    /// # Errors
+    ///
+    /// An `invalid_operation` error for an integer outside the 64-bit signed
+    /// range (serde_json keeps those up to `u64::MAX` as integers): never a
+    /// float. serde_json itself reads a larger integer literal as the
+    /// nearest float; read JSON text with [`Context::from_json`](crate::Context::from_json)
+    /// to have such a literal rejected at its line and column.
+    pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
         use serde_json::Value as J;
-        match json {
+        Ok(match json {
             J::Null => Value::NONE,
             J::Bool(b) => Value(Repr::Bool(*b)),
-            J::Number(n) => match n.as_i64() {
-                Some(i) => Value(Repr::Int(i)),
-                None => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Value(Repr::Int(i)),
+                (None, Some(big)) => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("the integer {big} does not fit in 64 bits"),
+                    ));
+                }
+                (None, None) => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
             },
             J::String(s) => Value::str(s),
-            J::Array(items) => Value::list(items.iter().map(Value::from_json).collect()),
+            J::Array(items) => {
+                Value::list(items.iter().map(Value::from_json).collect::<Result<_, _>>()?)
+            }
             J::Object(map) => Value::map(
-                map.iter().map(|(k, v)| (Arc::from(k.as_str()), Value::from_json(v))).collect(),
+                map.iter()
+                    .map(|(k, v)| Ok((Arc::from(k.as_str()), Value::from_json(v)?)))
+                    .collect::<Result<_, Error>>()?,
             ),
-        }
+        })
     }
 
     /// The value as JSON.
@@ -240,8 +488,8 @@ impl Value {
             Repr::Undefined => Some("an undefined value cannot be stored"),
             Repr::Macro(_) => Some("a macro cannot be stored"),
             Repr::Float(x) if !x.is_finite() => Some("a float that is not finite cannot be stored"),
-            Repr::List(items) => items.iter().find_map(Value::unstorable),
-            Repr::Map(map) => map.values().find_map(Value::unstorable),
+            Repr::List(l) => l.shape.unstorable,
+            Repr::Map(m) => m.shape.unstorable,
             _ => None,
         }
     }
@@ -256,26 +504,11 @@ impl Value {
             Repr::Int(n) => J::from(*n),
             Repr::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
             Repr::Str(s) => J::String(s.to_string()),
+            Repr::Text(t) => J::String(t.as_str().to_owned()),
             Repr::List(items) => J::Array(items.iter().map(Value::json).collect()),
             Repr::Map(map) => {
                 J::Object(map.iter().map(|(k, v)| (k.to_string(), v.json())).collect())
             }
-        }
-    }
-
-    /// Whether lists and maps nest more than `limit` levels deep. Visits at
-    /// most `limit` levels; adds the number of items looked at to `visited`
-    /// (callers charge fuel for it).
-    pub(crate) fn nests_deeper_than(&self, limit: usize, visited: &mut usize) -> bool {
-        let deeper = |item: &Value| {
-            *visited += 1;
-            item.nests_deeper_than(limit - 1, visited)
-        };
-        match &self.0 {
-            Repr::List(_) | Repr::Map(_) if limit == 0 => true,
-            Repr::List(items) => items.iter().any(deeper),
-            Repr::Map(map) => map.values().any(deeper),
-            _ => false,
         }
     }
 
@@ -284,97 +517,235 @@ impl Value {
     pub(crate) fn compare(&self, other: &Value) -> Option<Ordering> {
         match (&self.0, &other.0) {
             (Repr::Int(a), Repr::Int(b)) => Some(a.cmp(b)),
-            (Repr::Str(a), Repr::Str(b)) => Some(a.cmp(b)),
-            _ => self.as_f64()?.partial_cmp(&other.as_f64()?),
+            _ => match (self.as_str(), other.as_str()) {
+                (Some(a), Some(b)) => Some(a.cmp(b)),
+                _ => self.as_f64()?.partial_cmp(&other.as_f64()?),
+            },
         }
     }
 
-    /// Writes the value as JSON. `pretty` is `None` for the compact print
-    /// form (`[1,"a"]`), `Some(None)` for `tojson`'s spaced single line
-    /// (`[1, "a"]`) and `Some(Some(n))` for `n`-space indentation.
-    pub(crate) fn write_json(&self, out: &mut String, pretty: Option<Option<usize>>, level: usize) {
-        let (item_sep, key_sep) = match pretty {
+    /// Appends the print form to `out` (see the type docs), or fails with
+    /// `TooLong` once `out` would pass `max` bytes (then `out` holds part of
+    /// it, and never more than `max` bytes). Each piece is measured before
+    /// it is written, so nothing larger than the bound is ever built.
+    pub(crate) fn write_printed(&self, out: &mut String, max: usize) -> Result<(), TooLong> {
+        match &self.0 {
+            Repr::Undefined | Repr::None => Ok(()),
+            Repr::List(_) | Repr::Map(_) => self.write_json(out, None, max),
+            _ => match self.as_str() {
+                Some(s) => {
+                    if out.len().saturating_add(s.len()) > max {
+                        return Err(TooLong);
+                    }
+                    out.push_str(s);
+                    Ok(())
+                }
+                None => {
+                    let start = out.len();
+                    let _ = write!(out, "{}", Scalar(self));
+                    if out.len() > max {
+                        out.truncate(start);
+                        return Err(TooLong);
+                    }
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// Appends the value as JSON, bounded as [`Value::write_printed`] is.
+    /// `pretty` is `None` for the compact print form (`[1,"a"]`),
+    /// `Some(None)` for `tojson`'s spaced single line (`[1, "a"]`) and
+    /// `Some(Some(n))` for `n`-space indentation.
+    pub(crate) fn write_json(
+        &self,
+        out: &mut String,
+        pretty: Option<Option<usize>>,
+        max: usize,
+    ) -> Result<(), TooLong> {
+        JsonWriter { out, pretty, max }.value(self, 0)
+    }
+}
+
+/// Why [`Value::items`] gave no items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoItems {
+    /// A number, a boolean or a macro.
+    Kind,
+    /// A string with this many characters, or a map with this many keys,
+    /// more than a list may hold.
+    TooMany(usize),
+}
+
+impl NoItems {
+    /// The message: `{not_items} {kind}` (e.g. "cannot iterate over
+    /// integer") for a value without items, the count and the limit for
+    /// one with too many.
+    pub(crate) fn message(self, value: &Value, not_items: &str, max_items: usize) -> String {
+        match self {
+            NoItems::Kind => format!("{not_items} {}", value.kind().as_str()),
+            NoItems::TooMany(count) => {
+                let what = if value.as_str().is_some() { "characters" } else { "keys" };
+                format!(
+                    "the {} has {count} {what}, more than the limit of {max_items} items \
+                     for a list",
+                    value.kind().as_str()
+                )
+            }
+        }
+    }
+}
+
+/// A text would grow past its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooLong;
+
+/// Writes JSON into `out`, failing once it passes `max` bytes.
+struct JsonWriter<'o> {
+    out: &'o mut String,
+    pretty: Option<Option<usize>>,
+    max: usize,
+}
+
+impl JsonWriter<'_> {
+    /// Fails when `bytes` more would pass the bound.
+    fn room(&self, bytes: usize) -> Result<(), TooLong> {
+        if self.out.len().saturating_add(bytes) > self.max { Err(TooLong) } else { Ok(()) }
+    }
+
+    fn push(&mut self, s: &str) -> Result<(), TooLong> {
+        self.room(s.len())?;
+        self.out.push_str(s);
+        Ok(())
+    }
+
+    /// A number, written then taken back when it does not fit.
+    fn number(&mut self, n: impl fmt::Display) -> Result<(), TooLong> {
+        let start = self.out.len();
+        let _ = write!(self.out, "{n}");
+        if self.out.len() > self.max {
+            self.out.truncate(start);
+            return Err(TooLong);
+        }
+        Ok(())
+    }
+
+    fn newline(&mut self, level: usize) -> Result<(), TooLong> {
+        if let Some(Some(width)) = self.pretty {
+            let spaces = width.saturating_mul(level);
+            self.room(spaces.saturating_add(1))?;
+            self.out.push('\n');
+            self.out.extend(std::iter::repeat_n(' ', spaces));
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, value: &Value, level: usize) -> Result<(), TooLong> {
+        let (item_sep, key_sep) = match self.pretty {
             None => (",", ":"),
             Some(None) => (", ", ": "),
             Some(Some(_)) => (",", ": "),
         };
-        let newline = |out: &mut String, level: usize| {
-            if let Some(Some(width)) = pretty {
-                out.push('\n');
-                out.extend(std::iter::repeat_n(' ', width * level));
-            }
-        };
-        match &self.0 {
-            Repr::Undefined | Repr::None | Repr::Macro(_) => out.push_str("null"),
-            Repr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Repr::Int(n) => {
-                let _ = write!(out, "{n}");
-            }
+        match &value.0 {
+            Repr::Undefined | Repr::None | Repr::Macro(_) => self.push("null"),
+            Repr::Bool(b) => self.push(if *b { "true" } else { "false" }),
+            Repr::Int(n) => self.number(n),
             Repr::Float(f) => match serde_json::Number::from_f64(*f) {
-                Some(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                None => out.push_str("null"),
+                Some(n) => self.number(n),
+                None => self.push("null"),
             },
-            Repr::Str(s) => write_json_string(out, s),
+            Repr::Str(s) => self.string(s),
+            Repr::Text(t) => self.string(t.as_str()),
             Repr::List(items) => {
-                out.push('[');
+                self.push("[")?;
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(item_sep);
+                        self.push(item_sep)?;
                     }
-                    newline(out, level + 1);
-                    item.write_json(out, pretty, level + 1);
+                    self.newline(level + 1)?;
+                    self.value(item, level + 1)?;
                 }
                 if !items.is_empty() {
-                    newline(out, level);
+                    self.newline(level)?;
                 }
-                out.push(']');
+                self.push("]")
             }
             Repr::Map(map) => {
-                out.push('{');
+                self.push("{")?;
                 for (i, (key, value)) in map.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(item_sep);
+                        self.push(item_sep)?;
                     }
-                    newline(out, level + 1);
-                    write_json_string(out, key);
-                    out.push_str(key_sep);
-                    value.write_json(out, pretty, level + 1);
+                    self.newline(level + 1)?;
+                    self.string(key)?;
+                    self.push(key_sep)?;
+                    self.value(value, level + 1)?;
                 }
                 if !map.is_empty() {
-                    newline(out, level);
+                    self.newline(level)?;
                 }
-                out.push('}');
+                self.push("}")
             }
         }
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters
+    /// escaped, everything else (non-ASCII included) kept as is. Measured
+    /// before it is written.
+    fn string(&mut self, s: &str) -> Result<(), TooLong> {
+        self.room(json_string_len(s))?;
+        write_json_string(self.out, s);
+        Ok(())
     }
 }
 
+/// Whether a byte is escaped in a JSON string literal.
+fn escaped(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// The length of `s` as a JSON string literal.
+fn json_string_len(s: &str) -> usize {
+    let escapes: usize = s
+        .bytes()
+        .filter(|&b| escaped(b))
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            _ => 5,
+        })
+        .sum();
+    s.len() + escapes + 2
+}
+
 /// A JSON string literal: quotes, backslashes and control characters
-/// escaped, everything else (non-ASCII included) kept as is.
+/// escaped, everything else (non-ASCII included) kept as is; runs without
+/// escapes are copied whole.
 fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    let mut rest = s;
+    while let Some(at) = rest.bytes().position(escaped) {
+        out.push_str(&rest[..at]);
+        match rest.as_bytes()[at] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b => {
+                let _ = write!(out, "\\u{b:04x}");
             }
-            c => out.push(c),
         }
+        rest = &rest[at + 1..];
     }
+    out.push_str(rest);
     out.push('"');
 }
 
 /// Structural equality: an integer equals the float of the same value;
-/// different kinds are unequal; lists and maps compare item by item.
+/// different kinds are unequal; strings compare by text (provenance is
+/// invisible); lists and maps compare item by item.
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         match (&self.0, &other.0) {
@@ -384,10 +755,13 @@ impl PartialEq for Value {
             (Repr::Int(_) | Repr::Float(_), Repr::Int(_) | Repr::Float(_)) => {
                 self.as_f64() == other.as_f64()
             }
-            (Repr::Str(a), Repr::Str(b)) | (Repr::Macro(a), Repr::Macro(b)) => a == b,
-            (Repr::List(a), Repr::List(b)) => a == b,
-            (Repr::Map(a), Repr::Map(b)) => a == b,
-            _ => false,
+            (Repr::Macro(a), Repr::Macro(b)) => a == b,
+            (Repr::List(a), Repr::List(b)) => Arc::ptr_eq(a, b) || a.items == b.items,
+            (Repr::Map(a), Repr::Map(b)) => Arc::ptr_eq(a, b) || a.entries == b.entries,
+            _ => match (self.as_str(), other.as_str()) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            },
         }
     }
 }
@@ -396,17 +770,30 @@ impl PartialEq for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Undefined | Repr::None => Ok(()),
+            Repr::List(_) | Repr::Map(_) => {
+                let mut out = String::new();
+                let _ = self.write_json(&mut out, None, usize::MAX);
+                f.write_str(&out)
+            }
+            _ => match self.as_str() {
+                Some(s) => f.write_str(s),
+                None => fmt::Display::fmt(&Scalar(self), f),
+            },
+        }
+    }
+}
+
+/// The print form of a value that is neither a string, a list nor a map.
+struct Scalar<'v>(&'v Value);
+
+impl fmt::Display for Scalar<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.0 {
             Repr::Bool(b) => f.write_str(if *b { "true" } else { "false" }),
             Repr::Int(n) => write!(f, "{n}"),
             Repr::Float(x) => write_float(f, *x),
-            Repr::Str(s) => f.write_str(s),
             Repr::Macro(name) => write!(f, "<macro {name}>"),
-            Repr::List(_) | Repr::Map(_) => {
-                let mut out = String::new();
-                self.write_json(&mut out, None, 0);
-                f.write_str(&out)
-            }
+            _ => Ok(()),
         }
     }
 }
@@ -429,10 +816,38 @@ impl fmt::Debug for Value {
         match &self.0 {
             Repr::Undefined => f.write_str("undefined"),
             Repr::None => f.write_str("none"),
-            Repr::Str(s) => write!(f, "{s:?}"),
             Repr::Macro(name) => write!(f, "<macro {name}>"),
-            _ => fmt::Display::fmt(self, f),
+            _ => match self.as_str() {
+                Some(s) => write!(f, "{s:?}"),
+                None => fmt::Display::fmt(self, f),
+            },
         }
+    }
+}
+
+/// Serializes as the JSON form (see [`Value::to_json`]), streamed: nothing
+/// is copied. Values without a JSON form serialize as `null`.
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Undefined | Repr::None | Repr::Macro(_) => serializer.serialize_unit(),
+            Repr::Bool(b) => serializer.serialize_bool(*b),
+            Repr::Int(n) => serializer.serialize_i64(*n),
+            Repr::Float(x) if x.is_finite() => serializer.serialize_f64(*x),
+            Repr::Float(_) => serializer.serialize_unit(),
+            Repr::Str(s) => serializer.serialize_str(s),
+            Repr::Text(t) => serializer.serialize_str(t.as_str()),
+            Repr::List(items) => serializer.collect_seq(items.iter()),
+            Repr::Map(map) => serializer.collect_map(map.iter().map(|(k, v)| (&**k, v))),
+        }
+    }
+}
+
+/// Deserializes any JSON value, as [`Value::from_json`] reads it.
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+        let json = serde_json::Value::deserialize(deserializer)?;
+        Value::from_json(&json).map_err(serde::de::Error::custom)
     }
 }
 
@@ -490,8 +905,11 @@ impl FromIterator<(String, Value)> for Value {
     }
 }
 
-impl From<&serde_json::Value> for Value {
-    fn from(json: &serde_json::Value) -> Value {
+impl TryFrom<&serde_json::Value> for Value {
+    type Error = Error;
+
+    /// See [`Value::from_json`].
+    fn try_from(json: &serde_json::Value) -> Result<Value, Error> {
         Value::from_json(json)
     }
 }
@@ -510,7 +928,7 @@ mod tests {
             (Value::NONE, ""),
             (Value::UNDEFINED, ""),
             (
-                Value::from_json(&serde_json::json!({"a": [1, null, "x\"y"]})),
+                Value::from_json(&serde_json::json!({"a": [1, null, "x\"y"]})).unwrap(),
                 r#"{"a":[1,null,"x\"y"]}"#,
             ),
             (Value::from(-0.0), "-0"),
@@ -532,7 +950,7 @@ mod tests {
     #[test]
     fn json_round_trip_keeps_kinds_and_order() {
         let json = serde_json::json!({"z": 1, "a": [2.5, true, null], "m": {"k": "v"}});
-        let value = Value::from_json(&json);
+        let value = Value::from_json(&json).unwrap();
         assert_eq!(value.to_json(), Ok(json));
         let err = Value::from(vec![Value::from(1), Value::UNDEFINED]).to_json().unwrap_err();
         assert_eq!(err.message(), "an undefined value cannot be stored");
@@ -542,12 +960,85 @@ mod tests {
 
     #[test]
     fn tojson_layouts() {
-        let value = Value::from_json(&serde_json::json!({"a": 1, "b": [true, null]}));
+        let value = Value::from_json(&serde_json::json!({"a": 1, "b": [true, null]})).unwrap();
         let mut spaced = String::new();
-        value.write_json(&mut spaced, Some(None), 0);
+        value.write_json(&mut spaced, Some(None), usize::MAX).unwrap();
         assert_eq!(spaced, r#"{"a": 1, "b": [true, null]}"#);
         let mut indented = String::new();
-        value.write_json(&mut indented, Some(Some(2)), 0);
+        value.write_json(&mut indented, Some(Some(2)), usize::MAX).unwrap();
         assert_eq!(indented, "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ]\n}");
+    }
+
+    #[test]
+    fn conversions_stop_at_their_bound() {
+        // One 1 000-byte string shared by a list of 2^20 items: a gigabyte
+        // as text, stopped after the first kilobytes.
+        let mut big = Value::list(vec![Value::from("x".repeat(1000))]);
+        let mut size = JSON_SLOT + 1000;
+        for _ in 0..20 {
+            big = Value::list(vec![big.clone(), big]);
+            size = 2 * (JSON_SLOT + size);
+        }
+        // Counted as if nothing were shared, without a walk.
+        assert_eq!(big.size(), size);
+        assert!(size > 1 << 30);
+        let mut out = String::new();
+        assert_eq!(big.write_json(&mut out, Some(Some(2)), 10_000), Err(TooLong));
+        assert!(out.len() <= 10_000, "{}", out.len());
+        let mut out = String::new();
+        assert_eq!(big.write_printed(&mut out, 4_000), Err(TooLong));
+        assert!(out.len() <= 4_000, "{}", out.len());
+        let mut out = "ab".to_owned();
+        assert_eq!(Value::from(12345).write_printed(&mut out, 4), Err(TooLong));
+        assert_eq!(out, "ab");
+        // A string is measured before it is copied, escapes included.
+        let mut out = String::new();
+        assert_eq!(Value::from("\n\n").write_json(&mut out, None, 5), Err(TooLong));
+        assert_eq!(out, "");
+        assert_eq!(Value::from("\n\n").write_json(&mut out, None, 6), Ok(()));
+        assert_eq!(out, r#""\n\n""#);
+        let mut out = String::new();
+        assert_eq!(Value::from("\u{1}").write_json(&mut out, None, 8), Ok(()));
+        assert_eq!(out.len(), json_string_len("\u{1}"));
+    }
+
+    #[test]
+    fn shapes_are_known_without_a_walk() {
+        let leaf = Value::from("abc");
+        let list = Value::list(vec![leaf.clone(), Value::list(vec![leaf.clone()])]);
+        assert_eq!(list.depth(), 2);
+        assert_eq!(list.size(), 3 + JSON_SLOT + (3 + JSON_SLOT) + JSON_SLOT);
+        let map = Value::from_json(&serde_json::json!({"key": "abc"})).unwrap();
+        assert_eq!(map.size(), JSON_ENTRY + 3 + 3);
+        let bad = Value::list(vec![Value::list(vec![Value::UNDEFINED])]);
+        assert_eq!(bad.unstorable(), Some("an undefined value cannot be stored"));
+        // Shared parts are not owned: only the new list's slots are.
+        assert_eq!(list.owned_size(), 2 * SLOT + SLOT);
+        let fresh = Value::list(vec![Value::from("abcd")]);
+        assert_eq!(fresh.owned_size(), SLOT + 4);
+    }
+
+    #[test]
+    fn provenance_is_invisible_to_comparisons_and_json() {
+        let authored = crate::provenance::authored("hi");
+        let data = Value::from("hi");
+        assert_eq!(authored, data);
+        assert_eq!(authored.compare(&data), Some(Ordering::Equal));
+        assert_eq!(authored.to_json(), data.to_json());
+        assert_eq!(serde_json::to_string(&authored).unwrap(), r#""hi""#);
+        assert_eq!(authored.kind(), ValueKind::String);
+        assert!(authored.is_true());
+        assert!(matches!(authored.into_data().0, Repr::Str(_)));
+    }
+
+    #[test]
+    fn serializing_streams_the_json_form() {
+        let json = serde_json::json!({"z": 1, "a": [2.5, true, null, 2.0], "m": {"k": "v"}});
+        let value = Value::from_json(&json).unwrap();
+        assert_eq!(serde_json::to_value(&value).unwrap(), json);
+        assert_eq!(serde_json::to_string(&value).unwrap(), serde_json::to_string(&json).unwrap());
+        let back: Value = serde_json::from_str(r#"{"a": [1]}"#).unwrap();
+        assert_eq!(back, Value::from_json(&serde_json::json!({"a": [1]})).unwrap());
+        assert_eq!(serde_json::to_string(&Value::from(f64::NAN)).unwrap(), "null");
     }
 }

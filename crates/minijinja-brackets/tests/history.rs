@@ -1,7 +1,7 @@
 //! `StateHistory` against a naive model that recomputes everything from
 //! scratch, and the regenerate rule end to end with real renders.
 
-use minijinja_brackets::{Context, Environment, Scope, StateHistory, Store, StoreWrite};
+use minijinja_brackets::{Context, Environment, Scope, StateHistory, Store, StoreWrite, Value};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -64,7 +64,7 @@ fn apply(history: &mut StateHistory, model: &mut Model, op: &Op) {
                 .map(|(name, value)| StoreWrite {
                     scope: Scope::State,
                     name: name.clone(),
-                    value: json!(value),
+                    value: Value::from_json(&json!(value)).unwrap(),
                 })
                 .collect();
             let result = history.record_writes(*m, &as_writes);
@@ -167,7 +167,7 @@ fn regenerating_ten_times_never_applies_a_write_twice() {
 fn context_state_is_the_starting_point() {
     let mut history = StateHistory::new();
     let m = history.push_message();
-    let write = StoreWrite { scope: Scope::State, name: "a".into(), value: json!(2) };
+    let write = StoreWrite { scope: Scope::State, name: "a".into(), value: 2.into() };
     history.record_writes(m, &[write]).unwrap();
     let base: Context =
         serde_json::from_value(json!({"state": {"a": 1, "b": 1}, "local": {"l": 1}})).unwrap();

@@ -102,7 +102,7 @@ fn strict_mode_is_per_environment() {
 
 #[test]
 fn values_for_hosts() {
-    let value = Value::from_json(&serde_json::json!({"name": "Ann", "tags": [1, 2.5]}));
+    let value = Value::from_json(&serde_json::json!({"name": "Ann", "tags": [1, 2.5]})).unwrap();
     assert_eq!(value.kind(), ValueKind::Map);
     assert_eq!(value.get("name").and_then(Value::as_str), Some("Ann"));
     let tags = value.get("tags").and_then(Value::as_list).unwrap();

@@ -1,7 +1,9 @@
 //! The hostile-input corpus (`tests/hostile/minijinja-brackets.json` at the
 //! workspace root): deep nesting, endless recursion, huge ranges,
-//! repetition bombs, outputs over their limit, 100 MB of text. Each case
-//! ends in its expected typed error or bounded output, within the limits.
+//! repetition bombs, outputs over their limit, 100 MB of text, many macros
+//! and names, memory bombs (large values written, shared, converted or
+//! split again and again). Each case ends in its expected typed error or
+//! bounded output (or, for `check`, warning count), within the limits.
 
 #[path = "../../../tests/hostile/corpus.rs"]
 mod corpus;
@@ -18,8 +20,9 @@ fn limits(case: &Case) -> Limits {
     if let Some(n) = case.number("recursion_limit") {
         limits = limits.with_recursion_limit(n as usize);
     }
-    if let Some(n) = case.options.get("fuel").and_then(serde_json::Value::as_u64) {
-        limits = limits.with_fuel(Some(n));
+    // A number, or `null` for no fuel limit.
+    if let Some(fuel) = case.options.get("fuel") {
+        limits = limits.with_fuel(fuel.as_u64());
     }
     if let Some(n) = case.options.get("output_limit").and_then(serde_json::Value::as_u64) {
         limits = limits.with_output_limit(n as usize);
@@ -30,12 +33,25 @@ fn limits(case: &Case) -> Limits {
     if let Some(n) = case.number("range_limit") {
         limits = limits.with_range_limit(n as usize);
     }
+    if let Some(n) = case.number("memory_limit") {
+        limits = limits.with_memory_limit(n as usize);
+    }
     limits
 }
 
 fn run(case: &Case) -> Result<(), String> {
     let mut env = Environment::new();
     env.set_limits(limits(case));
+    if let Some(expected) = case.expect.get("warnings").and_then(serde_json::Value::as_u64) {
+        // `check`: the analysis, not a render.
+        let template = env.compile(case.text()).map_err(|e| e.to_string())?;
+        let warnings = template.analyze().warnings.len() as u64;
+        return if warnings == expected {
+            Ok(())
+        } else {
+            Err(format!("expected {expected} warnings, got {warnings}"))
+        };
+    }
     let rendered =
         env.compile(case.text()).and_then(|template| template.render(&Context::default(), 0));
     match rendered {

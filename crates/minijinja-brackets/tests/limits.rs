@@ -27,11 +27,45 @@ fn deep_parentheses_are_a_syntax_error() {
 fn nesting_just_under_the_limit_works() {
     let mut env = Environment::new();
     env.set_limits(Limits::default().with_nesting_limit(20));
-    // The tag's expression is one level; each parenthesis adds two (the
-    // group and the expression inside it).
+    // Each parenthesis is one level (it was two: the group and the
+    // expression inside it, so 100 levels meant 49 parentheses).
     let nested = |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n));
-    assert_eq!(env.render_str(&nested(9), &Context::default(), 0).unwrap().output, "1");
-    assert_eq!(error_kind(&env, &nested(10)), ErrorKind::SyntaxError);
+    assert_eq!(env.render_str(&nested(20), &Context::default(), 0).unwrap().output, "1");
+    assert_eq!(error_kind(&env, &nested(21)), ErrorKind::SyntaxError);
+}
+
+/// The documented nesting limit of 100 holds in debug builds too (the
+/// stack budget ran out first there, at 51 parentheses or fewer), for each
+/// kind of nesting: 100 levels render, 101 are the nesting error.
+#[test]
+fn one_hundred_levels_of_each_kind_of_nesting_work_at_the_default_limit() {
+    let env = Environment::new();
+    let context: Context = serde_json::from_str(r#"{"state": {"x": [0]}}"#).unwrap();
+    type Make = fn(usize) -> String;
+    let kinds: [(&str, Make); 9] = [
+        ("parentheses", |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n))),
+        ("lists", |n| format!("[[ {}x{} -> length ]]", "[".repeat(n), "]".repeat(n))),
+        ("maps", |n| format!("[[ {}x{} -> length ]]", "{\"a\": ".repeat(n), "}".repeat(n))),
+        ("subscripts", |n| format!("[[ {}0{} ]]", "x[".repeat(n), "]".repeat(n))),
+        ("filter arguments", |n| format!("[[ {}1{} ]]", "x -> default(".repeat(n), ")".repeat(n))),
+        ("filters", |n| format!("[[ 1{} ]]", " -> string".repeat(n))),
+        ("not", |n| format!("[[ {}x ]]", "not ".repeat(n))),
+        ("if blocks", |n| format!("{}y{}", "[% if x %]".repeat(n), "[% endif %]".repeat(n))),
+        ("for blocks", |n| {
+            format!("{}y{}", "[% for i in x %]".repeat(n), "[% endfor %]".repeat(n))
+        }),
+    ];
+    for (kind, make) in kinds {
+        let deepest = env.render_str(&make(100), &context, 0);
+        assert!(deepest.is_ok(), "{kind}: {}", deepest.unwrap_err());
+        let err = env.render_str(&make(101), &context, 0).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::SyntaxError, "{kind}");
+        assert_eq!(
+            err.message(),
+            "the template nests deeper than the limit of 100 levels",
+            "{kind}"
+        );
+    }
 }
 
 #[test]
@@ -116,7 +150,8 @@ fn limits_are_configurable() {
     let source = "[% macro f(n) %][% if n > 0 %][[ f(n - 1) ]][% endif %][% endmacro %][[ f(2) ]]|[[ f(5) ]]";
     assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit);
     env.set_limits(Limits::default().with_nesting_limit(3));
-    assert_eq!(error_kind(&env, "[[ (((1))) ]]"), ErrorKind::SyntaxError);
+    assert_eq!(env.render_str("[[ (((1))) ]]", &Context::default(), 0).unwrap().output, "1");
+    assert_eq!(error_kind(&env, "[[ ((((1)))) ]]"), ErrorKind::SyntaxError);
 }
 
 #[test]
@@ -145,5 +180,263 @@ fn scanning_big_values_costs_fuel() {
             "[% set big = range(100000) %][% for i in range(100000) %][% if {scan} %][% endif %][% endfor %]"
         );
         assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{scan}");
+    }
+}
+
+/// One 16 MB string, and `body` after it.
+fn with_big_string(body: &str) -> String {
+    format!("[% set s = \"x\" * 16000000 %]{body}")
+}
+
+#[test]
+fn writing_a_large_value_again_and_again_hits_the_memory_limit() {
+    // The write log shares the value, but lists every write: each is
+    // charged in full. Before, each write deep-copied 16 MB (16 GB in all).
+    let env = Environment::new();
+    let source = with_big_string("[% for i in range(1000) %][% set x = s %][% endfor %]ok");
+    assert_eq!(error_kind(&env, &source), ErrorKind::MemoryLimit);
+    // A few writes fit, and share the string.
+    let few = with_big_string("[% for i in range(3) %][% set x = s %][% endfor %]ok");
+    let outcome = env.compile(&few).unwrap().render_outcome(&Context::default(), 0).unwrap();
+    assert_eq!(outcome.writes.len(), 4);
+    assert_eq!(outcome.writes[3].value.as_str().map(str::len), Some(16_000_000));
+}
+
+#[test]
+fn a_list_sharing_one_string_cannot_be_printed_stored_or_converted_whole() {
+    // One 1 MB string, the list doubled 14 times: 16 384 items, 16 GB as
+    // text. Building it is cheap (the items are shared); every conversion
+    // stops at its limit while it writes, and storing it is charged in full.
+    let env = Environment::new();
+    let stored =
+        "[% set l = [\"x\" * 1000000] %][% for i in range(14) %][% set l = l + l %][% endfor %]";
+    assert_eq!(error_kind(&env, stored), ErrorKind::MemoryLimit);
+    // Doubled through macro arguments, without a write.
+    let doubled = |use_it: &str| {
+        format!(
+            "[% macro d(l, n) %][% if n == 0 %]{use_it}[% else %][[ d(l + l, n - 1) ]][% endif %][% endmacro %]\
+             [[ d([\"x\" * 1000000], 14) ]]"
+        )
+    };
+    for (use_it, kind) in [
+        ("[[ l ]]", ErrorKind::OutputLimit),
+        ("[[ l -> tojson ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> tojson(2) ]]", ErrorKind::InvalidOperation),
+        ("[[ l ~ \"\" ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> join(\",\") ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> string ]]", ErrorKind::InvalidOperation),
+        ("[[ l -> wrap(\"<\") ]]", ErrorKind::InvalidOperation),
+        ("[[ [l] -> unique -> length ]]", ErrorKind::InvalidOperation),
+        ("[% set m = l %]", ErrorKind::MemoryLimit),
+        ("[% qr l -> join %]", ErrorKind::InvalidOperation),
+    ] {
+        assert_eq!(error_kind(&env, &doubled(use_it)), kind, "{use_it}");
+    }
+    // Sorting, de-duplicating and measuring share the items: nothing is
+    // copied or converted.
+    let shared = doubled("[[ l -> sort -> length ]] [[ l -> unique -> length ]] [[ l -> length ]]");
+    assert_eq!(env.render_str(&shared, &Context::default(), 0).unwrap().output, "16384 1 16384");
+}
+
+#[test]
+fn many_effects_of_a_large_string_hit_the_memory_limit() {
+    let env = Environment::new();
+    let source = with_big_string(&"[% qr s %]".repeat(5000));
+    assert_eq!(error_kind(&env, &source), ErrorKind::MemoryLimit);
+    // Effects share the text.
+    let two = with_big_string("[% qr s %][% st s %]");
+    let outcome = env.compile(&two).unwrap().render_outcome(&Context::default(), 0).unwrap();
+    assert_eq!(outcome.effects.len(), 2);
+}
+
+#[test]
+fn lists_from_strings_respect_the_range_limit_before_they_are_made() {
+    let env = Environment::new();
+    for source in [
+        "[[ (\"x\" * 16000000) -> list -> length ]]",
+        "[[ [\"x\" * 16000000 -> list] -> length ]]",
+        "[[ (\" \" * 16000000) -> split(\" \") -> length ]]",
+        "[[ (\"x \" * 8000000) -> split -> length ]]",
+        "[[ (\"x,\" * 8000000) -> split(\",\", 200000) -> length ]]",
+        "[% for c in \"x\" * 16000000 %][% endfor %]",
+        "[[ (\"x\" * 16000000) -> first ]]",
+        "[[ (\"x\" * 16000000) -> join(\",\") ]]",
+    ] {
+        assert_eq!(error_kind(&env, source), ErrorKind::InvalidOperation, "{source}");
+    }
+    // Up to the limit is fine.
+    let ok =
+        "[[ (\"x,\" * 99999) -> split(\",\") -> length ]] [[ (\"ab\" * 50000) -> list -> length ]]";
+    assert_eq!(env.render_str(ok, &Context::default(), 0).unwrap().output, "100000 100000");
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_range_limit(3));
+    assert_eq!(
+        env.render_str("[[ 'a b c' -> split ]]", &Context::default(), 0).unwrap().output,
+        r#"["a","b","c"]"#
+    );
+    assert_eq!(error_kind(&env, "[[ 'a b c d' -> split ]]"), ErrorKind::InvalidOperation);
+    assert_eq!(
+        error_kind(&env, "[[ {'a': 1, 'b': 2, 'c': 3, 'd': 4} -> items ]]"),
+        ErrorKind::InvalidOperation
+    );
+    assert_eq!(
+        error_kind(&env, "[% for k in {'a': 1, 'b': 2, 'c': 3, 'd': 4} %][% endfor %]"),
+        ErrorKind::InvalidOperation
+    );
+}
+
+#[test]
+fn growing_a_string_in_a_loop_is_bounded() {
+    // Every intermediate value stays in the write log (it lists every
+    // assignment), so the log's bytes grow with the square of the loop:
+    // the memory limit stops it long before the process notices.
+    let env = Environment::new();
+    let source =
+        "[% set s = \"\" %][% for i in range(100000) %][% set s = s ~ \"x\" %][% endfor %]ok";
+    assert_eq!(error_kind(&env, source), ErrorKind::MemoryLimit);
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_memory_limit(usize::MAX));
+    assert_eq!(error_kind(&env, source), ErrorKind::OutOfFuel);
+}
+
+#[test]
+fn captured_text_is_charged() {
+    // Each call captures 16 MB; a list literal keeps them all.
+    let env = Environment::new();
+    let calls = vec!["m()"; 100].join(", ");
+    let source =
+        with_big_string(&format!("[% macro m() %][[ s ]][% endmacro %][[ [{calls}] -> length ]]"));
+    assert_eq!(error_kind(&env, &source), ErrorKind::MemoryLimit);
+}
+
+#[test]
+fn shared_values_never_cost_a_walk_of_their_copies() {
+    // `x = [x, x]` doubles a value that shares everything: its size is
+    // known when it is made, so nothing walks the 2^n copies (this hung).
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(None));
+    let source = "[% set x = [1] %][% for i in range(200) %][% set x = [x, x] %][% endfor %]";
+    assert_eq!(error_kind(&env, source), ErrorKind::MemoryLimit);
+    // Through macro arguments (no write), the nesting limit stops it.
+    let source = "[% macro d(x, n) %][% if n > 0 %][[ d([x, x], n - 1) ]][% endif %][% endmacro %]\
+                  [[ d(1, 200) ]]";
+    env.set_limits(Limits::default().with_fuel(None).with_recursion_limit(1000));
+    assert_eq!(error_kind(&env, source), ErrorKind::InvalidOperation);
+}
+
+#[test]
+fn the_memory_limit_is_configurable() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_memory_limit(1000));
+    assert_eq!(error_kind(&env, "[% set x = \"x\" * 2000 %]"), ErrorKind::MemoryLimit);
+    let err = env
+        .render_str("[% set x = 'a' %][% set y = \"x\" * 900 %]", &Context::default(), 0)
+        .unwrap_err();
+    assert_eq!(err.kind().as_str(), "memory_limit");
+    assert!(err.message().contains("memory limit of 1000 bytes"), "{err}");
+    assert_eq!(err.column(), Some(18));
+    assert!(env.render_str("[% set x = \"x\" * 100 %][[ x ]]", &Context::default(), 0).is_ok());
+    // The characters `for` iterates over are a new list: charged.
+    let chars = "[% for c in 'abcdefghijklmnopqrstuvwxyz' * 2 %][% endfor %]";
+    assert_eq!(error_kind(&env, chars), ErrorKind::MemoryLimit);
+    assert!(
+        env.render_str(
+            "[% for c in 'abcdefghijklmnopqrstuvwxyz' %][% endfor %]",
+            &Context::default(),
+            0
+        )
+        .is_ok()
+    );
+}
+
+/// Work a built-in does beyond one pass over its items was free: equality
+/// and `in` walked nested lists, `sort`, `min` and `max` compared long
+/// strings, `sum` copied its growing total at every step, an `attribute`
+/// path was followed for every item, and indexing or slicing a string
+/// scanned it. A loop of such operations on one million units of fuel could
+/// run for hours; each is now paid for before it runs, so 1 000 of them
+/// run out of fuel (they rendered before).
+#[test]
+fn built_ins_pay_for_the_work_they_do() {
+    let mut env = Environment::new();
+    // A tenth of the default fuel: the loops end ten times sooner.
+    env.set_limits(Limits::default().with_fuel(Some(100_000)));
+    let setup = "[% set nested = [range(50000), range(50000)] %]\
+                 [% set other = [range(50000), range(50000)] %][% set probe = range(50000) %]\
+                 [% set s = \"x\" * 10000 %][% set strings = [] %]\
+                 [% for i in range(64) %][% set strings = strings + [s ~ i] %][% endfor %]\
+                 [% set path = \"a\" * 10000 %][% set long = \"x\" * 1000000 %]";
+    let work = [
+        "nested == other",
+        "nested != other",
+        "probe in nested",
+        "nested is eq(other)",
+        "strings -> sort",
+        "strings -> max",
+        "strings -> sum(start=\"\")",
+        "range(100) -> join(\",\", attribute=path)",
+        "long[-1]",
+        "long[::-1]",
+    ];
+    for op in work {
+        // 1 000 rounds cost at most a few thousand units without the work.
+        let source =
+            format!("{setup}[% for i in range(1000) %][% if {op} %][% endif %][% endfor %]");
+        assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{op}");
+    }
+    // Shared parts are compared by address: free beyond their steps, as
+    // small values are.
+    let small = "[% set big = [range(50000)] %][% for i in range(1000) %][% set r = big == big %]\
+                 [% set r = [[1, 2], \"ab\"] == [[1, 2], \"ab\"] %]\
+                 [% set r = [\"b\", \"a\"] -> sort %][% set r = [\"a\", \"b\"] -> sum(start=\"\") %]\
+                 [% endfor %]ok";
+    assert_eq!(env.render_str(small, &Context::default(), 0).unwrap().output, "ok");
+}
+
+/// A loop unpacking each item into many variables bound them all for
+/// every item, free beyond the step of the iteration.
+#[test]
+fn unpacking_into_many_loop_variables_costs_fuel() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(Some(100_000)));
+    let targets: Vec<String> = (0..6400).map(|i| format!("a{i}")).collect();
+    let rows = vec!["row"; 1024].join(", ");
+    let source = format!(
+        "[% set row = range(6400) %][% for {} in [{rows}] %][% endfor %]",
+        targets.join(", ")
+    );
+    // 1 024 rows of 6 400 values: 100 units each now, 1 before.
+    assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel);
+}
+
+/// `trim` with a set of characters scanned the set for every character it
+/// trimmed: a 100 000-character set trimming 100 000 characters took
+/// 10^10 steps. It uses a hash set for long sets.
+#[test]
+fn trimming_with_a_long_set_is_linear() {
+    let env = Environment::new();
+    let source = "[% set set = \"ab\" * 50000 %][[ (\"a\" * 100000 ~ \"c\") -> trim(set) ]]";
+    assert_eq!(env.render_str(source, &Context::default(), 0).unwrap().output, "c");
+}
+
+#[test]
+fn a_context_string_over_the_string_limit_can_be_read_but_not_rewritten() {
+    // The context is the host's: reading and cutting it is fine, but a
+    // filter that builds a string as long as its input refuses it first.
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_string_limit(100));
+    let mut context = Context::default();
+    context.state.insert("s".into(), "word ".repeat(200).into());
+    let render = |source: &str| env.render_str(source, &context, 0);
+    let ok = "[[ s -> truncate(9) ]]|[[ s[0:4] ]]|[[ s[:-990] ]]|[[ s -> length ]]|[[ s -> wordcount ]]|[[ (s -> split)[1] ]]|[[ s[::100] ]]";
+    assert_eq!(render(ok).unwrap().output, "word...|word|word word |1000|200|word|wwwwwwwwww");
+    for source in [
+        "[[ s -> upper ]]",
+        "[[ s -> reverse ]]",
+        "[[ s[::-1] ]]",
+        "[[ s[0:200] ]]",
+        "[[ s -> title ]]",
+    ] {
+        assert_eq!(render(source).unwrap_err().kind(), ErrorKind::InvalidOperation, "{source}");
     }
 }

@@ -26,3 +26,114 @@ fn range_with_a_step_over_half_the_i64_span() {
         "[9223372036854775807,0]"
     );
 }
+
+fn kind_and_message(source: &str, context: &Context) -> (String, String, Option<usize>) {
+    let env = Environment::new();
+    let err = env.render_str(source, context, 0).unwrap_err();
+    (err.kind().as_str().to_owned(), err.message().to_owned(), err.column())
+}
+
+/// `9223372036854775808` (one past `i64::MAX`) silently became a float; it
+/// is a syntax error at the literal, as every larger integer was. Directly
+/// negated it is `i64::MIN`, an integer (it used to be a float too).
+#[test]
+fn an_integer_literal_outside_64_bits_is_a_syntax_error() {
+    let none = Context::default();
+    for source in ["[[ 9223372036854775808 ]]", "[[ 1 + 9223372036854775808 ]]"] {
+        let (kind, message, _) = kind_and_message(source, &none);
+        assert_eq!(kind, "syntax_error", "{source}");
+        assert!(message.starts_with("the integer `9223372036854775808` does not fit"), "{message}");
+    }
+    assert_eq!(kind_and_message("[[ 9223372036854775808 ]]", &none).2, Some(4));
+    assert_eq!(render("[[ -9223372036854775808 ]]").unwrap(), "-9223372036854775808");
+    assert_eq!(render("[[ (- 9_223_372_036_854_775_808) is integer ]]").unwrap(), "true");
+    assert_eq!(render("[[ -9223372036854775808 + 1 ]]").unwrap(), "-9223372036854775807");
+    // The minus applies after a filter, a test or an attribute, so there
+    // the literal stands alone and does not fit.
+    for source in [
+        "[[ -9223372036854775808 -> abs ]]",
+        "[[ -9223372036854775808 is integer ]]",
+        "[[ -(9223372036854775808) ]]",
+        "[[ -9223372036854775809 ]]",
+    ] {
+        assert_eq!(kind_and_message(source, &none).0, "syntax_error", "{source}");
+    }
+    assert_eq!(render("[[ (-9223372036854775808.0) is float ]]").unwrap(), "true");
+}
+
+/// `1.e5` was the attribute `e5` of `1` and printed nothing; it is Python's
+/// float `1.0e5`.
+#[test]
+fn a_point_before_an_exponent_is_a_float() {
+    assert_eq!(render("[[ 1.e5 ]]|[[ 2.E-1 ]]|[[ 1_0.e+1 is float ]]").unwrap(), "100000|0.2|true");
+    // Without an exponent a point still starts an attribute or an index.
+    assert_eq!(render("[[ 1.e ]]|[[ [[7]].0.0 ]]").unwrap(), "|7");
+}
+
+/// A comparison with NaN said "cannot compare float and float" (floats
+/// compare fine); it now says NaN is the reason, in `<`, `sort`, `min` and
+/// `max` alike.
+#[test]
+fn nan_comparisons_name_nan() {
+    let none = Context::default();
+    // NaN cannot be stored, but computed in place it is reachable.
+    let nan = "(1e308 * 10 - 1e308 * 10)";
+    let cases = [
+        ("[[ NAN < 1 ]]", "cannot compare NaN (not a number has no order) with `<`"),
+        ("[[ 1 >= NAN ]]", "cannot compare NaN (not a number has no order) with `>=`"),
+        ("[[ [1, NAN, 2] -> sort ]]", "cannot sort a list holding NaN (not a number has no order)"),
+        ("[[ [1, NAN] -> max ]]", "`max`: cannot compare NaN (not a number has no order)"),
+    ];
+    for (expr, expected) in cases {
+        let (kind, message, _) = kind_and_message(&expr.replace("NAN", nan), &none);
+        assert_eq!((kind.as_str(), message.as_str()), ("invalid_operation", expected), "{expr}");
+    }
+    // Other mismatches keep naming the kinds.
+    let (_, message, _) = kind_and_message("[[ 1 < \"a\" ]]", &none);
+    assert_eq!(message, "cannot compare integer and string with `<`");
+    assert!(render("[[ [\"a\", 1] -> sort ]]").unwrap_err().contains("cannot sort a list mixing"));
+}
+
+/// A context integer above `i64::MAX` (serde_json keeps those up to
+/// `u64::MAX` exactly) became a float when read; it is an error at the
+/// first read, naming the variable.
+#[test]
+fn a_context_integer_outside_64_bits_is_an_error_at_its_read() {
+    let context: Context = serde_json::from_str(
+        r#"{"state": {"ok": 9223372036854775807, "big": 18446744073709551615},
+            "local": {"deep": [1, {"n": 9223372036854775808}]}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        Environment::new().render_str("[[ ok ]]", &context, 0).unwrap().output,
+        "9223372036854775807"
+    );
+    let (kind, message, column) = kind_and_message("x [[ big ]]", &context);
+    assert_eq!(kind, "invalid_operation");
+    assert_eq!(
+        message,
+        "the context's `big` cannot be read: the integer 18446744073709551615 does not fit in 64 bits"
+    );
+    assert_eq!(column, Some(6));
+    let (_, message, _) = kind_and_message("[[ L.deep ]]", &context);
+    assert!(message.starts_with("the context's `L.deep` cannot be read"), "{message}");
+    assert_eq!(kind_and_message("[[ L ]]", &context).0, "invalid_operation");
+    assert_eq!(kind_and_message("[[ big.x ]]", &context).0, "invalid_operation");
+}
+
+/// JSON context text with an integer beyond 64 bits (which serde_json would
+/// read as the nearest float) or a repeated key is an `invalid_json` error
+/// at its line and column with `Context::from_json`.
+#[test]
+fn context_text_is_read_strictly() {
+    let err = Context::from_json("\u{feff}{\"state\": {\"n\": 18446744073709551616}}").unwrap_err();
+    assert_eq!(err.kind().as_str(), "invalid_json");
+    assert_eq!((err.line(), err.column()), (Some(1), Some(17)));
+    let err = Context::from_json("{\"state\": {\"a\": 1,\n \"a\": 2}}").unwrap_err();
+    assert_eq!((err.kind().as_str(), err.line(), err.column()), ("invalid_json", Some(2), Some(2)));
+    assert!(err.message().contains("duplicate key `a`"), "{}", err.message());
+    let err = Context::from_json("{\"stat\": {}}").unwrap_err();
+    assert_eq!(err.kind().as_str(), "invalid_json");
+    let context = Context::from_json("\u{feff}{\"state\": {\"x\": 0.7}}").unwrap();
+    assert_eq!(Environment::new().render_str("[[ x ]]", &context, 0).unwrap().output, "0.7");
+}

@@ -2,12 +2,14 @@
 //! loop variables and macro parameters the way the evaluator resolves
 //! names, then the checks that need the whole template.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 
 use super::{
     Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
     WarningKind,
 };
+use crate::arguments::NameIndex;
 use crate::context::{Context, Scope};
 use crate::environment::{Environment, FilterRef};
 use crate::filters::BuiltinFilter;
@@ -36,7 +38,8 @@ pub(crate) fn analyze(
         line_starts: std::iter::once(0)
             .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
             .collect(),
-        macro_names: macros.iter().map(|m| m.name).collect(),
+        last_position: Cell::new((0, 1, 1)),
+        macro_names: macros.iter().map(|m| m.name.text).collect(),
         frames: Vec::new(),
         reads: [Names::default(), Names::default(), Names::default()],
         writes: [Names::default(), Names::default(), Names::default()],
@@ -103,7 +106,19 @@ impl Names {
 /// parameters (a macro body does not see its caller's loop variables).
 struct Frame<'a> {
     names: Vec<&'a str>,
+    index: NameIndex<'a>,
     is_macro: bool,
+}
+
+impl<'a> Frame<'a> {
+    fn new(names: Vec<&'a str>, is_macro: bool) -> Frame<'a> {
+        let index = NameIndex::of(names.iter().copied());
+        Frame { names, index, is_macro }
+    }
+
+    fn binds(&self, name: &str) -> bool {
+        self.index.position(name, || self.names.iter().position(|n| *n == name)).is_some()
+    }
 }
 
 /// A read of a state variable, for the undefined-variable check.
@@ -117,6 +132,8 @@ struct Walk<'e, 'a> {
     env: &'e Environment,
     source: &'a str,
     line_starts: Vec<usize>,
+    /// The last position computed: byte offset, line, column.
+    last_position: Cell<(usize, usize, usize)>,
     macro_names: HashSet<&'a str>,
     frames: Vec<Frame<'a>>,
     reads: [Names; 3],
@@ -142,11 +159,20 @@ fn slot(scope: Scope) -> usize {
 
 impl<'a> Walk<'_, 'a> {
     /// The 1-based line and column of byte `offset`, from the line index.
+    /// Columns are counted on from the last position asked for when it is
+    /// earlier on the same line: positions come mostly in source order, so
+    /// a long single-line template costs linear time, not quadratic.
     fn position(&self, offset: usize) -> (usize, usize) {
         let offset = self.source.floor_char_boundary(offset);
         let line = self.line_starts.partition_point(|&start| start <= offset);
         let start = self.line_starts[line - 1];
-        (line, self.source[start..offset].chars().count() + 1)
+        let (last, last_column) = match self.last_position.get() {
+            (last, last_line, column) if last_line == line && last <= offset => (last, column),
+            _ => (start, 1),
+        };
+        let column = last_column + self.source[last..offset].chars().count();
+        self.last_position.set((offset, line, column));
+        (line, column)
     }
 
     /// The start of the `[% keyword ... %]` tag that holds byte `offset`
@@ -182,7 +208,7 @@ impl<'a> Walk<'_, 'a> {
     /// Whether a bare name is a loop variable, `loop` or a parameter here.
     fn is_bound(&self, name: &str) -> bool {
         for frame in self.frames.iter().rev() {
-            if frame.names.contains(&name) {
+            if frame.binds(name) {
                 return true;
             }
             if frame.is_macro {
@@ -220,7 +246,7 @@ impl<'a> Walk<'_, 'a> {
             }
             Node::Macro(def) => {
                 let names = def.params.iter().map(|(name, _)| *name).collect();
-                self.frames.push(Frame { names, is_macro: true });
+                self.frames.push(Frame::new(names, true));
                 for (_, default) in &def.params {
                     if let Some(default) = default {
                         self.expr(default, false);
@@ -251,7 +277,7 @@ impl<'a> Walk<'_, 'a> {
         self.expr(&l.iterable, false);
         let mut names = l.targets.clone();
         names.push("loop");
-        self.frames.push(Frame { names, is_macro: false });
+        self.frames.push(Frame::new(names, false));
         if let Some(filter) = &l.filter {
             self.expr(filter, false);
         }
@@ -287,7 +313,7 @@ impl<'a> Walk<'_, 'a> {
     fn expr(&mut self, e: &'a Expr<'a>, guarded: bool) {
         match &e.kind {
             ExprKind::Const(_) => {}
-            ExprKind::Name(name) => self.name(name, e.span, guarded),
+            ExprKind::Name(name) => self.name(name.text, e.span, guarded),
             ExprKind::Store(scope) => self.dynamic[slot(*scope)] = true,
             ExprKind::StoreItem(scope, key) => match &key.kind {
                 ExprKind::Const(v) if v.as_str().is_some() => {
@@ -371,6 +397,7 @@ impl<'a> Walk<'_, 'a> {
         let ExprKind::Name(name) = callee.kind else {
             return self.expr(callee, guarded);
         };
+        let name = name.text;
         if self.is_bound(name) || self.macro_names.contains(name) {
             self.name(name, callee.span, guarded);
         } else if self.env.function(name).is_some() {
@@ -529,8 +556,8 @@ impl<'a> Walk<'_, 'a> {
 
     fn finish(mut self, macros: &[&'a MacroDef<'a>], context: &Context) -> Analysis {
         for def in macros {
-            if !self.macros_called.seen.contains(def.name) {
-                let span = self.span_of(def.name);
+            if !self.macros_called.seen.contains(def.name.text) {
+                let span = self.span_of(def.name.text);
                 self.warn(
                     WarningKind::UnusedMacro,
                     format!("macro `{}` is never called", def.name),
@@ -543,18 +570,19 @@ impl<'a> Walk<'_, 'a> {
         // on purpose (`[% if w is defined %][[ w ]][% endif %]`).
         let mut warned: HashSet<&str> =
             reads.iter().filter(|r| r.guarded).map(|r| r.name).collect();
+        // Indexed once for all the suggestions; each distinct name is
+        // warned about, and so searched for, once.
+        let written = std::mem::take(&mut self.writes[0].list);
+        let candidates = crate::suggest::Candidates::new(
+            written.iter().map(String::as_str).chain(context.state.keys().map(String::as_str)),
+        );
         for read in &reads {
             let known =
                 self.writes[0].seen.contains(read.name) || context.state.contains_key(read.name);
             if known || !warned.insert(read.name) {
                 continue;
             }
-            let candidates = self.writes[0]
-                .list
-                .iter()
-                .map(String::as_str)
-                .chain(context.state.keys().map(String::as_str));
-            let hint = match crate::suggest::closest(read.name, candidates) {
+            let hint = match candidates.closest(read.name) {
                 Some(close) => format!("; did you mean `{close}`?"),
                 None => String::new(),
             };
@@ -567,6 +595,8 @@ impl<'a> Walk<'_, 'a> {
                 read.span,
             );
         }
+        drop(candidates);
+        self.writes[0].list = written;
         // Source order, whichever check found them.
         self.warnings.sort_by_key(|w| (w.line, w.column));
         let [state_r, local_r, global_r] = self.reads;
@@ -585,7 +615,7 @@ impl<'a> Walk<'_, 'a> {
             macros: MacroNames {
                 defined: {
                     let mut defined = Names::default();
-                    macros.iter().for_each(|m| defined.add(m.name));
+                    macros.iter().for_each(|m| defined.add(&m.name));
                     defined.list
                 },
                 called: self.macros_called.list,

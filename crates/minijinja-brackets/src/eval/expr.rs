@@ -5,9 +5,11 @@ use crate::arguments::Args;
 use crate::context::Scope;
 use crate::environment::{FilterRef, Function};
 use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
-use crate::value::{Repr, Value, ValueMap};
+use crate::tests::BuiltinTest;
+use crate::value::{Repr, SLOT, Value, ValueMap};
 
 impl<'t> Renderer<'t> {
     /// Evaluates an expression (one unit of fuel, one level of depth).
@@ -25,9 +27,9 @@ impl<'t> Renderer<'t> {
         let span = e.span;
         match &e.kind {
             ExprKind::Const(value) => Ok(value.clone()),
-            ExprKind::Name(name) => Ok(self.lookup(name)),
+            ExprKind::Name(name) => self.lookup(*name, span),
             ExprKind::Store(scope) => {
-                let whole = self.stores.whole(*scope);
+                let whole = self.stores.whole(*scope).map_err(self.locate(span))?;
                 self.charge_size(&whole, span)?;
                 Ok(whole)
             }
@@ -69,7 +71,7 @@ impl<'t> Renderer<'t> {
     fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
         let k = self.eval(key)?;
         match k.as_str() {
-            Some(k) => Ok(self.stores.get(scope, k)),
+            Some(k) => self.stores.get(scope, k).map_err(self.locate(key.span)),
             None => Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("a variable name must be a string, not {}", k.kind().as_str()),
@@ -83,14 +85,18 @@ impl<'t> Renderer<'t> {
         for item in items {
             values.push(self.eval(item)?);
         }
-        self.check_nesting(Value::list(values), span)
+        // The items were charged when they were made: the list costs its slots.
+        let list = Value::list(values);
+        self.check_nesting(&list, span)?;
+        self.charge(SLOT * items.len(), span)?;
+        Ok(list)
     }
 
     fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)], span: Span) -> Result<Value, Error> {
         let mut map = ValueMap::with_capacity(entries.len());
         for (key, value) in entries {
             let k = self.eval(key)?;
-            let Repr::Str(k) = k.0 else {
+            let Some(k) = k.shared_str().cloned() else {
                 return Err(self.error(
                     ErrorKind::InvalidOperation,
                     format!("map keys must be strings, not {}", k.kind().as_str()),
@@ -100,12 +106,16 @@ impl<'t> Renderer<'t> {
             let v = self.eval(value)?;
             map.insert(k, v);
         }
-        self.check_nesting(Value::map(map), span)
+        let map = Value::map(map);
+        self.check_nesting(&map, span)?;
+        self.charge(2 * SLOT * entries.len(), span)?;
+        Ok(map)
     }
 
     /// `base.name`; `loop.name` reads the innermost loop directly.
     fn attr(&mut self, base: &'t Expr<'t>, name: &str) -> Result<Value, Error> {
-        if let ExprKind::Name("loop") = base.kind
+        if let ExprKind::Name(var) = base.kind
+            && var.text == "loop"
             && let Some(state) = self.current_loop()
             && !state.targets.contains(&"loop")
         {
@@ -116,8 +126,10 @@ impl<'t> Renderer<'t> {
             && let Resolved::State = self.resolve(var)
         {
             self.spend(1, base.span)?;
-            let found = self.stores.get_ref(Scope::State, var).and_then(|v| v.get(name));
-            return Ok(found.cloned().unwrap_or_default());
+            let source = self.source;
+            let found =
+                self.stores.get_ref(Scope::State, &var).map_err(|e| e.at(source, base.span))?;
+            return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
         Ok(value.get(name).cloned().unwrap_or_default())
@@ -131,6 +143,10 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         let value = self.eval(base)?;
         let index = self.eval(index)?;
+        // A string is indexed by character: a scan of its bytes.
+        if value.as_str().is_some() {
+            self.charge_size(&value, span)?;
+        }
         get_item(&value, &index).map_err(self.locate(span))
     }
 
@@ -154,7 +170,11 @@ impl<'t> Renderer<'t> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let result = match call.filter {
-            FilterRef::Builtin(filter) => crate::filters::apply(filter, value, args, self.limits),
+            FilterRef::Builtin(filter) => {
+                // Work beyond one pass over the items, paid before it is done.
+                self.spend(crate::filters::work(filter, &value, &args), span)?;
+                crate::filters::apply(filter, value, args, self.limits)
+            }
             FilterRef::Host(index) => {
                 if args.keywords.is_empty() {
                     self.env.host_filter(index)(&value, &args.positional)
@@ -180,6 +200,12 @@ impl<'t> Renderer<'t> {
         let args = self.eval_args(&call.args)?;
         for arg in &args.positional {
             self.charge_size(arg, span)?;
+        }
+        if let (BuiltinTest::Compare(op), Some(other)) = (call.test, args.positional.first()) {
+            self.charge_walk(op, &value, other, span)?;
+        }
+        if let (BuiltinTest::In, Some(container)) = (call.test, args.positional.first()) {
+            self.charge_walk(CmpOp::In, &value, container, span)?;
         }
         let passed =
             crate::tests::apply(call.test, call.name, &value, args).map_err(self.locate(span))?;
@@ -228,12 +254,29 @@ impl<'t> Renderer<'t> {
             let right = self.eval(e)?;
             // Comparing and searching cost in proportion to the operands.
             self.charge_size(&right, span)?;
+            self.charge_walk(*op, &left, &right, span)?;
             if !ops::compare(*op, &left, &right).map_err(self.locate(span))? {
                 return Ok(Value::from(false));
             }
             left = right;
         }
         Ok(Value::from(true))
+    }
+
+    /// What `==`, `!=` and `in` walk beyond the items [`Self::charge_size`]
+    /// paid for: the nested items and string bytes of the lists and maps
+    /// compared, measured by a walk that stops once it is past the fuel
+    /// left (so an unaffordable comparison is never made).
+    fn charge_walk(
+        &mut self,
+        op: CmpOp,
+        left: &Value,
+        right: &Value,
+        span: Span,
+    ) -> Result<(), Error> {
+        let cap = self.fuel.unwrap_or(u64::MAX);
+        let units = ops::walk_cost(op, left, right, cap);
+        self.spend(units, span)
     }
 
     /// Arithmetic on an undefined operand: say which name and how to fix it.
@@ -249,44 +292,43 @@ impl<'t> Renderer<'t> {
     }
 
     /// The result of an operator, filter or function: placed at `span` when
-    /// it failed, charged by size when it succeeded.
+    /// it failed, charged by size (fuel) and by the memory it alone holds
+    /// when it succeeded.
     fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
         let value = result.map_err(self.locate(span))?;
         self.charge_size(&value, span)?;
-        self.check_nesting(value, span)
+        self.check_nesting(&value, span)?;
+        self.charge(value.owned_size(), span)?;
+        Ok(value)
     }
 
     /// Rejects lists and maps nested deeper than [`MAX_VALUE_DEPTH`]: the
     /// operations on values (printing, comparing, dropping) recurse, so an
-    /// unbounded `[% set x = [x] %]` loop must not build one. The walk
-    /// costs fuel like the values it visits.
-    fn check_nesting(&mut self, value: Value, span: Span) -> Result<Value, Error> {
-        let mut visited = 0;
-        let deeper = value.nests_deeper_than(MAX_VALUE_DEPTH, &mut visited);
-        self.spend(visited as u64 / 64, span)?;
-        if deeper {
+    /// unbounded `[% set x = [x] %]` loop must not build one. A list or map
+    /// knows its depth, so the check costs the same for any value.
+    fn check_nesting(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        if value.depth() > MAX_VALUE_DEPTH {
             return Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("lists and maps cannot nest more than {MAX_VALUE_DEPTH} levels deep"),
                 span,
             ));
         }
-        Ok(value)
+        Ok(())
     }
 
     /// Large strings and lists cost fuel in proportion to their size, both
     /// when built and when an operation scans them.
     fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         let units = match &value.0 {
-            Repr::Str(s) => s.len() / 256,
             Repr::List(items) => items.len() / 64,
             Repr::Map(map) => map.len() / 64,
-            _ => 0,
+            _ => value.as_str().map_or(0, str::len) / 256,
         };
         if units > 0 { self.spend(units as u64, span) } else { Ok(()) }
     }
 
-    fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Args<'t>, Error> {
+    pub(super) fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Args<'t>, Error> {
         let mut out = Args {
             positional: Vec::with_capacity(args.positional.len()),
             keywords: Vec::with_capacity(args.keywords.len()),
@@ -308,22 +350,24 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         match &callee.kind {
             ExprKind::Attr(base, "cycle")
-                if matches!(base.kind, ExprKind::Name("loop")) && self.current_loop().is_some() =>
+                if matches!(base.kind, ExprKind::Name(n) if n.text == "loop")
+                    && self.current_loop().is_some() =>
             {
                 let args = self.eval_args(args)?;
                 Ok(self.current_loop().map(|l| l.cycle(&args.positional)).unwrap_or_default())
             }
             ExprKind::Name(name) => {
+                let name = *name;
                 let value = match self.resolve(name) {
                     Resolved::Macro(def) => {
                         let args = self.eval_args(args)?;
                         return self.call_macro(def, args, span);
                     }
                     Resolved::Value(value) => value,
-                    Resolved::State if self.env.function(name).is_some() => {
-                        return self.call_function(name, callee, args, span);
+                    Resolved::State if self.env.function(&name).is_some() => {
+                        return self.call_function(&name, callee, args, span);
                     }
-                    Resolved::State => self.lookup(name),
+                    Resolved::State => self.lookup(name, callee.span)?,
                 };
                 match value.0 {
                     Repr::Macro(_) => self.call_value(&value, args, span),
@@ -390,7 +434,7 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         };
-        let Some(def) = self.find_macro(name) else {
+        let Some(def) = self.macro_named(name) else {
             return Err(self.error(
                 ErrorKind::UnknownFunction,
                 format!("unknown macro `{name}`"),
@@ -403,6 +447,8 @@ impl<'t> Renderer<'t> {
 
     fn slice(&mut self, s: &'t Slice<'t>, span: Span) -> Result<Value, Error> {
         let value = self.eval(&s.value)?;
+        // Slicing scans a string's characters or picks a list's items.
+        self.charge_size(&value, span)?;
         let mut bound = |e: &'t Option<Expr<'t>>| -> Result<Option<i64>, Error> {
             let Some(e) = e else { return Ok(None) };
             let v = self.eval(e)?;
@@ -425,25 +471,62 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
-        match &value.0 {
-            Repr::List(items) => {
+        let sliced = match (&value.0, value.as_str()) {
+            (Repr::List(items), _) => {
                 let picked = slice_indices(items.len(), start, stop, step);
-                Ok(Value::list(picked.map(|i| items[i].clone()).collect()))
+                Value::list(picked.map(|i| items[i].clone()).collect())
             }
-            Repr::Str(text) => {
-                let chars: Vec<char> = text.chars().collect();
-                Ok(Value::string(
-                    slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect(),
-                ))
+            (_, Some(text)) => Value::string(
+                slice_str(text, start, stop, step, self.limits).map_err(self.locate(span))?,
+            ),
+            (Repr::Undefined | Repr::None, _) => return Ok(Value::UNDEFINED),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("cannot slice {}", value.kind().as_str()),
+                    span,
+                ));
             }
-            Repr::Undefined | Repr::None => Ok(Value::UNDEFINED),
-            _ => Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!("cannot slice {}", value.kind().as_str()),
-                span,
-            )),
-        }
+        };
+        drop(value);
+        self.charge(sliced.owned_size(), span)?;
+        self.charge_size(&sliced, span)?;
+        Ok(sliced)
     }
+}
+
+/// `text[start:stop:step]` by characters. A forward slice walks the
+/// characters and keeps the ones picked, collecting nothing else; a
+/// backward one collects them first, so its text is bounded by the string
+/// limit. The result, never longer than the text, is checked too.
+fn slice_str(
+    text: &str,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+    limits: &Limits,
+) -> Result<String, Error> {
+    let out: String = if step > 0 {
+        let mut picked = slice_indices(text.chars().count(), start, stop, step).peekable();
+        let mut out = String::new();
+        for (i, c) in text.chars().enumerate() {
+            match picked.peek() {
+                Some(&next) if next == i => {
+                    out.push(c);
+                    picked.next();
+                }
+                Some(_) => {}
+                None => break,
+            }
+        }
+        out
+    } else {
+        ops::check_string_size(text.len(), limits)?;
+        let chars: Vec<char> = text.chars().collect();
+        slice_indices(chars.len(), start, stop, step).map(|i| chars[i]).collect()
+    };
+    ops::check_string_size(out.len(), limits)?;
+    Ok(out)
 }
 
 /// The indexes Python's `seq[start:stop:step]` picks from `len` items.
@@ -491,15 +574,18 @@ pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
         (Repr::List(items), Repr::Int(n)) => {
             Ok(position(items.len(), *n).and_then(|i| items.get(i)).cloned().unwrap_or_default())
         }
-        (Repr::Str(s), Repr::Int(n)) => {
+        (Repr::Str(_) | Repr::Text(_), Repr::Int(n)) => {
+            let s = value.as_str().unwrap_or_default();
             let count = if *n < 0 { s.chars().count() } else { 0 };
             Ok(position(count, *n)
                 .and_then(|i| s.chars().nth(i))
                 .map(|c| Value::string(c.to_string()))
                 .unwrap_or_default())
         }
-        (Repr::Map(map), Repr::Str(key)) => Ok(map.get(&**key).cloned().unwrap_or_default()),
-        (Repr::List(_) | Repr::Str(_), _) => Err(Error::new(
+        (Repr::Map(map), Repr::Str(_) | Repr::Text(_)) => {
+            Ok(index.as_str().and_then(|key| map.get(key)).cloned().unwrap_or_default())
+        }
+        (Repr::List(_) | Repr::Str(_) | Repr::Text(_), _) => Err(Error::new(
             ErrorKind::InvalidOperation,
             format!(
                 "{} indexes must be integers, not {}",

@@ -1,9 +1,11 @@
 //! The tree-walking evaluator.
 //!
 //! A [`Renderer`] walks the syntax tree once, writing output into one
-//! buffer (macro calls and `set` blocks capture a tail of it). Every
-//! statement and expression costs fuel; macro depth, evaluation depth,
-//! output size and built values are bounded by [`Limits`]. A render either
+//! buffer that knows which of its bytes are data (macro calls and `set`
+//! blocks capture a tail of it with its provenance, see
+//! [`crate::provenance`]). Every statement and expression costs fuel; macro
+//! depth, evaluation depth, output size, built values and the memory the
+//! render builds and keeps are bounded by [`Limits`]. A render either
 //! returns its whole result or only an error: stores, writes and effects
 //! live in the renderer until it succeeds.
 
@@ -13,19 +15,23 @@ mod scope;
 mod stores;
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::context::{Context, Effect, Outcome, Scope};
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::provenance::TextBuf;
 use crate::random::Draws;
 use crate::span::Span;
 use crate::stack::StackBudget;
-use crate::syntax::ast::{EffectKind, Expr, ForLoop, MacroDef, Node, Target, TargetName};
-use crate::value::{Repr, Value};
+use crate::syntax::ast::{
+    self, CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
+};
+use crate::value::{List, RANGE, Repr, TooLong, Value};
 
+use crate::arguments::NameIndex;
 pub(crate) use expr::get_item;
 use scope::{Frame, LoopState};
 use stores::Stores;
@@ -39,16 +45,20 @@ const MAX_EVAL_DEPTH: usize = 1_000;
 /// limit for parsed JSON is 128 too).
 const MAX_VALUE_DEPTH: usize = 128;
 
+/// What one write or effect costs to keep beyond its value and name, in
+/// bytes (see [`Limits::memory_limit`]).
+const ENTRY: usize = 64;
+
 /// Renders a compiled template.
 pub(crate) fn render<'t>(
     env: &'t Environment,
     source: &'t str,
-    body: &'t [Node<'t>],
+    template: &'t ast::Template<'t>,
     context: &'t Context,
     seed: u64,
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, source, body, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
+    render_with(env, source, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -57,7 +67,7 @@ pub(crate) fn render<'t>(
 pub(crate) fn render_with<'t>(
     env: &'t Environment,
     source: &'t str,
-    body: &'t [Node<'t>],
+    template: &'t ast::Template<'t>,
     context: &'t Context,
     draws: Draws,
     fuel: Option<u64>,
@@ -68,8 +78,10 @@ pub(crate) fn render_with<'t>(
         source,
         stores: Stores::new(context),
         effects: Vec::new(),
-        out: String::with_capacity(source.len()),
+        out: TextBuf::with_capacity(source.len()),
+        memory: env.limits().memory_limit,
         frames: Vec::new(),
+        names: &template.names,
         macros: Vec::new(),
         fuel,
         macro_depth: 0,
@@ -77,7 +89,7 @@ pub(crate) fn render_with<'t>(
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
-    renderer.exec(body)?;
+    renderer.exec(&template.body)?;
     renderer.finish()
 }
 
@@ -87,10 +99,15 @@ pub(crate) struct Renderer<'t> {
     source: &'t str,
     stores: Stores<'t>,
     effects: Vec<Effect>,
-    out: String,
+    out: TextBuf,
+    /// The bytes left under [`Limits::memory_limit`].
+    memory: usize,
     frames: Vec<Frame<'t>>,
-    /// Macros defined so far (a later definition replaces an earlier one).
-    macros: Vec<&'t MacroDef<'t>>,
+    /// The template's bare names and their numbers ([`Name::id`]).
+    names: &'t HashMap<&'t str, u32>,
+    /// The macro defined so far under each name number (a later definition
+    /// replaces an earlier one); empty until a definition runs.
+    macros: Vec<Option<&'t MacroDef<'t>>>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
@@ -147,29 +164,70 @@ impl<'t> Renderer<'t> {
         )
     }
 
+    /// Counts `bytes` against [`Limits::memory_limit`].
+    fn charge(&mut self, bytes: usize, span: Span) -> Result<(), Error> {
+        match self.memory.checked_sub(bytes) {
+            Some(left) => {
+                self.memory = left;
+                Ok(())
+            }
+            None => {
+                self.memory = 0;
+                Err(self.error(
+                    ErrorKind::MemoryLimit,
+                    format!(
+                        "the render would build or keep more than the memory limit of {} bytes \
+                         (values it builds, every write, every effect)",
+                        self.limits.memory_limit
+                    ),
+                    span,
+                ))
+            }
+        }
+    }
+
+    /// Writes template text: authored bytes.
     fn write(&mut self, text: &str, span: Span) -> Result<(), Error> {
         if self.out.len() + text.len() > self.limits.output_limit {
             return Err(self.output_limit(span));
         }
-        self.out.push_str(text);
+        self.out.push_authored(text);
         Ok(())
     }
 
+    /// Prints a value: data, except the authored bytes a string literal or
+    /// a captured text carries.
     fn write_value(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         match &value.0 {
-            Repr::Str(s) => self.write(s, span),
             Repr::Undefined if self.env.strict() => Err(self.error(
                 ErrorKind::UndefinedError,
                 "printing an undefined value (strict mode)",
                 span,
             )),
             Repr::Undefined | Repr::None => Ok(()),
-            _ => {
-                let _ = write!(self.out, "{value}");
-                if self.out.len() > self.limits.output_limit {
+            Repr::Str(text) => {
+                if self.out.len() + text.len() > self.limits.output_limit {
                     return Err(self.output_limit(span));
                 }
+                if !text.is_empty() {
+                    self.charge(RANGE, span)?;
+                }
+                self.out.push_data(text);
                 Ok(())
+            }
+            Repr::Text(text) => {
+                if self.out.len() + text.as_str().len() > self.limits.output_limit {
+                    return Err(self.output_limit(span));
+                }
+                self.charge(RANGE * text.data().len(), span)?;
+                self.out.push_text(text);
+                Ok(())
+            }
+            _ => {
+                self.charge(RANGE, span)?;
+                let max = self.limits.output_limit;
+                let printed = self.out.push_data_with(|out| value.write_printed(out, max));
+                printed.map_err(|TooLong| self.output_limit(span))
             }
         }
     }
@@ -190,6 +248,12 @@ impl<'t> Renderer<'t> {
                 self.write(text, span)
             }
             Node::Print(e) => {
+                if let ExprKind::Call(callee, args) = &e.kind
+                    && let ExprKind::Name(name) = callee.kind
+                    && let Resolved::Macro(def) = self.resolve(name)
+                {
+                    return self.print_macro(def, args, e.span);
+                }
                 let value = self.eval(e)?;
                 self.write_value(&value, e.span)
             }
@@ -211,9 +275,12 @@ impl<'t> Renderer<'t> {
                 self.assign(target, captured, *span)
             }
             Node::Macro(def) => {
-                match self.macros.iter_mut().find(|m| m.name == def.name) {
-                    Some(slot) => *slot = def,
-                    None => self.macros.push(def),
+                self.spend(1, Span::default())?;
+                if self.macros.is_empty() {
+                    self.macros = vec![None; self.names.len()];
+                }
+                if let Some(slot) = self.macros.get_mut(def.name.id as usize) {
+                    *slot = Some(def);
                 }
                 Ok(())
             }
@@ -267,16 +334,18 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<(), Error> {
         let value = self.eval(value)?;
-        let Some(text) = value.as_str() else {
+        let Some(text) = value.shared_str().cloned() else {
             return Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("`{}` needs a string, not {}", effect_word(kind), value.kind().as_str()),
                 span,
             ));
         };
+        // Shared, not copied; charged in full, as the host receives it.
+        self.charge(text.len().saturating_add(ENTRY), span)?;
         self.effects.push(match kind {
-            EffectKind::QuickReply => Effect::Qr { name: text.to_owned() },
-            EffectKind::SlashCommand => Effect::St { command: text.to_owned() },
+            EffectKind::QuickReply => Effect::Qr { name: text },
+            EffectKind::SlashCommand => Effect::St { command: text },
         });
         Ok(())
     }
@@ -288,12 +357,13 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    /// Renders `nodes` into a string value of their own.
+    /// Renders `nodes` into a string value of their own, keeping the
+    /// provenance of every byte.
     fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<Value, Error> {
-        let mark = self.out.len();
+        let mark = self.out.mark();
         self.exec_block(nodes, span)?;
-        let captured = Value(Repr::Str(Arc::from(&self.out[mark..])));
-        self.out.truncate(mark);
+        let captured = self.out.take_from(mark);
+        self.charge(captured.size(), span)?;
         Ok(captured)
     }
 
@@ -328,27 +398,28 @@ impl<'t> Renderer<'t> {
 
     fn exec_for(&mut self, l: &'t ForLoop<'t>) -> Result<(), Error> {
         let iterable = self.eval(&l.iterable)?;
-        let items: Arc<Vec<Value>> = match &iterable.0 {
-            Repr::List(items) => items.clone(),
-            Repr::Map(map) => Arc::new(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
-            Repr::Str(s) => Arc::new(s.chars().map(|c| Value::string(c.to_string())).collect()),
-            Repr::Undefined if self.env.strict() => {
-                return Err(self.error(
-                    ErrorKind::UndefinedError,
-                    "iterating an undefined value (strict mode)",
-                    l.iterable.span,
-                ));
-            }
-            Repr::Undefined | Repr::None => Arc::new(Vec::new()),
-            _ => {
-                return Err(self.error(
-                    ErrorKind::InvalidOperation,
-                    format!("cannot iterate over {}", iterable.kind().as_str()),
-                    l.iterable.span,
-                ));
+        if iterable.is_undefined() && self.env.strict() {
+            return Err(self.error(
+                ErrorKind::UndefinedError,
+                "iterating an undefined value (strict mode)",
+                l.iterable.span,
+            ));
+        }
+        let items = match iterable.items(self.limits.range_limit) {
+            Ok(items) => items,
+            Err(why) => {
+                let message =
+                    why.message(&iterable, "cannot iterate over", self.limits.range_limit);
+                return Err(self.error(ErrorKind::InvalidOperation, message, l.iterable.span));
             }
         };
-        let mut state = LoopState { targets: &l.targets, values: Vec::new(), items, index: 0 };
+        // A string's characters and a map's keys are a new list.
+        if !matches!(iterable.0, Repr::List(_)) {
+            self.charge(items.owned_size(), l.iterable.span)?;
+        }
+        let names = NameIndex::of(l.targets.iter().copied());
+        let mut state =
+            LoopState { targets: &l.targets, names, values: Vec::new(), items, index: 0 };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
             let mut kept = Vec::new();
@@ -361,7 +432,7 @@ impl<'t> Renderer<'t> {
             }
             let Some(Frame::Loop(s)) = self.frames.pop() else { return Err(frame_error()) };
             state = s;
-            state.items = Arc::new(kept);
+            state.items = Arc::new(List::new(kept));
         }
         if state.items.is_empty() {
             return self.exec_block(&l.otherwise, l.span);
@@ -382,6 +453,11 @@ impl<'t> Renderer<'t> {
     /// Sets the innermost loop's position and binds its variables to
     /// `item` (unpacking pairs for `for k, v in ...`).
     fn bind_loop(&mut self, index: usize, item: &Value, span: Span) -> Result<(), Error> {
+        // Unpacking into many variables is work in proportion to them.
+        if let Some(Frame::Loop(state)) = self.frames.last() {
+            let units = state.targets.len() as u64 / 64;
+            self.spend(units, span)?;
+        }
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();
@@ -409,9 +485,9 @@ impl<'t> Renderer<'t> {
             TargetName::Static(name) => Cow::Borrowed(&**name),
             TargetName::Computed(e) => {
                 let key = self.eval(e)?;
-                match key.0 {
-                    Repr::Str(s) => Cow::Owned(s.to_string()),
-                    _ => {
+                match key.as_str() {
+                    Some(s) => Cow::Owned(s.to_owned()),
+                    None => {
                         return Err(self.error(
                             ErrorKind::InvalidOperation,
                             format!(
@@ -436,23 +512,63 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
+        // The log shares the value but lists every write: each is charged
+        // in full, as a host printing or storing the log pays for it.
+        let cost = value.size().saturating_add(name.len()).saturating_add(ENTRY);
+        self.charge(cost, span)?;
         self.stores.set(target.scope, name, value);
         Ok(())
     }
 
     fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
         let writes = self.stores.finish();
-        let outcome = Outcome { output: self.out, writes, effects: self.effects };
+        let (output, data_ranges) = self.out.finish();
+        let outcome = Outcome { output, data_ranges, writes, effects: self.effects };
         Ok((outcome, self.draws, self.fuel))
     }
 
-    /// Calls the macro `def` with evaluated arguments.
+    /// Calls the macro `def` with evaluated arguments: its body captured as
+    /// a string value.
     fn call_macro(
         &mut self,
         def: &'t MacroDef<'t>,
         args: crate::arguments::Args<'t>,
         span: Span,
     ) -> Result<Value, Error> {
+        self.enter_macro(def, args, span)?;
+        let output = self.capture(&def.body, span)?;
+        self.leave_macro();
+        Ok(output)
+    }
+
+    /// `[[ m(args) ]]`: the macro's body rendered where the call is. That
+    /// writes what capturing it and printing the capture would (the same
+    /// bytes, the same data ranges, at the same cost in fuel), without the
+    /// copy; the most common use of a macro costs nothing for provenance.
+    fn print_macro(
+        &mut self,
+        def: &'t MacroDef<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        // What evaluating the call expression costs.
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        self.enter_macro(def, args, span)?;
+        self.exec_block(&def.body, span)?;
+        self.leave_macro();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Binds a macro call's arguments and enters its body's frame.
+    fn enter_macro(
+        &mut self,
+        def: &'t MacroDef<'t>,
+        args: crate::arguments::Args<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
         if self.macro_depth >= self.limits.recursion_limit {
             return Err(self.error(
                 ErrorKind::RecursionLimit,
@@ -481,66 +597,70 @@ impl<'t> Renderer<'t> {
                 (*name, value.unwrap_or_default())
             })
             .collect();
-        self.frames.push(Frame::Macro(params));
+        // Binding is work in proportion to the parameters, given or not.
+        self.spend(def.params.len() as u64 / 64, span)?;
+        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
+        self.frames.push(Frame::Macro(params, index));
         // Defaults are evaluated at call time, seeing the earlier parameters.
         for (index, default) in defaults {
             let value = self.eval(default)?;
-            if let Some(Frame::Macro(params)) = self.frames.last_mut() {
+            if let Some(Frame::Macro(params, _)) = self.frames.last_mut() {
                 params[index].1 = value;
             }
         }
         self.macro_depth += 1;
-        let output = self.capture(&def.body, span)?;
+        Ok(())
+    }
+
+    /// Leaves the frame [`Renderer::enter_macro`] entered.
+    fn leave_macro(&mut self) {
         self.macro_depth -= 1;
         self.frames.pop();
-        Ok(output)
     }
 
     /// Resolves a bare name: loop variables and `loop`, macro parameters,
     /// macros, then the state store; undefined otherwise.
-    fn lookup(&mut self, name: &str) -> Value {
+    fn lookup(&mut self, name: Name<'t>, span: Span) -> Result<Value, Error> {
         match self.resolve(name) {
-            Resolved::Value(value) => value,
-            Resolved::Macro(def) => Value(Repr::Macro(Arc::from(def.name))),
-            Resolved::State => self.stores.get(Scope::State, name),
+            Resolved::Value(value) => Ok(value),
+            Resolved::Macro(def) => Ok(Value(Repr::Macro(Arc::from(def.name.text)))),
+            Resolved::State => self.stores.get(Scope::State, &name).map_err(self.locate(span)),
         }
     }
 
-    /// Where a bare name lives, without converting anything.
-    fn resolve(&self, name: &str) -> Resolved<'t> {
+    /// Where a bare name lives, without converting anything. Each frame
+    /// finds its bindings in O(1); frames nest at most as deep as the
+    /// template's blocks.
+    fn resolve(&self, name: Name<'t>) -> Resolved<'t> {
         for frame in self.frames.iter().rev() {
-            match frame {
-                Frame::Loop(state) => {
-                    if let Some(i) = state.targets.iter().position(|t| *t == name) {
-                        return Resolved::Value(state.values.get(i).cloned().unwrap_or_default());
-                    }
-                    if name == "loop" {
-                        return Resolved::Value(state.to_value());
-                    }
-                }
-                Frame::Macro(params) => {
-                    if let Some((_, value)) = params.iter().find(|(p, _)| *p == name) {
-                        return Resolved::Value(value.clone());
-                    }
-                    break;
-                }
+            if let Some(value) = frame.binding(&name) {
+                return Resolved::Value(value);
+            }
+            if let Frame::Macro(..) = frame {
+                break;
             }
         }
-        match self.find_macro(name) {
+        match self.macro_numbered(name.id) {
             Some(def) => Resolved::Macro(def),
             None => Resolved::State,
         }
     }
 
-    fn find_macro(&self, name: &str) -> Option<&'t MacroDef<'t>> {
-        self.macros.iter().find(|m| m.name == name).copied()
+    /// The macro defined under the name numbered `id`, if one is.
+    fn macro_numbered(&self, id: u32) -> Option<&'t MacroDef<'t>> {
+        self.macros.get(id as usize).copied().flatten()
+    }
+
+    /// The macro defined under `name` (a macro value's name), if one is.
+    fn macro_named(&self, name: &str) -> Option<&'t MacroDef<'t>> {
+        self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
     /// The innermost loop visible from here (not across a macro call).
     fn current_loop(&self) -> Option<&LoopState<'t>> {
         match self.frames.last()? {
             Frame::Loop(state) => Some(state),
-            Frame::Macro(_) => None,
+            Frame::Macro(..) => None,
         }
     }
 }
@@ -570,16 +690,18 @@ fn effect_word(kind: EffectKind) -> &'static str {
 
 /// A number, or a string holding one (SillyTavern variables are strings).
 pub(crate) fn number(value: &Value) -> Option<f64> {
-    match &value.0 {
-        Repr::Str(s) => s.trim().parse::<f64>().ok(),
-        _ => value.as_f64(),
+    match value.as_str() {
+        Some(s) => s.trim().parse::<f64>().ok(),
+        None => value.as_f64(),
     }
 }
 
 /// A value as an error message shows it: its kind, and its text when short.
 pub(crate) fn describe(value: &Value) -> String {
+    if let Some(s) = value.as_str().filter(|s| s.len() <= 80 && s.chars().count() <= 20) {
+        return format!("the string {s:?}");
+    }
     match &value.0 {
-        Repr::Str(s) if s.chars().count() <= 20 => format!("the string {:?}", &**s),
         Repr::Int(_) | Repr::Float(_) | Repr::Bool(_) => {
             format!("{} {value}", value.kind().as_str())
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::syntax::ast::{BinOp, CmpOp};
-use crate::value::{Repr, Value};
+use crate::value::{Repr, TooLong, Value};
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message)
@@ -45,18 +45,34 @@ pub(crate) fn check_string_size(len: usize, limits: &Limits) -> Result<(), Error
     Ok(())
 }
 
+/// The error of a text that passed the string limit while it was written.
+pub(crate) fn string_too_long(limits: &Limits) -> impl Fn(TooLong) -> Error + '_ {
+    move |TooLong| {
+        invalid(format!(
+            "the result would be more than the string limit of {} bytes",
+            limits.string_limit
+        ))
+    }
+}
+
+/// `l ~ r` (and `+` on two strings): both printed, bounded by the string
+/// limit while they are written.
+fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
+    if let (Some(a), Some(b)) = (l.as_str(), r.as_str()) {
+        check_string_size(a.len() + b.len(), limits)?;
+        return Ok(Value::string([a, b].concat()));
+    }
+    let mut out = String::new();
+    l.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    r.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    Ok(Value::string(out))
+}
 /// `l op r` for the arithmetic operators and `~`.
 pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
-    use Repr::{Float, Int, List, Str};
+    use Repr::{Float, Int, List, Str, Text};
     match (op, &l.0, &r.0) {
-        (BinOp::Concat, _, _) => {
-            let (a, b) = (l.to_string(), r.to_string());
-            check_string_size(a.len() + b.len(), limits)?;
-            Ok(Value::string(a + &b))
-        }
-        (BinOp::Add, Str(a), Str(b)) => {
-            check_string_size(a.len() + b.len(), limits)?;
-            Ok(Value::string(format!("{a}{b}")))
+        (BinOp::Concat, _, _) | (BinOp::Add, Str(_) | Text(_), Str(_) | Text(_)) => {
+            concat(l, r, limits)
         }
         (BinOp::Add, List(a), List(b)) => {
             if a.len() + b.len() > limits.range_limit {
@@ -71,7 +87,9 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result
             items.extend(b.iter().cloned());
             Ok(Value::list(items))
         }
-        (BinOp::Mul, Str(s), Int(n)) | (BinOp::Mul, Int(n), Str(s)) => repeat(s, *n, limits),
+        (BinOp::Mul, Str(_) | Text(_), Int(n)) | (BinOp::Mul, Int(n), Str(_) | Text(_)) => {
+            repeat(l.as_str().or(r.as_str()).unwrap_or_default(), *n, limits)
+        }
         (_, Int(a), Int(b)) => int_op(op, *a, *b),
         (_, Int(_) | Float(_), Int(_) | Float(_)) => {
             float_op(op, l.as_f64().unwrap_or_default(), r.as_f64().unwrap_or_default())
@@ -80,7 +98,7 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result
     }
 }
 
-fn repeat(s: &Arc<str>, n: i64, limits: &Limits) -> Result<Value, Error> {
+fn repeat(s: &str, n: i64, limits: &Limits) -> Result<Value, Error> {
     let n = usize::try_from(n).unwrap_or(0);
     let len = s.len().saturating_mul(n);
     check_string_size(len, limits)?;
@@ -156,17 +174,28 @@ pub(crate) fn plus(v: &Value) -> Result<Value, Error> {
     }
 }
 
+/// What cannot be ordered in `a` and `b` (which [`Value::compare`] does
+/// not order), for messages that begin "cannot compare": NaN, which has no
+/// order even among numbers, or the two kinds.
+pub(crate) fn unordered(a: &Value, b: &Value) -> String {
+    if is_nan(a) || is_nan(b) {
+        "NaN (not a number has no order)".to_owned()
+    } else {
+        format!("{} and {}", a.kind().as_str(), b.kind().as_str())
+    }
+}
+
+/// Whether the value is a float NaN.
+pub(crate) fn is_nan(value: &Value) -> bool {
+    value.as_f64().is_some_and(f64::is_nan)
+}
+
 /// `l op r` for comparisons and membership.
 pub(crate) fn compare(op: CmpOp, l: &Value, r: &Value) -> Result<bool, Error> {
     use std::cmp::Ordering::{Greater, Less};
     let order = |symbol: &str| {
-        l.compare(r).ok_or_else(|| {
-            invalid(format!(
-                "cannot compare {} and {} with `{symbol}`",
-                l.kind().as_str(),
-                r.kind().as_str()
-            ))
-        })
+        l.compare(r)
+            .ok_or_else(|| invalid(format!("cannot compare {} with `{symbol}`", unordered(l, r))))
     };
     Ok(match op {
         CmpOp::Eq => l == r,
@@ -180,18 +209,86 @@ pub(crate) fn compare(op: CmpOp, l: &Value, r: &Value) -> Result<bool, Error> {
     })
 }
 
+/// The work, in units of fuel (64 items or 256 string bytes), that
+/// `l op r` does walking nested lists and maps beyond their top level,
+/// found by walking them as equality does (shared parts are compared by
+/// address, so they cost nothing) and stopping once it passes `cap`.
+pub(crate) fn walk_cost(op: CmpOp, l: &Value, r: &Value, cap: u64) -> u64 {
+    let composite = |v: &Value| matches!(v.0, Repr::List(_) | Repr::Map(_));
+    let mut ticks = 0;
+    let cap = cap.saturating_mul(256);
+    match op {
+        CmpOp::Eq | CmpOp::Ne if composite(l) && composite(r) => {
+            equal_ticks(l, r, &mut ticks, cap);
+        }
+        CmpOp::In | CmpOp::NotIn => {
+            if let Repr::List(items) = &r.0 {
+                for item in items.iter() {
+                    if composite(item) && composite(l) {
+                        equal_ticks(item, l, &mut ticks, cap);
+                    }
+                    if ticks > cap || item == l {
+                        break;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    ticks / 256
+}
+
+/// Adds to `ticks` what comparing `a` and `b` for equality walks below
+/// their top level (4 per item, 1 per string byte), until it passes `cap`;
+/// whether they are equal so far.
+fn equal_ticks(a: &Value, b: &Value, ticks: &mut u64, cap: u64) -> bool {
+    if *ticks > cap {
+        return false;
+    }
+    match (&a.0, &b.0) {
+        (Repr::List(x), Repr::List(y)) if !Arc::ptr_eq(x, y) && x.len() == y.len() => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                *ticks += 4;
+                if !equal_ticks(p, q, ticks, cap) {
+                    return false;
+                }
+            }
+            true
+        }
+        (Repr::Map(x), Repr::Map(y)) if !Arc::ptr_eq(x, y) && x.len() == y.len() => {
+            for ((k, p), (l, q)) in x.iter().zip(y.iter()) {
+                *ticks += 4 + k.len().min(l.len()) as u64;
+                if k != l || !equal_ticks(p, q, ticks, cap) {
+                    return false;
+                }
+            }
+            true
+        }
+        _ => match (a.shared_str(), b.shared_str()) {
+            (Some(x), Some(y)) if !Arc::ptr_eq(x, y) => {
+                *ticks += x.len().min(y.len()) as u64;
+                x == y
+            }
+            _ => a == b,
+        },
+    }
+}
+
 /// `item in container`: substring, list membership, map key.
 pub(crate) fn contains(container: &Value, item: &Value) -> Result<bool, Error> {
-    match (&container.0, &item.0) {
-        (Repr::Str(s), Repr::Str(needle)) => Ok(s.contains(&**needle)),
-        (Repr::Str(_), _) => Err(invalid(format!(
-            "`in` on a string needs a string on its left, not {}",
-            item.kind().as_str()
-        ))),
-        (Repr::List(items), _) => Ok(items.contains(item)),
-        (Repr::Map(map), Repr::Str(key)) => Ok(map.contains_key(&**key)),
-        (Repr::Map(_), _) => Ok(false),
-        (Repr::Undefined | Repr::None, _) => Ok(false),
+    if let Some(s) = container.as_str() {
+        return match item.as_str() {
+            Some(needle) => Ok(s.contains(needle)),
+            None => Err(invalid(format!(
+                "`in` on a string needs a string on its left, not {}",
+                item.kind().as_str()
+            ))),
+        };
+    }
+    match &container.0 {
+        Repr::List(items) => Ok(items.contains(item)),
+        Repr::Map(map) => Ok(item.as_str().is_some_and(|key| map.contains_key(key))),
+        Repr::Undefined | Repr::None => Ok(false),
         _ => Err(invalid(format!("cannot test membership in {}", container.kind().as_str()))),
     }
 }

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use crate::value::{Value, ValueMap};
+use crate::arguments::NameIndex;
+use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
 #[derive(Debug)]
@@ -11,15 +12,36 @@ pub(crate) enum Frame<'a> {
     Loop(LoopState<'a>),
     /// A macro call's parameters. Lookups stop here: a macro body does not
     /// see its caller's loop variables.
-    Macro(Vec<(&'a str, Value)>),
+    Macro(Vec<(&'a str, Value)>, NameIndex<'a>),
+}
+
+impl Frame<'_> {
+    /// The value bound to `name` in this frame, if it binds it: a loop
+    /// variable (before `loop` itself) or a parameter.
+    pub(crate) fn binding(&self, name: &str) -> Option<Value> {
+        match self {
+            Frame::Loop(state) => {
+                let targets = state.targets;
+                match state.names.position(name, || targets.iter().position(|t| *t == name)) {
+                    Some(i) => Some(state.values.get(i).cloned().unwrap_or_default()),
+                    None => (name == "loop").then(|| state.to_value()),
+                }
+            }
+            Frame::Macro(params, index) => index
+                .position(name, || params.iter().position(|(p, _)| *p == name))
+                .map(|i| params[i].1.clone()),
+        }
+    }
 }
 
 /// A running `for` loop.
 #[derive(Debug)]
 pub(crate) struct LoopState<'a> {
     pub(crate) targets: &'a [&'a str],
+    /// Finds a target among many.
+    pub(crate) names: NameIndex<'a>,
     pub(crate) values: Vec<Value>,
-    pub(crate) items: Arc<Vec<Value>>,
+    pub(crate) items: Arc<List>,
     pub(crate) index: usize,
 }
 

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::context::{Context, Scope, Store, StoreWrite};
+use crate::error::{Error, ErrorKind};
 use crate::value::{Value, ValueMap};
 
 /// One store: the context's JSON, and the values read or written so far,
@@ -54,16 +55,18 @@ impl<'t> Layer<'t> {
         at
     }
 
-    /// The value of `name`, converted from the input on first read.
-    fn get(&mut self, name: &str) -> Option<&Value> {
+    /// The value of `name`, converted from the input on first read (which
+    /// fails for an integer outside 64 bits; `Err` holds why).
+    fn get(&mut self, name: &str) -> Result<Option<&Value>, Error> {
         let at = match self.position(name) {
             Some(at) => at,
             None => {
-                let (key, json) = self.input.get_key_value(name)?;
-                self.insert(Cow::Borrowed(key.as_str()), Value::from_json(json))
+                let Some((key, json)) = self.input.get_key_value(name) else { return Ok(None) };
+                let value = Value::from_json(json)?;
+                self.insert(Cow::Borrowed(key.as_str()), value)
             }
         };
-        Some(&self.values[at].1)
+        Ok(Some(&self.values[at].1))
     }
 }
 
@@ -91,13 +94,29 @@ impl<'t> Stores<'t> {
     }
 
     /// The variable `name` of `scope`; undefined when it is not set.
-    pub(crate) fn get(&mut self, scope: Scope, name: &str) -> Value {
-        self.get_ref(scope, name).cloned().unwrap_or_default()
+    ///
+    /// # Errors
+    ///
+    /// An `invalid_operation` naming the variable when the context holds a
+    /// value the language has not (an integer outside 64 bits).
+    pub(crate) fn get(&mut self, scope: Scope, name: &str) -> Result<Value, Error> {
+        Ok(self.get_ref(scope, name)?.cloned().unwrap_or_default())
     }
 
-    /// The variable `name` of `scope` by reference, when it is set.
-    pub(crate) fn get_ref(&mut self, scope: Scope, name: &str) -> Option<&Value> {
-        self.layers[index(scope)].get(name)
+    /// The variable `name` of `scope` by reference, when it is set; errors
+    /// as [`Stores::get`].
+    pub(crate) fn get_ref(&mut self, scope: Scope, name: &str) -> Result<Option<&Value>, Error> {
+        self.layers[index(scope)].get(name).map_err(|why| {
+            let variable = match scope {
+                Scope::State => format!("`{name}`"),
+                Scope::Local => format!("`L.{name}`"),
+                Scope::Global => format!("`G.{name}`"),
+            };
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!("the context's {variable} cannot be read: {}", why.message()),
+            )
+        })
     }
 
     /// Sets a variable and records the write.
@@ -108,33 +127,28 @@ impl<'t> Stores<'t> {
 
     /// The whole store as a map: the context's keys in their order (with
     /// their current values), then new names in the order first written.
-    pub(crate) fn whole(&mut self, scope: Scope) -> Value {
+    pub(crate) fn whole(&mut self, scope: Scope) -> Result<Value, Error> {
         let keys: Vec<&'t str> =
             self.layers[index(scope)].input.keys().map(String::as_str).collect();
         let mut map = ValueMap::with_capacity(keys.len());
         for key in keys {
-            map.insert(Arc::from(key), self.get(scope, key));
+            map.insert(Arc::from(key), self.get(scope, key)?);
         }
         for (key, value) in &self.layers[index(scope)].values {
             if !map.contains_key(&**key) {
                 map.insert(Arc::from(&**key), value.clone());
             }
         }
-        Value::map(map)
+        Ok(Value::map(map))
     }
 
-    /// The writes as JSON, in order (`Outcome::into_rendered` applies them
-    /// to a copy of the context when the host wants complete stores).
-    /// Values are checked storable when written, so the conversion cannot
-    /// fail.
+    /// The writes, in order, sharing their values (`Outcome::into_rendered`
+    /// applies them to a copy of the context when the host wants complete
+    /// stores). Values are checked storable when written.
     pub(crate) fn finish(self) -> Vec<StoreWrite> {
         self.writes
             .into_iter()
-            .map(|(scope, name, value)| StoreWrite {
-                scope,
-                name: name.into_owned(),
-                value: value.json(),
-            })
+            .map(|(scope, name, value)| StoreWrite { scope, name: name.into_owned(), value })
             .collect()
     }
 }

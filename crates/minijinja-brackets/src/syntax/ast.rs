@@ -2,6 +2,8 @@
 //! carries its span, so runtime errors point at what the author wrote.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
 
 use crate::context::Scope;
 use crate::environment::{FilterRef, TestRef};
@@ -9,9 +11,48 @@ use crate::span::Span;
 use crate::value::Value;
 
 /// A whole template.
-#[derive(Debug)]
 pub(crate) struct Template<'a> {
     pub(crate) body: Vec<Node<'a>>,
+    /// Every bare name the template writes (reads, macro names), numbered
+    /// in the order first written: [`Name::id`].
+    pub(crate) names: HashMap<&'a str, u32>,
+}
+
+impl fmt::Debug for Template<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Template").field("body", &self.body).finish()
+    }
+}
+
+/// A bare name as written (a read, or a macro's name), with its number in
+/// the template's table of names: the same number wherever the same name is
+/// written, so the evaluator finds a macro by index, never by comparing
+/// text with every macro defined.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Name<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) id: u32,
+}
+
+impl std::ops::Deref for Name<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.text
+    }
+}
+
+/// As the text alone: the number is the parser's bookkeeping.
+impl fmt::Debug for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.text, f)
+    }
+}
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text)
+    }
 }
 
 /// One statement or piece of output.
@@ -67,7 +108,7 @@ pub(crate) struct ForLoop<'a> {
 /// `macro name(p1, p2=default)`.
 #[derive(Debug)]
 pub(crate) struct MacroDef<'a> {
-    pub(crate) name: &'a str,
+    pub(crate) name: Name<'a>,
     pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
     pub(crate) body: Vec<Node<'a>>,
 }
@@ -99,7 +140,7 @@ pub(crate) struct Expr<'a> {
 pub(crate) enum ExprKind<'a> {
     Const(Value),
     /// A bare name: loop variable, macro parameter, macro, or state.
-    Name(&'a str),
+    Name(Name<'a>),
     /// `L` or `G` alone: the whole store as a map.
     Store(Scope),
     /// `L.x`, `L[expr]`, `G.x`, `G[expr]`.

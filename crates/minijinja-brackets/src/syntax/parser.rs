@@ -9,7 +9,8 @@
 //! nesting, so hostile input gives a syntax error, never a stack overflow.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 
 use nom::bytes::complete::{tag, take_while};
 use nom::character::complete::{char, multispace0, one_of, satisfy};
@@ -19,13 +20,13 @@ use nom::sequence::{pair, preceded, terminated};
 use nom::{IResult, Offset, Parser as _};
 
 use crate::context::Scope;
-use crate::environment::Environment;
+use crate::environment::{Environment, FilterRef};
 use crate::error::{Error, ErrorKind};
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
     BinOp, CallArgs, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop, MacroDef,
-    Node, Slice, Target, TargetName, Template, TestCall,
+    Name, Node, Slice, Target, TargetName, Template, TestCall,
 };
 use crate::syntax::lexer::Lexer;
 use crate::syntax::token::{TagKind, Token};
@@ -191,13 +192,15 @@ impl Stmt<'_> {
 }
 
 /// The grammar of tag bodies. Holds the source (for spans), the environment
-/// (to resolve filters and tests while parsing) and the nesting depth.
+/// (to resolve filters and tests while parsing), the nesting depth and the
+/// table of bare names.
 pub(crate) struct Grammar<'a, 'e> {
     source: &'a str,
     env: &'e Environment,
     depth: Cell<usize>,
     limit: usize,
     stack: StackBudget,
+    names: RefCell<HashMap<&'a str, u32>>,
 }
 
 impl<'a> Grammar<'a, '_> {
@@ -232,6 +235,13 @@ impl<'a> Grammar<'a, '_> {
         self.depth.set(self.depth.get().saturating_sub(levels));
     }
 
+    /// `text` as a [`Name`]: numbered the first time it is written.
+    fn intern(&self, text: &'a str) -> Name<'a> {
+        let mut names = self.names.borrow_mut();
+        let next = u32::try_from(names.len()).unwrap_or(u32::MAX);
+        Name { text, id: *names.entry(text).or_insert(next) }
+    }
+
     /// A whole tag body as one expression, nothing left over.
     fn full_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
         let (rest, e) = self.expr(i)?;
@@ -249,25 +259,31 @@ impl<'a> Grammar<'a, '_> {
     }
 
     /// `expr`: the conditional expression, the top of the precedence chain.
+    ///
+    /// What counts as a nesting level: a bracket pair (group, list, map,
+    /// subscript, call), a prefix operator, each operator of a chain, each
+    /// postfix operation, a conditional, a block; so 100 parentheses are
+    /// 100 levels. The functions on the way down (this one, `operators`,
+    /// `unary`, `postfix`, `primary`, `parenthesized`) are kept small and do
+    /// their other work in helpers called before or after the recursion:
+    /// their frames are on the native stack once per level, and in debug
+    /// builds a frame holds every temporary of its function.
     fn expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
-        self.enter(i)?;
         let (start, _) = multispace0(i)?;
         let (i, then) = self.operators(start, 1)?;
-        let result = match peek_ok(kw("if"), i)? {
-            None => Ok((i, then)),
-            Some((i, _)) => self.conditional(then, start, i),
-        };
-        self.leave(1);
-        result
+        self.conditional(then, start, i)
     }
 
-    /// After `then if`: the condition and an optional `else`.
+    /// After `then`: `if cond [else otherwise]`, when it follows.
     fn conditional(&self, then: Expr<'a>, start: &'a str, i: &'a str) -> PResult<'a, Expr<'a>> {
+        let Some((i, _)) = peek_ok(kw("if"), i)? else { return Ok((i, then)) };
+        self.enter(i)?;
         let (i, cond) = self.operators(i, 1)?;
         let (i, otherwise) = match peek_ok(kw("else"), i)? {
             Some((i, _)) => self.expr(i).map(|(i, e)| (i, Some(e)))?,
             None => (i, None),
         };
+        self.leave(1);
         let cond = Box::new(Conditional { then, cond, otherwise });
         Ok((i, self.expr_at(ExprKind::Cond(cond), start, i)))
     }
@@ -280,15 +296,31 @@ impl<'a> Grammar<'a, '_> {
     /// level, as the evaluator recurses on the tree it builds.
     fn operators(&self, i: &'a str, min: u8) -> PResult<'a, Expr<'a>> {
         let (start, _) = multispace0(i)?;
-        let mut levels = 1;
-        self.enter(start)?;
-        let (mut i, mut left) = match peek_ok(kw("not"), start)? {
-            Some((j, _)) if min <= 3 => {
-                let (j, operand) = self.operators(j, 3)?;
-                (j, self.expr_at(ExprKind::Not(Box::new(operand)), start, j))
-            }
-            _ => self.unary(start)?,
+        let (i, left) = match starts_with_word(start, "not") && min <= 3 {
+            true => self.not(start)?,
+            false => self.unary(start)?,
         };
+        self.operator_chain(start, i, left, min)
+    }
+
+    /// `not operand`.
+    fn not(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
+        let (j, _) = kw("not").parse(start)?;
+        self.enter(j)?;
+        let (j, operand) = self.operators(j, 3)?;
+        self.leave(1);
+        Ok((j, self.expr_at(ExprKind::Not(Box::new(operand)), start, j)))
+    }
+
+    /// The operators of level `min` and above after the operand `left`.
+    fn operator_chain(
+        &self,
+        start: &'a str,
+        mut i: &'a str,
+        mut left: Expr<'a>,
+        min: u8,
+    ) -> PResult<'a, Expr<'a>> {
+        let mut levels = 0;
         let mut chained = false;
         while let Some((j, (op, level))) = peek_ok(binary_op, i)? {
             if level < min {
@@ -335,21 +367,23 @@ impl<'a> Grammar<'a, '_> {
     fn unary(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
         let (start, _) = multispace0(i)?;
         let bytes = start.as_bytes();
-        let sign_op = match (bytes.first(), bytes.get(1)) {
-            (Some(b'-'), next) if next != Some(&b'>') => Some(true),
-            (Some(b'+'), _) => Some(false),
-            _ => None,
-        };
-        match sign_op {
-            Some(negative) => {
-                let i = &start[1..];
-                self.enter(i)?;
-                let (i, e) = self.unary(i)?;
-                self.leave(1);
-                Ok((i, self.expr_at(sign(negative, e), start, i)))
-            }
-            None => self.postfix(start),
+        match (bytes.first(), bytes.get(1)) {
+            (Some(b'-'), next) if next != Some(&b'>') => self.signed(start, true),
+            (Some(b'+'), _) => self.signed(start, false),
+            _ => self.postfix(start),
         }
+    }
+
+    /// `-operand` or `+operand` (`start` at the sign).
+    fn signed(&self, start: &'a str, negative: bool) -> PResult<'a, Expr<'a>> {
+        let i = &start[1..];
+        if negative && let (i, Some(min)) = self.min_integer(i)? {
+            return Ok((i, self.expr_at(ExprKind::Const(min), start, i)));
+        }
+        self.enter(i)?;
+        let (i, e) = self.unary(i)?;
+        self.leave(1);
+        Ok((i, self.expr_at(sign(negative, e), start, i)))
     }
 
     /// A primary followed by `.name`, `[...]` and `(...)`, then by
@@ -357,54 +391,43 @@ impl<'a> Grammar<'a, '_> {
     /// Kept small: it is on the native stack for every nesting level.
     fn postfix(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
         let (start, _) = multispace0(i)?;
-        let (mut i, mut e) = self.primary(start)?;
-        let mut levels = 0;
-        let mut filtering = false;
-        loop {
-            match self.postfix_op(e, i, filtering)? {
-                (j, Ok(kind)) => {
-                    self.enter(j)?;
-                    levels += 1;
-                    filtering |= matches!(kind, ExprKind::Filter(..) | ExprKind::Test(..));
-                    e = self.expr_at(kind, start, j);
-                    i = j;
-                }
-                (j, Err(done)) => {
-                    self.leave(levels);
-                    return Ok((j, done));
-                }
-            }
-        }
+        let (i, e) = self.primary(start)?;
+        self.postfix_chain(start, i, e)
     }
 
-    /// The postfix operation after `e`, as the new node's kind; `Err(e)`
-    /// when none follows. Member access and calls only come before the
-    /// first filter or test.
-    fn postfix_op(
+    /// The postfix operations after the primary `e`.
+    fn postfix_chain(
         &self,
-        e: Expr<'a>,
-        i: &'a str,
-        filtering: bool,
-    ) -> PResult<'a, Result<ExprKind<'a>, Expr<'a>>> {
-        let (j, _) = multispace0(i)?;
-        let bytes = j.as_bytes();
-        match (bytes.first(), bytes.get(1)) {
-            (Some(b'.'), next) if !filtering && next != Some(&b'.') => {
-                self.member(e, &j[1..]).map(|(j, kind)| (j, Ok(kind)))
+        start: &'a str,
+        mut i: &'a str,
+        mut e: Expr<'a>,
+    ) -> PResult<'a, Expr<'a>> {
+        let mut levels = 0;
+        let mut filtering = false;
+        while let Some((op, rest)) = postfix_at(i, filtering) {
+            let (j, kind) = self.postfix_op(op, e, rest)?;
+            self.enter(j)?;
+            levels += 1;
+            filtering |= matches!(op, Postfix::Filter | Postfix::Test);
+            e = self.expr_at(kind, start, j);
+            i = j;
+        }
+        self.leave(levels);
+        Ok((i, e))
+    }
+
+    /// The postfix operation `op` on `e`, its text starting at `rest`, as
+    /// the new node's kind.
+    fn postfix_op(&self, op: Postfix, e: Expr<'a>, rest: &'a str) -> PResult<'a, ExprKind<'a>> {
+        match op {
+            Postfix::Member => self.member(e, rest),
+            Postfix::Subscript => self.subscript(e, rest),
+            Postfix::Call => {
+                let (j, args) = self.call_args(rest)?;
+                Ok((j, ExprKind::Call(Box::new(e), Box::new(args))))
             }
-            (Some(b'['), _) if !filtering => {
-                self.subscript(e, &j[1..]).map(|(j, kind)| (j, Ok(kind)))
-            }
-            (Some(b'('), _) if !filtering => {
-                let (j, args) = self.call_args(&j[1..])?;
-                Ok((j, Ok(ExprKind::Call(Box::new(e), Box::new(args)))))
-            }
-            (Some(b'-'), Some(b'>')) => self.filter(e, &j[2..]).map(|(j, kind)| (j, Ok(kind))),
-            (Some(b'i'), Some(b's')) => match peek_ok(kw("is"), j)? {
-                Some((j, _)) => self.test(e, j).map(|(j, kind)| (j, Ok(kind))),
-                None => Ok((i, Err(e))),
-            },
-            _ => Ok((i, Err(e))),
+            Postfix::Filter => self.filter(e, rest),
+            Postfix::Test => self.test(e, rest),
         }
     }
 
@@ -434,17 +457,21 @@ impl<'a> Grammar<'a, '_> {
 
     /// After `->`: a filter name known to the environment, and arguments.
     fn filter(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
+        let (j, (name, filter)) = self.filter_name(i)?;
+        let (j, args) = self.optional_args(j)?;
+        Ok((j, ExprKind::Filter(Box::new(e), Box::new(FilterCall { name, filter, args }))))
+    }
+
+    fn filter_name(&self, i: &'a str) -> PResult<'a, (&'a str, FilterRef)> {
         let env = self.env;
-        let (j, (name, filter)) = self.registered(
+        self.registered(
             i,
             "filter",
             "->",
             ErrorKind::UnknownFilter,
             |n| env.lookup_filter(n),
             |n| env.suggest_filter(n).map(str::to_owned),
-        )?;
-        let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Filter(Box::new(e), Box::new(FilterCall { name, filter, args }))))
+        )
     }
 
     /// After `is`: `not`, a test name known to the environment, arguments.
@@ -504,19 +531,34 @@ impl<'a> Grammar<'a, '_> {
 
     /// After `[`: an index `[i]` or a slice `[a:b:c]`.
     fn subscript(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
-        let part = |i: &'a str| -> PResult<'a, Option<Expr<'a>>> {
-            let (i, _) = multispace0(i)?;
-            if i.starts_with(':') || i.starts_with(']') {
-                Ok((i, None))
-            } else {
-                self.expr(i).map(|(i, e)| (i, Some(e)))
-            }
-        };
-        let (i, start) = part(i)?;
+        self.enter(i)?;
+        let (i, start) = self.slice_part(i)?;
+        let result = self.subscript_rest(e, i, start);
+        self.leave(1);
+        result
+    }
+
+    /// An index or a slice bound, or nothing before `:` or `]`.
+    fn slice_part(&self, i: &'a str) -> PResult<'a, Option<Expr<'a>>> {
+        let (i, _) = multispace0(i)?;
+        if i.starts_with(':') || i.starts_with(']') {
+            return Ok((i, None));
+        }
+        let (i, e) = self.expr(i)?;
+        Ok((i, Some(e)))
+    }
+
+    /// After the first part inside `[`: `]`, or the rest of a slice.
+    fn subscript_rest(
+        &self,
+        e: Expr<'a>,
+        i: &'a str,
+        start: Option<Expr<'a>>,
+    ) -> PResult<'a, ExprKind<'a>> {
         if let Some((i, _)) = peek_ok(sym(":"), i)? {
-            let (i, stop) = part(i)?;
+            let (i, stop) = self.slice_part(i)?;
             let (i, step) = match peek_ok(sym(":"), i)? {
-                Some((i, _)) => part(i)?,
+                Some((i, _)) => self.slice_part(i)?,
                 None => (i, None),
             };
             let (i, _) = self.expect("]", i)?;
@@ -538,45 +580,55 @@ impl<'a> Grammar<'a, '_> {
 
     /// `(args)` after a filter or test name, when present.
     fn optional_args(&self, i: &'a str) -> PResult<'a, CallArgs<'a>> {
-        match peek_ok(sym("("), i)? {
-            Some((i, _)) => self.call_args(i),
+        match i.trim_start().strip_prefix('(') {
+            Some(rest) => self.call_args(rest),
             None => Ok((i, CallArgs::default())),
         }
     }
 
     /// After `(`: positional arguments, then `name=value`, then `)`.
     fn call_args(&self, mut i: &'a str) -> PResult<'a, CallArgs<'a>> {
+        self.enter(i)?;
         let mut args = CallArgs::default();
-        loop {
-            if let Some((j, _)) = peek_ok(sym(")"), i)? {
-                return Ok((j, args));
-            }
-            let keyword = peek_ok(terminated(ident, terminated(sym("="), not(char('=')))), i)?;
+        while let (j, Some((keyword, value))) = self.argument(i)? {
             match keyword {
-                Some((j, name)) => {
-                    let (j, value) = self.expr(j)?;
-                    args.keywords.push((name, value));
-                    i = j;
+                Some(name) => args.keywords.push((name, value)),
+                None if !args.keywords.is_empty() => {
+                    return syntax(
+                        i,
+                        "a positional argument cannot follow keyword arguments".into(),
+                    );
                 }
-                None => {
-                    let (j, value) = self.expr(i)?;
-                    if !args.keywords.is_empty() {
-                        return syntax(
-                            i,
-                            "a positional argument cannot follow keyword arguments".into(),
-                        );
-                    }
-                    args.positional.push(value);
+                None => args.positional.push(value),
+            }
+            match self.after_argument(j)? {
+                (j, true) => i = j,
+                (j, false) => {
                     i = j;
+                    break;
                 }
             }
-            match peek_ok(sym(","), i)? {
-                Some((j, _)) => i = j,
-                None => {
-                    let (j, _) = self.expect(")", i)?;
-                    return Ok((j, args));
-                }
-            }
+        }
+        self.leave(1);
+        Ok((self.expect(")", i)?.0, args))
+    }
+
+    /// One argument, `name=value` or `value`; `None` before `)`.
+    fn argument(&self, i: &'a str) -> PResult<'a, Option<(Option<&'a str>, Expr<'a>)>> {
+        if i.trim_start().starts_with(')') {
+            return Ok((i, None));
+        }
+        let (j, keyword) = keyword_name(i)?;
+        let (j, value) = self.expr(j)?;
+        Ok((j, Some((keyword, value))))
+    }
+
+    /// After an argument: `,` (true: another may follow) or the `)`, left
+    /// for the caller (false).
+    fn after_argument(&self, i: &'a str) -> PResult<'a, bool> {
+        match peek_ok(sym(","), i)? {
+            Some((j, _)) => Ok((j, true)),
+            None => Ok((i, false)),
         }
     }
 
@@ -590,22 +642,23 @@ impl<'a> Grammar<'a, '_> {
             '"' | '\'' => self.string_literal(start),
             '0'..='9' => self.number(start),
             '(' => self.parenthesized(start),
-            '[' => {
-                let (i, items) = self.sequence(&start[1..], "]")?;
-                Ok((i, self.list(items, start, i)))
-            }
+            '[' => self.list_literal(start),
             '{' => self.map(start),
             c if is_ident_start(c) => self.name(start),
-            _ => syntax(start, format!("expected an expression, found {}", describe(start))),
+            _ => not_an_expression(start),
         }
+    }
+
+    /// `[a, b, ...]`
+    fn list_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
+        let (i, items) = self.sequence(&start[1..], "]")?;
+        Ok((i, self.list(items, start, i)))
     }
 
     fn string_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let (i, s) = self.string(start)?;
-        let value = match s {
-            Cow::Borrowed(s) => Value::str(s),
-            Cow::Owned(s) => Value::string(s),
-        };
+        // The author wrote every byte of a literal: it prints as authored.
+        let value = crate::provenance::authored(&s);
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
     }
 
@@ -624,7 +677,7 @@ impl<'a> Grammar<'a, '_> {
                     format!("expected an expression, found the keyword `{name}`"),
                 );
             }
-            _ => ExprKind::Name(name),
+            _ => ExprKind::Name(self.intern(name)),
         };
         Ok((i, self.expr_at(kind, start, i)))
     }
@@ -632,10 +685,27 @@ impl<'a> Grammar<'a, '_> {
     /// `(a)` groups; `()`, `(a,)` and `(a, b)` are lists (Jinja's tuples).
     fn parenthesized(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let i = &start[1..];
-        if let Some((i, _)) = peek_ok(sym(")"), i)? {
-            return Ok((i, self.list(Vec::new(), start, i)));
+        if i.trim_start().starts_with(')') {
+            return self.close_group(start, i, None);
         }
+        self.enter(i)?;
         let (i, first) = self.expr(i)?;
+        self.leave(1);
+        self.close_group(start, i, Some(first))
+    }
+
+    /// After `(` and its first expression, if any: `)` for a group, or the
+    /// rest of a list (`(a,)`, `(a, b)`; `()` is an empty list).
+    fn close_group(
+        &self,
+        start: &'a str,
+        i: &'a str,
+        first: Option<Expr<'a>>,
+    ) -> PResult<'a, Expr<'a>> {
+        let Some(first) = first else {
+            let (i, _) = self.expect(")", i)?;
+            return Ok((i, self.list(Vec::new(), start, i)));
+        };
         if let Some((i, _)) = peek_ok(sym(","), i)? {
             let (i, mut rest) = self.sequence(i, ")")?;
             rest.insert(0, first);
@@ -712,14 +782,14 @@ impl<'a> Grammar<'a, '_> {
     }
 
     /// An integer or float literal, `_` separators allowed.
+    /// Integers are 64-bit: one outside `i64` is a syntax error at the
+    /// literal, never a float (`-9223372036854775808` is read by
+    /// [`Grammar::min_integer`]). A point with no digit after it before an
+    /// exponent is Python's: `1.e5` is `1.0e5`.
     fn number(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
-        let digits = |i| take_while(|c: char| c.is_ascii_digit() || c == '_').parse(i);
-        let fraction = pair(char('.'), pair(satisfy(|c| c.is_ascii_digit()), digits));
-        let exponent = (one_of("eE"), opt(one_of("+-")), satisfy(|c| c.is_ascii_digit()), digits);
-        let (i, (text, (_, fraction, exponent))) =
-            nom::combinator::consumed((digits, opt(fraction), opt(exponent))).parse(start)?;
+        let (i, (text, is_float)) = number_text(start)?;
         let clean: String = text.chars().filter(|&c| c != '_').collect();
-        let value = if fraction.is_some() || exponent.is_some() {
+        let value = if is_float {
             match clean.parse::<f64>() {
                 Ok(x) if x.is_finite() => Value::from(x),
                 _ => return syntax(start, format!("the number `{text}` is out of range")),
@@ -727,16 +797,40 @@ impl<'a> Grammar<'a, '_> {
         } else {
             match clean.parse::<i64>() {
                 Ok(n) => Value::from(n),
-                // Only `-9223372036854775808` needs this: negation folds it.
-                Err(_) if clean == "9223372036854775808" => {
-                    Value::from(9_223_372_036_854_775_808_f64)
-                }
                 Err(_) => {
-                    return syntax(start, format!("the integer `{text}` does not fit in 64 bits"));
+                    return syntax(
+                        start,
+                        format!(
+                            "the integer `{text}` does not fit in 64 bits \
+                             (integers go from -9223372036854775808 to 9223372036854775807)"
+                        ),
+                    );
                 }
             }
         };
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
+    }
+
+    /// After a unary minus: `9223372036854775808` as the operand itself
+    /// (no `.attr`, `[i]`, `(args)`, filter or test of its own), which is
+    /// `i64::MIN` once negated and so fits though the literal alone does
+    /// not.
+    fn min_integer(&self, i: &'a str) -> PResult<'a, Option<Value>> {
+        let (j, _) = multispace0(i)?;
+        if !j.starts_with(|c: char| c.is_ascii_digit()) {
+            return Ok((i, None));
+        }
+        let (rest, (text, is_float)) = number_text(j)?;
+        let magnitude = text.chars().filter(|&c| c != '_').eq("9223372036854775808".chars());
+        let after = rest.trim_start();
+        let postfix = after.starts_with(['.', '[', '(']) || after.starts_with("->");
+        let postfix = postfix || peek_ok(kw("is"), after)?.is_some();
+        let word_follows = rest.starts_with(is_ident_continue);
+        if magnitude && !is_float && !postfix && !word_follows {
+            Ok((rest, Some(Value::from(i64::MIN))))
+        } else {
+            Ok((i, None))
+        }
     }
 
     /// A string literal with its escapes; borrowed when it has none.
@@ -798,6 +892,51 @@ impl<'a> Grammar<'a, '_> {
     }
 }
 
+/// `name=` before a keyword argument's value, if it is one.
+fn keyword_name(i: &str) -> PResult<'_, Option<&str>> {
+    match peek_ok(terminated(ident, terminated(sym("="), not(char('=')))), i)? {
+        Some((j, name)) => Ok((j, Some(name))),
+        None => Ok((i, None)),
+    }
+}
+
+/// A postfix operation.
+#[derive(Debug, Clone, Copy)]
+enum Postfix {
+    Member,
+    Subscript,
+    Call,
+    Filter,
+    Test,
+}
+
+/// The postfix operation that follows at `i`, and where its text starts
+/// (after `.`, `[`, `(`, `->` or `is`). Member access and calls only come
+/// before the first filter or test.
+fn postfix_at(i: &str, filtering: bool) -> Option<(Postfix, &str)> {
+    let j = i.trim_start_matches([' ', '\t', '\n', '\r']);
+    let bytes = j.as_bytes();
+    let op = match (bytes.first(), bytes.get(1)) {
+        (Some(b'.'), next) if !filtering && next != Some(&b'.') => (Postfix::Member, 1),
+        (Some(b'['), _) if !filtering => (Postfix::Subscript, 1),
+        (Some(b'('), _) if !filtering => (Postfix::Call, 1),
+        (Some(b'-'), Some(b'>')) => (Postfix::Filter, 2),
+        (Some(b'i'), Some(b's')) if starts_with_word(j, "is") => (Postfix::Test, 2),
+        _ => return None,
+    };
+    Some((op.0, &j[op.1..]))
+}
+
+/// Whether `i` starts with the keyword `word` (a whole word).
+fn starts_with_word(i: &str, word: &str) -> bool {
+    i.strip_prefix(word).is_some_and(|rest| !rest.starts_with(is_ident_continue))
+}
+
+#[cold]
+fn not_an_expression<T>(start: &str) -> PResult<'_, T> {
+    syntax(start, format!("expected an expression, found {}", describe(start)))
+}
+
 /// `-e` or `+e`; negating a number literal folds into a constant.
 fn sign(negative: bool, e: Expr<'_>) -> ExprKind<'_> {
     match (negative, e.kind) {
@@ -808,6 +947,21 @@ fn sign(negative: bool, e: Expr<'_>) -> ExprKind<'_> {
         (true, kind) => ExprKind::Neg(Box::new(Expr { kind, span: e.span })),
         (false, kind) => ExprKind::Pos(Box::new(Expr { kind, span: e.span })),
     }
+}
+
+/// The text of a number literal and whether it is a float: digits (with
+/// `_` separators), then a fraction (`.5`), an exponent (`e3`) or both; a
+/// point right before an exponent counts as a fraction (`1.e5`).
+fn number_text(start: &str) -> PResult<'_, (&str, bool)> {
+    let digits = |i| take_while(|c: char| c.is_ascii_digit() || c == '_').parse(i);
+    let exponent = || (one_of("eE"), opt(one_of("+-")), satisfy(|c| c.is_ascii_digit()), digits);
+    let fraction = nom::branch::alt((
+        recognize(pair(char('.'), pair(satisfy(|c| c.is_ascii_digit()), digits))),
+        recognize(terminated(char('.'), nom::combinator::peek(exponent()))),
+    ));
+    let (i, (text, (_, fraction, exponent))) =
+        nom::combinator::consumed((digits, opt(fraction), opt(exponent()))).parse(start)?;
+    Ok((i, (text, fraction.is_some() || exponent.is_some())))
 }
 
 fn take_while_digits(i: &str) -> PResult<'_, &str> {
@@ -1019,12 +1173,14 @@ impl<'a> Grammar<'a, '_> {
         let (i, name) = self.binding(i, "a macro name")?;
         let (mut i, _) = self.expect("(", i)?;
         let mut params = Vec::new();
+        // A set, not a scan: a macro may have thousands of parameters.
+        let mut seen = HashSet::new();
         loop {
             if let Some((j, _)) = peek_ok(sym(")"), i)? {
                 return Ok((j, Stmt::Macro(name, params)));
             }
             let (j, param) = self.binding(i, "a macro parameter")?;
-            if params.iter().any(|(p, _)| *p == param) {
+            if !seen.insert(param) {
                 return syntax(i, format!("duplicate macro parameter `{param}`"));
             }
             let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
@@ -1047,8 +1203,19 @@ pub(crate) struct TemplateParser<'a, 'e> {
     lexer: Lexer<'a>,
 }
 
+/// A statement tag and its span, boxed: it is large, and the block parser
+/// is on the native stack once per nesting level.
+type Tag<'a> = Box<(Stmt<'a>, Span)>;
+
 /// How a block body ended: the closing statement and its span.
-type Closing<'a> = Option<(Stmt<'a>, Span)>;
+type Closing<'a> = Option<Tag<'a>>;
+
+/// What the next token of a block body is.
+enum Piece<'a> {
+    Node(Node<'a>),
+    Tag(Tag<'a>),
+    End,
+}
 
 /// Conditional branches (head expression and body) and the `else` body.
 type Branches<'a> = (Vec<(Expr<'a>, Vec<Node<'a>>)>, Vec<Node<'a>>);
@@ -1063,6 +1230,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
                 depth: Cell::new(0),
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
+                names: RefCell::new(HashMap::new()),
             },
             lexer: Lexer::new(source, env.whitespace()),
         }
@@ -1071,7 +1239,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
     pub(crate) fn parse(mut self) -> Result<Template<'a>, Error> {
         let (body, closing) = self.body(&[])?;
         debug_assert!(closing.is_none());
-        Ok(Template { body })
+        Ok(Template { body, names: self.grammar.names.into_inner() })
     }
 
     fn error(&self, err: nom::Err<PErr<'a>>, fallback: &'a str) -> Error {
@@ -1100,32 +1268,38 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
     /// end of the template (`None`).
     fn body(&mut self, ends: &[&str]) -> Result<(Vec<Node<'a>>, Closing<'a>), Error> {
         let mut nodes = Vec::new();
-        while let Some(token) = self.lexer.next() {
-            let (token, span) = token?;
-            let (kind, body) = match token {
-                Token::Text(text) | Token::Raw(text) => {
-                    nodes.push(Node::Text(text));
-                    continue;
-                }
-                Token::Tag(kind, body) => (kind, body),
-            };
-            if kind == TagKind::Print {
-                let (_, e) = self.grammar.full_expr(body).map_err(|e| self.error(e, body))?;
-                nodes.push(Node::Print(e));
-                continue;
+        loop {
+            match self.piece()? {
+                Piece::Node(node) => nodes.push(node),
+                Piece::Tag(tag) if ends.contains(&tag.0.word()) => return Ok((nodes, Some(tag))),
+                Piece::Tag(tag) => nodes.push(self.block(tag, ends)?),
+                Piece::End => return Ok((nodes, None)),
             }
-            let (_, stmt) = self.grammar.statement(body).map_err(|e| self.error(e, body))?;
-            let word = stmt.word();
-            if ends.contains(&word) {
-                return Ok((nodes, Some((stmt, span))));
-            }
-            nodes.push(self.block(stmt, span, ends)?);
         }
-        Ok((nodes, None))
+    }
+
+    /// The next token, parsed: text, a print tag, a statement tag.
+    fn piece(&mut self) -> Result<Piece<'a>, Error> {
+        let Some(token) = self.lexer.next() else { return Ok(Piece::End) };
+        let (token, span) = token?;
+        let (kind, body) = match token {
+            Token::Text(text) | Token::Raw(text) => return Ok(Piece::Node(Node::Text(text))),
+            Token::Tag(kind, body) => (kind, body),
+        };
+        if kind == TagKind::Print {
+            let (_, e) = self.grammar.full_expr(body).map_err(|e| self.error(e, body))?;
+            return Ok(Piece::Node(Node::Print(e)));
+        }
+        let (_, stmt) = self.grammar.statement(body).map_err(|e| self.error(e, body))?;
+        Ok(Piece::Tag(Box::new((stmt, span))))
     }
 
     /// A statement's node, parsing its body when it opens a block.
-    fn block(&mut self, stmt: Stmt<'a>, span: Span, ends: &[&str]) -> Result<Node<'a>, Error> {
+    // Boxed on purpose: unboxed, the statement would take room in the
+    // frame of `body`, which is on the stack once per nesting level.
+    #[allow(clippy::boxed_local)]
+    fn block(&mut self, tag: Tag<'a>, ends: &[&str]) -> Result<Node<'a>, Error> {
+        let (stmt, span) = *tag;
         let source = self.grammar.source;
         let tag = &source[span.start()..span.end()];
         self.grammar.enter(tag).map_err(|e| self.error(e, tag))?;
@@ -1155,6 +1329,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
             }
             Stmt::Macro(name, params) => {
                 let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
+                let name = self.grammar.intern(name);
                 Node::Macro(Box::new(MacroDef { name, params, body }))
             }
             Stmt::Weighted => self.weighted(span)?,
@@ -1204,7 +1379,7 @@ impl<'a, 'e> TemplateParser<'a, 'e> {
         open: Span,
     ) -> Result<(Vec<Node<'a>>, Stmt<'a>), Error> {
         match self.body(ends)? {
-            (nodes, Some((stmt, _))) => Ok((nodes, stmt)),
+            (nodes, Some(tag)) => Ok((nodes, tag.0)),
             (_, None) => Err(self.unclosed(opener, open, ends)),
         }
     }

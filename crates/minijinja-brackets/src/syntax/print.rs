@@ -147,7 +147,7 @@ fn target(out: &mut String, target: &Target<'_>) {
         (Some(scope), TargetName::Static(name)) => {
             out.push_str(scope);
             out.push('[');
-            Value::str(name).write_json(out, None, 0);
+            let _ = Value::str(name).write_json(out, None, usize::MAX);
             out.push(']');
         }
         (_, TargetName::Computed(key)) => {
@@ -175,7 +175,9 @@ fn constant(out: &mut String, value: &Value) {
             let _ = write!(out, "{x:?}");
         }
         Repr::List(items) => separated(out, "[", items.iter(), "]", constant),
-        _ => value.write_json(out, None, 0),
+        _ => {
+            let _ = value.write_json(out, None, usize::MAX);
+        }
     }
 }
 
