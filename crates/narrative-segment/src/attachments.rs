@@ -3,12 +3,12 @@
 //! and size limits that keep hostile names and archives in their place.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, ErrorKind};
+use crate::root::{FileId, Root};
 
 /// Size limits for attachments, checked while bytes are read (never by
 /// trusting a size an archive declares).
@@ -62,13 +62,14 @@ enum Source {
     None,
     Entries(BTreeMap<String, Vec<u8>>),
     Directory {
-        root: PathBuf,
+        root: Arc<Root>,
         limits: Limits,
         read: ReadOnce,
     },
 }
 
-/// The files a directory source has read, by canonical path, so that
+/// The files a directory source has read, by file identity (device and
+/// inode: every name and link reaching one file shares its entry), so that
 /// resolving the same reference again (every row of a batch) copies bytes
 /// from memory instead of reading the file again. Shared by clones, holds
 /// at most the limits' `max_total_bytes`, and left out of comparisons: it
@@ -78,29 +79,29 @@ struct ReadOnce(Arc<Mutex<ReadFiles>>);
 
 #[derive(Debug, Default)]
 struct ReadFiles {
-    files: HashMap<PathBuf, Vec<u8>>,
+    files: HashMap<FileId, Vec<u8>>,
     bytes: u64,
 }
 
 impl ReadOnce {
-    /// The bytes of `path`, read by `read` on the first call only.
+    /// The bytes of the file `id`, read by `read` on the first call only.
     fn get_or_read(
         &self,
-        path: PathBuf,
+        id: &FileId,
         budget: u64,
         read: impl FnOnce() -> Result<Vec<u8>, Error>,
     ) -> Result<Vec<u8>, Error> {
         // A panic elsewhere cannot leave the map half-written: take it as is.
         let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(bytes) = lock().files.get(&path) {
+        if let Some(bytes) = lock().files.get(id) {
             return Ok(bytes.clone());
         }
         let bytes = read()?;
         let mut cache = lock();
         let size = bytes.len() as u64;
-        if cache.bytes.saturating_add(size) <= budget && !cache.files.contains_key(&path) {
+        if cache.bytes.saturating_add(size) <= budget && !cache.files.contains_key(id) {
             cache.bytes += size;
-            cache.files.insert(path, bytes.clone());
+            cache.files.insert(id.clone(), bytes.clone());
         }
         Ok(bytes)
     }
@@ -144,32 +145,30 @@ impl Attachments {
         Ok(Attachments { source: Source::Entries(map) })
     }
 
-    /// The files under `root`. A name resolves to a regular file inside
-    /// `root` only: unsafe names are refused before the file system is
-    /// touched, and a symbolic link that leads outside is refused after
-    /// canonicalizing.
+    /// The files under `root`, opened once as a [`Root`]: a name resolves to
+    /// a regular file inside `root` only, opened relative to the directory
+    /// without ever leaving it, without blocking and without a race between
+    /// the check and the read (see [`Root`] for the rules, links included).
     ///
-    /// Each file is read once: later fetches of it, through these
-    /// attachments or a clone of them, return the bytes read the first time,
-    /// so resolving many narratives (a batch) reads no file twice and sees
-    /// one snapshot of the directory. At most `limits.max_total_bytes` are
-    /// kept; files past that are read on every fetch.
+    /// Each file is read once: later fetches of it (by any name or link
+    /// reaching it), through these attachments or a clone of them, return
+    /// the bytes read the first time, so resolving many narratives (a batch)
+    /// reads no file twice. At most `limits.max_total_bytes` are kept; files
+    /// past that are read on every fetch. The name's safety, the file's
+    /// presence and its kind are still checked on every fetch.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::Io`] when `root` is not a readable directory.
     pub fn directory(root: impl AsRef<Path>, limits: Limits) -> Result<Attachments, Error> {
-        let root = root.as_ref();
-        let io = |err: std::io::Error| {
-            Error::new(ErrorKind::Io)
-                .with_name(root.display().to_string())
-                .with_detail(err.to_string())
-        };
-        let root = root.canonicalize().map_err(io)?;
-        if !root.is_dir() {
-            return Err(io(std::io::Error::other("not a directory")));
+        Ok(Attachments::root(Root::open(root)?, limits))
+    }
+
+    /// The files under an opened [`Root`], as [`Attachments::directory`].
+    pub fn root(root: Root, limits: Limits) -> Attachments {
+        Attachments {
+            source: Source::Directory { root: Arc::new(root), limits, read: ReadOnce::default() },
         }
-        Ok(Attachments { source: Source::Directory { root, limits, read: ReadOnce::default() } })
     }
 
     /// Whether there is nothing to resolve references from.
@@ -194,10 +193,7 @@ impl Attachments {
         match &self.source {
             Source::None => false,
             Source::Entries(map) => map.contains_key(name),
-            Source::Directory { root, .. } => root
-                .join(name)
-                .canonicalize()
-                .is_ok_and(|path| path.starts_with(root) && path.is_file()),
+            Source::Directory { root, .. } => root.is_file(name),
         }
     }
 
@@ -225,8 +221,8 @@ impl Attachments {
     ///
     /// [`ErrorKind::UnsafeEntry`], [`ErrorKind::UnresolvableReference`] (no
     /// attachments), [`ErrorKind::MissingEntry`],
-    /// [`ErrorKind::OutsideDirectory`], [`ErrorKind::EntryTooLarge`] or
-    /// [`ErrorKind::Io`]; each names `name`.
+    /// [`ErrorKind::OutsideDirectory`], [`ErrorKind::NotAFile`],
+    /// [`ErrorKind::EntryTooLarge`] or [`ErrorKind::Io`]; each names `name`.
     pub fn fetch(&self, name: &str) -> Result<Vec<u8>, Error> {
         let error = |kind| Error::new(kind).with_name(name);
         if is_unsafe_name(name) {
@@ -238,25 +234,9 @@ impl Attachments {
                 map.get(name).cloned().ok_or_else(|| error(ErrorKind::MissingEntry))
             }
             Source::Directory { root, limits, read } => {
-                let path = match root.join(name).canonicalize() {
-                    Ok(path) => path,
-                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                        return Err(error(ErrorKind::MissingEntry));
-                    }
-                    Err(err) => return Err(error(ErrorKind::Io).with_detail(err.to_string())),
-                };
-                if !path.starts_with(root) {
-                    return Err(error(ErrorKind::OutsideDirectory));
-                }
-                if !path.is_file() {
-                    return Err(error(ErrorKind::MissingEntry).with_detail("not a regular file"));
-                }
-                read.get_or_read(path.clone(), limits.max_total_bytes, || {
-                    let file = File::open(&path)
-                        .map_err(|err| error(ErrorKind::Io).with_detail(err.to_string()))?;
-                    read_limited(file, limits.max_entry_bytes, ErrorKind::Io)
-                        .map_err(|err| err.with_name(name))
-                })
+                let file = root.open_file(name)?;
+                let id = file.id().clone();
+                read.get_or_read(&id, limits.max_total_bytes, || file.read(limits.max_entry_bytes))
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Bundles: a bare narrative, or a `.lmmlz` zip archive holding the
 //! narrative entry and its attachments.
 
+use std::collections::HashSet;
 use std::io::{Cursor, Write};
 
 use zip::write::SimpleFileOptions;
@@ -43,10 +44,14 @@ impl Bundle {
     /// read with `limits` enforced on the bytes actually inflated.
     /// Directory entries are skipped.
     ///
+    /// Two entries of the same name are an error, not the last one winning:
+    /// which one the author meant cannot be told.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidArchive`], [`ErrorKind::TooManyEntries`],
-    /// [`ErrorKind::UnsafeEntry`], [`ErrorKind::EntryTooLarge`],
+    /// [`ErrorKind::UnsafeEntry`], [`ErrorKind::DuplicateEntry`],
+    /// [`ErrorKind::EntryTooLarge`],
     /// [`ErrorKind::BundleTooLarge`], [`ErrorKind::MissingNarrativeEntry`],
     /// or [`ErrorKind::InvalidUtf8`] for a narrative entry that is not UTF-8.
     pub fn from_zip(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<Bundle, Error> {
@@ -54,6 +59,16 @@ impl Bundle {
             Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
         };
         let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(invalid)?;
+        // The archive keeps one entry per name (the last); it only tells
+        // that it dropped some.
+        if archive.has_duplicate_names() {
+            let error = Error::new(ErrorKind::DuplicateEntry);
+            let start = usize::try_from(archive.central_directory_start()).unwrap_or(usize::MAX);
+            return Err(match duplicate_name(bytes, start) {
+                Some(name) => error.with_name(name),
+                None => error,
+            });
+        }
         if archive.len() > limits.max_entries {
             return Err(Error::new(ErrorKind::TooManyEntries).with_detail(format!(
                 "{} entries, more than the limit of {}",
@@ -63,6 +78,7 @@ impl Bundle {
         }
         // Every name is checked before a single entry is inflated.
         let mut names = Vec::with_capacity(archive.len());
+        let mut seen = HashSet::with_capacity(archive.len());
         for index in 0..archive.len() {
             let name = match archive.name_for_index(index) {
                 Some(Ok(name)) => name.into_owned(),
@@ -71,6 +87,10 @@ impl Bundle {
             };
             if is_unsafe_name(&name) {
                 return Err(Error::new(ErrorKind::UnsafeEntry).with_name(name));
+            }
+            // Two spellings (CP437 and UTF-8) of one name.
+            if !seen.insert(name.clone()) {
+                return Err(Error::new(ErrorKind::DuplicateEntry).with_name(name));
             }
             names.push(name);
         }
@@ -185,6 +205,29 @@ impl Bundle {
     }
 }
 
+/// The first name the central directory of the zip archive `bytes`
+/// (starting at `start`) holds twice, read from its headers (the archive
+/// API merges duplicates): each header is 46 bytes, then the name, the
+/// extra field and the comment, whose lengths are at offsets 28, 30, 32.
+fn duplicate_name(bytes: &[u8], start: usize) -> Option<String> {
+    let field = |at: usize| -> Option<usize> {
+        let pair = bytes.get(at..at.checked_add(2)?)?;
+        Some(usize::from(u16::from_le_bytes([pair[0], pair[1]])))
+    };
+    let mut seen = HashSet::new();
+    let mut at = start;
+    while bytes.get(at..)?.starts_with(b"PK\x01\x02") {
+        let (name, extra, comment) = (field(at + 28)?, field(at + 30)?, field(at + 32)?);
+        let name_start = at + 46;
+        let raw = bytes.get(name_start..name_start + name)?;
+        if !seen.insert(raw) {
+            return Some(String::from_utf8_lossy(raw).into_owned());
+        }
+        at = name_start + name + extra + comment;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +243,31 @@ mod tests {
             (err.kind(), err.name()),
             (ErrorKind::MissingNarrativeEntry, Some("other.lmml"))
         );
+    }
+
+    /// A bundle of `talk.lmml` and entries named `a.png` and `b.png`, whose
+    /// second name is then overwritten in place with `a.png` (zip writers
+    /// refuse duplicates; archives from elsewhere need not).
+    fn bundle_with_two_a_png() -> Vec<u8> {
+        let bundle = Bundle::from_parts(
+            "@a.png",
+            [("a.png", b"first".to_vec()), ("b.png", b"second".to_vec())],
+        )
+        .unwrap();
+        let mut bytes = bundle.to_zip("talk.lmmlz").unwrap();
+        let mut at = 0;
+        while let Some(i) = memchr::memmem::find(&bytes[at..], b"b.png") {
+            bytes[at + i..at + i + 5].copy_from_slice(b"a.png");
+            at += i + 5;
+        }
+        bytes
+    }
+
+    #[test]
+    fn two_entries_of_one_name_are_an_error_naming_it() {
+        let bytes = bundle_with_two_a_png();
+        let err = Bundle::from_bytes("talk.lmmlz", &bytes, &Limits::default()).unwrap_err();
+        assert_eq!((err.kind(), err.name()), (ErrorKind::DuplicateEntry, Some("a.png")));
+        assert_eq!(err.to_string(), "the bundle holds two entries named `a.png`");
     }
 }

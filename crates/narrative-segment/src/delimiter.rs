@@ -3,9 +3,169 @@
 //! A line is trimmed of Unicode whitespace, then tested as a heading (1-6
 //! `#` and a space or tab) and, failing that, as a one-line HTML comment.
 //! The text left over names the role through its role word.
+//!
+//! On a line holding data (see [`classify`]) the syntax must be authored,
+//! and the role slot follows the value rule: a value names the role only
+//! when it is exactly a role word; a slot filled only by values that do
+//! not is an invalid role value, never text.
 
+use crate::data::Provenance;
 use crate::dialect::Dialect;
 use crate::role::Role;
+use crate::source::{Line, Source};
+use crate::span::Span;
+
+/// What a delimiter line opens: a turn of its role, or nothing because its
+/// role slot holds values that name no role (the span of those values).
+pub(crate) type Opened = Result<Role, Span>;
+
+/// Whether `line` is a delimiter line, and what it opens; `None` for text.
+pub(crate) fn classify<'a, P: Provenance<'a>>(src: Source<'a, P>, line: Line) -> Option<Opened> {
+    let content = line.content();
+    if src.data.is_authored(content.start, content.end) {
+        return delimiter_role(&src.text[content.range()], src.dialect).map(Ok);
+    }
+    classify_with_data(src, content)
+}
+
+/// How a role slot names its role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// By its first role word, among other words (headings; lmml's comments).
+    AnyWord,
+    /// By being exactly one role word (Standard comments).
+    Exact,
+}
+
+/// [`classify`] for a line holding data: the leading blanks, the `#` run
+/// and the blank after it, or `<!--` and `-->`, must all be authored.
+fn classify_with_data<'a, P: Provenance<'a>>(src: Source<'a, P>, line: Span) -> Option<Opened> {
+    let raw = &src.text[line.range()];
+    let lead = line.start + (raw.len() - raw.trim_start().len());
+    // Trailing blanks are trimmed only where authored, so that what a value
+    // holds never decides whether `-->` ends the line.
+    let tail = src.data.within(line).last().map_or(line.start, |range| range.end);
+    let end = tail.max(line.start + raw.trim_end().len());
+    if lead >= end || !src.data.is_authored(line.start, lead + 1) {
+        return None;
+    }
+    let bytes = src.bytes;
+    let hashes = src.run_length(lead, b'#', end);
+    if hashes > 0 {
+        let blank = lead + hashes;
+        let heading = (1..=6).contains(&hashes)
+            && blank < line.end
+            && matches!(bytes[blank], b' ' | b'\t')
+            && !src.data.contains(blank);
+        // The slot runs to the line's end: a value of blanks fills it too.
+        return heading.then(|| role_slot(src, Span::new(blank + 1, line.end), Slot::AnyWord))?;
+    }
+    let comment = &bytes[lead..end];
+    let is_comment = comment.len() >= 7
+        && comment.starts_with(b"<!--")
+        && comment.ends_with(b"-->")
+        && src.data.is_authored(lead, lead + 4)
+        && src.data.is_authored(end - 3, end);
+    if !is_comment {
+        return None;
+    }
+    let slot = if src.dialect.comment_allows_other_words() { Slot::AnyWord } else { Slot::Exact };
+    role_slot(src, Span::new(lead + 4, end - 3), slot)
+}
+
+/// The role the slot `span` names, if any. Authored words are words only
+/// when no value touches them (`us[[ "er" ]]` names nothing); a value names
+/// a role only when it is, trimmed, exactly a role word; an authored role
+/// word wins over a value.
+fn role_slot<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span, slot: Slot) -> Option<Opened> {
+    let values = src.data.within(span);
+    let Some((first, last)) = values.first().zip(values.last()) else {
+        // Data only in the blanks after the syntax: the authored rules.
+        let inner = src.text[span.range()].trim();
+        return match slot {
+            Slot::Exact => Role::from_word(inner.as_bytes()),
+            Slot::AnyWord => role_word(inner, src.dialect),
+        }
+        .map(Ok);
+    };
+    let all_values = Span::new(first.start, last.end);
+    let value_role = |range: &Span| {
+        let value = &src.text[range.start.max(span.start)..range.end.min(span.end)];
+        Role::from_word(value.trim().as_bytes())
+    };
+    let only_values = authored_is_blank(src, span);
+    match slot {
+        Slot::Exact => only_values.then(|| match values {
+            [one] => value_role(one).ok_or(all_values),
+            _ => Err(all_values),
+        }),
+        Slot::AnyWord => {
+            let named =
+                authored_role_word(src, span).or_else(|| values.iter().find_map(value_role));
+            match named {
+                Some(role) => Some(Ok(role)),
+                None => only_values.then_some(Err(all_values)),
+            }
+        }
+    }
+}
+
+/// Whether every authored character of `span` is whitespace.
+fn authored_is_blank<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span) -> bool {
+    let mut at = span.start;
+    let blank = |from: usize, to: usize| from >= to || src.text[from..to].trim().is_empty();
+    for range in src.data.within(span) {
+        if !blank(at, range.start) {
+            return false;
+        }
+        at = at.max(range.end);
+    }
+    blank(at, span.end)
+}
+
+/// The first authored role word of `span` under the dialect's word rule
+/// (difference 3), a word touching a value counting as no word.
+fn authored_role_word<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span) -> Option<Role> {
+    let letter_runs = src.dialect.role_words_are_letter_runs();
+    let mut word: Vec<u8> = Vec::new();
+    let mut touched = false;
+    let finish = |word: &mut Vec<u8>, touched: &mut bool| {
+        let role = if *touched { None } else { Role::from_word(word) };
+        word.clear();
+        *touched = false;
+        role
+    };
+    let mut buffer = [0u8; 4];
+    let mut at = span.start;
+    // The authored stretches, each followed by the value after it (if any).
+    let values = src.data.within(span).iter().map(Some).chain([None]);
+    for value in values {
+        let end = value.map_or(span.end, |range| range.start.clamp(at, span.end));
+        for c in src.text[at..end].chars() {
+            if letter_runs {
+                for lower in c.to_lowercase() {
+                    for &byte in lower.encode_utf8(&mut buffer).as_bytes() {
+                        if byte.is_ascii_lowercase() {
+                            word.push(byte);
+                        } else if let Some(role) = finish(&mut word, &mut touched) {
+                            return Some(role);
+                        }
+                    }
+                }
+            } else if c.is_alphanumeric() || c == '_' {
+                word.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+            } else if let Some(role) = finish(&mut word, &mut touched) {
+                return Some(role);
+            }
+        }
+        if let Some(range) = value {
+            // A value joins the word it touches, whatever it holds.
+            touched = true;
+            at = range.end.clamp(end, span.end);
+        }
+    }
+    finish(&mut word, &mut touched)
+}
 
 /// The role the delimiter `line` (without its line ending) opens, or
 /// `None` when the line is text.

@@ -1,4 +1,4 @@
-//! The two dialects, and the six places where they differ.
+//! The two dialects, and the seven places where they differ.
 //!
 //! One parser and one segmenter serve both dialects; each difference is a
 //! small method here that the shared code asks at the point of decision.
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// [`Dialect::Standard`] (the default) is the suite's own; [`Dialect::Lmml`]
 /// reproduces the Elixir package lmml 0.2.0 exactly, quirks included. They
-/// differ in six places:
+/// differ in seven places:
 ///
 /// | # | | `Standard` | `Lmml` |
 /// |---|---|---|---|
@@ -19,9 +19,11 @@ use serde::{Deserialize, Serialize};
 /// | 4 | references | `[A-Za-z0-9][A-Za-z0-9_.-]*` segments joined by `/`, trailing `.` excluded, never after a word character (`bob@example.com` is no reference) | everything up to the next whitespace, one trailing punctuation character given back, also mid-word |
 /// | 5 | embed placement | at the parser's own position; one on a delimiter line belongs to the turn it opens | by searching the text for `@name` (a code span or e-mail address earlier on wins); one on a delimiter line is attached to no turn |
 /// | 6 | line endings | `\n`, `\r\n` and a lone `\r` | `\n` only (a CR stays in embed names and a CR-only text is one line) |
+/// | 7 | a leading UTF-8 byte order mark | skipped: in no turn, and `\u{FEFF}## user` opens a turn | text of the first turn, as lmml keeps it |
 ///
 /// Both dialects keep every byte: turn texts and delimiter lines together
-/// always restore the narrative exactly.
+/// always restore the narrative exactly (after the skipped byte order mark
+/// in Standard; positions still count it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
@@ -32,44 +34,7 @@ pub enum Dialect {
     Lmml,
 }
 
-/// One line: its text ends at `content_end`, its line ending at `next`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Line {
-    pub(crate) start: usize,
-    pub(crate) content_end: usize,
-    pub(crate) next: usize,
-}
-
 impl Dialect {
-    /// Difference 6: the line starting at `start` (which must be below
-    /// `bytes.len()`).
-    pub(crate) fn line_at(self, bytes: &[u8], start: usize) -> Line {
-        let rest = &bytes[start..];
-        let found = match self {
-            Dialect::Lmml => memchr::memchr(b'\n', rest),
-            Dialect::Standard => memchr::memchr2(b'\n', b'\r', rest),
-        };
-        match found {
-            None => Line { start, content_end: bytes.len(), next: bytes.len() },
-            Some(i) => {
-                let end = start + i;
-                let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
-                Line { start, content_end: end, next: end + 1 + usize::from(crlf) }
-            }
-        }
-    }
-
-    /// The start of the line holding `at`, looking back no further than
-    /// `floor` (itself a line start).
-    pub(crate) fn line_start(self, bytes: &[u8], floor: usize, at: usize) -> usize {
-        let before = &bytes[floor..at];
-        let found = match self {
-            Dialect::Lmml => memchr::memrchr(b'\n', before),
-            Dialect::Standard => memchr::memrchr2(b'\n', b'\r', before),
-        };
-        found.map_or(floor, |i| floor + i + 1)
-    }
-
     /// Difference 1: whether a delimiter line inside a fenced code block or
     /// `@@@` embed content still opens a turn.
     pub(crate) fn delimiters_inside_code(self) -> bool {
@@ -99,26 +64,10 @@ impl Dialect {
     pub(crate) fn places_embeds_by_search(self) -> bool {
         self == Dialect::Lmml
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_endings() {
-        let text = b"a\r\nb\rc\n";
-        let lines = |dialect: Dialect| {
-            let mut out = Vec::new();
-            let mut at = 0;
-            while at < text.len() {
-                let line = dialect.line_at(text, at);
-                out.push((line.start, line.content_end, line.next));
-                at = line.next;
-            }
-            out
-        };
-        assert_eq!(lines(Dialect::Standard), [(0, 1, 3), (3, 4, 5), (5, 6, 7)]);
-        assert_eq!(lines(Dialect::Lmml), [(0, 2, 3), (3, 6, 7)]);
+    /// Difference 7: whether a leading byte order mark is skipped (rather
+    /// than kept as text).
+    pub(crate) fn skips_byte_order_mark(self) -> bool {
+        self == Dialect::Standard
     }
 }

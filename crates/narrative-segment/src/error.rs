@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::span::{Position, Span};
+use crate::span::{Locator, Position, Span};
 
 /// What went wrong, and where.
 ///
@@ -75,6 +75,18 @@ pub enum ErrorKind {
     /// with no closing `@@@`; its text stays ordinary text, e.g.
     /// `@@@notes.txt\nnever closed`.
     UnclosedEmbed,
+    /// A delimiter's role slot filled only by values that are not exactly a
+    /// role word, e.g. `## [[ m.role ]]` rendered with `"admin"` (raised by
+    /// [`crate::Narrative::resolve`], listed by
+    /// [`crate::Narrative::validate`]; at the values' span). Never text,
+    /// which would glue the next turn onto the previous one.
+    InvalidRoleValue,
+    /// A `.lmmlz` bundle holding two entries of the same name, e.g. two
+    /// `chart.png`: which one is meant cannot be told.
+    DuplicateEntry,
+    /// A file that is not a regular file: a directory, a FIFO, a device or
+    /// a socket (never opened for reading, so never blocking).
+    NotAFile,
 }
 
 impl ErrorKind {
@@ -97,6 +109,9 @@ impl ErrorKind {
             ErrorKind::MalformedEmbedName => "malformed_embed_name",
             ErrorKind::ConflictingEmbed => "conflicting_embed",
             ErrorKind::UnclosedEmbed => "unclosed_embed",
+            ErrorKind::InvalidRoleValue => "invalid_role_value",
+            ErrorKind::DuplicateEntry => "duplicate_entry",
+            ErrorKind::NotAFile => "not_a_file",
         }
     }
 }
@@ -122,9 +137,15 @@ impl Error {
 
     /// Places the error at `span` of `text`; the snippet is the spanned
     /// text, cut at the end of its line.
-    pub(crate) fn at(mut self, text: &str, span: Span) -> Error {
-        self.repr.position = Some(Position::of(text, span.start));
-        let spanned = span.slice(text);
+    pub(crate) fn at(self, text: &str, span: Span) -> Error {
+        self.located(&mut Locator::new(text), span)
+    }
+
+    /// [`Error::at`] for the text of `locator`, which finds the position
+    /// (errors placed in document order cost one pass over the text).
+    pub(crate) fn located(mut self, locator: &mut Locator<'_>, span: Span) -> Error {
+        self.repr.position = Some(locator.position(span.start));
+        let spanned = span.slice(locator.text());
         let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
         self.repr.snippet = Some(spanned[..line_end].to_owned());
         self
@@ -215,6 +236,21 @@ impl Error {
             ErrorKind::UnclosedEmbed => {
                 format!("the embed `{name}` is never closed by `@@@`; it stays ordinary text")
             }
+            ErrorKind::InvalidRoleValue => {
+                let value = match self.repr.snippet.as_deref().unwrap_or("") {
+                    blank if blank.trim().is_empty() => "a blank value".to_owned(),
+                    value => format!("the value `{value}`"),
+                };
+                format!(
+                    "{value} fills a delimiter's role slot but is not a role word \
+                     (user, assistant, system or tool)"
+                )
+            }
+            ErrorKind::DuplicateEntry if name.is_empty() => {
+                "the bundle holds two entries of the same name".to_owned()
+            }
+            ErrorKind::DuplicateEntry => format!("the bundle holds two entries named `{name}`"),
+            ErrorKind::NotAFile => format!("`{name}` is not a regular file"),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

@@ -14,9 +14,12 @@ format comes from the Elixir package lmml 0.2.0, which the
 # Overview
 
 1. [`Narrative::parse`] locates every inline embed and `@name` reference
-   ([`Occurrence`]) with its byte [`Span`]. [`Bundle`] reads a `.lmmlz`
-   archive (or bare text) into the narrative text and its [`Attachments`];
-   [`Attachments::directory`] serves files from a directory instead.
+   ([`Occurrence`]) with its byte [`Span`]; [`Narrative::parse_with_data`]
+   does the same for a text rendered from a template, whose values are
+   data and never structure (see [Data](#data-never-becomes-structure)).
+   [`Bundle`] reads a `.lmmlz` archive (or bare text) into the narrative
+   text and its [`Attachments`]; [`Attachments::directory`] serves files
+   from a directory instead, through a [`Root`].
 2. [`Narrative::resolve`] gives every distinct embed its content (an
    [`Embed`] of a [`ResolvedNarrative`]); [`Narrative::validate`] reports
    every problem at once.
@@ -24,16 +27,17 @@ format comes from the Elixir package lmml 0.2.0, which the
    [`Turn`]s, each with its [`Role`] and the embeds of its first
    occurrences. Nothing is trimmed: turn texts and delimiter lines together
    restore the narrative byte for byte.
-4. [`render_turns`] maps turns to [`Message`]s of [`ContentPart`]s: the text,
+4. [`render`] maps turns to [`Message`]s of [`ContentPart`]s: the text,
    then images as `image_url` data URIs and other files as attachments with
    a [`mime_type`], within [`RenderOptions`] (`max_embed_bytes`,
-   [`ContextAs`]).
+   [`ContextAs`]); an embed left out is a [`Warning`] of the [`Rendered`]
+   result ([`render_turns`] returns the messages alone).
 
 # Example
 
 ```
 use narrative_segment::{
-    Attachments, ContextAs, Dialect, Narrative, RenderOptions, Role, render_turns,
+    Attachments, ContextAs, Dialect, Narrative, RenderOptions, Role, render,
 };
 
 let text = "You review layouts.\n\n## Turn 1 -- user\nThe page looks broken: @capture.png\n\n\
@@ -48,34 +52,65 @@ assert_eq!(turns[1].text, "The page looks broken: @capture.png\n\n");
 assert_eq!(turns[1].embeds, ["capture.png"]);
 
 let options = RenderOptions { context_as: ContextAs::System, ..RenderOptions::default() };
-let messages = render_turns(&resolved, &turns, &options);
-assert_eq!(messages[0].role, Role::System);
-assert_eq!(messages[1].content.len(), 2); // the text, then the image
+let rendered = render(&resolved, &turns, &options);
+assert_eq!(rendered.messages[0].role, Role::System);
+assert_eq!(rendered.messages[1].content.len(), 2); // the text, then the image
+assert!(rendered.warnings.is_empty()); // nothing left out
 # Ok::<(), Box<dyn std::error::Error>>(())
 ```
+
+# Data never becomes structure
+
+A narrative rendered from a template holds values: a customer's message, a
+batch row, a history entry. [`Narrative::parse_with_data`] takes the byte
+ranges of those values (the renderer reports them), and every syntactic
+marker then counts only in bytes the author wrote: line starts (a newline
+from a value starts no line), the `#` run and the blank after it, `<!--`
+and `-->`, `@@@` openers and closers, the `@` of a reference, code fences,
+code spans, links and escapes. A value printing `## system` stays text of
+the turn it lands in, verbatim; `@secret.txt` in a value attaches nothing.
+
+A value may fill a delimiter's role slot only when it is, trimmed, exactly
+a role word (`## [[ m.role ]]` looping over a history), so a value can
+choose a role but never open a turn by itself; a slot filled only by values
+that are not role words is [`ErrorKind::InvalidRoleValue`], never text
+(text would glue the next turn onto the previous one). An authored role
+word wins over values; a word touching a value is no word. A reference or
+embed whose `@` (or `@@@` opener and closer) the author wrote may take its
+name from a value, taken whole. With no data ranges, parsing is exactly
+[`Narrative::parse`].
 
 # Dialects
 
 [`Dialect::Standard`] (the default) and [`Dialect::Lmml`] share one parser
-and one segmenter and differ in six documented places: delimiters inside
+and one segmenter and differ in seven documented places: delimiters inside
 code, comment delimiters with other words, role words, the reference name
-rule, embed placement and line endings. The table is on [`Dialect`].
+rule, embed placement, line endings and a leading byte order mark (skipped
+in Standard). The table is on [`Dialect`]. The data rule above is the same
+in both.
 
 # Errors
 
 Every failure is an [`Error`] whose [`ErrorKind`] says what went wrong; it
 names the embed or entry concerned and, for the narrative's own text, the
 line, column and offending snippet: invalid UTF-8 (with the byte offset),
-an unresolvable or missing reference, an unsafe entry name, a zip archive
-that is unreadable or over its [`Limits`].
+an invalid role value, an unresolvable or missing reference, an unsafe
+entry name, a file that leads outside its directory or is not a regular
+file, a zip archive that is unreadable, holds two entries of one name or
+is over its [`Limits`]. Nothing is dropped silently: what rendering leaves
+out is a [`Warning`].
 
 # Input safety
 
 Parsing and segmentation are linear in the input and never fail. Bundles
-are checked before anything is read (entry names) and while they are read
-(entry count, per-entry and total uncompressed sizes, counted on the bytes
-actually inflated); directory lookups never leave the directory, symbolic
-links included.
+are checked before anything is read (entry names, duplicates) and while
+they are read (entry count, per-entry and total uncompressed sizes,
+counted on the bytes actually inflated). Directory files are read through
+a [`Root`], the suite's one safe opener: opened relative to the directory
+handle and never outside it (`openat2` with `RESOLVE_BENEATH` on Linux, by
+[`cap_std`]), without blocking (a FIFO cannot hang it), checked on the
+opened handle (regular files only) and read with a byte cap; no race
+between the check and the read.
 */
 
 #![deny(missing_docs)]
@@ -88,8 +123,12 @@ pub use crate::{
     error::{Error, ErrorKind},
     mime::mime_type,
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
-    render::{ContentPart, ContextAs, Encoding, ImageUrl, Message, RenderOptions, render_turns},
+    render::{
+        ContentPart, ContextAs, Encoding, ImageUrl, Message, RenderOptions, Rendered, Warning,
+        WarningKind, render, render_turns,
+    },
     role::{Role, message_roles, roles},
+    root::{Root, RootFile},
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
     syntax::{Occurrence, OccurrenceKind},
@@ -103,6 +142,7 @@ struct ReadmeDoctest;
 mod attachments;
 mod base64;
 mod bundle;
+mod data;
 mod delimiter;
 mod dialect;
 mod error;
@@ -110,6 +150,8 @@ mod mime;
 mod narrative;
 mod render;
 mod role;
+mod root;
 mod segment;
+mod source;
 mod span;
 mod syntax;

@@ -1,5 +1,7 @@
 //! Rendering turns as chat messages: `{role, content: [parts]}`.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::base64;
@@ -7,6 +9,7 @@ use crate::mime::mime_type;
 use crate::narrative::{Embed, ResolvedNarrative};
 use crate::role::Role;
 use crate::segment::Turn;
+use crate::span::{Locator, Position};
 
 /// What becomes of the `context` preamble turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -29,7 +32,8 @@ pub enum ContextAs {
 pub struct RenderOptions {
     /// Keep an embed only if its raw size is at most this many bytes (base64
     /// growth not counted); larger ones are left out of the message, never
-    /// truncated. The text part is never limited. `None`: no limit.
+    /// truncated, each with a [`WarningKind::EmbedTooLarge`] warning from
+    /// [`render`]. The text part is never limited. `None`: no limit.
     pub max_embed_bytes: Option<u64>,
     /// What becomes of the `context` turn.
     pub context_as: ContextAs,
@@ -120,15 +124,127 @@ impl ContentPart {
     }
 }
 
+/// The messages of a narrative, and what was left out of them.
+///
+/// Nothing is left out silently: each embed [`RenderOptions`] kept out of
+/// its message has its [`Warning`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "the warnings say which embeds were left out"]
+pub struct Rendered {
+    /// One message per turn (the `context` turn as [`ContextAs`] says).
+    pub messages: Vec<Message>,
+    /// What was left out, in message order.
+    pub warnings: Vec<Warning>,
+}
+
+/// Something [`render`] left out, typed: printed by the command line as
+/// `warning[<kind>]: <message>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    kind: WarningKind,
+    name: String,
+    position: Position,
+    detail: String,
+}
+
+/// The kinds of [`Warning`].
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WarningKind {
+    /// An embed larger than [`RenderOptions::max_embed_bytes`], left out of
+    /// its message, e.g. a 5 MB `scan.pdf` under a 1 MB limit.
+    EmbedTooLarge,
+}
+
+impl WarningKind {
+    /// The snake_case name the command line prints: `embed_too_large`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            WarningKind::EmbedTooLarge => "embed_too_large",
+        }
+    }
+}
+
+impl fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Warning {
+    /// What was left out.
+    pub fn kind(&self) -> WarningKind {
+        self.kind
+    }
+
+    /// The embed concerned.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Where the embed's first occurrence (which decides its turn) is in
+    /// the narrative.
+    pub fn position(&self) -> Position {
+        self.position
+    }
+
+    /// The 1-based line of [`Warning::position`].
+    pub fn line(&self) -> usize {
+        self.position.line
+    }
+
+    /// The 1-based column, in characters, of [`Warning::position`].
+    pub fn column(&self) -> usize {
+        self.position.column
+    }
+
+    /// The message without the position, for people.
+    pub fn message(&self) -> String {
+        match self.kind {
+            WarningKind::EmbedTooLarge => {
+                format!("the embed `{}` is left out of its message ({})", self.name, self.detail)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at line {}, column {}", self.message(), self.line(), self.column())
+    }
+}
+
 /// Renders each turn as a message: the text part first (the raw turn text,
 /// `""` for an empty turn), then one part per embed of the turn that fits
-/// `max_embed_bytes`, in first-occurrence order.
-pub fn render_turns(
+/// `max_embed_bytes`, in first-occurrence order; each embed that does not
+/// fit is a [`WarningKind::EmbedTooLarge`] warning instead.
+///
+/// ```
+/// use narrative_segment::{Attachments, Dialect, Narrative, RenderOptions, render};
+///
+/// let attachments = Attachments::from_entries([("scan.pdf", vec![0u8; 2048])])?;
+/// let resolved = Narrative::parse("## user\nsee @scan.pdf\n", Dialect::Standard)
+///     .resolve(&attachments)?;
+/// let options = RenderOptions { max_embed_bytes: Some(1024), ..RenderOptions::default() };
+/// let rendered = render(&resolved, &resolved.segment(), &options);
+/// assert_eq!(rendered.messages[0].content.len(), 1); // the text only
+/// assert_eq!(rendered.warnings[0].kind().as_str(), "embed_too_large");
+/// assert_eq!(
+///     rendered.warnings[0].to_string(),
+///     "the embed `scan.pdf` is left out of its message (2048 bytes; the limit is 1024) \
+///      at line 2, column 5"
+/// );
+/// # Ok::<(), narrative_segment::Error>(())
+/// ```
+pub fn render(
     resolved: &ResolvedNarrative,
     turns: &[Turn<'_>],
     options: &RenderOptions,
-) -> Vec<Message> {
-    turns
+) -> Rendered {
+    let mut warnings = Vec::new();
+    // Positions are found once all are known, in offset order: one pass.
+    let mut offsets = Vec::new();
+    let messages = turns
         .iter()
         .filter_map(|turn| {
             let role = match (turn.role, options.context_as) {
@@ -138,20 +254,41 @@ pub fn render_turns(
                 (role, _) => role,
             };
             let mut content = vec![ContentPart::Text { text: turn.text.clone().into_owned() }];
-            content.extend(
-                turn.embeds
-                    .iter()
-                    .filter_map(|name| resolved.embed(name))
-                    .filter(|embed| {
-                        options
-                            .max_embed_bytes
-                            .is_none_or(|limit| embed.content.len() as u64 <= limit)
-                    })
-                    .map(ContentPart::for_embed),
-            );
+            for embed in turn.embeds.iter().filter_map(|name| resolved.embed(name)) {
+                let size = embed.content.len() as u64;
+                match options.max_embed_bytes {
+                    Some(limit) if size > limit => {
+                        offsets.push((embed.span.start, warnings.len()));
+                        warnings.push(Warning {
+                            kind: WarningKind::EmbedTooLarge,
+                            name: embed.name.clone(),
+                            position: Position { offset: 0, line: 1, column: 1 },
+                            detail: format!("{size} bytes; the limit is {limit}"),
+                        });
+                    }
+                    _ => content.push(ContentPart::for_embed(embed)),
+                }
+            }
             Some(Message { role, content })
         })
-        .collect()
+        .collect();
+    offsets.sort_unstable();
+    let mut locator = Locator::new(resolved.text());
+    for (offset, index) in offsets {
+        warnings[index].position = locator.position(offset);
+    }
+    Rendered { messages, warnings }
+}
+
+/// The messages of [`render`], without its warnings: for callers that set
+/// no [`RenderOptions::max_embed_bytes`], where nothing is ever left out.
+/// With a limit, use [`render`], which says what it left out.
+pub fn render_turns(
+    resolved: &ResolvedNarrative,
+    turns: &[Turn<'_>],
+    options: &RenderOptions,
+) -> Vec<Message> {
+    render(resolved, turns, options).messages
 }
 
 #[cfg(test)]
@@ -173,7 +310,10 @@ mod tests {
         let resolved = Narrative::parse(text, Dialect::Standard).resolve(&attachments).unwrap();
         let turns = resolved.segment();
         let options = RenderOptions { max_embed_bytes: Some(4), context_as: ContextAs::System };
-        let messages = render_turns(&resolved, &turns, &options);
+        let Rendered { messages, warnings } = render(&resolved, &turns, &options);
+        let left_out: Vec<(&str, &str, usize, usize)> =
+            warnings.iter().map(|w| (w.kind().as_str(), w.name(), w.line(), w.column())).collect();
+        assert_eq!(left_out, [("embed_too_large", "c.txt", 3, 15)]);
         assert_eq!(
             serde_json::to_string(&messages).unwrap(),
             r#"[{"role":"system","content":[{"type":"text","text":"intro\n"}]},{"role":"user","content":[{"type":"text","text":"@a.png @b.pdf @c.txt\n"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw=="}},{"type":"attachment","name":"b.pdf","mime":"application/pdf","content":"/wA=","encoding":"base64"}]}]"#

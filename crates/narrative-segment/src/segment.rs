@@ -6,10 +6,14 @@ use std::borrow::Cow;
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
-use crate::delimiter::delimiter_role;
+use std::ops::ControlFlow;
+
+use crate::data::{Authored, Provenance};
+use crate::delimiter::{Opened, classify};
 use crate::dialect::Dialect;
-use crate::narrative::{Embed, EmbedOrigin, ResolvedNarrative};
+use crate::narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative};
 use crate::role::Role;
+use crate::source::{Line, Source};
 use crate::span::Span;
 
 /// How [`segment`] splits a narrative.
@@ -68,10 +72,16 @@ impl ResolvedNarrative {
 pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) -> Vec<Turn<'a>> {
     let dialect = options.dialect;
     let text = resolved.text();
-    let mut turns = split(resolved, dialect);
+    let mut turns = split(resolved.narrative(), dialect);
     let embeds = resolved.embeds();
     let (offsets, with_delimiter) = if dialect.places_embeds_by_search() {
-        (searched_offsets(text.as_bytes(), embeds), false)
+        let data = resolved.narrative().data();
+        let offsets = if data.is_empty() {
+            searched_offsets(text.as_bytes(), Authored, embeds)
+        } else {
+            searched_offsets(text.as_bytes(), data, embeds)
+        };
+        (offsets, false)
     } else {
         (embeds.iter().map(|embed| Some(embed.span.start)).collect(), true)
     };
@@ -96,34 +106,82 @@ pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) ->
     turns
 }
 
-/// The turns, without embeds.
-///
-/// A delimiter line's first non-blank byte is `#` or `<`, so only lines
-/// holding one are looked at: one `memchr2` pass over the text instead of a
-/// visit to every line. A turn is cut off the rest of the text as soon as
-/// the next delimiter is found, while those bytes are still in cache.
-fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn<'_>> {
-    let text = resolved.text();
-    let bytes = text.as_bytes();
-    let code: &[Span] =
-        if dialect.delimiters_inside_code() { &[] } else { resolved.narrative().code_spans() };
+/// The turns, without embeds. A delimiter line whose role slot holds an
+/// invalid value is text here: [`Narrative::resolve`] rejects such a
+/// narrative for its own dialect, so only a narrative segmented with
+/// another dialect than it was parsed with gets this far.
+fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
+    let text = narrative.text();
+    let body = Source::new(text, dialect, narrative.data()).body_start();
     let mut turns = Vec::new();
     // The open turn: its role, delimiter, and the text from its start on.
     let mut role = Role::Context;
     let mut delimiter = None;
-    let mut rest = text;
-    let mut rest_start = 0;
+    let mut rest = &text[body..];
+    let mut rest_start = body;
+    let mut open = |line: Line, opened: Opened| {
+        let Ok(opened) = opened else { return ControlFlow::Continue(()) };
+        let (turn_text, tail) = rest.split_at(line.start - rest_start);
+        // The preamble is left out only when the first delimiter starts the text.
+        if line.start > body || delimiter.is_some() {
+            turns.push(Turn::new(role, turn_text, rest_start, delimiter));
+        }
+        rest = &tail[line.next - line.start..];
+        rest_start = line.next;
+        role = opened;
+        delimiter = Some(Span::new(line.start, line.next));
+        ControlFlow::Continue(())
+    };
+    let scanned = (dialect == narrative.dialect()).then(|| narrative.scanned_delimiters());
+    match scanned.flatten() {
+        Some(scanned) => scanned.iter().for_each(|&(line, opened)| _ = open(line, opened)),
+        None => delimiters(narrative, dialect, open),
+    }
+    turns.push(Turn::new(role, rest, rest_start, delimiter));
+    turns
+}
+
+/// Calls `visit` with every delimiter line of `narrative` as `dialect`
+/// finds them, in order, and what each opens, until it breaks.
+///
+/// A delimiter line's first non-blank byte is `#` or `<`, so only lines
+/// holding one are looked at: one `memchr2` pass over the text instead of a
+/// visit to every line (a turn is cut off the rest of the text as soon as
+/// the next delimiter is found, while those bytes are still in cache).
+/// Only authored bytes are syntax: a `#` or `<` from a value, or one after
+/// a value on its line, starts no delimiter.
+pub(crate) fn delimiters(
+    narrative: &Narrative,
+    dialect: Dialect,
+    visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
+) {
+    let (text, data) = (narrative.text(), narrative.data());
+    let code: &[Span] = if dialect.delimiters_inside_code() { &[] } else { narrative.code_spans() };
+    if data.is_empty() {
+        scan(Source::new(text, dialect, Authored), code, visit);
+    } else {
+        scan(Source::new(text, dialect, data), code, visit);
+    }
+}
+
+/// [`delimiters`] over `src`, outside the `code` spans.
+fn scan<'a, P: Provenance<'a>>(
+    src: Source<'a, P>,
+    code: &[Span],
+    mut visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
+) {
+    let (text, bytes, data) = (src.text, src.bytes, src.data);
     // Always a line start.
-    let mut search = 0;
+    let mut search = src.body_start();
     let mut next_code = 0;
-    while let Some(found) = memchr::memchr2(b'#', b'<', &bytes[search..]) {
-        let hit = search + found;
-        let start = dialect.line_start(bytes, search, hit);
-        if !text[start..hit].chars().all(char::is_whitespace) {
-            search = dialect.line_at(bytes, hit).next;
+    let marker = |from: usize| memchr::memchr2(b'#', b'<', &bytes[from..]).map(|i| from + i);
+    while let Some(hit) = data.find(search, 1, marker) {
+        let start = src.line_start(search, hit);
+        if !text[start..hit].chars().all(char::is_whitespace) || !data.is_authored(start, hit) {
+            search = src.line_at(hit).next;
             continue;
         }
-        let line = dialect.line_at(bytes, start);
+        let line = src.line_at(start);
         search = line.next;
         while next_code < code.len() && code[next_code].end <= line.start {
             next_code += 1;
@@ -131,24 +189,15 @@ fn split(resolved: &ResolvedNarrative, dialect: Dialect) -> Vec<Turn<'_>> {
         if code.get(next_code).is_some_and(|span| span.contains(line.start)) {
             continue;
         }
-        let Some(opened) = delimiter_role(&text[line.start..line.content_end], dialect) else {
-            continue;
-        };
-        let (turn_text, tail) = rest.split_at(line.start - rest_start);
-        // The preamble is left out only when the first delimiter starts the text.
-        if line.start > 0 || delimiter.is_some() {
-            turns.push(Turn::new(role, turn_text, rest_start, delimiter));
+        if let Some(opened) = classify(src, line)
+            && visit(line, opened).is_break()
+        {
+            return;
         }
-        rest = &tail[line.next - line.start..];
-        rest_start = line.next;
-        role = opened;
-        delimiter = Some(Span::new(line.start, line.next));
         if search >= bytes.len() {
             break;
         }
     }
-    turns.push(Turn::new(role, rest, rest_start, delimiter));
-    turns
 }
 
 impl<'a> Turn<'a> {
@@ -161,8 +210,13 @@ impl<'a> Turn<'a> {
 /// lmml's embed location, by searching the text: each inline embed's fence
 /// rebuilt and searched after the previous one; then a walk over the text
 /// where, at each `@`, the longest `@name` of an attachment matches (the
-/// located fences skipped whole). Only the first match of a name counts.
-fn searched_offsets(text: &[u8], embeds: &[Embed]) -> Vec<Option<usize>> {
+/// located fences skipped whole). Only the first match of a name counts,
+/// and only where its `@@@` or `@` was authored.
+fn searched_offsets<'a, P: Provenance<'a>>(
+    text: &[u8],
+    data: P,
+    embeds: &[Embed],
+) -> Vec<Option<usize>> {
     let mut offsets = vec![None; embeds.len()];
     let mut fences = Vec::new();
     let mut from = 0;
@@ -174,9 +228,18 @@ fn searched_offsets(text: &[u8], embeds: &[Embed]) -> Vec<Option<usize>> {
         // The first match can be no later than the embed itself (where lmml
         // parsed it), so the search stops there: linear in total.
         let window = (embed.span.start + fence.len()).min(text.len());
-        let found = text.get(from..window).and_then(|hay| memmem::find(hay, &fence));
-        if let Some(found) = found {
-            let start = from + found;
+        let finder = memmem::Finder::new(&fence);
+        let search =
+            |at: usize| text.get(at..window).and_then(|hay| finder.find(hay)).map(|i| at + i);
+        let mut at = from;
+        let found = loop {
+            let Some(start) = data.find(at, 3, search) else { break None };
+            if data.is_authored(start + fence.len() - 3, start + fence.len()) {
+                break Some(start);
+            }
+            at = start + 1;
+        };
+        if let Some(start) = found {
             offsets[index] = Some(start);
             fences.push(Span::new(start, start + fence.len()));
             from = start + fence.len();
@@ -193,8 +256,9 @@ fn searched_offsets(text: &[u8], embeds: &[Embed]) -> Vec<Option<usize>> {
     let mut pos = 0;
     let mut next_fence = 0;
     while unplaced > 0 {
-        let Some(at) = memchr::memchr(b'@', &text[pos..]) else { break };
-        pos += at;
+        let at = data.find(pos, 1, |from| memchr::memchr(b'@', &text[from..]).map(|i| from + i));
+        let Some(at) = at else { break };
+        pos = at;
         while next_fence < fences.len() && fences[next_fence].start < pos {
             next_fence += 1;
         }
@@ -271,6 +335,7 @@ impl NameTrie {
 mod tests {
     use super::*;
     use crate::attachments::Attachments;
+    use crate::data::Data;
     use crate::narrative::Narrative;
 
     fn turns(text: &str, dialect: Dialect, entries: &[&str]) -> Vec<(Role, String, Vec<String>)> {
@@ -282,6 +347,33 @@ mod tests {
 
     fn strings(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    proptest::proptest! {
+        /// The delimiter scan without data (`Authored`) is the scan with no
+        /// data ranges.
+        #[test]
+        fn both_provenances_agree_without_data(text in "([#<!\\- a-z`~@]|## user|<!-- system -->|```|\r|\n){0,40}") {
+            for dialect in [Dialect::Standard, Dialect::Lmml] {
+                let narrative = Narrative::parse(text.as_str(), dialect);
+                let collect = |generic: bool| {
+                    let mut lines = Vec::new();
+                    let visit = |line: Line, opened: Opened| {
+                        lines.push((line, opened));
+                        ControlFlow::Continue(())
+                    };
+                    let none = Data::default();
+                    let code = if dialect.delimiters_inside_code() { &[] } else { narrative.code_spans() };
+                    if generic {
+                        scan(Source::new(&text, dialect, &none), code, visit);
+                    } else {
+                        delimiters(&narrative, dialect, visit);
+                    }
+                    lines
+                };
+                proptest::prop_assert_eq!(collect(true), collect(false));
+            }
+        }
     }
 
     #[test]

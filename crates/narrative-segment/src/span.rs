@@ -70,6 +70,49 @@ impl Position {
     }
 }
 
+/// Positions in one text found in increasing offset order, each from the
+/// last in time proportional to the distance between them, so that placing
+/// every problem of a long narrative costs one pass (not one pass each).
+#[derive(Debug, Clone)]
+pub(crate) struct Locator<'a> {
+    text: &'a str,
+    last: Position,
+}
+
+impl<'a> Locator<'a> {
+    pub(crate) fn new(text: &'a str) -> Locator<'a> {
+        Locator { text, last: Position { offset: 0, line: 1, column: 1 } }
+    }
+
+    /// The text positions are found in.
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The position of byte `offset` (as [`Position::of`]); an offset
+    /// before the last one is counted again from the start.
+    pub(crate) fn position(&mut self, offset: usize) -> Position {
+        let offset = self.text.floor_char_boundary(offset);
+        if offset < self.last.offset {
+            self.last = Position::of(self.text, offset);
+            return self.last;
+        }
+        let gap = &self.text[self.last.offset..offset];
+        let newlines = memchr::memchr_iter(b'\n', gap.as_bytes()).count();
+        self.last = match memchr::memrchr(b'\n', gap.as_bytes()) {
+            None => {
+                Position { offset, column: self.last.column + gap.chars().count(), ..self.last }
+            }
+            Some(i) => Position {
+                offset,
+                line: self.last.line + newlines,
+                column: gap[i + 1..].chars().count() + 1,
+            },
+        };
+        self.last
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +124,14 @@ mod tests {
         // Inside a character: clamped down to its first byte.
         assert_eq!(Position::of(text, 4), Position { offset: 3, line: 2, column: 1 });
         assert_eq!(Position::of(text, 999).offset, text.len());
+    }
+
+    #[test]
+    fn a_locator_agrees_with_position_of() {
+        let text = "ab\nПривет @x\n\nz é\n";
+        let mut locator = Locator::new(text);
+        for offset in [0, 1, 3, 4, 16, 17, 18, 19, 2, 21, 999, 5] {
+            assert_eq!(locator.position(offset), Position::of(text, offset), "{offset}");
+        }
     }
 }

@@ -6,13 +6,20 @@
 //! HTML comments, links and `\` escapes hide what they contain. Every
 //! forward search that can fail caches its answer, so hostile input (a
 //! thousand unclosed `<!--`) stays linear.
+//!
+//! Syntax counts only in authored bytes: every search skips hits inside
+//! data ranges, a line ending inside data is no line ending, and a data
+//! byte is never a backtick, a blank or a fence byte. A name may come from
+//! data, taken whole: its extent never depends on what the value holds.
 
 use std::collections::HashSet;
 
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
-use crate::dialect::{Dialect, Line};
+use crate::data::{Authored, Data, Provenance};
+use crate::dialect::Dialect;
+use crate::source::{Line, Source, is_blank};
 use crate::span::Span;
 
 /// One place the narrative names an embed, borrowed from its text.
@@ -67,9 +74,14 @@ pub(crate) struct Parsed {
     pub(crate) code: Vec<Span>,
 }
 
-/// Finds every embed and reference of `text`.
-pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
-    Scanner::new(text, dialect).run()
+/// Finds every embed and reference of `text`, whose `data` ranges hold no
+/// syntax.
+pub(crate) fn parse(text: &str, dialect: Dialect, data: &Data) -> Parsed {
+    if data.is_empty() {
+        Scanner::new(Source::new(text, dialect, Authored)).run()
+    } else {
+        Scanner::new(Source::new(text, dialect, data)).run()
+    }
 }
 
 /// A forward search whose last answer is kept: the first hit at or after
@@ -92,10 +104,11 @@ impl Cached {
     }
 }
 
-struct Scanner<'a> {
+struct Scanner<'a, P> {
+    src: Source<'a, P>,
     text: &'a str,
     bytes: &'a [u8],
-    dialect: Dialect,
+    data: P,
     out: Parsed,
     embed_close: Cached,
     comment_close: Cached,
@@ -120,12 +133,13 @@ struct Scanner<'a> {
     seen: HashSet<&'a str>,
 }
 
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str, dialect: Dialect) -> Scanner<'a> {
+impl<'a, P: Provenance<'a>> Scanner<'a, P> {
+    fn new(src: Source<'a, P>) -> Scanner<'a, P> {
         Scanner {
-            text,
-            bytes: text.as_bytes(),
-            dialect,
+            src,
+            text: src.text,
+            bytes: src.bytes,
+            data: src.data,
             out: Parsed::default(),
             embed_close: Cached::EMPTY,
             comment_close: Cached::EMPTY,
@@ -150,36 +164,73 @@ impl<'a> Scanner<'a> {
     }
 
     fn run(mut self) -> Parsed {
-        let mut pos = 0;
+        let mut pos = self.src.body_start();
         // Indented code needs a blank line (or another code line) above it.
         let mut after_break = true;
         while pos < self.bytes.len() {
-            if is_plain_line_start(self.bytes[pos]) {
+            // A line starting with data starts with no construct.
+            if is_plain_line_start(self.bytes[pos]) || self.data.contains(pos) {
                 // A heading is not a paragraph: indented code may follow it.
-                after_break = is_atx_heading(&self.bytes[pos..]);
+                after_break = self.is_atx_heading(pos, self.bytes.len());
                 pos = self.prose(pos);
                 continue;
             }
-            let line = self.dialect.line_at(self.bytes, pos);
-            let content = &self.bytes[line.start..line.content_end];
-            if is_blank(content) {
+            let line = self.src.line_at(pos);
+            if self.src.is_blank(line) {
                 after_break = true;
                 pos = line.next;
-            } else if let Some(fence) = fence_opener(content) {
+            } else if let Some(fence) = self.fence_opener(line) {
                 pos = self.skip_fence(line, fence);
                 after_break = true;
-            } else if content.starts_with(b"@@@") {
+            } else if self.bytes[line.start..line.content_end].starts_with(b"@@@")
+                && self.data.is_authored(line.start, line.start + 3)
+            {
                 pos = self.embed(line);
                 after_break = false;
-            } else if after_break && indent_width(content) >= 4 {
+            } else if after_break && self.indent_width(line) >= 4 {
                 pos = line.next;
             } else {
-                let indent = indent_width(content).min(content.len());
-                after_break = indent <= 3 && is_atx_heading(&content[indent..]);
+                let indent = self.indent_width(line).min(line.content_end - line.start);
+                after_break =
+                    indent <= 3 && self.is_atx_heading(line.start + indent, line.content_end);
                 pos = self.prose(pos);
             }
         }
         self.out
+    }
+
+    /// Whether the bytes at `at` (up to `end`) start an ATX heading: 1-6
+    /// authored `#`, then an authored blank or the end.
+    fn is_atx_heading(&self, at: usize, end: usize) -> bool {
+        let hashes = self.src.run_length(at, b'#', end);
+        let after = at + hashes;
+        (1..=6).contains(&hashes)
+            && (after >= end
+                || (matches!(self.bytes[after], b' ' | b'\t' | b'\r' | b'\n')
+                    && !self.data.contains(after)))
+    }
+
+    /// Columns of authored leading indentation, a tab counting to the next
+    /// multiple of 4.
+    fn indent_width(&self, line: Line) -> usize {
+        indent_width(&self.bytes[line.start..self.src.authored_until(line.start, line.content_end)])
+    }
+
+    /// An opening code fence on `line`: up to three spaces, then three or
+    /// more backticks (with no authored backtick after them) or tildes, all
+    /// authored. Returns the fence byte and length.
+    fn fence_opener(&self, line: Line) -> Option<(u8, usize)> {
+        let authored =
+            &self.bytes[line.start..self.src.authored_until(line.start, line.content_end)];
+        let indent = authored.iter().take(4).take_while(|&&b| b == b' ').count();
+        if indent > 3 {
+            return None;
+        }
+        let fence = *authored.get(indent).filter(|&&b| b == b'`' || b == b'~')?;
+        let length = run_length(authored, indent, fence);
+        let info = Span::new(line.start + indent + length, line.content_end);
+        (length >= 3 && !(fence == b'`' && self.src.authored_contains(info, b'`')))
+            .then_some((fence, length))
     }
 
     /// Skips a fenced code block opened on `line`; returns the position after
@@ -187,9 +238,11 @@ impl<'a> Scanner<'a> {
     fn skip_fence(&mut self, line: Line, (fence, length): (u8, usize)) -> usize {
         let mut pos = line.next;
         while pos < self.bytes.len() {
-            let inner = self.dialect.line_at(self.bytes, pos);
+            let inner = self.src.line_at(pos);
             pos = inner.next;
-            if is_fence_closer(&self.bytes[inner.start..inner.content_end], fence, length) {
+            if self.data.is_authored(inner.start, inner.content_end)
+                && is_fence_closer(&self.bytes[inner.start..inner.content_end], fence, length)
+            {
                 break;
             }
         }
@@ -207,11 +260,13 @@ impl<'a> Scanner<'a> {
         }
         let content_start = line.next;
         let bytes = self.bytes;
+        let data = self.data;
         let fence = &self.embed_fence;
         let close = (content_start < bytes.len())
             .then(|| {
-                self.embed_close
-                    .find(content_start, |from| fence.find(&bytes[from..]).map(|i| from + i))
+                self.embed_close.find(content_start, |from| {
+                    data.find(from, 3, |from| fence.find(&bytes[from..]).map(|i| from + i))
+                })
             })
             .flatten();
         match close {
@@ -223,7 +278,7 @@ impl<'a> Scanner<'a> {
                 if close + 3 < bytes.len() { self.prose(close + 3) } else { bytes.len() }
             }
             None => {
-                self.out.unclosed.push((name, Span::new(line.start, line.content_end)));
+                self.out.unclosed.push((name, line.content()));
                 line.next
             }
         }
@@ -233,19 +288,26 @@ impl<'a> Scanner<'a> {
     /// comment or code span runs on); returns the next line's start.
     fn prose(&mut self, mut pos: usize) -> usize {
         let bytes = self.bytes;
+        let data = self.data;
         loop {
             // Three cached searches instead of a byte loop: each is redone
             // only once the scan has passed its answer.
             let common = self.next_common.find(pos, |from| {
-                memchr::memchr3(b'@', b'`', b'\n', &bytes[from..]).map(|i| from + i)
+                data.find(from, 1, |from| {
+                    memchr::memchr3(b'@', b'`', b'\n', &bytes[from..]).map(|i| from + i)
+                })
             });
             let rare = self.next_rare.find(pos, |from| {
-                memchr::memchr3(b'<', b'[', b'\\', &bytes[from..]).map(|i| from + i)
+                data.find(from, 1, |from| {
+                    memchr::memchr3(b'<', b'[', b'\\', &bytes[from..]).map(|i| from + i)
+                })
             });
-            let cr = match self.dialect {
-                Dialect::Standard => self
-                    .next_cr
-                    .find(pos, |from| memchr::memchr(b'\r', &bytes[from..]).map(|i| from + i)),
+            let cr = match self.src.dialect {
+                Dialect::Standard => self.next_cr.find(pos, |from| {
+                    data.find(from, 1, |from| {
+                        memchr::memchr(b'\r', &bytes[from..]).map(|i| from + i)
+                    })
+                }),
                 Dialect::Lmml => None,
             };
             let none = usize::MAX;
@@ -256,11 +318,15 @@ impl<'a> Scanner<'a> {
             pos = match bytes[pos] {
                 // A CR is a stop only in the Standard dialect.
                 b'\n' | b'\r' => {
-                    let crlf = bytes[pos] == b'\r' && bytes.get(pos + 1) == Some(&b'\n');
+                    let crlf = bytes[pos] == b'\r'
+                        && bytes.get(pos + 1) == Some(&b'\n')
+                        && !data.contains(pos + 1);
                     let next = pos + 1 + usize::from(crlf);
                     // A plain next line is more prose: no need to go back
                     // to the line-start dispatch.
-                    if bytes.get(next).is_some_and(|&b| is_plain_line_start(b)) {
+                    if bytes.get(next).is_some_and(|&b| is_plain_line_start(b))
+                        || data.contains(next)
+                    {
                         next
                     } else {
                         return next;
@@ -269,13 +335,16 @@ impl<'a> Scanner<'a> {
                 b'@' => self.reference(pos),
                 b'`' => self.code_span(pos),
                 b'\\' => {
-                    let escaped = bytes.get(pos + 1).is_some_and(u8::is_ascii_punctuation);
+                    let escaped = bytes.get(pos + 1).is_some_and(u8::is_ascii_punctuation)
+                        && !data.contains(pos + 1);
                     pos + 1 + usize::from(escaped)
                 }
-                b'<' if bytes[pos..].starts_with(b"<!--") => {
+                b'<' if bytes[pos..].starts_with(b"<!--") && data.is_authored(pos, pos + 4) => {
                     let end = &self.comment_end;
                     self.comment_close
-                        .find(pos + 4, |from| end.find(&bytes[from..]).map(|i| from + i))
+                        .find(pos + 4, |from| {
+                            data.find(from, 3, |from| end.find(&bytes[from..]).map(|i| from + i))
+                        })
                         .map_or(pos + 1, |close| close + 3)
                 }
                 b'[' => self.link(pos),
@@ -286,11 +355,14 @@ impl<'a> Scanner<'a> {
 
     /// A reference at the `@` at `at`; returns where the scan resumes.
     fn reference(&mut self, at: usize) -> usize {
-        let name = if self.dialect.permissive_references() {
-            permissive_name(self.text, at + 1)
+        let name = if self.src.dialect.permissive_references() {
+            permissive_name(self.src, at + 1)
         } else {
-            let after_word = self.text[..at].chars().next_back().is_some_and(is_word_char);
-            if after_word { None } else { documented_name(self.bytes, at + 1) }
+            // Right after a value, as after a word, an `@` is no reference
+            // (`[[ user ]]@example.com`), whatever the value holds.
+            let after_word = self.text[..at].chars().next_back().is_some_and(is_word_char)
+                || (at > 0 && self.data.contains(at - 1));
+            if after_word { None } else { documented_name(self.src, at + 1) }
         };
         match name {
             Some(end) => {
@@ -308,10 +380,11 @@ impl<'a> Scanner<'a> {
 
     /// A code span opened by the backtick run at `at`: skips to its closing
     /// run of the same length in the same paragraph, or past the opening run
-    /// when there is none.
+    /// when there is none. Runs are of authored backticks.
     fn code_span(&mut self, at: usize) -> usize {
         let bytes = self.bytes;
-        let length = run_length(bytes, at, b'`');
+        // At least the byte at `at`, so that the scan always moves on.
+        let length = self.src.run_length(at, b'`', bytes.len()).max(1);
         let after = at + length;
         if !self.paragraph.contains(at) {
             self.paragraph = Span::new(at, self.paragraph_end(at));
@@ -322,9 +395,11 @@ impl<'a> Scanner<'a> {
             return after;
         }
         let mut search = after;
-        while let Some(i) = memchr::memchr(b'`', &bytes[search..end]) {
-            let start = search + i;
-            let run = run_length(&bytes[..end], start, b'`');
+        let next_backtick = |from: usize| {
+            bytes.get(from..end).and_then(|hay| memchr::memchr(b'`', hay)).map(|i| from + i)
+        };
+        while let Some(start) = self.data.find(search, 1, next_backtick) {
+            let run = self.src.run_length(start, b'`', end);
             if run == length {
                 return start + run;
             }
@@ -337,10 +412,10 @@ impl<'a> Scanner<'a> {
     /// Where the paragraph holding `at` ends: the start of the next blank
     /// line, or the end of the text.
     fn paragraph_end(&self, at: usize) -> usize {
-        let mut pos = self.dialect.line_at(self.bytes, at).next;
+        let mut pos = self.src.line_at(at).next;
         while pos < self.bytes.len() {
-            let line = self.dialect.line_at(self.bytes, pos);
-            if is_blank(&self.bytes[line.start..line.content_end]) {
+            let line = self.src.line_at(pos);
+            if self.src.is_blank(line) {
                 return pos;
             }
             pos = line.next;
@@ -352,14 +427,19 @@ impl<'a> Scanner<'a> {
     /// neither its text nor its target holds references.
     fn link(&mut self, at: usize) -> usize {
         let bytes = self.bytes;
+        let data = self.data;
         // Each search stops at the first `stop` byte or line end; the caller
         // checks which, so the cached answer stays a plain "first hit".
         let first = |stop: u8| {
-            move |from: usize| memchr::memchr3(stop, b'\n', b'\r', &bytes[from..]).map(|i| from + i)
+            move |from: usize| {
+                data.find(from, 1, |from| {
+                    memchr::memchr3(stop, b'\n', b'\r', &bytes[from..]).map(|i| from + i)
+                })
+            }
         };
         let close = self.link_bracket.find(at + 1, first(b']'));
         let Some(close) = close.filter(|&i| bytes[i] == b']') else { return at + 1 };
-        if bytes.get(close + 1) != Some(&b'(') {
+        if bytes.get(close + 1) != Some(&b'(') || data.contains(close + 1) {
             return at + 1;
         }
         let paren = self.link_paren.find(close + 2, first(b')'));
@@ -369,14 +449,25 @@ impl<'a> Scanner<'a> {
 
 /// lmml's name rule: every character up to the next whitespace (the first
 /// one is taken whatever it is), then one trailing ASCII punctuation
-/// character of the Unicode P category given back. Returns the name's end.
-fn permissive_name(text: &str, start: usize) -> Option<usize> {
-    let rest = &text[start..];
-    let mut chars = rest.char_indices();
-    chars.next()?;
-    let end = chars.find(|&(_, c)| c.is_whitespace()).map_or(rest.len(), |(i, _)| i);
-    let mut end = start + end;
-    if text[..end].ends_with(|c: char| GIVEN_BACK.contains(c)) {
+/// character of the Unicode P category given back. A value in the name is
+/// taken whole, and never gives a character back. Returns the name's end.
+fn permissive_name<'a, P: Provenance<'a>>(src: Source<'a, P>, start: usize) -> Option<usize> {
+    let text = src.text;
+    // The first unit, taken whatever it is: a whole value, or one character.
+    let mut end = match src.data.at(start) {
+        Some(value) => value.end,
+        None => start + text.get(start..)?.chars().next()?.len_utf8(),
+    };
+    // Then authored stretches up to their first whitespace, values whole.
+    while end < text.len() {
+        let stop = src.authored_until(end, text.len());
+        if let Some(i) = text[end..stop].find(char::is_whitespace) {
+            end += i;
+            break;
+        }
+        end = src.data.at(stop).map_or(stop, |value| value.end);
+    }
+    if text[..end].ends_with(|c: char| GIVEN_BACK.contains(c)) && !src.data.contains(end - 1) {
         end -= 1;
     }
     (end > start).then_some(end)
@@ -388,28 +479,35 @@ const GIVEN_BACK: &str = "!\"#%&'()*,-./:;?@[\\]_{}";
 /// The format's documented name rule, `[A-Za-z0-9][A-Za-z0-9_.-]*`, with
 /// trailing dots (sentence punctuation) excluded; segments of that shape
 /// may be joined by `/` (`@img/chart.png`), a `/` counting only when a
-/// letter or digit follows it, so no segment can be `..`. Returns the
-/// name's end.
-fn documented_name(bytes: &[u8], start: usize) -> Option<usize> {
-    let starts_segment = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_alphanumeric);
+/// letter or digit follows it, so no segment can be `..`. A value in the
+/// name stands for a whole segment part, taken whole (`@[[ file ]]`,
+/// `@img/[[ file ]].png`). Returns the name's end.
+fn documented_name<'a, P: Provenance<'a>>(src: Source<'a, P>, start: usize) -> Option<usize> {
+    let bytes = src.bytes;
+    let data = src.data;
+    // Where a value at `at` ends, or `None` when `at` is authored.
+    let value_end = |at: usize| data.at(at).map(|range| range.end);
+    let authored =
+        |at: usize, test: fn(&u8) -> bool| bytes.get(at).is_some_and(test) && !data.contains(at);
+    let starts_segment =
+        |at: usize| value_end(at).is_some() || authored(at, u8::is_ascii_alphanumeric);
     if !starts_segment(start) {
         return None;
     }
-    let mut end = start;
+    let mut end = value_end(start).unwrap_or(start + 1);
     loop {
-        let rest = &bytes[end + 1..];
-        end += 1 + rest
-            .iter()
-            .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-            .count();
-        if bytes.get(end) == Some(&b'/') && starts_segment(end + 1) {
+        if let Some(value) = value_end(end) {
+            end = value;
+        } else if authored(end, |&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            || (authored(end, |&b| b == b'/') && starts_segment(end + 1))
+        {
             end += 1;
         } else {
             break;
         }
     }
-    // The last segment starts with a letter or digit, so this stops there.
-    while bytes[end - 1] == b'.' {
+    // A segment starts with a letter, a digit or a value, so this stops there.
+    while bytes[end - 1] == b'.' && !data.contains(end - 1) {
         end -= 1;
     }
     Some(end)
@@ -426,18 +524,6 @@ fn is_word_char(c: char) -> bool {
 /// embed) does.
 fn is_plain_line_start(byte: u8) -> bool {
     !matches!(byte, b' ' | b'\t' | b'\r' | b'\n' | b'`' | b'~' | b'@')
-}
-
-/// Whether `line` starts an ATX heading: 1-6 `#`, then a blank or the end
-/// of the line.
-fn is_atx_heading(line: &[u8]) -> bool {
-    let hashes = run_length(line, 0, b'#');
-    (1..=6).contains(&hashes)
-        && line.get(hashes).is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-}
-
-fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 fn run_length(bytes: &[u8], at: usize, byte: u8) -> usize {
@@ -457,19 +543,6 @@ fn indent_width(line: &[u8]) -> usize {
     width
 }
 
-/// An opening code fence: up to three spaces, then three or more backticks
-/// (with no backtick after them) or tildes. Returns the fence byte and length.
-fn fence_opener(line: &[u8]) -> Option<(u8, usize)> {
-    let indent = line.iter().take(4).take_while(|&&b| b == b' ').count();
-    if indent > 3 {
-        return None;
-    }
-    let fence = *line.get(indent).filter(|&&b| b == b'`' || b == b'~')?;
-    let length = run_length(line, indent, fence);
-    let info = &line[indent + length..];
-    (length >= 3 && !(fence == b'`' && info.contains(&b'`'))).then_some((fence, length))
-}
-
 /// A closing code fence for an opener of `fence` x `length`: up to three
 /// spaces, at least `length` fence bytes, then only blanks.
 fn is_fence_closer(line: &[u8], fence: u8, length: usize) -> bool {
@@ -486,7 +559,7 @@ mod tests {
     use super::*;
 
     fn names(text: &str, dialect: Dialect) -> Vec<String> {
-        parse(text, dialect)
+        parse(text, dialect, &Data::default())
             .occurrences
             .into_iter()
             .map(|o| o.name.slice(text).to_owned())
@@ -545,7 +618,7 @@ mod tests {
         for dialect in [Dialect::Lmml, Dialect::Standard] {
             assert_eq!(names(text, dialect), ["e.png"]);
         }
-        let parsed = parse(text, Dialect::Standard);
+        let parsed = parse(text, Dialect::Standard, &Data::default());
         assert_eq!(parsed.code, [Span::new(0, 15), Span::new(15, 36)]);
     }
 
@@ -560,7 +633,7 @@ mod tests {
     #[test]
     fn inline_embeds() {
         let text = "@@@a.txt\nhello@@@ after @b.png\n@@@c.txt\r\nx\r\n@@@";
-        let parsed = parse(text, Dialect::Lmml);
+        let parsed = parse(text, Dialect::Lmml, &Data::default());
         let inline: Vec<_> = parsed
             .occurrences
             .iter()
@@ -570,7 +643,7 @@ mod tests {
             })
             .collect();
         assert_eq!(inline, [("a.txt", "hello"), ("b.png", "<ref>"), ("c.txt\r", "x\r\n")]);
-        let standard = parse(text, Dialect::Standard);
+        let standard = parse(text, Dialect::Standard, &Data::default());
         assert_eq!(standard.occurrences[2].name.slice(text), "c.txt");
         assert_eq!(standard.occurrences[2].span, Span::new(31, text.len()));
     }
@@ -578,10 +651,22 @@ mod tests {
     #[test]
     fn unclosed_embeds_are_text_without_references() {
         let text = "@@@a.txt @c.png\n@b.png\n";
-        let parsed = parse(text, Dialect::Lmml);
+        let parsed = parse(text, Dialect::Lmml, &Data::default());
         let names: Vec<&str> = parsed.occurrences.iter().map(|o| o.name.slice(text)).collect();
         assert_eq!(names, ["b.png"]);
         assert_eq!(parsed.unclosed, [(Span::new(3, 15), Span::new(0, 15))]);
+    }
+
+    proptest::proptest! {
+        /// The scan without data (`Authored`) is the scan with no data ranges.
+        #[test]
+        fn both_provenances_agree_without_data(text in "[a-z@#`~<>!\\-\\[\\]()\\\\ \t\r\n.]{0,80}") {
+            for dialect in [Dialect::Standard, Dialect::Lmml] {
+                let none = Data::default();
+                let generic = Scanner::new(Source::new(&text, dialect, &none)).run();
+                proptest::prop_assert_eq!(generic, parse(&text, dialect, &none));
+            }
+        }
     }
 
     #[test]

@@ -145,7 +145,10 @@ fn directories_are_never_escaped() {
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(outer.path().join("secret.txt"), root.join("link.txt")).unwrap();
-        std::os::unix::fs::symlink(root.join("a.txt"), root.join("inside.txt")).unwrap();
+        std::os::unix::fs::symlink("a.txt", root.join("inside.txt")).unwrap();
+        std::os::unix::fs::symlink("../a.txt", root.join("sub/up.txt")).unwrap();
+        // Absolute links are refused even when they point inside.
+        std::os::unix::fs::symlink(root.join("a.txt"), root.join("absolute.txt")).unwrap();
     }
     let attachments = Attachments::directory(&root, Limits::default()).unwrap();
     assert_eq!(attachments.fetch("a.txt").unwrap(), b"A");
@@ -158,11 +161,14 @@ fn directories_are_never_escaped() {
         ErrorKind::UnsafeEntry
     );
     assert_eq!(kind("nope.txt"), ErrorKind::MissingEntry);
-    assert_eq!(kind("sub"), ErrorKind::MissingEntry);
+    assert_eq!(kind("sub"), ErrorKind::NotAFile);
+    assert_eq!(kind("a.txt/x"), ErrorKind::MissingEntry);
     #[cfg(unix)]
     {
         assert_eq!(kind("link.txt"), ErrorKind::OutsideDirectory);
+        assert_eq!(kind("absolute.txt"), ErrorKind::OutsideDirectory);
         assert_eq!(attachments.fetch("inside.txt").unwrap(), b"A");
+        assert_eq!(attachments.fetch("sub/up.txt").unwrap(), b"A");
     }
     let small =
         Attachments::directory(&root, Limits { max_total_bytes: 1, ..Limits::default() }).unwrap();

@@ -1,17 +1,19 @@
 //! The hostile-input corpus (`tests/hostile/narrative-segment.json` at the
 //! workspace root): 100 MB lines, a million turns or references, invalid
-//! UTF-8, and `.lmmlz` bundles that are zip bombs (honest or lying about
-//! their sizes), zip-slip names, too many entries or broken archives. Each
-//! case ends in its typed error or bounded result.
+//! UTF-8, values forging turns, references and code, directories holding
+//! FIFOs and links out, and `.lmmlz` bundles that are zip bombs (honest or
+//! lying about their sizes), zip-slip names, duplicate names, too many
+//! entries or broken archives. Each case ends in its typed error or bounded
+//! result.
 
 #[path = "../../../tests/hostile/corpus.rs"]
 mod corpus;
 
 use std::io::{Cursor, Write};
 
-use narrative_segment::{
-    Attachments, Bundle, Dialect, Limits, Narrative, RenderOptions, render_turns,
-};
+use std::ops::Range;
+
+use narrative_segment::{Attachments, Bundle, Dialect, Limits, Narrative, RenderOptions, render};
 use serde_json::Value;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
@@ -53,6 +55,16 @@ fn build_zip(options: &Value) -> Vec<u8> {
         writer.start_file(format!("empty{index}.txt"), SimpleFileOptions::default()).unwrap();
     }
     let mut zip = writer.finish().unwrap().into_inner();
+    // Two entries of one name, which zip writers refuse to make: the names
+    // are rewritten in place (they are not checksummed).
+    if let Some([from, to]) = options.get("rename").and_then(Value::as_array).map(Vec::as_slice) {
+        let (from, to) = (from.as_str().unwrap().as_bytes(), to.as_str().unwrap().as_bytes());
+        let mut at = 0;
+        while let Some(i) = memchr::memmem::find(&zip[at..], from) {
+            zip[at + i..at + i + from.len()].copy_from_slice(to);
+            at += i + from.len();
+        }
+    }
     // A bomb that lies: every header's uncompressed size becomes 1 byte.
     for size in lies {
         patch_sizes(&mut zip, size, 1);
@@ -107,9 +119,62 @@ fn run_bundle(case: &Case) -> Result<(), String> {
     }
 }
 
+/// The data ranges `options.data` names: every occurrence of each of its
+/// strings in the input, left to right, is one value.
+fn data_ranges(case: &Case) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    for value in case.options.get("data").and_then(Value::as_array).into_iter().flatten() {
+        let value = value.as_str().expect("a data string").as_bytes();
+        ranges.extend(
+            memchr::memmem::find_iter(&case.input, value).map(|start| start..start + value.len()),
+        );
+    }
+    ranges
+}
+
+/// The directory `options.dir` describes, as `root/` in a temporary
+/// directory beside `secret.txt`: `{name, kind}` with kind `file` (with
+/// `text`), `dir`, `fifo` or `link` (with `target`).
+fn build_dir(spec: &[Value]) -> tempfile::TempDir {
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(outer.path().join("secret.txt"), "the secret").unwrap();
+    for entry in spec {
+        let path = root.join(entry["name"].as_str().expect("a `name`"));
+        match entry["kind"].as_str().expect("a `kind`") {
+            "file" => std::fs::write(&path, entry["text"].as_str().unwrap_or("")).unwrap(),
+            "dir" => std::fs::create_dir(&path).unwrap(),
+            #[cfg(unix)]
+            "fifo" => rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &path,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+                0,
+            )
+            .unwrap(),
+            #[cfg(unix)]
+            "link" => {
+                std::os::unix::fs::symlink(entry["target"].as_str().expect("a `target`"), &path)
+                    .unwrap();
+            }
+            other => panic!("unknown entry kind {other}"),
+        }
+    }
+    outer
+}
+
 fn run_narrative(case: &Case, dialect: Dialect) -> Result<(), String> {
-    let attachments = Attachments::from_entries([("a.png", b"\x89PNG".to_vec())]).unwrap();
-    let narrative = Narrative::from_utf8(case.input.clone(), dialect);
+    let dir = case.options.get("dir").and_then(Value::as_array).map(|spec| build_dir(spec));
+    let attachments = match &dir {
+        Some(dir) => Attachments::directory(dir.path().join("root"), Limits::default()).unwrap(),
+        None => Attachments::from_entries([("a.png", b"\x89PNG".to_vec())]).unwrap(),
+    };
+    let data = data_ranges(case);
+    let narrative = String::from_utf8(case.input.clone())
+        .map(|text| Narrative::parse_with_data(text, dialect, &data))
+        .map_err(|err| Narrative::from_utf8(err.into_bytes(), dialect).unwrap_err());
     if let Ok(narrative) = &narrative {
         // The one attachment is unused by most cases: not a problem here.
         let problems = narrative.validate(&attachments);
@@ -130,9 +195,27 @@ fn run_narrative(case: &Case, dialect: Dialect) -> Result<(), String> {
         Err(err) => return corpus::expect_error(case, Some(err.kind().as_str())),
     };
     let turns = resolved.segment();
-    let messages = render_turns(&resolved, &turns, &RenderOptions::default());
-    if messages.len() > turns.len() {
-        return Err(format!("{} messages from {} turns", messages.len(), turns.len()));
+    let max_embed_bytes = case.options.get("max_embed_bytes").and_then(Value::as_u64);
+    let options = RenderOptions { max_embed_bytes, ..RenderOptions::default() };
+    let rendered = render(&resolved, &turns, &options);
+    if rendered.messages.len() > turns.len() {
+        return Err(format!("{} messages from {} turns", rendered.messages.len(), turns.len()));
+    }
+    let counts = [("embeds", resolved.embeds().len()), ("warnings", rendered.warnings.len())];
+    for (key, count) in counts {
+        match case.expect.get(key).and_then(Value::as_u64) {
+            Some(want) if want != count as u64 => {
+                return Err(format!("{dialect:?}: {count} {key}, expected {want}"));
+            }
+            _ => {}
+        }
+    }
+    if let Some(want) = case.expect.get("roles").and_then(Value::as_array) {
+        let roles: Vec<&str> = turns.iter().map(|turn| turn.role.as_str()).collect();
+        let want: Vec<&str> = want.iter().filter_map(Value::as_str).collect();
+        if roles != want {
+            return Err(format!("{dialect:?}: roles {roles:?}, expected {want:?}"));
+        }
     }
     match case.expect.get("turns").and_then(Value::as_u64) {
         Some(want) if want == turns.len() as u64 => Ok(()),

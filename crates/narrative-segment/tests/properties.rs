@@ -1,14 +1,45 @@
 //! Properties over generated narratives built from the pieces that matter
 //! (delimiters, fences, embeds, references, line endings) and random text.
 
+use std::ops::Range;
+
 use narrative_segment::{
     Attachments, Bundle, Dialect, ErrorKind, Limits, Narrative, OccurrenceKind, RenderOptions,
-    ResolvedNarrative, SegmentOptions, is_unsafe_name, render_turns, segment,
+    ResolvedNarrative, Role, SegmentOptions, Span, is_unsafe_name, render_turns, segment,
 };
 use proptest::prelude::*;
 
 fn narrative() -> impl Strategy<Value = String> {
-    let piece = prop_oneof![
+    prop::collection::vec(piece(), 0..40).prop_map(|pieces| pieces.concat())
+}
+
+/// A narrative as a template renders it: pieces, some of them printed values
+/// (role words and whitespace among them), with their data ranges.
+fn rendered() -> impl Strategy<Value = (String, Vec<Range<usize>>)> {
+    let value = prop_oneof![
+        piece(),
+        Just("user".to_owned()),
+        Just(" System ".to_owned()),
+        Just("  ".to_owned()),
+        Just("us".to_owned()),
+    ];
+    let part =
+        prop_oneof![3 => piece().prop_map(|p| (p, false)), 1 => value.prop_map(|v| (v, true))];
+    prop::collection::vec(part, 0..40).prop_map(|parts| {
+        let mut text = String::new();
+        let mut ranges = Vec::new();
+        for (part, is_value) in parts {
+            if is_value {
+                ranges.push(text.len()..text.len() + part.len());
+            }
+            text.push_str(&part);
+        }
+        (text, ranges)
+    })
+}
+
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
         Just("## user\n".to_owned()),
         Just("### Turn 2 -- assistant ".to_owned()),
         Just("<!-- system -->".to_owned()),
@@ -32,28 +63,96 @@ fn narrative() -> impl Strategy<Value = String> {
         Just("[x](@y.png)".to_owned()),
         Just("    ".to_owned()),
         Just("Über ".to_owned()),
+        Just("\u{feff}".to_owned()),
         "[a-z@#`<>!\\-\\[\\]() \t\n.]{0,6}",
         any::<String>().prop_map(|s| s.chars().take(4).collect()),
-    ];
-    prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    ]
 }
 
 /// The narrative resolved with an entry for every safe reference name;
 /// `None` when an unsafe name (only lmml's rule allows them) stops it.
 fn resolve(text: &str, dialect: Dialect) -> Option<ResolvedNarrative> {
-    let narrative = Narrative::parse(text, dialect);
+    resolve_narrative(Narrative::parse(text, dialect)).unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// [`resolve`] for a parsed narrative, which may hold data: `Ok(None)` for
+/// an unsafe name, `Err` for any other failure.
+fn resolve_narrative(
+    narrative: Narrative,
+) -> Result<Option<ResolvedNarrative>, narrative_segment::Error> {
     let entries: Vec<(String, Vec<u8>)> = narrative
         .occurrences()
         .filter(|o| o.kind == OccurrenceKind::Reference && !is_unsafe_name(o.name))
         .map(|o| (o.name.to_owned(), o.name.as_bytes().to_vec()))
         .collect();
     match narrative.resolve(&Attachments::from_entries(entries).unwrap()) {
-        Ok(resolved) => Some(resolved),
-        Err(err) => {
-            assert_eq!(err.kind(), ErrorKind::UnsafeEntry, "{err}");
-            None
-        }
+        Ok(resolved) => Ok(Some(resolved)),
+        Err(err) if err.kind() == ErrorKind::UnsafeEntry => Ok(None),
+        Err(err) => Err(err),
     }
+}
+
+/// Random data ranges over a text of up to `len` bytes: any start, any
+/// length, unsorted and overlapping (`parse_with_data` normalises them).
+fn data_ranges() -> impl Strategy<Value = Vec<(usize, usize)>> {
+    prop::collection::vec((0usize..300, 0usize..16), 0..8)
+}
+
+/// Filler bytes for data: syntax of every kind, and nothing that trims to a
+/// role word or makes a name unsafe.
+const FILLER: &[u8] = b"#@`~<!->[]()\n\r \t*_xX9";
+
+fn is_role_word(value: &str) -> bool {
+    ["user", "assistant", "system", "tool"]
+        .iter()
+        .any(|word| word.eq_ignore_ascii_case(value.trim()))
+}
+
+/// A turn's role, text span and delimiter line.
+type Shape = (Role, Span, Option<Span>);
+
+/// What a narrative's structure is: where its data, occurrences, code,
+/// structural problems and turns are (never what names or values hold).
+#[derive(Debug, PartialEq)]
+struct Structure {
+    data: Vec<Span>,
+    occurrences: Vec<(Span, OccurrenceKind)>,
+    code: Vec<Span>,
+    problems: Vec<(&'static str, Option<usize>)>,
+    /// Role, span and delimiter of each turn (which embeds it holds depends
+    /// on names, which values may write), or where `resolve` stopped at an
+    /// invalid role value; `None` when a name from data is unsafe.
+    turns: Option<Result<Vec<Shape>, Option<usize>>>,
+}
+
+fn structure(text: &str, dialect: Dialect, ranges: &[Range<usize>]) -> Structure {
+    let narrative = Narrative::parse_with_data(text, dialect, ranges);
+    let problems = narrative
+        .validate(&Attachments::none())
+        .iter()
+        .filter(|p| matches!(p.kind(), ErrorKind::InvalidRoleValue | ErrorKind::UnclosedEmbed))
+        .map(|p| (p.kind().as_str(), p.offset()))
+        .collect();
+    let mut structure = Structure {
+        data: narrative.data_ranges().to_vec(),
+        occurrences: narrative.occurrences().map(|o| (o.span, o.kind)).collect(),
+        code: narrative.code_spans().to_vec(),
+        problems,
+        turns: None,
+    };
+    structure.turns = match resolve_narrative(narrative) {
+        Ok(None) => None,
+        Ok(Some(resolved)) => Some(Ok(resolved
+            .segment()
+            .into_iter()
+            .map(|t| (t.role, t.span, t.delimiter))
+            .collect())),
+        Err(err) => {
+            assert_eq!(err.kind(), ErrorKind::InvalidRoleValue, "{err}");
+            Some(Err(err.offset()))
+        }
+    };
+    structure
 }
 
 proptest! {
@@ -66,7 +165,9 @@ proptest! {
         let dialects = [Dialect::Standard, Dialect::Lmml];
         for (parsed_as, segmented_as) in dialects.into_iter().flat_map(|a| dialects.map(|b| (a, b))) {
             let Some(resolved) = resolve(&text, parsed_as) else { continue };
-            let mut restored = String::new();
+            // A byte order mark the Standard dialect skips is in no turn.
+            let skipped = segmented_as == Dialect::Standard && text.starts_with('\u{feff}');
+            let mut restored = if skipped { "\u{feff}".to_owned() } else { String::new() };
             for turn in segment(&resolved, &SegmentOptions { dialect: segmented_as }) {
                 if let Some(delimiter) = turn.delimiter {
                     prop_assert_eq!(delimiter.start, restored.len());
@@ -137,6 +238,67 @@ proptest! {
                 let valid_up_to = std::str::from_utf8(&bytes).unwrap_err().valid_up_to();
                 prop_assert_eq!(err.offset(), Some(valid_up_to));
             }
+        }
+    }
+
+    /// Structure is independent of what data holds: replacing every value
+    /// that is not a role word by same-length filler made of syntax (`#`,
+    /// `@`, backticks, `<!--`, newlines...) changes no turn boundary, no
+    /// role, no occurrence, no code span and no structural problem. And no
+    /// delimiter, occurrence or code span starts inside data.
+    #[test]
+    fn structure_is_independent_of_data_content(
+        (text, values) in rendered(),
+        ranges in data_ranges(),
+        filler in prop::collection::vec(prop::sample::select(FILLER), 64),
+    ) {
+        // The values' ranges, and arbitrary ones on top (anywhere, mid-character too).
+        let ranges: Vec<Range<usize>> = ranges
+            .into_iter()
+            .map(|(start, len)| start..start + len)
+            .chain(values)
+            .collect();
+        for dialect in [Dialect::Standard, Dialect::Lmml] {
+            let original = structure(&text, dialect, &ranges);
+            let normalised: Vec<Range<usize>> = original.data.iter().map(|span| span.range()).collect();
+            let in_data = |at: usize| original.data.iter().any(|span| span.contains(at));
+            for (span, kind) in &original.occurrences {
+                prop_assert!(!in_data(span.start), "{:?} starts in data", span);
+                if let OccurrenceKind::Inline { .. } = kind {
+                    prop_assert!((span.end - 3..span.end).all(|at| !in_data(at)), "closer in data");
+                }
+            }
+            for span in &original.code {
+                prop_assert!(!in_data(span.start), "code {:?} starts in data", span);
+            }
+            if let Some(Ok(turns)) = &original.turns {
+                for (_, _, delimiter) in turns {
+                    prop_assert!(delimiter.is_none_or(|d| !in_data(d.start)));
+                }
+            }
+            let mut filled = text.clone().into_bytes();
+            let mut next = filler.iter().cycle();
+            for span in &original.data {
+                if !is_role_word(&text[span.range()]) {
+                    for byte in &mut filled[span.range()] {
+                        *byte = *next.next().unwrap();
+                    }
+                }
+            }
+            let filled = String::from_utf8(filled).unwrap();
+            let after = structure(&filled, dialect, &normalised);
+            match (&original.turns, &after.turns) {
+                (Some(_), Some(_)) => prop_assert_eq!(&original, &after, "{:?} {:?}", dialect, filled),
+                _ => {
+                    let strip = |s: &Structure| (s.data.clone(), s.occurrences.clone(), s.code.clone(), s.problems.clone());
+                    prop_assert_eq!(strip(&original), strip(&after), "{:?} {:?}", dialect, filled);
+                }
+            }
+            // No data at all: the same as `parse`.
+            prop_assert_eq!(
+                Narrative::parse_with_data(text.as_str(), dialect, &[]),
+                Narrative::parse(text.as_str(), dialect)
+            );
         }
     }
 

@@ -1,20 +1,23 @@
 //! Glob-driven snapshots over `tests/inputs/*.lmml`, each narrative in
 //! both dialects: every turn (role, span, delimiter line, text, embeds)
 //! and the rendered messages, or the error. Failing inputs are `err_*`.
+//! `tests/inputs/data/*.lmml` are rendered narratives: the text between
+//! `⟦` and `⟧` is a value (a data range; the brackets are removed).
 //!
 //! References resolve to made-up content, except names starting with
 //! `missing` and unsafe names: images get a PNG signature, other files a
 //! line of text.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use narrative_segment::{
     Attachments, ContextAs, Dialect, Narrative, OccurrenceKind, RenderOptions, is_unsafe_name,
     render_turns,
 };
 
-fn render(text: &str, dialect: Dialect) -> String {
-    let narrative = Narrative::parse(text, dialect);
+fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
+    let narrative = Narrative::parse_with_data(text, dialect, data);
     let entries: Vec<(String, Vec<u8>)> = narrative
         .occurrences()
         .filter(|o| o.kind == OccurrenceKind::Reference && !o.name.starts_with("missing"))
@@ -59,14 +62,42 @@ fn render(text: &str, dialect: Dialect) -> String {
     out
 }
 
+/// The text with the `⟦`...`⟧` marks removed, and the ranges they marked.
+fn unmark(marked: &str) -> (String, Vec<Range<usize>>) {
+    let mut text = String::new();
+    let mut ranges = Vec::new();
+    let mut start = None;
+    for c in marked.chars() {
+        match c {
+            '⟦' => start = Some(text.len()),
+            '⟧' => ranges.push(start.take().expect("`⟧` closes a `⟦`")..text.len()),
+            _ => text.push(c),
+        }
+    }
+    (text, ranges)
+}
+
 #[test]
 fn narratives() {
-    insta::glob!("inputs/*.lmml", |path| {
-        let text = std::fs::read_to_string(path).unwrap();
+    insta::glob!("inputs/*.lmml", |path| insta::assert_snapshot!(snapshot(path, false)));
+}
+
+#[test]
+fn narratives_with_values() {
+    insta::glob!("inputs/data/*.lmml", |path| insta::assert_snapshot!(snapshot(path, true)));
+}
+
+/// Both dialects' turns and messages (or errors) for the input at `path`.
+fn snapshot(path: &std::path::Path, marked: bool) -> String {
+    {
+        let (text, data) = match std::fs::read_to_string(path).unwrap() {
+            text if marked => unmark(&text),
+            text => (text, Vec::new()),
+        };
         let failing = path.file_name().unwrap().to_string_lossy().starts_with("err_");
         let mut snapshot = String::new();
         for (label, dialect) in [("standard", Dialect::Standard), ("lmml", Dialect::Lmml)] {
-            let rendered = render(&text, dialect);
+            let rendered = render(&text, dialect, &data);
             if !failing {
                 assert!(!rendered.starts_with("error["), "{label}: {rendered}");
             }
@@ -75,6 +106,6 @@ fn narratives() {
         if failing {
             assert!(snapshot.contains("error["), "an err_ input must fail in some dialect");
         }
-        insta::assert_snapshot!(snapshot);
-    });
+        snapshot
+    }
 }

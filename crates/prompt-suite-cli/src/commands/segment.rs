@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use prompt_suite::segment::{
     Attachments, Bundle, ContextAs, Dialect, Error, Limits, Narrative, RenderOptions,
-    SegmentOptions, render_turns, segment,
+    SegmentOptions, Warning, render, segment,
 };
 
 use crate::args::InputArg;
@@ -32,7 +32,7 @@ pub(crate) struct SegmentArgs {
     pub(crate) turns: bool,
 
     /// Leave out embeds larger than N bytes (raw size; the text is never
-    /// limited).
+    /// limited), each with a `warning[embed_too_large]` on standard error.
     #[arg(long, value_name = "N")]
     pub(crate) max_embed_bytes: Option<u64>,
 
@@ -82,6 +82,20 @@ impl Reportable for Error {
 
     fn snippet(&self) -> Option<String> {
         Error::snippet(self).map(str::to_owned)
+    }
+}
+
+impl Reportable for Warning {
+    fn kind_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.kind().as_str())
+    }
+
+    fn message(&self) -> String {
+        Warning::message(self)
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        Some((self.line(), self.column()))
     }
 }
 
@@ -149,5 +163,10 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
         ContextAsArg::Drop => ContextAs::Drop,
     };
     let options = RenderOptions { max_embed_bytes: args.max_embed_bytes, context_as };
-    output::write_json(&render_turns(&resolved, &turns, &options))
+    let rendered = render(&resolved, &turns, &options);
+    // Nothing is left out silently; the exit code stays 0.
+    for warning in &rendered.warnings {
+        narrative.warn(warning);
+    }
+    output::write_json(&rendered.messages)
 }

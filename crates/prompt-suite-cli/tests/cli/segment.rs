@@ -33,6 +33,17 @@ fn segment_with_embeds(dir: &Path, args: &[&str]) -> Command {
     command
 }
 
+/// Renames every entry `from` of a zip archive to `to` (of the same
+/// length) in place: names are not checksummed, so this makes archives a
+/// zip writer refuses to make.
+fn rename_in_place(zip: &mut [u8], from: &[u8], to: &[u8]) {
+    let mut i = 0;
+    while let Some(at) = zip[i..].windows(from.len()).position(|w| w == from) {
+        zip[i + at..i + at + from.len()].copy_from_slice(to);
+        i += at + from.len();
+    }
+}
+
 /// Writes `layout-review` as the bundle `review.lmmlz` in `dir`.
 fn write_bundle(dir: &Path) {
     let bundle = Bundle::from_parts(
@@ -117,13 +128,7 @@ fn a_zip_slip_entry_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let bundle = Bundle::from_parts("@aa/evil.txt", [("aa/evil.txt", b"pwned".to_vec())]).unwrap();
     let mut bytes = bundle.to_zip("evil.lmmlz").unwrap();
-    // Rename the entry to `../evil.txt` in place: the names are not checksummed.
-    let name = b"aa/evil.txt";
-    let mut i = 0;
-    while let Some(at) = bytes[i..].windows(name.len()).position(|w| w == name) {
-        bytes[i + at..i + at + name.len()].copy_from_slice(b"../evil.txt");
-        i += at + name.len();
-    }
+    rename_in_place(&mut bytes, b"aa/evil.txt", b"../evil.txt");
     std::fs::write(dir.path().join("evil.lmmlz"), bytes).unwrap();
     assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "evil.lmmlz"]));
 }
@@ -162,4 +167,45 @@ fn a_reference_missing_from_a_bundle_points_into_its_narrative_entry() {
     std::fs::write(dir.path().join("review.lmmlz"), bundle.to_zip("review.lmmlz").unwrap())
         .unwrap();
     assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "review.lmmlz"]));
+}
+
+#[test]
+fn a_bundle_with_two_entries_of_one_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = Bundle::from_parts(
+        LAYOUT_REVIEW,
+        [("capture.png", PNG.to_vec()), ("captur2.png", b"another".to_vec())],
+    )
+    .unwrap();
+    let mut bytes = bundle.to_zip("review.lmmlz").unwrap();
+    rename_in_place(&mut bytes, b"captur2.png", b"capture.png");
+    std::fs::write(dir.path().join("review.lmmlz"), bytes).unwrap();
+    assert_cmd_snapshot!(cli().current_dir(dir.path()).args(["segment", "review.lmmlz"]));
+}
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_embeds_directory_and_fifos_are_refused() {
+    let dir = embeds_dir();
+    std::os::unix::fs::symlink("../secret.txt", dir.path().join("embeds/notes.txt")).unwrap();
+    let fifo = dir.path().join("embeds/pipe.txt");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    for name in ["notes.txt", "pipe.txt"] {
+        std::fs::write(dir.path().join("story.lmml"), format!("## user\nread @{name}\n")).unwrap();
+        let output = segment_with_embeds(dir.path(), &["--error-format", "json", "story.lmml"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        let kind = if name == "pipe.txt" { "not_a_file" } else { "outside_directory" };
+        assert!(stderr.contains(&format!("\"kind\":\"{kind}\"")), "{name}: {stderr}");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_ignored_in_the_standard_dialect() {
+    assert_cmd_snapshot!(
+        cli().args(["segment", "--turns"]).pass_stdin(&b"\xef\xbb\xbf## user\nhi\n"[..])
+    );
 }
