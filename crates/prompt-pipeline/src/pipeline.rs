@@ -7,6 +7,7 @@
 //! once and builds once per row.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use minijinja_brackets::{Context, Environment, Outcome, Template};
 use narrative_segment::{
@@ -21,7 +22,7 @@ use crate::convert::transcript::from_transcript;
 use crate::error::{Error, ErrorKind, Location, Origin};
 use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
-use crate::provider::{Built, Provider};
+use crate::provider::{Built, Notice, Provider};
 use crate::source_map::{SourceMap, locate, offset_of};
 
 /// Which of the text stages run. All are on by default; the provider stage
@@ -161,8 +162,15 @@ impl Pipeline {
     /// (without a position for a value set with [`Pipeline::params`]).
     pub fn prepare(&self, source: Source) -> Result<Prompt<'_>, Error> {
         let Source { text, attachments } = source;
+        let mut notices = Vec::new();
         let (cleaned, metadata, map) = if self.stages.comments {
             let processed = prompt_comments::process(&text);
+            notices.extend(processed.warnings.iter().map(|warning| Notice::DuplicateParam {
+                param: warning.key().to_owned(),
+                line: warning.line(),
+                column: warning.column(),
+                message: warning.message().to_owned(),
+            }));
             let cleaned = processed.cleaned.into_owned();
             let map = SourceMap::new(&text, &cleaned);
             let metadata = Metadata {
@@ -186,7 +194,16 @@ impl Pipeline {
         })?;
         // The host's own values have no place in the prompt to point at.
         params.apply(self.params.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
-        Ok(Prompt { pipeline: self, source: text, cleaned, map, metadata, params, attachments })
+        Ok(Prompt {
+            pipeline: self,
+            source: text,
+            cleaned,
+            map,
+            metadata,
+            params,
+            attachments,
+            notices,
+        })
     }
 
     /// Prepares, compiles and builds in one call.
@@ -266,6 +283,8 @@ pub struct Prompt<'p> {
     metadata: Metadata,
     params: Params,
     attachments: Attachments,
+    /// What stage 1 noticed (a `/// param:` key set twice).
+    notices: Vec<Notice>,
 }
 
 impl<'p> Prompt<'p> {
@@ -282,6 +301,12 @@ impl<'p> Prompt<'p> {
     /// The typed parameters.
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// What stage 1 noticed about the prompt (a `/// param:` key set again
+    /// to another value); every [`Output::notices`] starts with these.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
     }
 
     /// Parses the template once (when the template stage is on).
@@ -382,6 +407,10 @@ pub struct Output {
     /// the template stage is off. [`Outcome::apply_to`] carries the writes
     /// into the caller's context (the stores are not copied per request).
     pub rendered: Option<Outcome>,
+    /// Everything that was given but is not in the body, so nothing is left
+    /// out without a word: the prompt's notices ([`Prompt::notices`]), then
+    /// the provider's ([`Built::notices`]).
+    pub notices: Vec<Notice>,
 }
 
 impl Compiled<'_> {
@@ -428,7 +457,7 @@ impl Compiled<'_> {
         };
         let text = rendered.as_ref().map_or(prompt.text(), |r| r.output.as_str());
         let mut messages = if pipeline.stages.segment {
-            self.segment(text, rendered.is_some())?
+            self.segment(text, rendered.as_ref().map(|r| r.data_ranges.as_slice()))?
         } else {
             whole_text(text, pipeline.context_as)?
         };
@@ -445,26 +474,37 @@ impl Compiled<'_> {
             Some(provider) => Some(provider.build(&messages, &prompt.params)?),
             None => None,
         };
-        Ok(Output { request, messages, rendered })
+        let mut notices = prompt.notices.clone();
+        notices.extend(request.iter().flat_map(|built| built.notices.iter().cloned()));
+        Ok(Output { request, messages, rendered, notices })
     }
 
-    /// Stage 3: turns, embeds, and the preamble mapped.
-    fn segment(&self, text: &str, rendered: bool) -> Result<Vec<Message>, Error> {
+    /// Stage 3: turns, embeds, and the preamble mapped. `data_ranges` are
+    /// the bytes of a rendered `text` that came from values (`None` when the
+    /// template did not run): they are data, so no delimiter, embed or
+    /// reference is ever recognised in them.
+    fn segment(
+        &self,
+        text: &str,
+        data_ranges: Option<&[Range<usize>]>,
+    ) -> Result<Vec<Message>, Error> {
         let prompt = self.prompt;
         let pipeline = prompt.pipeline;
         let location = |offset: usize| {
-            if rendered {
+            if data_ranges.is_some() {
                 locate(Origin::Rendered, text, offset)
             } else {
                 prompt.prompt_location(offset)
             }
         };
-        let resolved = Narrative::parse(text, pipeline.dialect)
-            .resolve(&prompt.attachments)
-            .map_err(|err| {
-                let at = err.offset().map(location);
-                Error::new(ErrorKind::Narrative(err)).located(at)
-            })?;
+        let narrative = match data_ranges {
+            Some(data_ranges) => Narrative::parse_with_data(text, pipeline.dialect, data_ranges),
+            None => Narrative::parse(text, pipeline.dialect),
+        };
+        let resolved = narrative.resolve(&prompt.attachments).map_err(|err| {
+            let at = err.offset().map(location);
+            Error::new(ErrorKind::Narrative(err)).located(at)
+        })?;
         let turns = resolved.segment();
         let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
         // Messages are rendered from turns one for one (a dropped preamble

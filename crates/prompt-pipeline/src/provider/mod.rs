@@ -103,16 +103,29 @@ pub enum Notice {
         /// The name.
         name: String,
     },
+    /// A `/// param:` key the prompt sets again to another value; the last
+    /// value wins (prompt-comments' `duplicate_param` warning).
+    DuplicateParam {
+        /// The parameter.
+        param: String,
+        /// The 1-based line of the prompt file where it is set again.
+        line: usize,
+        /// The 1-based column (in characters) of the key on that line.
+        column: usize,
+        /// What the comments stage said, with the two values.
+        message: String,
+    },
 }
 
 impl Notice {
-    /// The snake_case kind: `unsupported_param`, `unknown_param` or
-    /// `name_not_carried`.
+    /// The snake_case kind: `unsupported_param`, `unknown_param`,
+    /// `name_not_carried` or `duplicate_param`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
             Notice::UnknownParam { .. } => "unknown_param",
             Notice::NameNotCarried { .. } => "name_not_carried",
+            Notice::DuplicateParam { .. } => "duplicate_param",
         }
     }
 
@@ -130,6 +143,7 @@ impl Notice {
                     "message {message}: the name `{name}` has no field in this provider's request"
                 )
             }
+            Notice::DuplicateParam { message, .. } => message.clone(),
         }
     }
 }

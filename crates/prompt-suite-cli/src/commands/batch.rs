@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use prompt_suite::pipeline::{Batch, Summary};
 
 use crate::args::InputArg;
-use crate::commands::build::{PipelineArgs, diagnostic};
+use crate::commands::build::{PipelineArgs, diagnostic, warn_notices};
 use crate::commands::template_context::random_seed;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
@@ -47,6 +47,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, Some(&prompt_text), None);
     let prompt = pipeline.prepare(source).map_err(reject)?;
+    // The prompt's own notices hold for every row: say them once.
+    warn_notices(prompt.notices(), &input, &prompt_text);
     let compiled = prompt.compile().map_err(reject)?;
     let rows: Box<dyn Read> = if args.rows.as_os_str() == "-" {
         Box::new(io::stdin().lock())

@@ -228,11 +228,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
     let (output, metadata) =
         built.map_err(|err| diagnostic(&err, &input, Some(&prompt_text), transcript_input))?;
-    if let Some(request) = &output.request {
-        for notice in &request.notices {
-            crate::diagnostic::warn(Diagnostic::new(notice.as_str(), notice.message()));
-        }
-    }
+    warn_notices(&output.notices, &input, &prompt_text);
     if args.full {
         let (writes, effects) = match &output.rendered {
             Some(rendered) => (rendered.writes.as_slice(), rendered.effects.as_slice()),
@@ -246,7 +242,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         }
         return output::write_json(&Full {
             body: output.request.as_ref().map(|built| &built.body),
-            notices: output.request.as_ref().map_or(&[][..], |built| &built.notices),
+            notices: &output.notices,
             messages: &output.messages,
             metadata: &metadata,
             writes,
@@ -256,6 +252,21 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     match &output.request {
         Some(built) => output::write_json(&built.body),
         None => output::write_json(&output.messages),
+    }
+}
+
+/// Prints `notices` as warnings; one with a place in the prompt (a repeated
+/// `/// param:` key) is drawn on `prompt_text`.
+pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str) {
+    for notice in notices {
+        let mut warning = Diagnostic::new(notice.as_str(), notice.message());
+        if let Notice::DuplicateParam { line, column, .. } = notice {
+            warning = warning
+                .at(*line, *column)
+                .with_source(prompt_text)
+                .with_origin(input.origin().to_owned());
+        }
+        crate::diagnostic::warn(warning);
     }
 }
 

@@ -225,3 +225,13 @@ fn strict_rejects_undefined_values() {
         cli().args(["build", "--strict", "--messages"]).pass_stdin("## user\nHi [[ nobody ]]\n")
     );
 }
+
+#[test]
+fn a_repeated_param_key_is_a_warning_and_a_notice() {
+    let prompt = format!("{INPUTS}/repeated_param.txt");
+    assert_cmd_snapshot!("repeated_param_warning", cli().args(["build", &prompt, "--seed", "1"]));
+    assert_cmd_snapshot!(
+        "repeated_param_notice",
+        cli().args(["build", &prompt, "--seed", "1", "--full"])
+    );
+}

@@ -7,6 +7,7 @@ mod build;
 mod check;
 mod comments;
 mod flip;
+mod injection;
 mod render;
 mod segment;
 mod shell;
