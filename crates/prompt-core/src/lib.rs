@@ -8,6 +8,17 @@ on and no stage logic (ripgrep's `grep-matcher` is the model).
 
 # Overview
 
+* [`chat`]: the chat vocabulary: [`chat::Role`], [`chat::Message`] and its
+  [`chat::Part`]s, whose bytes ([`chat::Data`]) are shared by every clone and
+  encoded once, by the provider adapter that sends them.
+* [`text`]: byte [`text::Span`]s, the [`text::LineIndex`] that places an
+  offset at a line and a column counted in characters, the one
+  [`text::snippet`] rule, and [`text::Deletions`], which maps an offset in
+  a stage's output back to its input.
+* [`diagnostic`]: the [`diagnostic::Diagnostic`] trait every library error
+  and warning implements (kind, message, span, [`diagnostic::Origin`],
+  help), and [`diagnostic::Report`], the JSON form with line, column and
+  snippet computed once.
 * [`json`]: JSON input read strictly and the same way everywhere: a leading
   byte order mark is ignored, a key repeated in one object is an error
   instead of silently taking the last value, and an integer outside the
@@ -35,7 +46,10 @@ assert_eq!((err.line(), err.column(), err.snippet()), (1, 7, "922337203685477580
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod chat;
+pub mod diagnostic;
 pub mod json;
+pub mod text;
 
 /// The README's example runs as a doctest too.
 #[cfg(doctest)]

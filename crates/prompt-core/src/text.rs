@@ -1,0 +1,394 @@
+//! Positions in text: byte [`Span`]s, the [`LineIndex`] that turns an
+//! offset into a line and a column (counted in characters, as an editor
+//! shows it), the one [`snippet`] rule every diagnostic quotes by, and
+//! [`Deletions`], the report of a stage that only deletes (the comment
+//! stripper), which maps offsets in its output back to its input.
+//!
+//! Library errors carry byte spans; lines and columns are computed once,
+//! when an error is shown, from the text its span points into.
+//!
+//! ```
+//! use prompt_core::text::{LineIndex, Position, Span, snippet};
+//!
+//! let text = "first line\n\tsecond ]] line\n";
+//! let index = LineIndex::new(text);
+//! assert_eq!(index.position(text, 19), Position { line: 2, column: 9 });
+//! assert_eq!(snippet(text, Span::new(19, 21)), "]]");
+//! assert_eq!(snippet(text, Span::at(19)), "]] line");
+//! ```
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range `[start, end)` of a text.
+///
+/// The spans a crate hands out sit on character boundaries of the text they
+/// came from; every function here accepts any span anyway (it is clamped),
+/// so a span applied to the wrong text gives a wrong answer, never a panic.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct Span {
+    /// The first byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span `[start, end)` (an `end` before `start` is taken as `start`).
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end: end.max(start) }
+    }
+
+    /// The empty span at `offset`: a place, not a piece of text.
+    pub fn at(offset: usize) -> Span {
+        Span { start: offset, end: offset }
+    }
+
+    /// The byte range, for slicing.
+    pub fn range(self) -> Range<usize> {
+        self.start..self.end
+    }
+
+    /// The number of bytes.
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether the span covers no byte.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// Whether `offset` lies in the span.
+    pub fn contains(self, offset: usize) -> bool {
+        self.start <= offset && offset < self.end
+    }
+
+    /// The span moved `by` bytes later (a span of a piece, placed in the
+    /// whole it was cut from).
+    pub fn shifted(self, by: usize) -> Span {
+        Span { start: self.start.saturating_add(by), end: self.end.saturating_add(by) }
+    }
+
+    /// The spanned text; empty when the span does not fit `text` or cuts a
+    /// character.
+    pub fn slice(self, text: &str) -> &str {
+        text.get(self.range()).unwrap_or("")
+    }
+}
+
+impl From<Range<usize>> for Span {
+    fn from(range: Range<usize>) -> Span {
+        Span::new(range.start, range.end)
+    }
+}
+
+impl From<Span> for Range<usize> {
+    fn from(span: Span) -> Range<usize> {
+        span.range()
+    }
+}
+
+/// Where a byte sits, as people count: a 1-based line and a 1-based column
+/// counting characters (Unicode scalar values). Lines end at LF, so a CR of
+/// a CRLF ending belongs to its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Position {
+    /// The 1-based line.
+    pub line: usize,
+    /// The 1-based column, in characters.
+    pub column: usize,
+}
+
+/// The line starts of one text, found in one pass; then any offset's
+/// [`Position`] is a binary search plus a count of the characters before it
+/// on its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    /// The offset of each line's first byte; the first is 0.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// The index of `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The number of lines (a text ending with LF has an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The position of byte `offset` of `text`, the text this index was
+    /// built from (an offset past the end or inside a character is clamped
+    /// down to a character boundary).
+    pub fn position(&self, text: &str, offset: usize) -> Position {
+        let offset = text.floor_char_boundary(offset);
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        let start = self.starts[line - 1].min(offset);
+        let before = text.get(start..offset).unwrap_or("");
+        Position { line, column: columns(before, line) + 1 }
+    }
+
+    /// The text of 1-based `line` of `text`, without its line ending (LF or
+    /// CRLF); empty past the last line.
+    pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
+        let Some(&start) = line.checked_sub(1).and_then(|i| self.starts.get(i)) else {
+            return "";
+        };
+        let end = self.starts.get(line).map_or(text.len(), |&next| next - 1);
+        let line = text.get(start..end.max(start)).unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+}
+
+/// The position of byte `offset` of `text`, for a one-off lookup (build a
+/// [`LineIndex`] to place many).
+pub fn position(text: &str, offset: usize) -> Position {
+    let offset = text.floor_char_boundary(offset);
+    let before = &text.as_bytes()[..offset];
+    let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    Position { line, column: columns(&text[start..offset], line) + 1 }
+}
+
+/// The characters of `before`, the start of `line` up to an offset; a byte
+/// order mark leading the text is not one (editors do not show it, and
+/// every reader of the suite ignores it).
+fn columns(before: &str, line: usize) -> usize {
+    let before = if line == 1 { before.strip_prefix('\u{feff}').unwrap_or(before) } else { before };
+    before.chars().count()
+}
+
+/// The most characters a [`snippet`] quotes.
+pub const SNIPPET_CHARS: usize = 40;
+
+/// The offending text a diagnostic quotes for `span` of `text`: the spanned
+/// text when the span is not empty, else the rest of its line; in both cases
+/// never past the end of the line the span starts on, and at most
+/// [`SNIPPET_CHARS`] characters.
+///
+/// ```
+/// use prompt_core::text::{Span, snippet};
+///
+/// assert_eq!(snippet("a [[ x ]] b\nc", Span::new(2, 9)), "[[ x ]]");
+/// assert_eq!(snippet("a [[ x\n]] b", Span::new(2, 10)), "[[ x");
+/// assert_eq!(snippet("tail\r\n", Span::at(2)), "il");
+/// assert_eq!(snippet(&"é".repeat(50), Span::at(0)).chars().count(), 40);
+/// ```
+pub fn snippet(text: &str, span: Span) -> &str {
+    let start = text.floor_char_boundary(span.start);
+    let rest = &text[start..];
+    let line_end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
+    let wanted =
+        if span.is_empty() { line_end } else { line_end.min(span.end - start.min(span.end)) };
+    let wanted = rest.floor_char_boundary(wanted);
+    let cut = rest[..wanted].char_indices().nth(SNIPPET_CHARS).map_or(wanted, |(i, _)| i);
+    &rest[..cut]
+}
+
+/// What a stage that only deletes did to its input: the deleted byte spans,
+/// in order. It maps an offset in the output back to the input, so that an
+/// error a later stage finds points where the author can fix it.
+///
+/// ```
+/// use prompt_core::text::{Deletions, Span};
+///
+/// // "ab/// x\ncd" became "ab\ncd": bytes 2..7 were deleted.
+/// let mut deletions = Deletions::new();
+/// deletions.push(Span::new(2, 7));
+/// assert_eq!(deletions.to_input(1), 1);
+/// assert_eq!(deletions.to_input(2), 7); // the "\n" after the comment
+/// assert_eq!(deletions.to_input(4), 9); // the "d"
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Deletions {
+    /// Each deletion as `(its start in the output, bytes deleted up to and
+    /// including it)`, in order.
+    marks: Vec<(usize, usize)>,
+    /// The deleted spans of the input.
+    spans: Vec<Span>,
+}
+
+impl Deletions {
+    /// No deletions: the output is the input.
+    pub fn new() -> Deletions {
+        Deletions::default()
+    }
+
+    /// Records that `span` of the input was deleted. Spans must come in
+    /// order and not overlap; an empty span or one that starts before the
+    /// end of the last is ignored (a stage bug must not move positions
+    /// backwards). Touching spans are merged.
+    pub fn push(&mut self, span: Span) {
+        let last_end = self.spans.last().map_or(0, |last| last.end);
+        if span.is_empty() || span.start < last_end {
+            return;
+        }
+        let deleted = self.deleted();
+        match self.spans.last_mut() {
+            Some(last) if last.end == span.start => {
+                last.end = span.end;
+                if let Some(mark) = self.marks.last_mut() {
+                    mark.1 = deleted + span.len();
+                }
+            }
+            _ => {
+                self.spans.push(span);
+                self.marks.push((span.start - deleted, deleted + span.len()));
+            }
+        }
+    }
+
+    /// The deleted spans of the input, in order.
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    /// How many bytes were deleted in all.
+    pub fn deleted(&self) -> usize {
+        self.marks.last().map_or(0, |&(_, deleted)| deleted)
+    }
+
+    /// The input offset of byte `offset` of the output: the same byte, or
+    /// for the end of the output, the end of the input. An offset at a
+    /// deletion maps to the byte after it.
+    pub fn to_input(&self, offset: usize) -> usize {
+        let index = self.marks.partition_point(|&(start, _)| start <= offset);
+        match index.checked_sub(1) {
+            Some(i) => offset + self.marks[i].1,
+            None => offset,
+        }
+    }
+
+    /// [`Deletions::to_input`] for both ends of `span`.
+    pub fn span_to_input(&self, span: Span) -> Span {
+        if span.is_empty() {
+            return Span::at(self.to_input(span.start));
+        }
+        // The end is one past the last byte: map the last byte itself.
+        Span::new(self.to_input(span.start), self.to_input(span.end - 1) + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_and_lines_end_at_lf() {
+        let text = "aé\r\nb\n\nxyz";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        let cases = [
+            (0, 1, 1),
+            (1, 1, 2),
+            (2, 1, 2),
+            (3, 1, 3),
+            (4, 1, 4),
+            (5, 2, 1),
+            (7, 3, 1),
+            (8, 4, 1),
+            (99, 4, 4),
+        ];
+        for (offset, line, column) in cases {
+            let expected = Position { line, column };
+            assert_eq!(index.position(text, offset), expected, "offset {offset}");
+            assert_eq!(position(text, offset), expected, "offset {offset}");
+        }
+        assert_eq!(index.line_text(text, 1), "aé");
+        assert_eq!(index.line_text(text, 3), "");
+        assert_eq!(index.line_text(text, 4), "xyz");
+        assert_eq!(index.line_text(text, 0), "");
+        assert_eq!(index.line_text(text, 5), "");
+        assert_eq!(LineIndex::new("").position("", 0), Position { line: 1, column: 1 });
+        // A leading byte order mark is not a column.
+        let marked = "\u{feff}ab\n\u{feff}c";
+        let index = LineIndex::new(marked);
+        assert_eq!(index.position(marked, 4), Position { line: 1, column: 2 });
+        assert_eq!(position(marked, 4), Position { line: 1, column: 2 });
+        assert_eq!(position(marked, 10), Position { line: 2, column: 3 });
+    }
+
+    #[test]
+    fn snippets_stay_on_their_line() {
+        let text = "one two\nthree";
+        assert_eq!(snippet(text, Span::new(4, 7)), "two");
+        assert_eq!(snippet(text, Span::new(4, 10)), "two");
+        assert_eq!(snippet(text, Span::at(4)), "two");
+        assert_eq!(snippet(text, Span::at(8)), "three");
+        assert_eq!(snippet(text, Span::at(99)), "");
+        assert_eq!(snippet(text, Span::new(99, 120)), "");
+        // Inside a character: clamped down to its start.
+        assert_eq!(snippet("aéb", Span::new(2, 3)), "é");
+        let long = "x".repeat(100);
+        assert_eq!(snippet(&long, Span::new(0, 100)).len(), SNIPPET_CHARS);
+    }
+
+    #[test]
+    fn spans() {
+        let span = Span::new(3, 1);
+        assert_eq!((span.start, span.end, span.is_empty()), (3, 3, true));
+        let span: Span = (2..5).into();
+        assert_eq!((span.len(), span.contains(4), span.contains(5)), (3, true, false));
+        assert_eq!(span.shifted(10).range(), 12..15);
+        assert_eq!(span.slice("abcdef"), "cde");
+        assert_eq!(span.slice("ab"), "");
+        assert_eq!(Span::new(1, 2).slice("é"), "");
+    }
+
+    #[test]
+    fn deletions_map_back_in_order() {
+        // "a/// x\nb /// y\nc" -> "a\nb\nc"
+        let input = "a/// x\nb /// y\nc";
+        let mut deletions = Deletions::new();
+        deletions.push(Span::new(1, 6));
+        deletions.push(Span::new(8, 14));
+        let output: String = [&input[..1], &input[6..8], &input[14..]].concat();
+        assert_eq!(output, "a\nb\nc");
+        for (offset, c) in output.char_indices() {
+            let back = deletions.to_input(offset);
+            assert_eq!(&input[back..back + 1], c.to_string(), "offset {offset}");
+        }
+        assert_eq!(deletions.to_input(output.len()), input.len());
+        assert_eq!(deletions.deleted(), 11);
+        assert_eq!(deletions.span_to_input(Span::new(2, 5)), Span::new(7, 16));
+        // Touching spans merge; backwards and empty ones are ignored.
+        deletions.push(Span::new(14, 15));
+        deletions.push(Span::new(3, 4));
+        deletions.push(Span::at(20));
+        assert_eq!(deletions.spans(), [Span::new(1, 6), Span::new(8, 15)]);
+        assert_eq!(deletions.deleted(), 12);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn deletions_agree_with_a_naive_walk(
+            text in "[a-c\\n]{0,40}",
+            cuts in proptest::collection::vec((0usize..40, 0usize..6), 0..6),
+        ) {
+            let mut deletions = Deletions::new();
+            let mut kept = Vec::new();
+            let mut at = 0;
+            let mut cuts = cuts;
+            cuts.sort();
+            for (start, len) in cuts {
+                let start = start.max(at).min(text.len());
+                let end = (start + len).min(text.len());
+                kept.extend(at..start);
+                deletions.push(Span::new(start, end));
+                at = end.max(at);
+            }
+            kept.extend(at..text.len());
+            for (offset, &input) in kept.iter().enumerate() {
+                proptest::prop_assert_eq!(deletions.to_input(offset), input);
+            }
+        }
+    }
+}
