@@ -165,12 +165,20 @@ impl Pipeline {
         let mut notices = Vec::new();
         let (cleaned, metadata, map) = if self.stages.comments {
             let processed = prompt_comments::process(&text);
-            notices.extend(processed.warnings.iter().map(|warning| Notice::DuplicateParam {
-                param: warning.key().to_owned(),
-                line: warning.line(),
-                column: warning.column(),
-                message: warning.message().to_owned(),
-            }));
+            // Adapted to prompt-comments' spans (issue 14); pipeline-cli-14
+            // moves notices to Diagnostic.
+            if !processed.warnings.is_empty() {
+                let index = prompt_core::text::LineIndex::new(&text);
+                notices.extend(processed.warnings.iter().map(|warning| {
+                    let at = index.position(&text, warning.span().start);
+                    Notice::DuplicateParam {
+                        param: warning.key().to_owned(),
+                        line: at.line,
+                        column: at.column,
+                        message: warning.message().to_owned(),
+                    }
+                }));
+            }
             let cleaned = processed.cleaned.into_owned();
             let map = SourceMap::new(&text, &cleaned);
             let metadata = Metadata {

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use clap::ValueEnum;
+use prompt_core::text::{LineIndex, Position};
 use prompt_suite::comments::{Dialect, Error, Warning};
 
 use crate::args::InputArg;
@@ -76,8 +77,11 @@ pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
         return output::write_bytes(dialect.strip(text).as_bytes());
     }
     let processed = dialect.process(text);
-    for warning in &processed.warnings {
-        input.warn(warning);
+    if !processed.warnings.is_empty() {
+        let index = LineIndex::new(text);
+        for warning in &processed.warnings {
+            input.warn(&Placed { warning, at: index.position(text, warning.span().start) });
+        }
     }
     if args.json {
         output::write_json(&processed)
@@ -86,21 +90,28 @@ pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
     }
 }
 
-impl Reportable for Warning {
+/// A warning with its position in the input (prompt-comments gives spans
+/// since issue 14; pipeline-cli-14 replaces this with `Report`).
+struct Placed<'w> {
+    warning: &'w Warning,
+    at: Position,
+}
+
+impl Reportable for Placed<'_> {
     fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
+        Cow::Borrowed(self.warning.kind().as_str())
     }
 
     fn message(&self) -> String {
-        Warning::message(self).to_owned()
+        self.warning.message().to_owned()
     }
 
     fn position(&self) -> Option<(usize, usize)> {
-        Some((self.line(), self.column()))
+        Some((self.at.line, self.at.column))
     }
 
     fn snippet(&self) -> Option<String> {
-        Some(self.key().to_owned())
+        Some(self.warning.key().to_owned())
     }
 }
 
