@@ -121,7 +121,7 @@ pub use crate::pipeline::{
 };
 pub use crate::provider::{Built, Notice, Provider, Request};
 pub use minijinja_brackets::Context;
-pub use narrative_segment::{Attachments, ContextAs, Limits};
+pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 
 pub mod provider;
 

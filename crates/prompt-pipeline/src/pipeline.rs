@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use minijinja_brackets::{Context, Environment, Outcome, Template};
 use narrative_segment::{
-    Attachments, Bundle, ContextAs, Dialect, Limits, Narrative, RenderOptions, render_turns,
+    AttachmentLimits, Attachments, Bundle, ContextAs, Dialect, Narrative, RenderOptions, render,
 };
 use serde::{Deserialize, Serialize};
 use transcript_flip::{FlipOptions, Turn};
@@ -56,7 +56,7 @@ pub struct Pipeline {
     context_as: ContextAs,
     alternation: Alternation,
     dialect: Dialect,
-    limits: Limits,
+    limits: AttachmentLimits,
     environment: Environment,
     /// `name=value` pairs set over the prompt's own parameters.
     params: Vec<(String, String)>,
@@ -75,7 +75,7 @@ impl Pipeline {
             context_as: ContextAs::System,
             alternation: Alternation::Auto,
             dialect: Dialect::Standard,
-            limits: Limits::default(),
+            limits: AttachmentLimits::default(),
             environment: Environment::new(),
             params: Vec::new(),
         }
@@ -117,7 +117,7 @@ impl Pipeline {
     }
 
     /// The size limits for bundles and embeds directories.
-    pub fn limits(mut self, limits: Limits) -> Pipeline {
+    pub fn limits(mut self, limits: AttachmentLimits) -> Pipeline {
         self.limits = limits;
         self
     }
@@ -149,7 +149,7 @@ impl Pipeline {
     }
 
     /// The bundle limits, for reading a [`Source`].
-    pub fn get_limits(&self) -> &Limits {
+    pub fn get_limits(&self) -> &AttachmentLimits {
         &self.limits
     }
 
@@ -245,7 +245,11 @@ impl Source {
     ///
     /// [`ErrorKind::Narrative`] for an unreadable archive, one over `limits`,
     /// or text that is not UTF-8.
-    pub fn from_bytes(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<Source, Error> {
+    pub fn from_bytes(
+        file_name: &str,
+        bytes: &[u8],
+        limits: &AttachmentLimits,
+    ) -> Result<Source, Error> {
         let bundle = Bundle::from_bytes(file_name, bytes, limits)
             .map_err(|err| Error::new(ErrorKind::Narrative(err)))?;
         let (text, attachments) = bundle.into_parts();
@@ -521,11 +525,11 @@ impl Compiled<'_> {
         let kept: Vec<_> = turns
             .iter()
             .filter(|turn| {
-                turn.role != narrative_segment::Role::Context
+                turn.role != narrative_segment::TurnRole::Context
                     || pipeline.context_as != ContextAs::Drop
             })
             .collect();
-        from_narrative(render_turns(&resolved, &turns, &options)).map(tidy).map_err(|err| {
+        from_narrative(render(&resolved, &turns, &options)).map(tidy).map_err(|err| {
             let index = match err.kind() {
                 ErrorKind::UnsupportedRole { message, .. }
                 | ErrorKind::UnconvertiblePart { message, .. } => Some(*message),
