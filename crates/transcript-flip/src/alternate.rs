@@ -3,7 +3,7 @@
 
 use serde_json::Map;
 
-use crate::{Content, Error, ErrorKind, Message, Mode, Role};
+use crate::{Content, Dialect, Error, ErrorKind, Message, Role};
 
 /// The user text put before a body that does not start with a user message
 /// (and, by [`crate::flip`], after a trailing own turn): exactly
@@ -18,7 +18,7 @@ const NON_SCALAR_MERGE: &str = "ensure_alternating_messages(): cannot merge adja
     already alternating, or use scalar text content.";
 
 /// Makes `messages` acceptable to providers that reject a non-user first
-/// turn or same-role neighbours, in [`Mode::Standard`].
+/// turn or same-role neighbours, in [`Dialect::Standard`].
 ///
 /// 1. The leading `system` messages become one, their contents joined by
 ///    `"\n"`.
@@ -47,21 +47,24 @@ const NON_SCALAR_MERGE: &str = "ensure_alternating_messages(): cannot merge adja
 /// fields (`name`, ...) differ. The error's [`Error::index`] is the later
 /// message's.
 pub fn ensure_alternating(messages: Vec<Message>) -> Result<Vec<Message>, Error> {
-    ensure_alternating_with(messages, Mode::Standard)
+    ensure_alternating_with(messages, Dialect::Standard)
 }
 
 /// [`ensure_alternating`] in the given mode.
 ///
-/// [`Mode::Llmr`] does what LLMR does with extra fields: the merged leading
+/// [`Dialect::Llmr`] does what LLMR does with extra fields: the merged leading
 /// system message keeps only role and content, and in a merged run the
-/// later messages' extra fields are dropped. [`Mode::Standard`] keeps them
+/// later messages' extra fields are dropped. [`Dialect::Standard`] keeps them
 /// and requires them to agree.
 ///
 /// # Errors
 ///
 /// As [`ensure_alternating`]; [`ErrorKind::ConflictingFields`] only in
-/// [`Mode::Standard`].
-pub fn ensure_alternating_with(messages: Vec<Message>, mode: Mode) -> Result<Vec<Message>, Error> {
+/// [`Dialect::Standard`].
+pub fn ensure_alternating_with(
+    messages: Vec<Message>,
+    mode: Dialect,
+) -> Result<Vec<Message>, Error> {
     normalize(messages, mode, true)
 }
 
@@ -125,7 +128,7 @@ impl Mergeable for Message {
 /// `"(continue)"` message in front.
 pub(crate) fn normalize<M: Mergeable>(
     messages: Vec<M>,
-    mode: Mode,
+    mode: Dialect,
     leading_cue: bool,
 ) -> Result<Vec<M>, Error> {
     if messages.is_empty() {
@@ -136,8 +139,8 @@ pub(crate) fn normalize<M: Mergeable>(
     let mut messages = messages.into_iter().enumerate();
     if leading_systems > 0 {
         let mut system = match (messages.next(), mode) {
-            (Some((_, first)), Mode::Standard) => first,
-            (Some((_, first)), Mode::Llmr) => first.without_fields(),
+            (Some((_, first)), Dialect::Standard) => first,
+            (Some((_, first)), Dialect::Llmr) => first.without_fields(),
             (None, _) => return Ok(out),
         };
         for (index, next) in messages.by_ref().take(leading_systems - 1) {
@@ -162,14 +165,19 @@ pub(crate) fn normalize<M: Mergeable>(
 }
 
 /// Appends `next`'s content to `kept`'s.
-fn merge_into<M: Mergeable>(kept: &mut M, next: &M, index: usize, mode: Mode) -> Result<(), Error> {
+fn merge_into<M: Mergeable>(
+    kept: &mut M,
+    next: &M,
+    index: usize,
+    mode: Dialect,
+) -> Result<(), Error> {
     let Some(next_text) = next.text() else {
         return Err(Error::new(ErrorKind::NonScalarMerge, NON_SCALAR_MERGE).at_index(index));
     };
     if kept.text().is_none() {
         return Err(Error::new(ErrorKind::NonScalarMerge, NON_SCALAR_MERGE).at_index(index));
     }
-    if mode == Mode::Standard
+    if mode == Dialect::Standard
         && let Some(key) = kept.differing_field(next)
     {
         let role = kept.role().map_or("(none)", Role::as_str);
@@ -208,7 +216,7 @@ mod tests {
             Message::system("b").with_field("name", "x"),
             Message::user("u"),
         ];
-        let llmr = ensure_alternating_with(messages.clone(), Mode::Llmr).unwrap();
+        let llmr = ensure_alternating_with(messages.clone(), Dialect::Llmr).unwrap();
         assert_eq!(llmr, [Message::system("a\nb"), Message::user("u")]);
         let standard = ensure_alternating(messages).unwrap();
         assert_eq!(standard, [Message::system("a\nb").with_field("name", "x"), Message::user("u")]);
@@ -224,7 +232,7 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::ConflictingFields);
         assert_eq!(err.index(), Some(1));
         assert!(err.message().contains("field `name` differs"), "{}", err.message());
-        let llmr = ensure_alternating_with(messages, Mode::Llmr).unwrap();
+        let llmr = ensure_alternating_with(messages, Dialect::Llmr).unwrap();
         assert_eq!(llmr, [Message::user("a\nb").with_field("name", "ana")]);
         let one_sided = vec![Message::user("a"), Message::user("b").with_field("name", "ben")];
         let err = ensure_alternating(one_sided).unwrap_err();

@@ -14,7 +14,7 @@ array (one leading system, same-role runs merged, user first).
 
 - [`flip`] builds the messages for one speaker from [`Turn`]s, as configured
   by [`FlipOptions`] (system, instruction, [`Label`], sanitizing, the final
-  user cue, [`SpeakerName`], [`Mode`]).
+  user cue, [`SpeakerName`], [`Dialect`]).
 - [`ensure_alternating`] makes any [`Message`] array provider-safe.
 - [`sanitize`] neutralises forged role headers and control tokens in one
   text, returning it borrowed when nothing is suspicious.
@@ -53,13 +53,13 @@ assert_eq!(
 
 # Modes
 
-[`Mode::Llmr`] reproduces the R package LLMR (`transcript_as_messages`,
+[`Dialect::Llmr`] reproduces the R package LLMR (`transcript_as_messages`,
 `ensure_alternating_messages` and its sanitizer) byte for byte: its two
 sanitizer rules with their exact character classes and case folding, the
 `"\n"` joiner, the `"(continue)"` cue and placeholder, its validation order
 and merge semantics.
 
-[`Mode::Standard`], the default, is hardened. It differs in exactly six
+[`Dialect::Standard`], the default, is hardened. It differs in exactly six
 ways; on inputs with none of these features both modes give the same output.
 
 1. **The sanitizer covers every control-token family**, not only ChatML:
@@ -129,11 +129,11 @@ recurses on the input.
 pub use crate::alternate::{
     CONTINUE_CUE, MERGE_JOINER, ensure_alternating, ensure_alternating_with,
 };
+pub use crate::dialect::Dialect;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::flip::flip;
 pub use crate::json::{alternate_json, flip_json, turns_from_json};
 pub use crate::message::{Content, Message, Role};
-pub use crate::mode::Mode;
 pub use crate::options::{FlipOptions, Label, SpeakerName};
 pub use crate::sanitize::{sanitize, sanitize_with};
 pub use crate::turn::Turn;
@@ -144,13 +144,13 @@ pub use crate::turn::Turn;
 struct ReadmeDoctest;
 
 mod alternate;
+mod dialect;
 mod error;
 mod flip;
 mod ignorable;
 mod impersonation;
 mod json;
 mod message;
-mod mode;
 mod options;
 mod raw;
 mod sanitize;
