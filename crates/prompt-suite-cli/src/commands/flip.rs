@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use clap::ValueEnum;
-use prompt_suite::flip::{self as transcript_flip, FlipOptions, Label, Mode, SpeakerName};
+use prompt_suite::flip::{self as transcript_flip, Dialect, FlipOptions, Label, SpeakerName};
 use serde_json::Value;
 
 use crate::args::InputArg;
@@ -104,10 +104,10 @@ enum ModeName {
 }
 
 impl ModeArg {
-    fn mode(&self) -> Mode {
+    fn mode(&self) -> Dialect {
         match self.mode {
-            ModeName::Standard => Mode::Standard,
-            ModeName::Llmr => Mode::Llmr,
+            ModeName::Standard => Dialect::Standard,
+            ModeName::Llmr => Dialect::Llmr,
         }
     }
 }
@@ -128,7 +128,7 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
     let mut options =
-        args.view.options().ensure_final_user(!args.no_final_user).mode(args.mode.mode());
+        args.view.options().ensure_final_user(!args.no_final_user).dialect(args.mode.mode());
     if let Some(system) = args.system {
         options = options.system(system);
     }
