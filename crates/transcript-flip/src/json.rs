@@ -52,15 +52,22 @@ pub fn flip_json(
     speaker: &Value,
     options: &FlipOptions,
 ) -> Result<Vec<Message>, Error> {
-    let transcript = strip_bom(transcript);
-    let table = Table::parse(transcript)?;
-    let speaker = speaker_id(speaker)?;
-    let turns = table.turns()?;
-    crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
-        // The index of a speaker error is the turn's, which is the row's.
-        (ErrorKind::AmbiguousSpeaker, Some(index)) => table.rows[index].0.locate(err, transcript),
-        _ => err,
-    })
+    let source = strip_bom(transcript);
+    let bom = transcript.len() - source.len();
+    let transcript = source;
+    let flipped = || {
+        let table = Table::parse(transcript)?;
+        let speaker = speaker_id(speaker)?;
+        let turns = table.turns()?;
+        crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
+            // The index of a speaker error is the turn's, which is the row's.
+            (ErrorKind::AmbiguousSpeaker, Some(index)) => {
+                table.rows[index].0.locate(err, transcript)
+            }
+            _ => err,
+        })
+    };
+    flipped().map_err(|err| err.after_bom(bom))
 }
 
 /// The turns of a transcript given as JSON text (see [`flip_json`]).
@@ -70,7 +77,9 @@ pub fn flip_json(
 /// As [`flip_json`], except [`ErrorKind::InvalidSpeaker`] and
 /// [`ErrorKind::AmbiguousSpeaker`].
 pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
-    Table::parse(strip_bom(transcript))?.turns()
+    let source = strip_bom(transcript);
+    let bom = transcript.len() - source.len();
+    Table::parse(source).and_then(|table| table.turns()).map_err(|err| err.after_bom(bom))
 }
 
 /// [`crate::ensure_alternating_with`] over a message array given as JSON
@@ -104,6 +113,12 @@ pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
 /// [`crate::ensure_alternating`], placed at the offending message.
 pub fn alternate_json(messages: &str, mode: Dialect) -> Result<String, Error> {
     let source = strip_bom(messages);
+    let bom = messages.len() - source.len();
+    alternate_source(source, mode).map_err(|err| err.after_bom(bom))
+}
+
+/// [`alternate_json`] after the byte order mark.
+fn alternate_source(source: &str, mode: Dialect) -> Result<String, Error> {
     let rows = array_rows(
         source,
         ErrorKind::NotAMessageList,
@@ -491,5 +506,27 @@ mod tests {
             alternate_json("[\"hi\"]", Dialect::Llmr).unwrap_err().kind(),
             ErrorKind::InvalidMessage
         );
+    }
+
+    #[test]
+    fn errors_are_diagnostics_placed_in_the_text_given() {
+        use prompt_core::diagnostic::{Diagnostic, Report};
+
+        for bom in ["", "\u{feff}"] {
+            let text = format!(
+                "{bom}[\n  {{\"speaker\": \"a\", \"text\": \"x\"}},\n  {{\"speaker\": null, \"text\": \"y\"}}\n]"
+            );
+            let err = turns_from_json(&text).unwrap_err();
+            let report = Report::new(&err, Some(&text));
+            assert_eq!(report.kind, err.kind().as_str());
+            assert_eq!((report.line, report.column), (err.line(), err.column()));
+            assert_eq!(report.snippet.as_deref(), err.snippet());
+            let messages = format!("{bom}[{{\"role\": 1}}]");
+            let err = alternate_json(&messages, Dialect::Standard).unwrap_err();
+            let report = Report::new(&err, Some(&messages));
+            assert_eq!((report.line, report.column), (err.line(), err.column()));
+            assert_eq!(report.snippet.as_deref(), err.snippet());
+            assert!(Diagnostic::span(&err).is_some());
+        }
     }
 }
