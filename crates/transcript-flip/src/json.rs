@@ -67,7 +67,9 @@ pub fn flip_json(
             _ => err,
         })
     };
-    flipped().map_err(|err| err.after_bom(bom))
+    // LLMR's shape, at the edge.
+    let flipped = flipped().map_err(|err| err.after_bom(bom))?;
+    Ok(flipped.into_iter().map(Message::from).collect())
 }
 
 /// The turns of a transcript given as JSON text (see [`flip_json`]).

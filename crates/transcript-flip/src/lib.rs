@@ -20,8 +20,12 @@ array (one leading system, same-role runs merged, user first).
   text, returning it borrowed when nothing is suspicious.
 - [`flip_json`], [`turns_from_json`] and [`alternate_json`] read JSON input
   and place their errors at a line and column.
-- [`Message`] (with [`Role`] and [`Content`]) serializes to the
-  chat-completions shape `{"role": ..., "content": ..., ...}`.
+- [`flip`] and [`ensure_alternating`] speak `prompt_core::chat::Message`;
+  [`Message`] (with [`Role`] and [`Content`]) is LLMR's pass-through shape
+  at the edge, `{"role": ..., "content": ..., ...}` with any role text and
+  extra fields kept as written, which [`flip_json`] returns and
+  [`alternate_json`] edits; a core message converts into it (`From`) and
+  compares with it.
 
 # Example
 
@@ -44,8 +48,9 @@ assert_eq!(messages, [
     Message::assistant("Too costly for renters."),
     Message::user("Your turn, Ben."),
 ]);
+// In LLMR's shape, as `flip_json` gives it:
 assert_eq!(
-    serde_json::to_string(&messages[2])?,
+    serde_json::to_string(&Message::from(messages[2].clone()))?,
     r#"{"role":"assistant","content":"Too costly for renters."}"#
 );
 # Ok::<(), Box<dyn std::error::Error>>(())

@@ -58,7 +58,9 @@ fn run(case: &Case) -> Result<(), String> {
                     Turn::new(who, text)
                 })
                 .collect();
+            // In LLMR's shape, as flip_json gives it.
             flip(&turns, speaker(case), &options)
+                .map(|messages| messages.into_iter().map(Message::from).collect())
         }
         Some("flip_json") => flip_json(case.text(), &Value::from(speaker(case)), &options),
         Some("alternate") => alternate_json(case.text(), Dialect::Standard).map(|json| {

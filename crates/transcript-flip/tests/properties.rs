@@ -4,9 +4,16 @@
 
 use proptest::prelude::*;
 use transcript_flip::{
-    Dialect, ErrorKind, FlipOptions, Message, Role, Turn, ensure_alternating, flip, sanitize,
+    Dialect, Error, ErrorKind, FlipOptions, Message, Role, Turn, ensure_alternating, sanitize,
     sanitize_with,
 };
+
+/// [`transcript_flip::flip`], its messages in LLMR's shape (`flip_json`'s),
+/// which these properties are stated in.
+fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<Message>, Error> {
+    let messages = transcript_flip::flip(turns, speaker, options)?;
+    Ok(messages.into_iter().map(Message::from).collect())
+}
 
 const POV: &str = "Ben";
 

@@ -9,7 +9,9 @@ use transcript_flip::{
 fn both_modes(turns: &[Turn], options: FlipOptions) -> (Vec<Message>, Vec<Message>) {
     let standard = flip(turns, "Ben", &options.clone().dialect(Dialect::Standard)).unwrap();
     let llmr = flip(turns, "Ben", &options.dialect(Dialect::Llmr)).unwrap();
-    (standard, llmr)
+    // Compared in LLMR's shape (flip_json's).
+    let llmr_shape = |messages: Vec<_>| messages.into_iter().map(Message::from).collect();
+    (llmr_shape(standard), llmr_shape(llmr))
 }
 
 /// Difference 1: every control-token family, evasions included, not only ChatML.
