@@ -477,6 +477,9 @@ impl Compiled<'_> {
             let flipped =
                 transcript_flip::flip(&transcript.turns, &transcript.speaker, &transcript.options)
                     .map_err(|err| Error::new(ErrorKind::Transcript(err)))?;
+            // flip speaks core messages since issue 14; through LLMR's shape
+            // into the pipeline's own until pipeline-cli-14 drops them.
+            let flipped = flipped.into_iter().map(transcript_flip::Message::from).collect();
             messages.extend(from_transcript(flipped)?);
         }
         if pipeline.alternation.applies(pipeline.provider) {
