@@ -1,8 +1,9 @@
 //! minijinja's own template suite, converted to bracket syntax, as a
 //! ratcheting test of this crate (issue 15).
 //!
-//! Every case of `tests/minijinja-suite/inputs/` (vendored verbatim from
-//! minijinja, Apache-2.0; see the README there) is rendered twice: as written,
+//! Every case of minijinja's `minijinja/tests/inputs/` (Apache-2.0; see
+//! `tests/minijinja-suite/README.md` for the commit and how to get it) is
+//! rendered twice: as written,
 //! by minijinja (the dev-dependency, configured as minijinja's own harness
 //! `tests/test_templates.rs` configures it), and converted to bracket syntax
 //! at test time, by this crate. A case *matches* when both give the same
@@ -22,6 +23,33 @@ use std::path::{Path, PathBuf};
 use minijinja::value::{Rest, Serde, ValueOrKwargs};
 
 const SUITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/minijinja-suite");
+
+/// The environment variable naming minijinja's `minijinja/tests/inputs`
+/// directory (a checkout at the commit in the README).
+const INPUTS_VAR: &str = "PROMPT_SUITE_MINIJINJA_SUITE";
+/// Set to `1` to make a missing suite a failure instead of a skip.
+const REQUIRE_VAR: &str = "PROMPT_SUITE_REQUIRE_SUITE";
+
+/// Where the suite's cases are: `$PROMPT_SUITE_MINIJINJA_SUITE`, else
+/// `tests/minijinja-suite/inputs` (git-ignored: minijinja's files are not
+/// part of this repository). `None`, with a note on stderr, when neither
+/// exists; a failure instead when `PROMPT_SUITE_REQUIRE_SUITE=1`.
+fn suite_inputs() -> Option<PathBuf> {
+    let path = std::env::var_os(INPUTS_VAR)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(SUITE).join("inputs"));
+    if path.is_dir() {
+        return Some(path);
+    }
+    let note = format!(
+        "minijinja's template suite is not at {} (set {INPUTS_VAR} to minijinja's \
+         `minijinja/tests/inputs`, see tests/minijinja-suite/README.md)",
+        path.display()
+    );
+    assert!(std::env::var_os(REQUIRE_VAR).is_none_or(|v| v != "1"), "{note}");
+    eprintln!("skipped: {note}");
+    None
+}
 
 // ---------------------------------------------------------------------------
 // The converter: Jinja's default delimiters to bracket syntax.
@@ -313,8 +341,8 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     paths
 }
 
-fn cases() -> Vec<Case> {
-    files(&Path::new(SUITE).join("inputs"))
+fn cases(inputs: &Path) -> Vec<Case> {
+    files(inputs)
         .into_iter()
         .map(|path| {
             let name = path.file_name().unwrap().to_str().unwrap().to_owned();
@@ -337,8 +365,8 @@ fn cases() -> Vec<Case> {
 }
 
 /// The templates of `inputs/refs/` that cases include, import or extend.
-fn refs() -> Vec<(String, String)> {
-    files(&Path::new(SUITE).join("inputs/refs"))
+fn refs(inputs: &Path) -> Vec<(String, String)> {
+    files(&inputs.join("refs"))
         .into_iter()
         .filter(|path| path.extension().is_some_and(|ext| ext == "txt" || ext == "html"))
         .map(|path| {
@@ -584,8 +612,9 @@ fn show(result: &Result<Rendered, Unconvertible>) -> String {
 
 #[test]
 fn minijinja_suite_matches_or_is_listed() {
-    let refs = refs();
-    let cases = cases();
+    let Some(inputs) = suite_inputs() else { return };
+    let refs = refs(&inputs);
+    let cases = cases(&inputs);
     let mut listed = status();
     let mut report = String::new();
     let mut failures = Vec::new();
@@ -744,8 +773,9 @@ fn unterminated_tags_are_copied() {
 /// Cases of the suite, converted by hand (the template after its `---`).
 #[test]
 fn suite_cases_convert_as_written_by_hand() {
+    let Some(inputs) = suite_inputs() else { return };
     let template = |name: &str| {
-        let text = fs::read_to_string(Path::new(SUITE).join("inputs").join(name)).unwrap();
+        let text = fs::read_to_string(inputs.join(name)).unwrap();
         text.split_once("\n---\n").unwrap().1.to_owned()
     };
     // A `[` right before a tag is printed, or `[[%` would open a print tag.
