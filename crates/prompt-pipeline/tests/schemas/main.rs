@@ -226,3 +226,162 @@ fn snapshot_bodies_conform_or_are_listed() {
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
+
+/// The fixture targets: a directory of `fixtures/` each, and how a body is
+/// checked there.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    OpenAiChat,
+    OpenAiResponses,
+    /// The lines of an OpenAI Batch API input file (as a JSON array).
+    OpenAiBatch,
+    Anthropic,
+    AnthropicBatch,
+    Gemini,
+    /// The lines of a Gemini batch input file (as a JSON array).
+    GeminiBatch,
+}
+
+impl Target {
+    const ALL: [Target; 7] = [
+        Target::OpenAiChat,
+        Target::OpenAiResponses,
+        Target::OpenAiBatch,
+        Target::Anthropic,
+        Target::AnthropicBatch,
+        Target::Gemini,
+        Target::GeminiBatch,
+    ];
+
+    fn dir(self) -> &'static str {
+        match self {
+            Target::OpenAiChat => "openai-chat",
+            Target::OpenAiResponses => "openai-responses",
+            Target::OpenAiBatch => "openai-batch",
+            Target::Anthropic => "anthropic",
+            Target::AnthropicBatch => "anthropic-batch",
+            Target::Gemini => "gemini",
+            Target::GeminiBatch => "gemini-batch",
+        }
+    }
+
+    /// Every way `body` breaks the target's published shape, or `None` when
+    /// that shape is not available (OpenAI's converted schemas absent).
+    fn errors(self, body: &Value) -> Option<Vec<String>> {
+        match self {
+            Target::OpenAiChat => schema::openai_errors(OpenAiSchema::Chat, body),
+            Target::OpenAiResponses => schema::openai_errors(OpenAiSchema::Responses, body),
+            Target::OpenAiBatch => {
+                let mut errors = Vec::new();
+                for (i, line) in lines(body).iter().enumerate() {
+                    let line_errors = schema::openai_batch_line_errors(line)?;
+                    errors.extend(line_errors.into_iter().map(|e| format!("lines/{i}: {e}")));
+                }
+                errors.extend(duplicates(body, "custom_id"));
+                // CreateBatchRequest takes one `endpoint` for the whole file.
+                let urls: HashSet<&Value> =
+                    lines(body).iter().filter_map(|l| l.get("url")).collect();
+                if urls.len() > 1 {
+                    errors.push(format!("lines name {} endpoints; a batch has one", urls.len()));
+                }
+                Some(errors)
+            }
+            Target::Anthropic => Some(anthropic::message_errors(body)),
+            Target::AnthropicBatch => Some(anthropic::batch_errors(body)),
+            Target::Gemini => Some(gemini::request_errors(body)),
+            Target::GeminiBatch => {
+                let mut errors = Vec::new();
+                for (i, line) in lines(body).iter().enumerate() {
+                    let line_errors = gemini::batch_line_errors(line);
+                    errors.extend(line_errors.into_iter().map(|e| format!("lines/{i}: {e}")));
+                }
+                errors.extend(duplicates(body, "key"));
+                Some(errors)
+            }
+        }
+    }
+}
+
+fn lines(body: &Value) -> &[Value] {
+    body.as_array().expect("a batch fixture's body is the array of its lines")
+}
+
+/// An error for each line whose `id_key` repeats an earlier line's.
+fn duplicates(body: &Value, id_key: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut errors = Vec::new();
+    for (i, line) in lines(body).iter().enumerate() {
+        if let Some(id) = line.get(id_key).and_then(Value::as_str)
+            && !seen.insert(id)
+        {
+            errors.push(format!("lines/{i}: {id_key} {id:?} is a duplicate"));
+        }
+    }
+    errors
+}
+
+/// Each fixture `{"about", "errors"?, "body"}` in `fixtures/<target>/`: a
+/// body that must conform, or (files named `err_*`) one that must fail with
+/// exactly the listed errors (one listed piece per error). `SCHEMAS_SHOW=1`
+/// prints every fixture's errors.
+#[test]
+fn fixtures_conform_or_fail_as_listed() {
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for target in Target::ALL {
+        for path in files(&tests_dir().join("schemas/fixtures").join(target.dir()), ".json") {
+            let name = format!("{}/{}", target.dir(), path.file_name().unwrap().to_string_lossy());
+            let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+                .unwrap_or_else(|err| panic!("{name}: {err}"));
+            let Some(errors) = target.errors(&fixture["body"]) else {
+                schema::schemas_missing();
+                continue;
+            };
+            count += 1;
+            if std::env::var_os("SCHEMAS_SHOW").is_some() {
+                eprintln!("{name}:\n    {}", errors.join("\n    "));
+            }
+            let expected: Vec<&str> = fixture["errors"]
+                .as_array()
+                .map(|pieces| pieces.iter().map(|p| p.as_str().unwrap()).collect())
+                .unwrap_or_default();
+            let refusal = path.file_name().unwrap().to_string_lossy().starts_with("err_");
+            assert_eq!(refusal, !expected.is_empty(), "{name}: err_* files list their errors");
+            let each = expected.iter().all(|piece| errors.iter().any(|e| e.contains(piece)));
+            // A union's "closest:" header is context, not an error of its own.
+            let only = errors
+                .iter()
+                .filter(|e| !e.ends_with("closest:"))
+                .all(|e| expected.iter().any(|piece| e.contains(piece)));
+            if !(each && only) {
+                problems.push(format!(
+                    "{name}: expected errors containing {expected:?}, got:\n    {}",
+                    errors.join("\n    ")
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert!(count >= 15, "too few fixtures checked: {count}");
+}
+
+/// The panicking helpers fail with every error listed, and pass a body that
+/// conforms.
+#[test]
+fn validate_helpers_list_every_error() {
+    if schema::schemas_missing() {
+        return;
+    }
+    let body = serde_json::json!({"messages": [], "max_token": 1});
+    let panic = std::panic::catch_unwind(|| schema::validate_openai_chat(&body)).unwrap_err();
+    let message = panic.downcast_ref::<String>().expect("a formatted panic message");
+    for piece in
+        [r#""model" is a required property"#, "/messages: [] has less than 1 item", "'max_token'"]
+    {
+        assert!(message.contains(piece), "{piece:?} missing from:\n{message}");
+    }
+    schema::validate_openai_chat(
+        &serde_json::json!({"model": "gpt-5.4", "messages": [{"role": "user", "content": "Hi"}]}),
+    );
+    schema::validate_openai_responses(&serde_json::json!({"model": "gpt-5.4", "input": "Hi"}));
+}

@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use jsonschema::Validator;
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 /// One of the vendored OpenAI request schemas.
@@ -103,15 +104,65 @@ pub(crate) fn schemas_missing() -> bool {
 /// empty when it conforms. `None` when the schemas are not present.
 pub(crate) fn openai_errors(schema: OpenAiSchema, body: &Value) -> Option<Vec<String>> {
     let validator = schema.validator()?;
-    Some(
-        validator
-            .iter_errors(body)
-            .map(|err| {
-                let at = err.instance_path().to_string();
-                format!("{}: {err}", if at.is_empty() { "/" } else { &at })
+    let mut lines = Vec::new();
+    for err in validator.iter_errors(body) {
+        render(&err, &mut lines);
+    }
+    Some(lines)
+}
+
+/// One line per error, `/json/pointer: message`, the message cut to a
+/// readable length. A failed union (`anyOf`) names the branch that came
+/// closest instead of dumping the whole instance (after Python jsonschema's
+/// `best_match`): one whose tag (`type`, `role`) matched, then one of the
+/// right JSON type, then the one whose errors lie deepest in the body, then
+/// the one with fewest.
+fn render(err: &jsonschema::ValidationError<'_>, lines: &mut Vec<String>) {
+    let at = err.instance_path().to_string();
+    let at = if at.is_empty() { "/".to_owned() } else { at };
+    if let ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } =
+        err.kind()
+    {
+        let tag_matched = |branch: &Vec<ValidationError<'static>>| {
+            !branch.iter().any(|e| {
+                let path = e.instance_path().to_string();
+                let tag = path.ends_with("/type") || path.ends_with("/role");
+                tag && matches!(
+                    e.kind(),
+                    ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. }
+                )
             })
-            .collect(),
-    )
+        };
+        // A branch refused for its JSON type right where the union stands is
+        // of the wrong kind altogether (the `null` of a nullable field).
+        let kind_matched = |branch: &Vec<ValidationError<'static>>| {
+            !branch.iter().any(|e| {
+                e.instance_path() == err.instance_path()
+                    && matches!(e.kind(), ValidationErrorKind::Type { .. })
+            })
+        };
+        let depth = |branch: &Vec<ValidationError<'static>>| {
+            branch.iter().map(|e| e.instance_path().to_string().len()).max().unwrap_or(0)
+        };
+        let score = |branch: &Vec<ValidationError<'static>>| {
+            let fewest = std::cmp::Reverse(branch.len());
+            (tag_matched(branch), kind_matched(branch), depth(branch), fewest)
+        };
+        if let Some(closest) =
+            context.iter().filter(|branch| !branch.is_empty()).max_by_key(|branch| score(branch))
+        {
+            lines.push(format!("{at}: matches none of {} alternatives; closest:", context.len()));
+            for inner in closest {
+                render(inner, lines);
+            }
+            return;
+        }
+    }
+    let mut message = err.to_string();
+    if message.chars().count() > 240 {
+        message = message.chars().take(240).collect::<String>() + "…";
+    }
+    lines.push(format!("{at}: {message}"));
 }
 
 /// The top-level keys of `body` that `schema` marks `deprecated` (OpenAPI
@@ -159,7 +210,6 @@ pub(crate) fn validate_openai_chat(body: &Value) {
 }
 
 /// [`validate_openai`] for `POST /v1/responses`.
-#[allow(dead_code)] // used once the Responses target exists (issue 16)
 pub(crate) fn validate_openai_responses(body: &Value) {
     validate_openai(OpenAiSchema::Responses, body);
 }

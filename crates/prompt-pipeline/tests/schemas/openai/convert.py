@@ -18,7 +18,13 @@ hold every component the root reaches, changed only as follows (see README.md):
 4. An `allOf` whose branches are all plain objects (properties, required,
    type) is merged into one object; a property named in several branches gets
    the `allOf` of its schemas, so the merge accepts exactly what `allOf` did.
-5. Every object schema that lists `properties` and says nothing of
+5. `oneOf` becomes `anyOf`. The document uses `oneOf` for tagged unions (its
+   `discriminator`s and OpenAI's generated SDKs read it so), but its branches
+   overlap: `{"role": "user", "content": [...]}` is both an EasyInputMessage
+   and an InputMessage, so strict `oneOf` (exactly one) refuses the very
+   input items OpenAI's reference shows. A union accepts what any branch
+   accepts, which is `anyOf`; nothing a branch refuses is let through.
+6. Every object schema that lists `properties` and says nothing of
    `additionalProperties` gets `additionalProperties: false`: unknown keys
    fail. Free-form objects (no `properties`: JSON Schema parameters, metadata
    maps) keep what the document says.
@@ -64,7 +70,7 @@ def reached(schemas, root):
 
 
 def convert(node, schemas, component):
-    """Steps 1-3 on one schema (recursively); steps 4-5 run after."""
+    """Steps 1-3 and 5 on one schema (recursively); steps 4 and 6 run after."""
     if isinstance(node, list):
         return [convert(item, schemas, component) for item in node]
     if not isinstance(node, dict):
@@ -79,6 +85,8 @@ def convert(node, schemas, component):
             out["$ref"] = "#/$defs/" + component
         elif key == "$ref":
             out["$ref"] = "#/$defs/" + name_of(value)
+        elif key == "oneOf":
+            out["anyOf"] = convert(value, schemas, component)
         elif key in ("properties", "$defs", "patternProperties"):
             out[key] = {k: convert(v, schemas, component) for k, v in value.items()}
         else:
@@ -118,7 +126,7 @@ def merge(branches, defs):
 
 
 def flatten(node, defs):
-    """Steps 4-5, bottom up."""
+    """Steps 4 and 6, top down."""
     if isinstance(node, list):
         return [flatten(item, defs) for item in node]
     if not isinstance(node, dict):
