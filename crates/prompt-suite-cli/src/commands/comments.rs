@@ -8,55 +8,12 @@
 
 use std::borrow::Cow;
 
-use clap::ValueEnum;
 use prompt_suite::comments::{Dialect, Error, Warning};
 
-use crate::args::InputArg;
+use crate::args::CommentsArgs;
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
-
-/// Arguments of `prompt-suite comments`.
-#[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("mode").args(["json", "strip", "messages"])))]
-pub(crate) struct CommentsArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    /// Whose rules to follow.
-    #[arg(long, value_enum, default_value_t = DialectArg::Standard)]
-    pub(crate) dialect: DialectArg,
-
-    /// Print `{"cleaned", "params", "metadata", "flow", "node", "tags"}` as JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
-
-    /// Print the `StripComments` result (llmutils also drops blank lines there).
-    #[arg(long)]
-    pub(crate) strip: bool,
-
-    /// The input is a JSON array of chat messages: strip each message's content.
-    #[arg(long)]
-    pub(crate) messages: bool,
-}
-
-/// `--dialect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum DialectArg {
-    /// The suite's own rules (URLs, Markdown code, `\///`, CRLF kept, blank lines kept).
-    Standard,
-    /// The Go package llmutils, byte for byte, quirks included.
-    Llmutils,
-}
-
-impl From<DialectArg> for Dialect {
-    fn from(arg: DialectArg) -> Dialect {
-        match arg {
-            DialectArg::Standard => Dialect::Standard,
-            DialectArg::Llmutils => Dialect::Llmutils,
-        }
-    }
-}
 
 /// Runs `prompt-suite comments`.
 pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
