@@ -25,7 +25,8 @@
 //! entry no file has, are errors too, so the list cannot drift from the code.
 //!
 //! Comments, string and character literals are skipped, so a path in a doc
-//! comment or a message is not an import. Files under `src/bin/` are crates of
+//! comment or a message is not an import; so are `#[cfg(test)]` items (unit
+//! tests may use the whole crate). Files under `src/bin/` are crates of
 //! their own and are not checked.
 
 use std::collections::BTreeMap;
@@ -472,6 +473,10 @@ fn crate_paths(tokens: &[Token], module: &[String]) -> Vec<(usize, Vec<String>)>
     let text = |index: usize| tokens.get(index).map(|token| token.text.as_str());
     let mut i = 0;
     while i < tokens.len() {
+        if is_cfg_test(tokens, i) {
+            i = past_item(tokens, i + 7);
+            continue;
+        }
         match tokens[i].text.as_str() {
             "{" => depth += 1,
             "}" => {
@@ -520,6 +525,37 @@ fn crate_paths(tokens: &[Token], module: &[String]) -> Vec<(usize, Vec<String>)>
         i += 1;
     }
     paths
+}
+
+/// Whether `#[cfg(test)]` starts at `i`.
+fn is_cfg_test(tokens: &[Token], i: usize) -> bool {
+    const ATTRIBUTE: [&str; 7] = ["#", "[", "cfg", "(", "test", ")", "]"];
+    tokens.len() >= i + ATTRIBUTE.len()
+        && tokens[i..i + ATTRIBUTE.len()]
+            .iter()
+            .zip(ATTRIBUTE)
+            .all(|(token, text)| token.text == text)
+}
+
+/// The index after the item starting at `i`: after its `;`, or after the
+/// brace that closes its first `{`.
+fn past_item(tokens: &[Token], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < tokens.len() {
+        match tokens[i].text.as_str() {
+            ";" if depth == 0 => return i + 1,
+            "{" => depth += 1,
+            "}" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The paths a root file's `use` items bring in, with their aliases (for
@@ -657,7 +693,9 @@ mod tests {
     fn super_and_self_resolve_from_the_file_and_inline_modules() {
         let tokens = tokenize(
             "use super::build::Args;\nuse self::inner::X;\n\
-             mod tests { use super::*; use super::super::run::go; }\nuse super::super::top;\n",
+             mod inner { use super::*; use super::super::run::go; }\nuse super::super::top;\n\
+             #[cfg(test)]\nmod tests { use crate::anything::Goes; }\n#[cfg(test)] use crate::x;\n\
+             use crate::after::Tests;\n",
         );
         let module = ["commands".to_owned(), "render".to_owned()];
         let paths: Vec<(usize, String)> = crate_paths(&tokens, &module)
@@ -669,10 +707,11 @@ mod tests {
             [
                 (1, "commands::build::Args".to_owned()),
                 (2, "commands::render::inner::X".to_owned()),
-                // Inside `mod tests`, `super` is the file's own module.
+                // Inside `mod inner`, `super` is the file's own module.
                 (3, "commands::render".to_owned()),
                 (3, "commands::run::go".to_owned()),
                 (4, "top".to_owned()),
+                (8, "after::Tests".to_owned()),
             ]
         );
     }
