@@ -512,7 +512,8 @@ pub(crate) enum AlternationName {
 }
 
 impl PipelineArgs {
-    /// The pipeline these flags describe.
+    /// The pipeline these flags describe (`--messages` is not part of it:
+    /// it asks for the arranged messages instead of the body).
     pub(crate) fn pipeline(&self) -> Pipeline {
         let provider = match self.provider {
             ProviderName::Openai => Provider::OpenAi,
@@ -531,10 +532,9 @@ impl PipelineArgs {
         };
         let mut environment = Environment::new();
         environment.set_strict(self.strict);
-        Pipeline::new(provider)
+        Pipeline::builder(provider)
             .environment(environment)
             .params(self.params.iter().cloned())
-            .provider((!self.messages).then_some(provider))
             .context_as(context_as)
             .alternation(alternation)
             .stages(Stages {
@@ -542,6 +542,7 @@ impl PipelineArgs {
                 template: !self.no_template,
                 segment: !self.no_segment,
             })
+            .build()
     }
 }
 

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Report};
 use prompt_core::json::{self, JsonError};
 use serde::de::DeserializeOwned;
 
@@ -145,6 +146,25 @@ impl Input {
     /// placed in it as [`Input::reject`] places an error.
     pub fn warn(&self, warning: &impl Reportable) {
         crate::diagnostic::warn(self.reject(warning));
+    }
+
+    /// The diagnostic for a library error about this input that speaks
+    /// `prompt_core`'s [`CoreDiagnostic`]: line, column and snippet are
+    /// computed once from its span in this input's text ([`Report`]).
+    pub fn report(&self, error: &dyn CoreDiagnostic) -> Diagnostic {
+        let text = self.text().ok();
+        let diagnostic =
+            Diagnostic::from_report(Report::new(error, text)).with_origin(self.origin.clone());
+        match text {
+            Some(text) => diagnostic.with_source(text),
+            None => diagnostic,
+        }
+    }
+
+    /// Reports a library warning that speaks [`CoreDiagnostic`], placed in
+    /// this input as [`Input::report`] places an error.
+    pub fn warn_of(&self, warning: &dyn CoreDiagnostic) {
+        crate::diagnostic::warn(self.report(warning));
     }
 }
 

@@ -17,12 +17,12 @@ pub(crate) fn source(
     input: &Input,
 ) -> Result<Source, Diagnostic> {
     let name = input.path().and_then(Path::to_str).unwrap_or("stdin");
-    let source = Source::from_bytes(name, input.bytes(), pipeline.get_limits())
+    let source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
         .map_err(|err| diagnostic(&err, input, None, None))?;
     match &args.embeds_dir {
         Some(dir) => {
             let attachments =
-                Attachments::directory(dir, *pipeline.get_limits()).map_err(|err| {
+                Attachments::directory(dir, *pipeline.attachment_limits()).map_err(|err| {
                     let err = prompt_pipeline::Error::from(err);
                     diagnostic(&err, input, None, None).with_origin(dir.display().to_string())
                 })?;

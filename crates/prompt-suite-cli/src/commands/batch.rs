@@ -39,7 +39,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         .jobs
         .or_else(|| std::thread::available_parallelism().ok())
         .map_or(1, NonZeroUsize::get);
-    let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs);
+    let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs)
+        .messages(args.pipeline.messages);
     let show_progress = io::stderr().is_terminal();
     let progress = |summary: &Summary| {
         if show_progress {

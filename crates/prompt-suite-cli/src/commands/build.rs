@@ -2,7 +2,7 @@
 //! body, through the `prompt-pipeline` crate.
 
 use prompt_suite::brackets::{Effect, Limits, StoreWrite};
-use prompt_suite::pipeline::{Message, Metadata, Notice, Request, Transcript};
+use prompt_suite::pipeline::{Arranged, Built, Message, Metadata, Notice, Request, Transcript};
 use serde::Serialize;
 
 use crate::args::BuildArgs;
@@ -30,20 +30,31 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         _ => None,
     };
     let seed = args.seed.unwrap_or_else(random_seed);
-    let built = pipeline.prepare(source).and_then(|prompt| {
-        let compiled = prompt.compile()?;
-        let output = match &transcript {
-            Some((_, transcript)) => compiled.build_with_transcript(&context, seed, transcript)?,
-            None => compiled.build(&context, seed)?,
-        };
-        Ok((output, prompt.metadata().clone()))
-    });
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
-    let (output, metadata) =
-        built.map_err(|err| diagnostic(&err, &input, Some(&prompt_text), transcript_input))?;
-    warn_notices(&output.notices, &input, &prompt_text);
+    let reject = |err| diagnostic(&err, &input, Some(&prompt_text), transcript_input);
+    let prompt = pipeline.prepare(source).map_err(reject)?;
+    let compiled = prompt.compile().map_err(reject)?;
+    let transcript = transcript.as_ref().map(|(_, transcript)| transcript);
+    // `--messages` stops before the provider stage.
+    let (body, arranged) = if args.pipeline.messages {
+        let arranged = match transcript {
+            Some(transcript) => compiled.arrange_with_transcript(&context, seed, transcript),
+            None => compiled.arrange(&context, seed),
+        };
+        let Arranged { messages, rendered, notices, .. } = arranged.map_err(reject)?;
+        (None, (messages, rendered, notices))
+    } else {
+        let built = match transcript {
+            Some(transcript) => compiled.build_with_transcript(&context, seed, transcript),
+            None => compiled.build(&context, seed),
+        };
+        let Built { body, messages, rendered, notices, .. } = built.map_err(reject)?;
+        (Some(body), (messages, rendered, notices))
+    };
+    let (messages, rendered, notices) = arranged;
+    warn_notices(&notices, &input, &prompt_text);
     if args.full {
-        let (writes, effects) = match &output.rendered {
+        let (writes, effects) = match &rendered {
             Some(rendered) => (rendered.writes.as_slice(), rendered.effects.as_slice()),
             None => (&[][..], &[][..]),
         };
@@ -54,17 +65,17 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
             return Err(output::over_limit("`build --full`'s writes and effects", limit));
         }
         return output::write_json(&Full {
-            body: output.request.as_ref().map(|built| &built.body),
-            notices: &output.notices,
-            messages: &output.messages,
-            metadata: &metadata,
+            body: body.as_ref(),
+            notices: &notices,
+            messages: &messages,
+            metadata: prompt.metadata(),
             writes,
             effects,
         });
     }
-    match &output.request {
-        Some(built) => output::write_json(&built.body),
-        None => output::write_json(&output.messages),
+    match &body {
+        Some(body) => output::write_json(body),
+        None => output::write_json(&messages),
     }
 }
 

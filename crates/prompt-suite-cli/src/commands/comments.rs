@@ -6,12 +6,10 @@
 //! cleans a JSON array of chat messages. Warnings (`duplicate_param`) go to
 //! standard error; standard output is the same with or without them.
 
-use std::borrow::Cow;
-
-use prompt_suite::comments::{Dialect, Error, Warning};
+use prompt_suite::comments::Dialect;
 
 use crate::args::CommentsArgs;
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
 
@@ -23,7 +21,7 @@ pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
     if args.messages {
         // The crate edits the JSON text itself: every byte but the stripped
         // contents is the input's (numbers keep their digits).
-        let stripped = dialect.strip_messages_json(text).map_err(|err| input.reject(&err))?;
+        let stripped = dialect.strip_messages_json(text).map_err(|err| input.report(&err))?;
         // One document and a newline, as every JSON output.
         let document = stripped.trim_matches([' ', '\t', '\n', '\r']);
         output::write_bytes(document.as_bytes())?;
@@ -34,47 +32,11 @@ pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
     }
     let processed = dialect.process(text);
     for warning in &processed.warnings {
-        input.warn(warning);
+        input.warn_of(warning);
     }
     if args.json {
         output::write_json(&processed)
     } else {
         output::write_bytes(processed.cleaned.as_bytes())
-    }
-}
-
-impl Reportable for Warning {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        Warning::message(self).to_owned()
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        Some((self.line(), self.column()))
-    }
-
-    fn snippet(&self) -> Option<String> {
-        Some(self.key().to_owned())
-    }
-}
-
-impl Reportable for Error {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        self.to_string()
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        self.line().zip(self.column())
-    }
-
-    fn snippet(&self) -> Option<String> {
-        Some(Error::snippet(self).to_owned())
     }
 }
