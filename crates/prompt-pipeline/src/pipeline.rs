@@ -349,7 +349,7 @@ impl<'p> Prompt<'p> {
 #[derive(Debug)]
 pub struct Compiled<'a> {
     prompt: &'a Prompt<'a>,
-    template: Option<Template<'a, 'a>>,
+    template: Option<Template>,
 }
 
 /// A multi-speaker transcript that enters instead of (or after) the
