@@ -345,6 +345,23 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     }
 }
 
+/// Prints which top-level modules each module of the crate at `dir` uses
+/// (`cargo xtask layers --graph crates/NAME`), for writing its layer list.
+pub(crate) fn graph(root: &Path, dir: &str) -> Result<(), String> {
+    let files = read_sources(root, &root.join(dir).join("src"))?;
+    for file in files.iter().filter(|file| !file.module.is_empty()) {
+        let mut used: Vec<String> = crate_paths(&tokenize(&file.text), &file.module)
+            .into_iter()
+            .filter_map(|(_, path)| path.first().cloned())
+            .filter(|first| Some(first) != file.module.first())
+            .collect();
+        used.sort();
+        used.dedup();
+        println!("{}: {}", file.module.join("::"), used.join(" "));
+    }
+    Ok(())
+}
+
 /// A token of Rust source: an identifier or keyword, or one punctuation
 /// character (`::` is its own token), with its line.
 #[derive(Debug, Clone, PartialEq, Eq)]

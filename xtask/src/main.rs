@@ -8,6 +8,8 @@
 //!   warnings denied.
 //! * `layers`: checks every crate's `crate::` paths against its layer list in
 //!   ARCHITECTURE.md (`layers.rs`); fails on an upward import or a circle.
+//!   `layers --graph crates/NAME` prints what each module uses, for writing
+//!   a list.
 //! * `bench [ARGS...]`: the criterion benchmarks; extra arguments go to
 //!   `cargo bench` (for example `-- --quick`, or a benchmark name filter).
 //! * `scaling [--large]`: every crate's scaling benchmark and the machine
@@ -33,7 +35,11 @@ fn main() -> ExitCode {
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
         Some("ci") => ci(),
-        Some("layers") => layers::run(&project_root()),
+        Some("layers") => match rest.as_slice() {
+            [] => layers::run(&project_root()),
+            [flag, dir] if flag == "--graph" => layers::graph(&project_root(), dir),
+            _ => Err("usage: cargo xtask layers [--graph crates/NAME]".to_owned()),
+        },
         Some("bench") => bench(&rest),
         Some("scaling") => scaling(&rest),
         Some("fuzz") => fuzz(&rest),

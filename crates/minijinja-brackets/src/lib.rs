@@ -154,6 +154,8 @@ pub use crate::analyze::{
     Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
     WarningKind,
 };
+pub use crate::arguments::Arguments;
+pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};
 pub use crate::context::{Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind};
@@ -166,7 +168,9 @@ pub use crate::value::{Value, ValueKind};
 
 mod analyze;
 mod arguments;
+mod callable;
 mod context;
+mod defaults;
 mod environment;
 mod error;
 mod eval;
@@ -177,6 +181,7 @@ mod history;
 mod limits;
 mod provenance;
 mod random;
+mod resolve;
 mod span;
 mod stack;
 mod suggest;

@@ -11,55 +11,40 @@ use crate::message::Message;
 use crate::prompt::Prompt;
 use crate::provider::{Notice, Request};
 
-/// The parsed template of a prompt, or `None` when the template stage is off.
-type MaybeTemplate<'a> = Option<Template<'a, 'a>>;
-
-self_cell::self_cell!(
-    /// A prompt and the template that borrows its text and its pipeline's
-    /// environment, in one owned value (no `unsafe` of ours: `self_cell`,
-    /// as minijinja does for its own owned templates).
-    struct Cell {
-        owner: Prompt,
-        #[covariant]
-        dependent: MaybeTemplate,
-    }
-    impl {Debug}
-);
-
 /// A prompt whose template is parsed: build as many requests as needed.
 ///
 /// It owns everything (`Clone + Send + Sync + 'static`; a clone shares the
-/// parsed template), so it can be kept in a cache or a server and used from
-/// any thread.
+/// prompt and the parsed template, minijinja-brackets' owned [`Template`]),
+/// so it can be kept in a cache or a server and used from any thread.
 #[derive(Debug, Clone)]
 pub struct Compiled {
-    cell: Arc<Cell>,
+    prompt: Arc<Prompt>,
+    /// `None` when the template stage is off.
+    template: Option<Template>,
 }
 
 impl Compiled {
     /// Parses `prompt`'s template when the template stage is on.
     pub(crate) fn new(prompt: Prompt) -> Result<Compiled, Error> {
-        let cell = Cell::try_new(prompt, |prompt| {
-            if !prompt.pipeline.config.stages.template {
-                return Ok(None);
-            }
+        let template = if prompt.pipeline.config.stages.template {
             let environment = &prompt.pipeline.config.environment;
-            environment.compile(prompt.text()).map(Some).map_err(|err| prompt.template_error(err))
-        })?;
-        Ok(Compiled { cell: Arc::new(cell) })
+            Some(environment.compile(prompt.text()).map_err(|err| prompt.template_error(err))?)
+        } else {
+            None
+        };
+        Ok(Compiled { prompt: Arc::new(prompt), template })
     }
 
     /// The prompt this was compiled from.
     pub fn prompt(&self) -> &Prompt {
-        self.cell.borrow_owner()
+        &self.prompt
     }
 
     /// The parsed template, when the template stage is on.
-    pub(crate) fn template(&self) -> Option<&Template<'_, '_>> {
-        self.cell.borrow_dependent().as_ref()
+    pub(crate) fn template(&self) -> Option<&Template> {
+        self.template.as_ref()
     }
 }
-
 /// The conversation the stages arranged, before the provider stage
 /// ([`Compiled::arrange`](crate::Compiled::arrange)).
 #[derive(Debug, Clone, PartialEq)]

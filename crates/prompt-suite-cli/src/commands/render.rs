@@ -127,7 +127,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 /// distinct outputs alone are longer, sampling stops with `output_limit`.
 /// A render error is the template's, about `input`.
 fn sample(
-    template: &Template<'_, '_>,
+    template: &Template,
     context: &Context,
     start: u64,
     samples: u64,
