@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use narrative_segment::Attachments;
 use prompt_comments::DirectiveKind;
-use prompt_core::text::Deletions;
+use prompt_core::text::{Deletions, LineIndex};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Pipeline;
@@ -56,8 +56,10 @@ impl Prompt {
         let mut param_spans = BTreeMap::new();
         let (cleaned, deletions) = if pipeline.config.stages.comments {
             let processed = prompt_comments::process(&text);
+            // One index for every warning, so many repeats stay linear.
+            let index = LineIndex::new(&text);
             notices.extend(processed.warnings.iter().map(|warning| {
-                let at = locate(Origin::Prompt, &text, warning.span().start);
+                let at = index.position(&text, warning.span().start);
                 Notice::DuplicateParam {
                     param: warning.key().to_owned(),
                     line: at.line,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Report};
 use prompt_core::json::{self, JsonError};
+use prompt_core::text::LineIndex;
 use serde::de::DeserializeOwned;
 
 use crate::diagnostic::{Diagnostic, Reportable};
@@ -161,10 +162,27 @@ impl Input {
         }
     }
 
-    /// Reports a library warning that speaks [`CoreDiagnostic`], placed in
-    /// this input as [`Input::report`] places an error.
-    pub fn warn_of(&self, warning: &dyn CoreDiagnostic) {
-        crate::diagnostic::warn(self.report(warning));
+    /// Reports library warnings that speak [`CoreDiagnostic`], each placed
+    /// in this input as [`Input::report`] places an error (through one line
+    /// index, so many warnings cost one pass over the text).
+    pub fn warn_all<'w, D: CoreDiagnostic + 'w>(&self, warnings: impl IntoIterator<Item = &'w D>) {
+        let mut warnings = warnings.into_iter().peekable();
+        if warnings.peek().is_none() {
+            return;
+        }
+        let text = self.text().ok();
+        let index = text.map(LineIndex::new);
+        for warning in warnings {
+            let report = match (text, &index) {
+                (Some(text), Some(index)) => Report::with_index(warning, text, index),
+                _ => Report::new(warning, None),
+            };
+            let diagnostic = Diagnostic::from_report(report).with_origin(self.origin.clone());
+            crate::diagnostic::warn(match text {
+                Some(text) => diagnostic.with_source(text),
+                None => diagnostic,
+            });
+        }
     }
 }
 

@@ -31,9 +31,7 @@ pub(crate) fn execute(args: CommentsArgs) -> Result<(), Diagnostic> {
         return output::write_bytes(dialect.strip(text).as_bytes());
     }
     let processed = dialect.process(text);
-    for warning in &processed.warnings {
-        input.warn_of(warning);
-    }
+    input.warn_all(&processed.warnings);
     if args.json {
         output::write_json(&processed)
     } else {
