@@ -339,7 +339,7 @@ impl<'p> Prompt<'p> {
     }
 
     fn template_error(&self, err: minijinja_brackets::Error) -> Error {
-        let location = err.span().map(|span| self.prompt_location(span.start()));
+        let location = err.span().map(|span| self.prompt_location(span.start));
         Error::new(ErrorKind::Template(err)).located(location)
     }
 }
