@@ -162,9 +162,10 @@ pub use crate::error::{Error, ErrorKind};
 pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
-pub use crate::span::Span;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
+/// The byte span errors carry (the suite's one span type).
+pub use prompt_core::text::Span;
 
 mod analyze;
 mod arguments;

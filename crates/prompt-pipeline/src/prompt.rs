@@ -138,7 +138,7 @@ impl Prompt {
 
     /// A template error, placed in the prompt file.
     pub(crate) fn template_error(&self, err: minijinja_brackets::Error) -> Error {
-        let location = err.span().map(|span| self.location(span.start()));
+        let location = err.span().map(|span| self.location(span.start));
         Error::new(ErrorKind::Template(err)).located(location)
     }
 }

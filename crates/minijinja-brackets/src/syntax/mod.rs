@@ -61,7 +61,7 @@ mod snapshots {
                         .push(format!("{token:?}\n    {:?}", &source[span.start()..span.end()])),
                     Err(err) => {
                         failed = true;
-                        lines.push(err.to_string());
+                        lines.push(err.annotated().to_string());
                     }
                 }
             }
@@ -127,7 +127,7 @@ mod snapshots {
                 }
                 Err(err) => {
                     assert!(expect_error(path), "{}: {err}", path.display());
-                    err.to_string()
+                    err.annotated().to_string()
                 }
             };
             insta::assert_snapshot!(snapshot);
