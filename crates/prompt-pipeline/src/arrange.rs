@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use narrative_segment::{ContextAs, Narrative, RenderOptions, render_turns};
+use narrative_segment::{ContextAs, Narrative, RenderOptions, render};
 
 use crate::convert::narrative::from_narrative;
 use crate::convert::transcript::from_transcript;
@@ -47,10 +47,11 @@ pub(crate) fn segment(
     let kept: Vec<_> = turns
         .iter()
         .filter(|turn| {
-            turn.role != narrative_segment::Role::Context || pipeline.context_as != ContextAs::Drop
+            turn.role != narrative_segment::TurnRole::Context
+                || pipeline.context_as != ContextAs::Drop
         })
         .collect();
-    from_narrative(render_turns(&resolved, &turns, &options)).map(tidy).map_err(|err| {
+    from_narrative(render(&resolved, &turns, &options)).map(tidy).map_err(|err| {
         let index = match err.kind() {
             ErrorKind::UnsupportedRole { message, .. }
             | ErrorKind::UnconvertiblePart { message, .. } => Some(*message),

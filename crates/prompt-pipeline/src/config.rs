@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use minijinja_brackets::Environment;
-use narrative_segment::{ContextAs, Dialect, Limits as AttachmentLimits};
+use narrative_segment::{AttachmentLimits, ContextAs, Dialect};
 use serde::{Deserialize, Serialize};
 
 use crate::alternation::Alternation;

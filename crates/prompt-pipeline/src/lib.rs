@@ -126,7 +126,7 @@ pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, Provider, Request};
 pub use crate::source::{Source, Transcript};
 pub use minijinja_brackets::Context;
-pub use narrative_segment::{Attachments, ContextAs, Limits as AttachmentLimits};
+pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 
 pub mod provider;
 

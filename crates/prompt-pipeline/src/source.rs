@@ -1,7 +1,7 @@
 //! What a pipeline reads: the prompt [`Source`] and, beside it, a
 //! [`Transcript`].
 
-use narrative_segment::{Attachments, Bundle, Limits as AttachmentLimits};
+use narrative_segment::{AttachmentLimits, Attachments, Bundle};
 use transcript_flip::{FlipOptions, Turn};
 
 use crate::error::{Error, ErrorKind, Origin};

@@ -68,11 +68,11 @@ assert_eq!(
 
 #[cfg(feature = "brackets")]
 pub use minijinja_brackets as brackets;
-pub use prompt_core as core;
 #[cfg(feature = "segment")]
 pub use narrative_segment as segment;
 #[cfg(feature = "comments")]
 pub use prompt_comments as comments;
+pub use prompt_core as core;
 #[cfg(feature = "pipeline")]
 pub use prompt_pipeline as pipeline;
 #[cfg(feature = "flip")]

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 
 use prompt_suite::segment::{
-    Attachments, Bundle, Dialect, Error, Limits, Narrative, RenderOptions, SegmentOptions, Warning,
-    render, segment,
+    AttachmentLimits, Attachments, Bundle, Dialect, Error, Narrative, RenderOptions,
+    SegmentOptions, Warning, lmml, render, segment,
 };
 
 use crate::args::SegmentArgs;
@@ -51,7 +51,7 @@ const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 /// Runs `segment`.
 pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
-    let limits = Limits::default();
+    let limits = AttachmentLimits::default();
     let named_bundle = input
         .path()
         .and_then(|path| path.extension())
@@ -106,5 +106,7 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     for warning in &rendered.warnings {
         narrative.warn(warning);
     }
-    output::write_json(&rendered.messages)
+    // lmml's wire shape, at the edge (narrative-segment renders core
+    // messages since issue 14).
+    output::write_json(&lmml::messages(&rendered))
 }
