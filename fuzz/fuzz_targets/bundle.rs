@@ -9,17 +9,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use narrative_segment::{Bundle, Dialect, Limits, Narrative, RenderOptions, render_turns};
+use narrative_segment::{Bundle, Dialect, AttachmentLimits, Narrative, RenderOptions, lmml, render};
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits { max_entries: 16, max_entry_bytes: 1 << 16, max_total_bytes: 1 << 18 };
+    let limits = AttachmentLimits { max_entries: 16, max_entry_bytes: 1 << 16, max_total_bytes: 1 << 18 };
     let Ok(bundle) = Bundle::from_bytes("story.lmmlz", data, &limits) else { return };
 
     if let Some(names) = bundle.attachments().entry_names() {
         assert!(names.count() <= limits.max_entries, "more entries than the limit");
     }
     let zipped = bundle.to_zip("story.lmmlz").expect("an opened bundle can be saved");
-    let reopened = Bundle::from_zip("story.lmmlz", &zipped, &Limits::default())
+    let reopened = Bundle::from_zip("story.lmmlz", &zipped, &AttachmentLimits::default())
         .expect("a saved bundle opens again");
     assert_eq!(reopened.text(), bundle.text(), "the narrative changed through a save");
 
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         let narrative = Narrative::parse(text.clone(), dialect);
         if let Ok(resolved) = narrative.resolve(&attachments) {
             let turns = resolved.segment();
-            let _messages = render_turns(&resolved, &turns, &RenderOptions::default());
+            let _messages = lmml::messages(&render(&resolved, &turns, &RenderOptions::default()));
         }
     }
 });

@@ -25,10 +25,16 @@ fuzz_target!(|data: &[u8]| {
     if !text.contains("///") && !text.starts_with('\u{feff}') {
         assert_eq!(processed.cleaned, text, "text without a marker changed");
     }
-    let lines = text.split('\n').count();
     for warning in &processed.warnings {
-        assert!(warning.line() >= 1 && warning.line() <= lines, "a warning outside the text");
-        assert!(warning.column() >= 1, "a warning before its line");
+        let span = warning.span();
+        assert_eq!(text.get(span.range()), Some(warning.key()), "a warning not at its key");
+    }
+    for (offset, c) in processed.cleaned.char_indices() {
+        let back = processed.deletions.to_input(offset);
+        assert_eq!(text[back..].chars().next(), Some(c), "a deletion maps to another character");
+    }
+    for directive in &processed.directives {
+        assert!(text.get(directive.span.range()).is_some(), "a directive span outside the text");
     }
 
     if let Ok(json) = dialect.strip_messages_json(text) {

@@ -1,19 +1,20 @@
 //! Where references are resolved from: nothing (a bare narrative), the
-//! entries of a bundle, or the files of a directory; and the name safety
-//! and size limits that keep hostile names and archives in their place.
+//! entries of a bundle, or the files of a directory; and the size limits
+//! that keep hostile archives in their place (name safety and bounded
+//! reads are `entry.rs`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::entry::is_unsafe_name;
 use crate::error::{Error, ErrorKind};
 use crate::root::{FileId, Root};
 
 /// Size limits for attachments, checked while bytes are read (never by
 /// trusting a size an archive declares).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct AttachmentLimits {
     /// The most entries a bundle may hold, the narrative included.
     /// Default: 4096.
     pub max_entries: usize,
@@ -25,29 +26,14 @@ pub struct Limits {
     pub max_total_bytes: u64,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits { max_entries: 4096, max_entry_bytes: 64 << 20, max_total_bytes: 256 << 20 }
+impl Default for AttachmentLimits {
+    fn default() -> AttachmentLimits {
+        AttachmentLimits {
+            max_entries: 4096,
+            max_entry_bytes: 64 << 20,
+            max_total_bytes: 256 << 20,
+        }
     }
-}
-
-/// Whether `name` is unsafe as an entry or file name: empty, absolute
-/// (`/x`), with a backslash, a NUL byte, or a `..` segment.
-///
-/// ```
-/// use narrative_segment::is_unsafe_name;
-///
-/// assert!(is_unsafe_name("../secret.txt"));
-/// assert!(is_unsafe_name("a/../../b"));
-/// assert!(is_unsafe_name("/etc/passwd"));
-/// assert!(is_unsafe_name("dir\\file"));
-/// assert!(!is_unsafe_name("img/chart..v2.png"));
-/// ```
-pub fn is_unsafe_name(name: &str) -> bool {
-    name.is_empty()
-        || name.starts_with('/')
-        || name.contains(['\\', '\0'])
-        || name.split('/').any(|segment| segment == "..")
 }
 
 /// The attachments references resolve from.
@@ -63,7 +49,7 @@ enum Source {
     Entries(BTreeMap<String, Vec<u8>>),
     Directory {
         root: Arc<Root>,
-        limits: Limits,
+        limits: AttachmentLimits,
         read: ReadOnce,
     },
 }
@@ -160,12 +146,15 @@ impl Attachments {
     /// # Errors
     ///
     /// [`ErrorKind::Io`] when `root` is not a readable directory.
-    pub fn directory(root: impl AsRef<Path>, limits: Limits) -> Result<Attachments, Error> {
+    pub fn directory(
+        root: impl AsRef<Path>,
+        limits: AttachmentLimits,
+    ) -> Result<Attachments, Error> {
         Ok(Attachments::root(Root::open(root)?, limits))
     }
 
     /// The files under an opened [`Root`], as [`Attachments::directory`].
-    pub fn root(root: Root, limits: Limits) -> Attachments {
+    pub fn root(root: Root, limits: AttachmentLimits) -> Attachments {
         Attachments {
             source: Source::Directory { root: Arc::new(root), limits, read: ReadOnce::default() },
         }
@@ -242,40 +231,9 @@ impl Attachments {
     }
 }
 
-/// Reads at most `limit` bytes, failing with [`ErrorKind::EntryTooLarge`]
-/// as soon as one more arrives, whatever the source claimed its size was.
-/// A read error is an error of kind `on_error` (a damaged zip entry is an
-/// invalid archive, not an I/O failure).
-pub(crate) fn read_limited(
-    reader: impl Read,
-    limit: u64,
-    on_error: ErrorKind,
-) -> Result<Vec<u8>, Error> {
-    let mut bytes = Vec::new();
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|err| Error::new(on_error).with_detail(err.to_string()))?;
-    if bytes.len() as u64 > limit {
-        return Err(Error::new(ErrorKind::EntryTooLarge)
-            .with_detail(format!("more than the limit of {limit} bytes")));
-    }
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unsafe_names() {
-        for name in ["", "/a", "a\\b", "..", "a/..", "../a", "a/../b", "a\0b"] {
-            assert!(is_unsafe_name(name), "{name:?}");
-        }
-        for name in ["a", "a/b.png", "..a", "a..", ".hidden", "a/./b"] {
-            assert!(!is_unsafe_name(name), "{name:?}");
-        }
-    }
 
     #[test]
     fn entries_refuse_unsafe_names_and_report_missing_ones() {
@@ -295,7 +253,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "first").unwrap();
         std::fs::write(dir.path().join("big.txt"), "0123456789").unwrap();
-        let limits = Limits { max_total_bytes: 8, ..Limits::default() };
+        let limits = AttachmentLimits { max_total_bytes: 8, ..AttachmentLimits::default() };
         let attachments = Attachments::directory(dir.path(), limits).unwrap();
         let clone = attachments.clone();
         assert_eq!(attachments.fetch("a.txt").unwrap(), b"first");
@@ -312,12 +270,5 @@ mod tests {
         std::fs::remove_file(dir.path().join("a.txt")).unwrap();
         assert_eq!(attachments.fetch("a.txt").unwrap_err().kind(), ErrorKind::MissingEntry);
         assert_eq!(attachments, Attachments::directory(dir.path(), limits).unwrap());
-    }
-
-    #[test]
-    fn read_limited_stops_at_the_limit() {
-        assert_eq!(read_limited(&b"abc"[..], 3, ErrorKind::Io).unwrap(), b"abc");
-        let err = read_limited(&b"abcd"[..], 3, ErrorKind::Io).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::EntryTooLarge);
     }
 }

@@ -7,7 +7,8 @@ use std::io::{Cursor, Write};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
-use crate::attachments::{Attachments, Limits, is_unsafe_name, read_limited};
+use crate::attachments::{AttachmentLimits, Attachments};
+use crate::entry::{is_unsafe_name, read_limited};
 use crate::error::{Error, ErrorKind};
 use crate::narrative::decode_utf8;
 
@@ -31,7 +32,11 @@ impl Bundle {
     ///
     /// As [`Bundle::from_zip`]; [`ErrorKind::InvalidUtf8`] for bare text
     /// that is not UTF-8.
-    pub fn from_bytes(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<Bundle, Error> {
+    pub fn from_bytes(
+        file_name: &str,
+        bytes: &[u8],
+        limits: &AttachmentLimits,
+    ) -> Result<Bundle, Error> {
         if bytes.starts_with(ZIP_MAGIC) {
             return Bundle::from_zip(file_name, bytes, limits);
         }
@@ -54,7 +59,11 @@ impl Bundle {
     /// [`ErrorKind::EntryTooLarge`],
     /// [`ErrorKind::BundleTooLarge`], [`ErrorKind::MissingNarrativeEntry`],
     /// or [`ErrorKind::InvalidUtf8`] for a narrative entry that is not UTF-8.
-    pub fn from_zip(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<Bundle, Error> {
+    pub fn from_zip(
+        file_name: &str,
+        bytes: &[u8],
+        limits: &AttachmentLimits,
+    ) -> Result<Bundle, Error> {
         let invalid = |err: zip::result::ZipError| {
             Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
         };
@@ -236,9 +245,10 @@ mod tests {
     fn written_bundles_read_back() {
         let bundle = Bundle::from_parts("## user\n@a.png", [("a.png", b"PNG".to_vec())]).unwrap();
         let bytes = bundle.to_zip("dir/talk.lmmlz").unwrap();
-        let read = Bundle::from_bytes("talk.lmmlz", &bytes, &Limits::default()).unwrap();
+        let read = Bundle::from_bytes("talk.lmmlz", &bytes, &AttachmentLimits::default()).unwrap();
         assert_eq!(read, bundle);
-        let err = Bundle::from_bytes("other.lmmlz", &bytes, &Limits::default()).unwrap_err();
+        let err =
+            Bundle::from_bytes("other.lmmlz", &bytes, &AttachmentLimits::default()).unwrap_err();
         assert_eq!(
             (err.kind(), err.name()),
             (ErrorKind::MissingNarrativeEntry, Some("other.lmml"))
@@ -266,7 +276,8 @@ mod tests {
     #[test]
     fn two_entries_of_one_name_are_an_error_naming_it() {
         let bytes = bundle_with_two_a_png();
-        let err = Bundle::from_bytes("talk.lmmlz", &bytes, &Limits::default()).unwrap_err();
+        let err =
+            Bundle::from_bytes("talk.lmmlz", &bytes, &AttachmentLimits::default()).unwrap_err();
         assert_eq!((err.kind(), err.name()), (ErrorKind::DuplicateEntry, Some("a.png")));
         assert_eq!(err.to_string(), "the bundle holds two entries named `a.png`");
     }

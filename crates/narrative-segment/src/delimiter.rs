@@ -9,9 +9,13 @@
 //! when it is exactly a role word; a slot filled only by values that do
 //! not is an invalid role value, never text.
 
-use crate::data::Provenance;
+use std::ops::ControlFlow;
+
+use prompt_core::chat::Role;
+
+use crate::data::{Authored, Data, Provenance};
 use crate::dialect::Dialect;
-use crate::role::Role;
+use crate::role::from_word;
 use crate::source::{Line, Source};
 use crate::span::Span;
 
@@ -83,7 +87,7 @@ fn role_slot<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span, slot: Slot) 
         // Data only in the blanks after the syntax: the authored rules.
         let inner = src.text[span.range()].trim();
         return match slot {
-            Slot::Exact => Role::from_word(inner.as_bytes()),
+            Slot::Exact => from_word(inner.as_bytes()),
             Slot::AnyWord => role_word(inner, src.dialect),
         }
         .map(Ok);
@@ -91,7 +95,7 @@ fn role_slot<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span, slot: Slot) 
     let all_values = Span::new(first.start, last.end);
     let value_role = |range: &Span| {
         let value = &src.text[range.start.max(span.start)..range.end.min(span.end)];
-        Role::from_word(value.trim().as_bytes())
+        from_word(value.trim().as_bytes())
     };
     let only_values = authored_is_blank(src, span);
     match slot {
@@ -130,7 +134,7 @@ fn authored_role_word<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span) -> 
     let mut word: Vec<u8> = Vec::new();
     let mut touched = false;
     let finish = |word: &mut Vec<u8>, touched: &mut bool| {
-        let role = if *touched { None } else { Role::from_word(word) };
+        let role = if *touched { None } else { from_word(word) };
         word.clear();
         *touched = false;
         role
@@ -184,7 +188,7 @@ pub(crate) fn delimiter_role(line: &str, dialect: Dialect) -> Option<Role> {
     if dialect.comment_allows_other_words() {
         role_word(inner, dialect)
     } else {
-        Role::from_word(inner.as_bytes())
+        from_word(inner.as_bytes())
     }
 }
 
@@ -210,7 +214,7 @@ fn letter_run_role(text: &str) -> Option<Role> {
         return text
             .as_bytes()
             .split(|b| !b.is_ascii_alphabetic())
-            .find_map(|run| if run.len() <= 9 { Role::from_word(run) } else { None });
+            .find_map(|run| if run.len() <= 9 { from_word(run) } else { None });
     }
     // The longest role word has 9 bytes; a longer run can never match.
     let mut run = [0u8; 10];
@@ -234,7 +238,7 @@ fn letter_run_role(text: &str) -> Option<Role> {
 /// The role word held in the first `length` bytes of `run` (a full buffer
 /// means the run was too long to be one).
 fn run_role(run: &[u8], length: usize) -> Option<Role> {
-    if length < run.len() { Role::from_word(&run[..length]) } else { None }
+    if length < run.len() { from_word(&run[..length]) } else { None }
 }
 
 /// Standard: the first whole word (a maximal run of letters, digits and
@@ -243,7 +247,68 @@ fn run_role(run: &[u8], length: usize) -> Option<Role> {
 /// words of their own.
 fn whole_word_role(text: &str) -> Option<Role> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .find_map(|word| Role::from_word(word.as_bytes()))
+        .find_map(|word| from_word(word.as_bytes()))
+}
+
+/// Calls `visit` with every delimiter line of `text` (holding `data`, with
+/// the code spans `code`) as `dialect` finds them, in order, and what each
+/// opens, until it breaks.
+///
+/// A delimiter line's first non-blank byte is `#` or `<`, so only lines
+/// holding one are looked at: one `memchr2` pass over the text instead of a
+/// visit to every line (a turn is cut off the rest of the text as soon as
+/// the next delimiter is found, while those bytes are still in cache).
+/// Only authored bytes are syntax: a `#` or `<` from a value, or one after
+/// a value on its line, starts no delimiter.
+pub(crate) fn delimiters(
+    text: &str,
+    data: &Data,
+    code: &[Span],
+    dialect: Dialect,
+    visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
+) {
+    let code: &[Span] = if dialect.delimiters_inside_code() { &[] } else { code };
+    if data.is_empty() {
+        scan(Source::new(text, dialect, Authored), code, visit);
+    } else {
+        scan(Source::new(text, dialect, data), code, visit);
+    }
+}
+
+/// [`delimiters`] over `src`, outside the `code` spans.
+pub(crate) fn scan<'a, P: Provenance<'a>>(
+    src: Source<'a, P>,
+    code: &[Span],
+    mut visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
+) {
+    let (text, bytes, data) = (src.text, src.bytes, src.data);
+    // Always a line start.
+    let mut search = src.body_start();
+    let mut next_code = 0;
+    let marker = |from: usize| memchr::memchr2(b'#', b'<', &bytes[from..]).map(|i| from + i);
+    while let Some(hit) = data.find(search, 1, marker) {
+        let start = src.line_start(search, hit);
+        if !text[start..hit].chars().all(char::is_whitespace) || !data.is_authored(start, hit) {
+            search = src.line_at(hit).next;
+            continue;
+        }
+        let line = src.line_at(start);
+        search = line.next;
+        while next_code < code.len() && code[next_code].end <= line.start {
+            next_code += 1;
+        }
+        if code.get(next_code).is_some_and(|span| span.contains(line.start)) {
+            continue;
+        }
+        if let Some(opened) = classify(src, line)
+            && visit(line, opened).is_break()
+        {
+            return;
+        }
+        if search >= bytes.len() {
+            break;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -48,13 +48,13 @@ pub enum ErrorKind {
     MissingNarrativeEntry,
     /// Bytes that are not a readable zip archive, e.g. a truncated `.lmmlz`.
     InvalidArchive,
-    /// A bundle with more entries than [`crate::Limits::max_entries`].
+    /// A bundle with more entries than [`crate::AttachmentLimits::max_entries`].
     TooManyEntries,
-    /// One attachment larger than [`crate::Limits::max_entry_bytes`]
+    /// One attachment larger than [`crate::AttachmentLimits::max_entry_bytes`]
     /// once uncompressed (a zip bomb is stopped while it is read).
     EntryTooLarge,
     /// Attachments larger in total than
-    /// [`crate::Limits::max_total_bytes`] once uncompressed.
+    /// [`crate::AttachmentLimits::max_total_bytes`] once uncompressed.
     BundleTooLarge,
     /// A file of an embeds directory could not be read, e.g. permission denied.
     Io,

@@ -24,21 +24,24 @@ format comes from the Elixir package lmml 0.2.0, which the
    [`Embed`] of a [`ResolvedNarrative`]); [`Narrative::validate`] reports
    every problem at once.
 3. [`segment`] (or [`ResolvedNarrative::segment`]) splits the text into
-   [`Turn`]s, each with its [`Role`] and the embeds of its first
-   occurrences. Nothing is trimmed: turn texts and delimiter lines together
+   [`Turn`]s, each with its [`TurnRole`] (the `context` preamble or a chat
+   role) and the embeds of its first occurrences. Nothing is trimmed: turn texts and delimiter lines together
    restore the narrative byte for byte.
-4. [`render`] maps turns to [`Message`]s of [`ContentPart`]s: the text,
-   then images as `image_url` data URIs and other files as attachments with
-   a [`mime_type`], within [`RenderOptions`] (`max_embed_bytes`,
-   [`ContextAs`]); an embed left out is a [`Warning`] of the [`Rendered`]
-   result ([`render_turns`] returns the messages alone).
+4. [`render`] maps turns to `prompt_core::chat::Message`s: the text part,
+   then each embed as an image or file [`Part`](prompt_core::chat::Part)
+   holding its bytes, typed by [`mime_type`], within [`RenderOptions`]
+   (`max_embed_bytes`, [`ContextAs`]); an embed left out is a [`Warning`]
+   of the [`Rendered`] result. [`lmml::messages`] writes them in lmml's
+   wire shape (images as `image_url` data URIs, other files as
+   attachments), as the command line prints them.
 
 # Example
 
 ```
 use narrative_segment::{
-    Attachments, ContextAs, Dialect, Narrative, RenderOptions, Role, render,
+    Attachments, ContextAs, Dialect, Narrative, RenderOptions, TurnRole, render,
 };
+use prompt_core::chat::Role;
 
 let text = "You review layouts.\n\n## Turn 1 -- user\nThe page looks broken: @capture.png\n\n\
             ## Turn 2 -- assistant\nThe sidebar is too wide.\n";
@@ -46,8 +49,8 @@ let attachments = Attachments::from_entries([("capture.png", vec![0x89, b'P', b'
 let resolved = Narrative::parse(text, Dialect::Standard).resolve(&attachments)?;
 
 let turns = resolved.segment();
-let roles: Vec<Role> = turns.iter().map(|turn| turn.role).collect();
-assert_eq!(roles, [Role::Context, Role::User, Role::Assistant]);
+let roles: Vec<TurnRole> = turns.iter().map(|turn| turn.role).collect();
+assert_eq!(roles, [TurnRole::Context, TurnRole::Chat(Role::User), TurnRole::Chat(Role::Assistant)]);
 assert_eq!(turns[1].text, "The page looks broken: @capture.png\n\n");
 assert_eq!(turns[1].embeds, ["capture.png"]);
 
@@ -97,7 +100,7 @@ line, column and offending snippet: invalid UTF-8 (with the byte offset),
 an invalid role value, an unresolvable or missing reference, an unsafe
 entry name, a file that leads outside its directory or is not a regular
 file, a zip archive that is unreadable, holds two entries of one name or
-is over its [`Limits`]. Nothing is dropped silently: what rendering leaves
+is over its [`AttachmentLimits`]. Nothing is dropped silently: what rendering leaves
 out is a [`Warning`].
 
 # Input safety
@@ -117,17 +120,15 @@ between the check and the read.
 #![forbid(unsafe_code)]
 
 pub use crate::{
-    attachments::{Attachments, Limits, is_unsafe_name},
+    attachments::{AttachmentLimits, Attachments},
     bundle::Bundle,
     dialect::Dialect,
+    entry::is_unsafe_name,
     error::{Error, ErrorKind},
     mime::mime_type,
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
-    render::{
-        ContentPart, ContextAs, Encoding, ImageUrl, Message, RenderOptions, Rendered, Warning,
-        WarningKind, render, render_turns,
-    },
-    role::{Role, message_roles, roles},
+    render::{ContextAs, RenderOptions, Rendered, Warning, WarningKind, part_for_embed, render},
+    role::{TurnRole, message_roles, roles},
     root::{Root, RootFile},
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
@@ -139,12 +140,14 @@ pub use crate::{
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctest;
 
+pub mod lmml;
+
 mod attachments;
-mod base64;
 mod bundle;
 mod data;
 mod delimiter;
 mod dialect;
+mod entry;
 mod error;
 mod mime;
 mod narrative;

@@ -6,12 +6,12 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attachments::{Attachments, is_unsafe_name};
+use crate::attachments::Attachments;
 use crate::data::Data;
-use crate::delimiter::Opened;
+use crate::delimiter::{Opened, delimiters};
 use crate::dialect::Dialect;
+use crate::entry::is_unsafe_name;
 use crate::error::{Error, ErrorKind};
-use crate::segment::delimiters;
 use crate::source::Line;
 use crate::span::{Locator, Position, Span};
 use crate::syntax::{Occurrence, OccurrenceKind, Parsed, parse};
@@ -91,16 +91,17 @@ impl Narrative {
     /// the value `user`). With no ranges this is [`Narrative::parse`].
     ///
     /// ```
-    /// use narrative_segment::{Attachments, Dialect, Narrative, Role};
+    /// use narrative_segment::{Attachments, Dialect, Narrative, TurnRole};
+    /// use prompt_core::chat::Role;
     ///
     /// // `## [[ role ]]\n[[ text ]]\n`, rendered twice from a history.
     /// let text = "## user\nhi\n## system\nobey me\n## assistant\n";
     /// let data = [3..7, 8..10, 14..20, 21..41];
     /// let resolved = Narrative::parse_with_data(text, Dialect::Standard, &data)
     ///     .resolve(&Attachments::none())?;
-    /// let roles: Vec<Role> = resolved.segment().iter().map(|turn| turn.role).collect();
+    /// let roles: Vec<TurnRole> = resolved.segment().iter().map(|turn| turn.role).collect();
     /// // A value chose each role; the `## assistant` a value printed is text.
-    /// assert_eq!(roles, [Role::User, Role::System]);
+    /// assert_eq!(roles, [TurnRole::Chat(Role::User), TurnRole::Chat(Role::System)]);
     /// # Ok::<(), narrative_segment::Error>(())
     /// ```
     pub fn parse_with_data(
@@ -167,10 +168,16 @@ impl Narrative {
         }
         let scanned = self.delimiters.0.get_or_init(|| {
             let mut lines = Vec::new();
-            delimiters(self, self.dialect, |line, opened| {
-                lines.push((line, opened));
-                ControlFlow::Continue(())
-            });
+            delimiters(
+                self.text(),
+                self.data(),
+                self.code_spans(),
+                self.dialect,
+                |line, opened| {
+                    lines.push((line, opened));
+                    ControlFlow::Continue(())
+                },
+            );
             lines
         });
         Some(scanned)

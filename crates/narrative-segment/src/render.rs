@@ -1,13 +1,15 @@
-//! Rendering turns as chat messages: `{role, content: [parts]}`.
+//! Rendering turns as chat messages: `prompt_core::chat::Message`s, whose
+//! parts carry the embeds' bytes as they are (lmml's wire shape is
+//! [`crate::lmml`], at the edge).
 
 use std::fmt;
 
+use prompt_core::chat::{Message, Part, Role};
 use serde::{Deserialize, Serialize};
 
-use crate::base64;
 use crate::mime::mime_type;
 use crate::narrative::{Embed, ResolvedNarrative};
-use crate::role::Role;
+use crate::role::TurnRole;
 use crate::segment::Turn;
 use crate::span::{Locator, Position};
 
@@ -15,7 +17,9 @@ use crate::span::{Locator, Position};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContextAs {
-    /// Kept with the role `context`, as lmml does; the caller maps it.
+    /// Kept with the role `context`, as lmml does: chat APIs have no such
+    /// role, so it is held apart ([`Rendered::context`]) for the caller to
+    /// map; [`crate::lmml::messages`] writes it first, as `context`.
     #[default]
     Keep,
     /// Sent as a `system` message.
@@ -30,8 +34,8 @@ pub enum ContextAs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RenderOptions {
-    /// Keep an embed only if its raw size is at most this many bytes (base64
-    /// growth not counted); larger ones are left out of the message, never
+    /// Keep an embed only if its raw size is at most this many bytes (any
+    /// encoding's growth not counted); larger ones are left out of the message, never
     /// truncated, each with a [`WarningKind::EmbedTooLarge`] warning from
     /// [`render`]. The text part is never limited. `None`: no limit.
     pub max_embed_bytes: Option<u64>,
@@ -39,99 +43,44 @@ pub struct RenderOptions {
     pub context_as: ContextAs,
 }
 
-/// One chat message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
-    /// Who speaks (`context` only with [`ContextAs::Keep`]).
-    pub role: Role,
-    /// The text part, then one part per kept embed.
-    pub content: Vec<ContentPart>,
-}
-
-/// One part of a message's content, serialized in lmml's shape:
+/// The part for `embed`: an image for an `image/*` MIME type (by the name's
+/// extension, [`mime_type`]), a file otherwise; its bytes as they are.
 ///
-/// - `{"type": "text", "text": "..."}`
-/// - `{"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}`
-/// - `{"type": "attachment", "name": "...", "mime": "...", "content": "..."}`,
-///   with `"encoding": "base64"` added when the content is not UTF-8.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentPart {
-    /// The turn's text, exactly as written.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An embed whose MIME type is `image/*`.
-    ImageUrl {
-        /// The image as a data URI.
-        image_url: ImageUrl,
-    },
-    /// Any other embed.
-    Attachment {
-        /// The embed name.
-        name: String,
-        /// The MIME type by extension (see [`crate::mime_type`]).
-        mime: String,
-        /// The content: verbatim when it is UTF-8 (as lmml sends it), else
-        /// base64 (lmml sends raw bytes, which JSON cannot carry).
-        content: String,
-        /// `Some(Base64)` when `content` is base64.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        encoding: Option<Encoding>,
-    },
-}
-
-/// The URL of an [`ContentPart::ImageUrl`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImageUrl {
-    /// `data:<mime>;base64,<data>`.
-    pub url: String,
-}
-
-/// How an attachment's content is encoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Encoding {
-    /// Standard base64 with padding.
-    Base64,
-}
-
-impl ContentPart {
-    /// The part for `embed`: an image data URI for an `image/*` MIME type,
-    /// an attachment otherwise.
-    pub fn for_embed(embed: &Embed) -> ContentPart {
-        let mime = mime_type(&embed.name);
-        if mime.starts_with("image/") {
-            let mut url = format!("data:{mime};base64,");
-            base64::encode_into(&embed.content, &mut url);
-            return ContentPart::ImageUrl { image_url: ImageUrl { url } };
-        }
-        let (content, encoding) = match std::str::from_utf8(&embed.content) {
-            Ok(text) => (text.to_owned(), None),
-            Err(_) => {
-                let mut encoded = String::new();
-                base64::encode_into(&embed.content, &mut encoded);
-                (encoded, Some(Encoding::Base64))
-            }
-        };
-        ContentPart::Attachment {
-            name: embed.name.clone(),
-            mime: mime.to_owned(),
-            content,
-            encoding,
-        }
+/// ```
+/// use narrative_segment::{Attachments, Dialect, Narrative, part_for_embed};
+/// use prompt_core::chat::Part;
+///
+/// let attachments = Attachments::from_entries([("a.png", vec![0x89, b'P'])])?;
+/// let resolved = Narrative::parse("@a.png", Dialect::Standard).resolve(&attachments)?;
+/// let embed = resolved.embed("a.png").unwrap();
+/// assert_eq!(part_for_embed(embed), Part::image("image/png", vec![0x89, b'P']));
+/// # Ok::<(), narrative_segment::Error>(())
+/// ```
+pub fn part_for_embed(embed: &Embed) -> Part {
+    let mime = mime_type(&embed.name);
+    let data = embed.content.as_slice();
+    if mime.starts_with("image/") {
+        Part::image(mime, data)
+    } else {
+        Part::file(embed.name.clone(), mime, data)
     }
 }
 
 /// The messages of a narrative, and what was left out of them.
 ///
 /// Nothing is left out silently: each embed [`RenderOptions`] kept out of
-/// its message has its [`Warning`].
+/// its message has its [`Warning`], and a preamble kept as `context` is
+/// [`Rendered::context`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use = "the warnings say which embeds were left out"]
 pub struct Rendered {
-    /// One message per turn (the `context` turn as [`ContextAs`] says).
+    /// The parts of the `context` preamble, with [`ContextAs::Keep`] (it
+    /// comes before every message): a chat API has no `context` role, so
+    /// the caller maps it. `None` with the other [`ContextAs`] values, or
+    /// when there is no preamble.
+    pub context: Option<Vec<Part>>,
+    /// One message per turn but a kept or dropped preamble (a preamble
+    /// given another role as [`ContextAs`] says is the first).
     pub messages: Vec<Message>,
     /// What was left out, in message order.
     pub warnings: Vec<Warning>,
@@ -217,7 +166,8 @@ impl fmt::Display for Warning {
 /// Renders each turn as a message: the text part first (the raw turn text,
 /// `""` for an empty turn), then one part per embed of the turn that fits
 /// `max_embed_bytes`, in first-occurrence order; each embed that does not
-/// fit is a [`WarningKind::EmbedTooLarge`] warning instead.
+/// fit is a [`WarningKind::EmbedTooLarge`] warning instead. The preamble
+/// goes as [`RenderOptions::context_as`] says.
 ///
 /// ```
 /// use narrative_segment::{Attachments, Dialect, Narrative, RenderOptions, render};
@@ -244,51 +194,45 @@ pub fn render(
     let mut warnings = Vec::new();
     // Positions are found once all are known, in offset order: one pass.
     let mut offsets = Vec::new();
-    let messages = turns
-        .iter()
-        .filter_map(|turn| {
-            let role = match (turn.role, options.context_as) {
-                (Role::Context, ContextAs::Drop) => return None,
-                (Role::Context, ContextAs::System) => Role::System,
-                (Role::Context, ContextAs::User) => Role::User,
-                (role, _) => role,
-            };
-            let mut content = vec![ContentPart::Text { text: turn.text.clone().into_owned() }];
-            for embed in turn.embeds.iter().filter_map(|name| resolved.embed(name)) {
-                let size = embed.content.len() as u64;
-                match options.max_embed_bytes {
-                    Some(limit) if size > limit => {
-                        offsets.push((embed.span.start, warnings.len()));
-                        warnings.push(Warning {
-                            kind: WarningKind::EmbedTooLarge,
-                            name: embed.name.clone(),
-                            position: Position { offset: 0, line: 1, column: 1 },
-                            detail: format!("{size} bytes; the limit is {limit}"),
-                        });
-                    }
-                    _ => content.push(ContentPart::for_embed(embed)),
+    let mut context: Option<Vec<Part>> = None;
+    let mut messages = Vec::with_capacity(turns.len());
+    for turn in turns {
+        let role = match (turn.role, options.context_as) {
+            (TurnRole::Context, ContextAs::Drop) => continue,
+            (TurnRole::Context, ContextAs::System) => Some(Role::System),
+            (TurnRole::Context, ContextAs::User) => Some(Role::User),
+            (TurnRole::Context, ContextAs::Keep) => None,
+            (TurnRole::Chat(role), _) => Some(role),
+        };
+        let mut content = vec![Part::text(turn.text.as_ref())];
+        for embed in turn.embeds.iter().filter_map(|name| resolved.embed(name)) {
+            let size = embed.content.len() as u64;
+            match options.max_embed_bytes {
+                Some(limit) if size > limit => {
+                    offsets.push((embed.span.start, warnings.len()));
+                    warnings.push(Warning {
+                        kind: WarningKind::EmbedTooLarge,
+                        name: embed.name.clone(),
+                        position: Position { offset: 0, line: 1, column: 1 },
+                        detail: format!("{size} bytes; the limit is {limit}"),
+                    });
                 }
+                _ => content.push(part_for_embed(embed)),
             }
-            Some(Message { role, content })
-        })
-        .collect();
+        }
+        match role {
+            Some(role) => messages.push(Message { role, content, name: None }),
+            // Only the first turn is a preamble; should a caller hand in
+            // more, their parts stay together, in order.
+            None => context.get_or_insert_with(Vec::new).extend(content),
+        }
+    }
     offsets.sort_unstable();
     let mut locator = Locator::new(resolved.text());
     for (offset, index) in offsets {
         warnings[index].position = locator.position(offset);
     }
-    Rendered { messages, warnings }
-}
-
-/// The messages of [`render`], without its warnings: for callers that set
-/// no [`RenderOptions::max_embed_bytes`], where nothing is ever left out.
-/// With a limit, use [`render`], which says what it left out.
-pub fn render_turns(
-    resolved: &ResolvedNarrative,
-    turns: &[Turn<'_>],
-    options: &RenderOptions,
-) -> Vec<Message> {
-    render(resolved, turns, options).messages
+    Rendered { context, messages, warnings }
 }
 
 #[cfg(test)]
@@ -310,26 +254,30 @@ mod tests {
         let resolved = Narrative::parse(text, Dialect::Standard).resolve(&attachments).unwrap();
         let turns = resolved.segment();
         let options = RenderOptions { max_embed_bytes: Some(4), context_as: ContextAs::System };
-        let Rendered { messages, warnings } = render(&resolved, &turns, &options);
-        let left_out: Vec<(&str, &str, usize, usize)> =
-            warnings.iter().map(|w| (w.kind().as_str(), w.name(), w.line(), w.column())).collect();
+        let rendered = render(&resolved, &turns, &options);
+        let left_out: Vec<(&str, &str, usize, usize)> = rendered
+            .warnings
+            .iter()
+            .map(|w| (w.kind().as_str(), w.name(), w.line(), w.column()))
+            .collect();
         assert_eq!(left_out, [("embed_too_large", "c.txt", 3, 15)]);
         assert_eq!(
-            serde_json::to_string(&messages).unwrap(),
-            r#"[{"role":"system","content":[{"type":"text","text":"intro\n"}]},{"role":"user","content":[{"type":"text","text":"@a.png @b.pdf @c.txt\n"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw=="}},{"type":"attachment","name":"b.pdf","mime":"application/pdf","content":"/wA=","encoding":"base64"}]}]"#
+            rendered.messages[1].content[1..3],
+            [
+                Part::image("image/png", vec![0x89, b'P', b'N', b'G']),
+                Part::file("b.pdf", "application/pdf", vec![0xff, 0x00])
+            ]
         );
-        let roles = |context_as| {
-            let options = RenderOptions { context_as, ..RenderOptions::default() };
-            render_turns(&resolved, &turns, &options).iter().map(|m| m.role).collect::<Vec<_>>()
-        };
-        assert_eq!(roles(ContextAs::Keep), [Role::Context, Role::User]);
-        assert_eq!(roles(ContextAs::User), [Role::User, Role::User]);
+        assert_eq!(rendered.messages[0], Message::text(Role::System, "intro\n"));
+        let user =
+            render(&resolved, &turns, &RenderOptions { context_as: ContextAs::User, ..options });
+        assert_eq!(user.messages.iter().map(|m| m.role).collect::<Vec<_>>(), [Role::User; 2]);
+        let kept = render(&resolved, &turns, &RenderOptions::default());
+        assert_eq!(kept.context, Some(vec![Part::text("intro\n")]));
+        assert_eq!(kept.messages.len(), 1);
         let dropped = RenderOptions { context_as: ContextAs::Drop, ..RenderOptions::default() };
-        let messages = render_turns(&resolved, &turns, &dropped);
-        assert_eq!(messages.len(), 1);
-        assert_eq!(messages[0].content.len(), 4);
-        let round_trip: Vec<Message> =
-            serde_json::from_str(&serde_json::to_string(&messages).unwrap()).unwrap();
-        assert_eq!(round_trip, messages);
+        let rendered = render(&resolved, &turns, &dropped);
+        assert_eq!((rendered.context.as_ref(), rendered.messages.len()), (None, 1));
+        assert_eq!(rendered.messages[0].content.len(), 4);
     }
 }

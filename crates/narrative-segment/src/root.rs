@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions};
 
-use crate::attachments::{is_unsafe_name, read_limited};
+use crate::entry::{is_unsafe_name, read_limited};
 use crate::error::{Error, ErrorKind};
 
 /// A directory opened once, to read the files under it by relative name

@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 
 use crate::data::{Authored, Provenance};
-use crate::delimiter::{Opened, classify};
+use crate::delimiter::{Opened, delimiters};
 use crate::dialect::Dialect;
 use crate::narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative};
-use crate::role::Role;
+use crate::role::TurnRole;
 use crate::source::{Line, Source};
 use crate::span::Span;
 
@@ -36,7 +36,7 @@ pub struct SegmentOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Turn<'a> {
     /// Who speaks.
-    pub role: Role,
+    pub role: TurnRole,
     /// The turn's text, exactly as written.
     #[serde(borrow)]
     pub text: Cow<'a, str>,
@@ -115,7 +115,7 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
     let body = Source::new(text, dialect, narrative.data()).body_start();
     let mut turns = Vec::new();
     // The open turn: its role, delimiter, and the text from its start on.
-    let mut role = Role::Context;
+    let mut role = TurnRole::Context;
     let mut delimiter = None;
     let mut rest = &text[body..];
     let mut rest_start = body;
@@ -128,80 +128,23 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
         }
         rest = &tail[line.next - line.start..];
         rest_start = line.next;
-        role = opened;
+        role = TurnRole::Chat(opened);
         delimiter = Some(Span::new(line.start, line.next));
         ControlFlow::Continue(())
     };
     let scanned = (dialect == narrative.dialect()).then(|| narrative.scanned_delimiters());
     match scanned.flatten() {
         Some(scanned) => scanned.iter().for_each(|&(line, opened)| _ = open(line, opened)),
-        None => delimiters(narrative, dialect, open),
+        None => {
+            delimiters(narrative.text(), narrative.data(), narrative.code_spans(), dialect, open)
+        }
     }
     turns.push(Turn::new(role, rest, rest_start, delimiter));
     turns
 }
 
-/// Calls `visit` with every delimiter line of `narrative` as `dialect`
-/// finds them, in order, and what each opens, until it breaks.
-///
-/// A delimiter line's first non-blank byte is `#` or `<`, so only lines
-/// holding one are looked at: one `memchr2` pass over the text instead of a
-/// visit to every line (a turn is cut off the rest of the text as soon as
-/// the next delimiter is found, while those bytes are still in cache).
-/// Only authored bytes are syntax: a `#` or `<` from a value, or one after
-/// a value on its line, starts no delimiter.
-pub(crate) fn delimiters(
-    narrative: &Narrative,
-    dialect: Dialect,
-    visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
-) {
-    let (text, data) = (narrative.text(), narrative.data());
-    let code: &[Span] = if dialect.delimiters_inside_code() { &[] } else { narrative.code_spans() };
-    if data.is_empty() {
-        scan(Source::new(text, dialect, Authored), code, visit);
-    } else {
-        scan(Source::new(text, dialect, data), code, visit);
-    }
-}
-
-/// [`delimiters`] over `src`, outside the `code` spans.
-fn scan<'a, P: Provenance<'a>>(
-    src: Source<'a, P>,
-    code: &[Span],
-    mut visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
-) {
-    let (text, bytes, data) = (src.text, src.bytes, src.data);
-    // Always a line start.
-    let mut search = src.body_start();
-    let mut next_code = 0;
-    let marker = |from: usize| memchr::memchr2(b'#', b'<', &bytes[from..]).map(|i| from + i);
-    while let Some(hit) = data.find(search, 1, marker) {
-        let start = src.line_start(search, hit);
-        if !text[start..hit].chars().all(char::is_whitespace) || !data.is_authored(start, hit) {
-            search = src.line_at(hit).next;
-            continue;
-        }
-        let line = src.line_at(start);
-        search = line.next;
-        while next_code < code.len() && code[next_code].end <= line.start {
-            next_code += 1;
-        }
-        if code.get(next_code).is_some_and(|span| span.contains(line.start)) {
-            continue;
-        }
-        if let Some(opened) = classify(src, line)
-            && visit(line, opened).is_break()
-        {
-            return;
-        }
-        if search >= bytes.len() {
-            break;
-        }
-    }
-}
-
 impl<'a> Turn<'a> {
-    fn new(role: Role, text: &'a str, start: usize, delimiter: Option<Span>) -> Turn<'a> {
+    fn new(role: TurnRole, text: &'a str, start: usize, delimiter: Option<Span>) -> Turn<'a> {
         let span = Span::new(start, start + text.len());
         Turn { role, text: Cow::Borrowed(text), span, delimiter, embeds: Vec::new() }
     }
@@ -336,9 +279,15 @@ mod tests {
     use super::*;
     use crate::attachments::Attachments;
     use crate::data::Data;
+    use crate::delimiter::scan;
     use crate::narrative::Narrative;
+    use prompt_core::chat::Role;
 
-    fn turns(text: &str, dialect: Dialect, entries: &[&str]) -> Vec<(Role, String, Vec<String>)> {
+    fn turns(
+        text: &str,
+        dialect: Dialect,
+        entries: &[&str],
+    ) -> Vec<(TurnRole, String, Vec<String>)> {
         let attachments =
             Attachments::from_entries(entries.iter().map(|name| (*name, b"x".to_vec()))).unwrap();
         let resolved = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
@@ -367,7 +316,7 @@ mod tests {
                     if generic {
                         scan(Source::new(&text, dialect, &none), code, visit);
                     } else {
-                        delimiters(&narrative, dialect, visit);
+                        delimiters(narrative.text(), narrative.data(), narrative.code_spans(), dialect, visit);
                     }
                     lines
                 };
@@ -379,10 +328,13 @@ mod tests {
     #[test]
     fn embeds_on_delimiter_lines() {
         let text = "## user @a.png\nhi\n";
-        assert_eq!(turns(text, Dialect::Lmml, &["a.png"]), [(Role::User, "hi\n".into(), vec![])]);
+        assert_eq!(
+            turns(text, Dialect::Lmml, &["a.png"]),
+            [(TurnRole::Chat(Role::User), "hi\n".into(), vec![])]
+        );
         assert_eq!(
             turns(text, Dialect::Standard, &["a.png"]),
-            [(Role::User, "hi\n".into(), strings(&["a.png"]))]
+            [(TurnRole::Chat(Role::User), "hi\n".into(), strings(&["a.png"]))]
         );
     }
 
@@ -393,8 +345,8 @@ mod tests {
         assert_eq!(
             turns(text, Dialect::Lmml, &["a.png"]),
             [
-                (Role::Context, "`@a.png`\n".into(), strings(&["a.png"])),
-                (Role::User, "see @a.png\n".into(), vec![])
+                (TurnRole::Context, "`@a.png`\n".into(), strings(&["a.png"])),
+                (TurnRole::Chat(Role::User), "see @a.png\n".into(), vec![])
             ]
         );
         assert_eq!(turns(text, Dialect::Standard, &["a.png"])[1].2, strings(&["a.png"]));
@@ -403,8 +355,8 @@ mod tests {
         assert_eq!(
             turns(text, Dialect::Lmml, &["a.png", "a.png.bak"]),
             [
-                (Role::User, "@a.png.bak\n".into(), strings(&["a.png.bak"])),
-                (Role::Assistant, "@a.png\n".into(), strings(&["a.png"]))
+                (TurnRole::Chat(Role::User), "@a.png.bak\n".into(), strings(&["a.png.bak"])),
+                (TurnRole::Chat(Role::Assistant), "@a.png\n".into(), strings(&["a.png"]))
             ]
         );
     }
@@ -428,8 +380,15 @@ mod tests {
         assert_eq!(standard.len(), 1);
         assert_eq!(standard[0].2, strings(&["a.txt"]));
         let lmml = turns(text, Dialect::Lmml, &[]);
-        let roles: Vec<Role> = lmml.iter().map(|t| t.0).collect();
-        assert_eq!(roles, [Role::User, Role::Assistant, Role::System]);
+        let roles: Vec<TurnRole> = lmml.iter().map(|t| t.0).collect();
+        assert_eq!(
+            roles,
+            [
+                TurnRole::Chat(Role::User),
+                TurnRole::Chat(Role::Assistant),
+                TurnRole::Chat(Role::System)
+            ]
+        );
         // The fence starts in the assistant turn and stays there, though
         // `## system` splits its content.
         assert_eq!(lmml[1].2, strings(&["a.txt"]));
@@ -438,10 +397,16 @@ mod tests {
     #[test]
     fn line_endings() {
         let text = "## user\rhi\r## assistant\rho";
-        assert_eq!(turns(text, Dialect::Lmml, &[]), [(Role::User, "".into(), vec![])]);
+        assert_eq!(
+            turns(text, Dialect::Lmml, &[]),
+            [(TurnRole::Chat(Role::User), "".into(), vec![])]
+        );
         assert_eq!(
             turns(text, Dialect::Standard, &[]),
-            [(Role::User, "hi\r".into(), vec![]), (Role::Assistant, "ho".into(), vec![])]
+            [
+                (TurnRole::Chat(Role::User), "hi\r".into(), vec![]),
+                (TurnRole::Chat(Role::Assistant), "ho".into(), vec![])
+            ]
         );
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{Cursor, Write};
 
-use narrative_segment::{Attachments, Bundle, Dialect, ErrorKind, Limits, Narrative};
+use narrative_segment::{AttachmentLimits, Attachments, Bundle, Dialect, ErrorKind, Narrative};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
@@ -18,7 +18,11 @@ fn archive(entries: &[(&str, &[u8])]) -> Vec<u8> {
     writer.finish().unwrap().into_inner()
 }
 
-fn error_kind(file_name: &str, bytes: &[u8], limits: &Limits) -> (ErrorKind, Option<String>) {
+fn error_kind(
+    file_name: &str,
+    bytes: &[u8],
+    limits: &AttachmentLimits,
+) -> (ErrorKind, Option<String>) {
     let err = Bundle::from_bytes(file_name, bytes, limits).unwrap_err();
     (err.kind(), err.name().map(str::to_owned))
 }
@@ -30,7 +34,8 @@ fn a_bundle_resolves_references_from_its_entries() {
         ("pic.png", b"\x89PNG"),
         ("docs/spec.txt", b"spec"),
     ]);
-    let bundle = Bundle::from_bytes("some/dir/convo.lmmlz", &bytes, &Limits::default()).unwrap();
+    let bundle =
+        Bundle::from_bytes("some/dir/convo.lmmlz", &bytes, &AttachmentLimits::default()).unwrap();
     let (text, attachments) = bundle.into_parts();
     let mut entries: Vec<&str> = attachments.entry_names().unwrap().collect();
     entries.sort_unstable();
@@ -43,10 +48,11 @@ fn a_bundle_resolves_references_from_its_entries() {
 
 #[test]
 fn bare_text_is_a_bundle_without_attachments() {
-    let bundle = Bundle::from_bytes("a.lmml", b"## user\nhi", &Limits::default()).unwrap();
+    let bundle =
+        Bundle::from_bytes("a.lmml", b"## user\nhi", &AttachmentLimits::default()).unwrap();
     assert_eq!(bundle.text(), "## user\nhi");
     assert!(bundle.attachments().is_none());
-    let err = Bundle::from_bytes("a.lmml", b"ok\n\xc3", &Limits::default()).unwrap_err();
+    let err = Bundle::from_bytes("a.lmml", b"ok\n\xc3", &AttachmentLimits::default()).unwrap_err();
     assert_eq!((err.kind(), err.offset(), err.line()), (ErrorKind::InvalidUtf8, Some(3), Some(2)));
 }
 
@@ -55,7 +61,7 @@ fn zip_slip_attempts_are_refused_before_anything_is_read() {
     for evil in ["../escape.txt", "a/../../escape.txt", "/etc/passwd", "dir\\file.txt", ".."] {
         let bytes = archive(&[("x.lmml", b"@a.txt"), (evil, b"pwned")]);
         assert_eq!(
-            error_kind("x.lmmlz", &bytes, &Limits::default()),
+            error_kind("x.lmmlz", &bytes, &AttachmentLimits::default()),
             (ErrorKind::UnsafeEntry, Some(evil.to_owned())),
             "{evil:?}"
         );
@@ -65,7 +71,7 @@ fn zip_slip_attempts_are_refused_before_anything_is_read() {
 #[test]
 fn a_narrative_entry_that_is_not_utf8_is_placed_in_it() {
     let bytes = archive(&[("x.lmml", b"## user\nhi \xe9t\xe9\n")]);
-    let err = Bundle::from_bytes("x.lmmlz", &bytes, &Limits::default()).unwrap_err();
+    let err = Bundle::from_bytes("x.lmmlz", &bytes, &AttachmentLimits::default()).unwrap_err();
     assert_eq!(
         (err.kind(), err.name(), err.offset(), err.line(), err.column()),
         (ErrorKind::InvalidUtf8, Some("x.lmml"), Some(11), Some(2), Some(4))
@@ -76,7 +82,7 @@ fn a_narrative_entry_that_is_not_utf8_is_placed_in_it() {
 fn a_missing_narrative_entry_is_named() {
     let bytes = archive(&[("other.lmml", b"hi")]);
     assert_eq!(
-        error_kind("convo.lmmlz", &bytes, &Limits::default()),
+        error_kind("convo.lmmlz", &bytes, &AttachmentLimits::default()),
         (ErrorKind::MissingNarrativeEntry, Some("convo.lmml".to_owned()))
     );
 }
@@ -87,17 +93,17 @@ fn limits_hold_against_zip_bombs() {
     let zeros = vec![0u8; 2 << 20];
     let bomb = archive(&[("x.lmml", b"@z.bin"), ("z.bin", &zeros)]);
     assert!(bomb.len() < 64 << 10);
-    let per_entry = Limits { max_entry_bytes: 1 << 20, ..Limits::default() };
+    let per_entry = AttachmentLimits { max_entry_bytes: 1 << 20, ..AttachmentLimits::default() };
     assert_eq!(
         error_kind("x.lmmlz", &bomb, &per_entry),
         (ErrorKind::EntryTooLarge, Some("z.bin".to_owned()))
     );
 
     let many = archive(&[("x.lmml", b""), ("a", b"1"), ("b", b"2")]);
-    let few = Limits { max_entries: 2, ..Limits::default() };
+    let few = AttachmentLimits { max_entries: 2, ..AttachmentLimits::default() };
     assert_eq!(error_kind("x.lmmlz", &many, &few).0, ErrorKind::TooManyEntries);
 
-    let total = Limits { max_total_bytes: (3 << 20) - 1, ..Limits::default() };
+    let total = AttachmentLimits { max_total_bytes: (3 << 20) - 1, ..AttachmentLimits::default() };
     let two = archive(&[("x.lmml", b""), ("a", &zeros[..3 << 19]), ("b", &zeros[..3 << 19])]);
     assert_eq!(error_kind("x.lmmlz", &two, &total).0, ErrorKind::BundleTooLarge);
 }
@@ -123,14 +129,15 @@ fn a_header_that_lies_about_the_size_does_not_get_past_the_limit() {
     for (start, field) in positions {
         bomb[start + field..start + field + 4].copy_from_slice(&1u32.to_le_bytes());
     }
-    let limits = Limits { max_entry_bytes: 1 << 20, ..Limits::default() };
+    let limits = AttachmentLimits { max_entry_bytes: 1 << 20, ..AttachmentLimits::default() };
     let err = Bundle::from_bytes("x.lmmlz", &bomb, &limits).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::EntryTooLarge | ErrorKind::InvalidArchive), "{err}");
 }
 
 #[test]
 fn garbage_after_the_magic_is_an_invalid_archive() {
-    let (kind, _) = error_kind("x.lmmlz", b"PK\x03\x04 not really a zip", &Limits::default());
+    let (kind, _) =
+        error_kind("x.lmmlz", b"PK\x03\x04 not really a zip", &AttachmentLimits::default());
     assert_eq!(kind, ErrorKind::InvalidArchive);
 }
 
@@ -150,7 +157,7 @@ fn directories_are_never_escaped() {
         // Absolute links are refused even when they point inside.
         std::os::unix::fs::symlink(root.join("a.txt"), root.join("absolute.txt")).unwrap();
     }
-    let attachments = Attachments::directory(&root, Limits::default()).unwrap();
+    let attachments = Attachments::directory(&root, AttachmentLimits::default()).unwrap();
     assert_eq!(attachments.fetch("a.txt").unwrap(), b"A");
     assert_eq!(attachments.fetch("sub/b.txt").unwrap(), b"B");
     let kind = |name: &str| attachments.fetch(name).unwrap_err().kind();
@@ -170,10 +177,14 @@ fn directories_are_never_escaped() {
         assert_eq!(attachments.fetch("inside.txt").unwrap(), b"A");
         assert_eq!(attachments.fetch("sub/up.txt").unwrap(), b"A");
     }
-    let small =
-        Attachments::directory(&root, Limits { max_total_bytes: 1, ..Limits::default() }).unwrap();
+    let small = Attachments::directory(
+        &root,
+        AttachmentLimits { max_total_bytes: 1, ..AttachmentLimits::default() },
+    )
+    .unwrap();
     let err = Narrative::parse("@a.txt @sub/b.txt", Dialect::Lmml).resolve(&small).unwrap_err();
     assert_eq!((err.kind(), err.column()), (ErrorKind::BundleTooLarge, Some(8)));
-    let err = Attachments::directory(outer.path().join("missing"), Limits::default()).unwrap_err();
+    let err = Attachments::directory(outer.path().join("missing"), AttachmentLimits::default())
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io);
 }

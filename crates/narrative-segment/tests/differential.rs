@@ -4,9 +4,7 @@
 //! lines and code spans, `\n` line endings), Standard and Lmml give the same
 //! turns and the same messages.
 
-use narrative_segment::{
-    Attachments, Dialect, Message, Narrative, RenderOptions, Role, render_turns,
-};
+use narrative_segment::{Attachments, Dialect, Narrative, RenderOptions, TurnRole, lmml, render};
 use proptest::prelude::*;
 
 fn line() -> impl Strategy<Value = String> {
@@ -29,14 +27,14 @@ fn narrative() -> impl Strategy<Value = String> {
 }
 
 /// A turn as (role, text, embeds).
-type OwnedTurn = (Role, String, Vec<String>);
+type OwnedTurn = (TurnRole, String, Vec<String>);
 
 /// Each turn, and the rendered messages.
-fn run(text: &str, dialect: Dialect) -> (Vec<OwnedTurn>, Vec<Message>) {
+fn run(text: &str, dialect: Dialect) -> (Vec<OwnedTurn>, Vec<lmml::Message>) {
     let attachments = Attachments::from_entries([("a.png", b"\x89PNG".to_vec())]).unwrap();
     let resolved = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
     let turns = resolved.segment();
-    let messages = render_turns(&resolved, &turns, &RenderOptions::default());
+    let messages = lmml::messages(&render(&resolved, &turns, &RenderOptions::default()));
     let turns = turns.into_iter().map(|t| (t.role, t.text.into_owned(), t.embeds)).collect();
     (turns, messages)
 }

@@ -13,7 +13,9 @@ use std::io::{Cursor, Write};
 
 use std::ops::Range;
 
-use narrative_segment::{Attachments, Bundle, Dialect, Limits, Narrative, RenderOptions, render};
+use narrative_segment::{
+    AttachmentLimits, Attachments, Bundle, Dialect, Narrative, RenderOptions, render,
+};
 use serde_json::Value;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
@@ -89,8 +91,8 @@ fn patch_sizes(zip: &mut [u8], from: u32, to: u32) {
     }
 }
 
-fn limits(options: &Value) -> Limits {
-    let mut limits = Limits::default();
+fn limits(options: &Value) -> AttachmentLimits {
+    let mut limits = AttachmentLimits::default();
     let get = |key: &str| options["limits"].get(key).and_then(Value::as_u64);
     if let Some(n) = get("max_entries") {
         limits.max_entries = n as usize;
@@ -168,7 +170,9 @@ fn build_dir(spec: &[Value]) -> tempfile::TempDir {
 fn run_narrative(case: &Case, dialect: Dialect) -> Result<(), String> {
     let dir = case.options.get("dir").and_then(Value::as_array).map(|spec| build_dir(spec));
     let attachments = match &dir {
-        Some(dir) => Attachments::directory(dir.path().join("root"), Limits::default()).unwrap(),
+        Some(dir) => {
+            Attachments::directory(dir.path().join("root"), AttachmentLimits::default()).unwrap()
+        }
         None => Attachments::from_entries([("a.png", b"\x89PNG".to_vec())]).unwrap(),
     };
     let data = data_ranges(case);

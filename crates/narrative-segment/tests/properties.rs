@@ -4,8 +4,9 @@
 use std::ops::Range;
 
 use narrative_segment::{
-    Attachments, Bundle, Dialect, ErrorKind, Limits, Narrative, OccurrenceKind, RenderOptions,
-    ResolvedNarrative, Role, SegmentOptions, Span, is_unsafe_name, render_turns, segment,
+    AttachmentLimits, Attachments, Bundle, Dialect, ErrorKind, Narrative, OccurrenceKind,
+    RenderOptions, ResolvedNarrative, SegmentOptions, Span, TurnRole, is_unsafe_name, lmml, render,
+    segment,
 };
 use proptest::prelude::*;
 
@@ -109,7 +110,7 @@ fn is_role_word(value: &str) -> bool {
 }
 
 /// A turn's role, text span and delimiter line.
-type Shape = (Role, Span, Option<Span>);
+type Shape = (TurnRole, Span, Option<Span>);
 
 /// What a narrative's structure is: where its data, occurrences, code,
 /// structural problems and turns are (never what names or values hold).
@@ -229,7 +230,8 @@ proptest! {
                 }
                 if let Some(resolved) = resolve(narrative.text(), Dialect::Standard) {
                     let turns = resolved.segment();
-                    let messages = render_turns(&resolved, &turns, &RenderOptions::default());
+                    let rendered = render(&resolved, &turns, &RenderOptions::default());
+                    let messages = lmml::messages(&rendered);
                     prop_assert_eq!(messages.len(), turns.len());
                 }
             }
@@ -311,7 +313,7 @@ proptest! {
             let at = index.index(bytes.len());
             bytes[at] = byte;
         }
-        let limits = Limits { max_entry_bytes: 4096, max_total_bytes: 8192, ..Limits::default() };
+        let limits = AttachmentLimits { max_entry_bytes: 4096, max_total_bytes: 8192, ..AttachmentLimits::default() };
         if let Ok(read) = Bundle::from_bytes("x.lmmlz", &bytes, &limits) {
             let (text, attachments) = read.into_parts();
             prop_assert!(text.len() <= 4096);

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use narrative_segment::{Attachments, ErrorKind, Limits, Root};
+use narrative_segment::{AttachmentLimits, Attachments, ErrorKind, Root};
 use rustix::fs::{CWD, FileType, Mode};
 
 const SECRET: &[u8] = b"root:x:0:0:the secret outside";
@@ -149,7 +149,7 @@ fn a_swapper_racing_the_reads_never_leaks_and_never_hangs() {
 
     let done = Arc::new(AtomicBool::new(false));
     let root = Arc::new(Root::open(&root_path).unwrap());
-    let attachments = Attachments::directory(&root_path, Limits::default()).unwrap();
+    let attachments = Attachments::directory(&root_path, AttachmentLimits::default()).unwrap();
     let (report, results) = mpsc::channel();
     for through_attachments in [false, true] {
         let (done, report) = (done.clone(), report.clone());

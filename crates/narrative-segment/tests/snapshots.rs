@@ -12,8 +12,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 use narrative_segment::{
-    Attachments, ContextAs, Dialect, Narrative, OccurrenceKind, RenderOptions, is_unsafe_name,
-    render_turns,
+    Attachments, ContextAs, Dialect, Narrative, OccurrenceKind, RenderOptions, is_unsafe_name, lmml,
 };
 
 fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
@@ -55,7 +54,7 @@ fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
         writeln!(out, "  embeds: {:?}", turn.embeds).unwrap();
     }
     let options = RenderOptions { context_as: ContextAs::System, ..RenderOptions::default() };
-    let messages = render_turns(&resolved, &turns, &options);
+    let messages = lmml::messages(&narrative_segment::render(&resolved, &turns, &options));
     writeln!(out, "messages (context as system):").unwrap();
     out.push_str(&serde_json::to_string_pretty(&messages).unwrap());
     out.push('\n');

@@ -4,24 +4,27 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use prompt_core::text::{Deletions, Span};
+
 use crate::dialect::Dialect;
+use crate::directive::{Directive, DirectiveKind};
 use crate::processed::Processed;
 use crate::warning::Warning;
 
 /// What the comments of one prompt said, gathered in reading order.
 #[derive(Debug, Default)]
-pub(crate) struct Directives {
+pub(crate) struct Directives<'a> {
     params: BTreeMap<String, String>,
     metadata: BTreeMap<String, String>,
     flow: String,
     node: String,
     tags: Vec<String>,
     warnings: Vec<Warning>,
-    /// `Standard`: where each param key was first set, and whether its
-    /// override was warned about (once per key keeps warnings bounded by
-    /// the keys).
+    directives: Vec<Directive<'a>>,
+    /// `Standard`: the line where each param key was first set, and whether
+    /// its override was warned about (once per key keeps warnings bounded
+    /// by the keys).
     param_origins: BTreeMap<String, ParamOrigin>,
-    columns: Option<ColumnCursor>,
 }
 
 #[derive(Debug)]
@@ -30,34 +33,44 @@ struct ParamOrigin {
     warned: bool,
 }
 
-/// Where a comment sits in the text: warnings point into it.
+/// Where a comment sits in the text: directives and warnings point into it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Place<'t> {
     /// The whole text; comments are slices of it.
     pub(crate) text: &'t str,
     /// The 1-based line of the comment.
     pub(crate) line: usize,
-    /// The byte offset where that line starts.
-    pub(crate) line_start: usize,
 }
 
-impl Directives {
+impl Place<'_> {
+    /// The span of `part`, a slice of the text.
+    fn span_of(self, part: &str) -> Span {
+        let start = (part.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
+        Span::new(start, start + part.len())
+    }
+}
+
+impl<'a> Directives<'a> {
     /// Reads one comment: `text` is everything after its `///`, a slice of
     /// `place.text`.
-    pub(crate) fn read(&mut self, text: &str, dialect: Dialect, place: Place<'_>) {
+    pub(crate) fn read(&mut self, text: &'a str, dialect: Dialect, place: Place<'a>) {
         let comment = text.trim();
         if let Some(list) = param_list(comment, dialect) {
             self.read_params(list, dialect, place);
         } else if let Some((key, value)) = key_value(comment) {
-            self.read_key_value(key, value);
+            self.read_key_value(&key, value);
+            let span = place.span_of(comment);
+            let (key, value) = (key, Cow::Borrowed(value));
+            self.directives.push(Directive { kind: DirectiveKind::Metadata, key, value, span });
         }
         // Anything else is a plain comment: nothing to record.
     }
 
-    fn read_params(&mut self, list: &str, dialect: Dialect, place: Place<'_>) {
+    fn read_params(&mut self, list: &'a str, dialect: Dialect, place: Place<'a>) {
         for pair in list.trim().split(',') {
             // A piece without `=` (or with an empty key) is not an assignment.
-            let Some((key, value)) = pair.trim().split_once('=') else { continue };
+            let pair = pair.trim();
+            let Some((key, value)) = pair.split_once('=') else { continue };
             let key = key.trim();
             if !key.is_empty() {
                 let value = value.trim();
@@ -65,6 +78,12 @@ impl Directives {
                     self.note_param(key, value, place);
                 }
                 set(&mut self.params, key, value);
+                self.directives.push(Directive {
+                    kind: DirectiveKind::Param,
+                    key: Cow::Borrowed(key),
+                    value: Cow::Borrowed(value),
+                    span: place.span_of(pair),
+                });
             }
         }
     }
@@ -84,19 +103,12 @@ impl Directives {
             return;
         };
         origin.warned = true;
-        let first_line = origin.line;
-        let column = column_of(&mut self.columns, place, key);
-        self.warnings.push(Warning::duplicate_param(
-            key,
-            previous,
-            value,
-            first_line,
-            (place.line, column),
-        ));
+        let span = place.span_of(key);
+        self.warnings.push(Warning::duplicate_param(key, previous, value, origin.line, span));
     }
 
-    fn read_key_value(&mut self, key: Cow<'_, str>, value: &str) {
-        match key.as_ref() {
+    fn read_key_value(&mut self, key: &str, value: &str) {
+        match key {
             "flow" => value.clone_into(&mut self.flow),
             "node" => value.clone_into(&mut self.node),
             "tag" | "tags" => self.tags.extend(
@@ -104,48 +116,24 @@ impl Directives {
             ),
             _ => {}
         }
-        set(&mut self.metadata, &key, value);
+        set(&mut self.metadata, key, value);
     }
 
     /// The result, with the `flow:` and `node:` auto-tags appended from the
     /// final values.
-    pub(crate) fn finish(mut self, cleaned: Cow<'_, str>) -> Processed<'_> {
+    pub(crate) fn finish<'c>(mut self, cleaned: Cow<'c, str>, deletions: Deletions) -> Processed<'c>
+    where
+        'a: 'c,
+    {
         if !self.flow.is_empty() {
             self.tags.push(format!("flow:{}", self.flow));
         }
         if !self.node.is_empty() {
             self.tags.push(format!("node:{}", self.node));
         }
-        let Directives { params, metadata, flow, node, tags, warnings, .. } = self;
-        Processed { cleaned, params, metadata, flow, node, tags, warnings }
+        let Directives { params, metadata, flow, node, tags, warnings, directives, .. } = self;
+        Processed { cleaned, params, metadata, flow, node, tags, warnings, directives, deletions }
     }
-}
-
-/// The last column found, so that the columns of many warnings on one long
-/// line are counted in one pass over it.
-#[derive(Debug)]
-struct ColumnCursor {
-    line_start: usize,
-    offset: usize,
-    column: usize,
-}
-
-/// The 1-based column (in characters) where `part`, a slice of
-/// `place.text` on its line, starts.
-fn column_of(cursor: &mut Option<ColumnCursor>, place: Place<'_>, part: &str) -> usize {
-    let offset = (part.as_ptr() as usize).saturating_sub(place.text.as_ptr() as usize);
-    let offset = place.text.floor_char_boundary(offset.max(place.line_start));
-    let cursor = match cursor {
-        Some(c) if c.line_start == place.line_start && c.offset <= offset => c,
-        _ => cursor.insert(ColumnCursor {
-            line_start: place.line_start,
-            offset: place.line_start,
-            column: 1,
-        }),
-    };
-    cursor.column += place.text[cursor.offset..offset].chars().count();
-    cursor.offset = offset;
-    cursor.column
 }
 
 /// `map[key] = value`, reusing the existing allocations when the key is
@@ -199,12 +187,25 @@ fn key_value(comment: &str) -> Option<(Cow<'_, str>, &str)> {
 mod tests {
     use super::*;
 
+    /// The comments read one per line, as after `///` on lines of one text.
     fn read(comments: &[&str], dialect: Dialect) -> Processed<'static> {
+        let text = comments.join("\n");
         let mut directives = Directives::default();
+        let mut start = 0;
         for (i, comment) in comments.iter().enumerate() {
-            directives.read(comment, dialect, Place { text: comment, line: i + 1, line_start: 0 });
+            let comment = &text[start..start + comment.len()];
+            directives.read(comment, dialect, Place { text: &text, line: i + 1 });
+            start += comment.len() + 1;
         }
-        directives.finish(Cow::Borrowed(""))
+        let processed = directives.finish(Cow::Borrowed(""), Deletions::new());
+        processed.into_owned()
+    }
+
+    /// The 1-based line and column of each warning in the comments.
+    fn places(comments: &[&str], p: &Processed<'_>) -> Vec<(usize, usize)> {
+        let text = comments.join("\n");
+        let place = |w: &Warning| prompt_core::text::position(&text, w.span().start);
+        p.warnings.iter().map(place).map(|at| (at.line, at.column)).collect()
     }
 
     #[test]
@@ -258,21 +259,21 @@ mod tests {
         let comments = [" param: a=1, b=2", " param: a=1", " param: a=3, b=2, a=4", " param: a=5"];
         let p = read(&comments, Dialect::Standard);
         assert_eq!((p.params["a"].as_str(), p.params["b"].as_str()), ("5", "2"));
-        let warnings: Vec<_> = p.warnings.iter().map(|w| (w.key(), w.line(), w.column())).collect();
-        assert_eq!(warnings, [("a", 3, 9)]);
+        let keys: Vec<_> = p.warnings.iter().map(Warning::key).collect();
+        assert_eq!((keys, places(&comments, &p)), (vec!["a"], vec![(3, 9)]));
         assert!(p.warnings[0].message().contains("`3`, overrides `1` (first set on line 1)"));
         assert!(read(&comments, Dialect::Llmutils).warnings.is_empty());
         // `PARAM:` is the same directive in Standard.
-        let p = read(&[" PARAM: é=1", " param: é=2"], Dialect::Standard);
-        assert_eq!((p.warnings.len(), p.warnings[0].column()), (1, 9));
+        let comments = [" PARAM: é=1", " param: é=2"];
+        let p = read(&comments, Dialect::Standard);
+        assert_eq!(places(&comments, &p), [(2, 9)]);
     }
 
     #[test]
     fn columns_of_many_warnings_on_one_line_count_characters() {
         let line = " param: é=1, ü=1, é=2, ü=2";
         let p = read(&[line], Dialect::Standard);
-        let columns: Vec<_> = p.warnings.iter().map(|w| w.column()).collect();
-        assert_eq!(columns, [19, 24]);
+        assert_eq!(places(&[line], &p), [(1, 19), (1, 24)]);
     }
 
     #[test]

@@ -6,6 +6,9 @@
 
 use std::fmt;
 
+use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::{Position, Span, position, snippet};
+
 /// Why an input was rejected. Read it with [`Error::kind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -42,7 +45,9 @@ impl fmt::Display for ErrorKind {
 }
 
 /// An input this crate rejects, with the offending text and, for JSON
-/// text, where it is.
+/// text, where it is: a byte span of the text given, from which
+/// `prompt_core::text` computes the line and column. It is a
+/// [`Diagnostic`].
 ///
 /// ```
 /// use prompt_comments::{Dialect, ErrorKind};
@@ -58,36 +63,39 @@ pub struct Error {
     /// The JSON type found for [`ErrorKind::NotAnArray`], what the JSON
     /// reader said for [`ErrorKind::InvalidJson`].
     detail: String,
-    position: Option<(usize, usize)>,
+    /// The span in the JSON text given, and its position there.
+    place: Option<(Span, Position)>,
 }
 
 impl Error {
     pub(crate) fn unknown_dialect(name: &str) -> Error {
         // A name is short; a pasted paragraph is cut to keep messages readable.
-        let snippet = name.chars().take(40).collect();
-        Error { kind: ErrorKind::UnknownDialect, snippet, detail: String::new(), position: None }
+        let snippet = snippet(name, Span::new(0, name.len())).to_owned();
+        Error { kind: ErrorKind::UnknownDialect, snippet, detail: String::new(), place: None }
     }
 
     pub(crate) fn not_an_array(found: &'static str) -> Error {
         let (snippet, detail) = (found.to_owned(), found.to_owned());
-        Error { kind: ErrorKind::NotAnArray, snippet, detail, position: None }
+        Error { kind: ErrorKind::NotAnArray, snippet, detail, place: None }
     }
 
-    pub(crate) fn invalid_json(err: &prompt_core::json::JsonError) -> Error {
+    /// The error `err` of the JSON reader, which read the text given from
+    /// byte `from` on (after its byte order mark).
+    pub(crate) fn invalid_json(err: &prompt_core::json::JsonError, from: usize) -> Error {
+        let span = Span::from(err.span()).shifted(from);
+        let place = (span, Position { line: err.line(), column: err.column() });
         Error {
             kind: ErrorKind::InvalidJson,
             snippet: err.snippet().to_owned(),
             detail: err.message().to_owned(),
-            position: Some((err.line(), err.column())),
+            place: Some(place),
         }
     }
 
-    /// The same error at 1-based `line` and `column` (in characters) of
-    /// JSON text, `text` being the offending part.
-    pub(crate) fn at(mut self, (line, column): (usize, usize), text: &str) -> Error {
-        self.position = Some((line, column));
-        let text = &text[..text.find(['\n', '\r']).unwrap_or(text.len())];
-        self.snippet = text.chars().take(40).collect();
+    /// The same error at `span` of `text`, the JSON text given.
+    pub(crate) fn at(mut self, text: &str, span: Span) -> Error {
+        self.place = Some((span, position(text, span.start)));
+        snippet(text, span).clone_into(&mut self.snippet);
         self
     }
 
@@ -107,12 +115,25 @@ impl Error {
 
     /// The 1-based line of the problem in JSON text, when known.
     pub fn line(&self) -> Option<usize> {
-        self.position.map(|(line, _)| line)
+        self.place.map(|(_, at)| at.line)
     }
 
     /// The 1-based column (in characters) of the problem in JSON text.
     pub fn column(&self) -> Option<usize> {
-        self.position.map(|(_, column)| column)
+        self.place.map(|(_, at)| at.column)
+    }
+}
+
+impl Diagnostic for Error {
+    fn kind(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    /// The bytes of the JSON text given (a byte order mark included); `None`
+    /// for a dialect name and for a [`serde_json::Value`] that is not an
+    /// array.
+    fn span(&self) -> Option<Span> {
+        self.place.map(|(span, _)| span)
     }
 }
 

@@ -20,6 +20,12 @@ rules.
   [`strip_messages_in_place`] do the same on [`serde_json::Value`]s.
 * [`Processed::warnings`] lists what deserves a look ([`Warning`]: a
   `/// param:` key set again to another value), beside the result.
+* The stage reports what it did, so nobody downstream guesses:
+  [`Processed::directives`] lists every [`Directive`] with the byte span it
+  was written at, and [`Processed::deletions`] (a
+  [`prompt_core::text::Deletions`]) maps any offset of the cleaned text back
+  to the input; [`Dialect::strip_with_deletions`] reports a strip the same
+  way.
 * [`Dialect`] picks the rules; every operation is a method on it, and the
   free functions use the default, [`Dialect::Standard`].
 
@@ -117,7 +123,10 @@ value is also a [`WarningKind::DuplicateParam`] warning); tags accumulate;
 Processing text cannot fail. [`Error`] reports an unknown dialect name (from
 [`str::parse`]) and a `messages` document that is not JSON or not an array
 ([`Dialect::strip_messages_json`], [`Dialect::strip_messages_document`]);
-[`Error::kind`] tells which, and JSON errors carry their line and column.
+[`Error::kind`] tells which, and JSON errors carry their span, line and
+column. [`Error`] and [`Warning`] implement
+[`prompt_core::diagnostic::Diagnostic`] (kind, message, byte span in the text
+given); lines and columns, in characters, come from `prompt_core::text`.
 JSON text is read strictly (`prompt_core::json`): a leading byte order mark
 is ignored, and a key written twice in one object is an error rather than a
 silent "last one wins".
@@ -127,14 +136,16 @@ silent "last one wins".
 Every input is accepted: there is no recursion, the work is linear in the
 input's length (one `memmem` pass for the markers, one pass per line holding
 one), and the result is never longer than the input. Warnings are bounded by
-the number of distinct param keys (one per key), and their columns are
-counted in one pass per line. JSON nesting is limited to 128 levels.
+the number of distinct param keys (one per key); directives and deletions by
+the comments (each a few words, its text borrowed from the input). JSON
+nesting is limited to 128 levels.
 */
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub use crate::dialect::Dialect;
+pub use crate::directive::{Directive, DirectiveKind};
 pub use crate::error::{Error, ErrorKind};
 pub use crate::messages::{strip_messages, strip_messages_in_place, strip_messages_json};
 pub use crate::process::{extract_metadata, extract_params, process, strip};
@@ -142,6 +153,7 @@ pub use crate::processed::Processed;
 pub use crate::warning::{Warning, WarningKind};
 
 mod dialect;
+mod directive;
 mod directives;
 mod error;
 mod markdown;

@@ -13,9 +13,9 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::ops::Range;
 
 use prompt_core::json::{JsonErrorKind, Reader, strip_bom};
+use prompt_core::text::Span;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -118,12 +118,13 @@ impl Dialect {
             let better = reader.parse::<Value>(source).err().filter(|better| {
                 better.kind() == JsonErrorKind::Syntax && better.offset() == err.offset()
             });
-            Error::invalid_json(better.as_ref().unwrap_or(&err))
+            Error::invalid_json(better.as_ref().unwrap_or(&err), json.len() - source.len())
         })?;
         let body = document.get();
         if !body.starts_with('[') {
-            let at = position(source, offset_in(source, body));
-            return Err(Error::not_an_array(raw_type(body)).at(at, body));
+            // A span of the text as given: after its byte order mark.
+            let span = span_in(source, body).shifted(json.len() - source.len());
+            return Err(Error::not_an_array(raw_type(body)).at(json, span));
         }
         let mut edits = Edits::new(source);
         // The text is known to be JSON: these cannot fail, and a shape
@@ -236,7 +237,7 @@ impl<'a> Edits<'a> {
     /// Replaces `literal`, a slice of the source after the last edit, with
     /// `text` as a JSON string.
     fn replace(&mut self, literal: &str, text: &str) {
-        let range = span_in(self.source, literal);
+        let range = span_in(self.source, literal).range();
         self.out.push_str(&self.source[self.copied..range.start]);
         // serde_json's own escaping; writing into a String cannot fail.
         let _ = write!(self.out, "{}", Value::from(text));
@@ -250,20 +251,9 @@ impl<'a> Edits<'a> {
 }
 
 /// Where `part`, a slice of `source`, lies in it.
-fn span_in(source: &str, part: &str) -> Range<usize> {
-    let start = offset_in(source, part);
-    start..start + part.len()
-}
-
-fn offset_in(source: &str, part: &str) -> usize {
-    (part.as_ptr() as usize).saturating_sub(source.as_ptr() as usize).min(source.len())
-}
-
-/// The 1-based line and column (in characters) of byte `offset`.
-fn position(source: &str, offset: usize) -> (usize, usize) {
-    let before = &source[..offset];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
+fn span_in(source: &str, part: &str) -> Span {
+    let start = (part.as_ptr() as usize).saturating_sub(source.as_ptr() as usize).min(source.len());
+    Span::new(start, start + part.len())
 }
 
 /// The JSON type of a value's text.
@@ -400,6 +390,30 @@ mod tests {
             (err.kind(), err.line(), err.column()),
             (crate::ErrorKind::InvalidJson, Some(1), Some(3))
         );
+    }
+
+    #[test]
+    fn errors_are_diagnostics_placed_in_the_text_given() {
+        use prompt_core::diagnostic::{Diagnostic, Report};
+
+        let json = "\u{feff}\n  {\"role\": \"user\"}";
+        let err = Dialect::Standard.strip_messages_json(json).unwrap_err();
+        assert_eq!(&json[Diagnostic::span(&err).unwrap().range()], "{\"role\": \"user\"}");
+        let report = Report::new(&err, Some(json));
+        assert_eq!(
+            (report.kind.as_str(), report.line, report.column, report.snippet.as_deref()),
+            ("not_an_array", err.line(), err.column(), Some(err.snippet()))
+        );
+        let json = "\u{feff}[{\"a\": 1, \"a\": 2}]";
+        let err = Dialect::Standard.strip_messages_json(json).unwrap_err();
+        let report = Report::new(&err, Some(json));
+        assert_eq!(
+            (report.kind.as_str(), report.line, report.column, report.snippet.as_deref()),
+            ("invalid_json", Some(1), Some(11), Some("\"a\""))
+        );
+        assert_eq!((err.line(), err.column()), (Some(1), Some(11)));
+        let err = "go".parse::<Dialect>().unwrap_err();
+        assert_eq!((Diagnostic::kind(&err), Diagnostic::span(&err)), ("unknown_dialect", None));
     }
 
     #[test]

@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use prompt_core::text::{Deletions, Span};
+
 use crate::dialect::Dialect;
 use crate::directives::Directives;
 use crate::processed::Processed;
@@ -28,8 +30,8 @@ impl Dialect {
     /// ```
     pub fn process(self, text: &str) -> Processed<'_> {
         let mut directives = Directives::default();
-        let cleaned = clean(text, self, Cleaning::Process, Some(&mut directives));
-        directives.finish(cleaned)
+        let (cleaned, deletions) = clean(text, self, Cleaning::Process, Some(&mut directives));
+        directives.finish(cleaned, deletions)
     }
 
     /// Removes the comments of `text` without reading directives (llmutils'
@@ -47,6 +49,23 @@ impl Dialect {
     /// assert_eq!(Dialect::Llmutils.strip(text), "Para one.\nPara two.");
     /// ```
     pub fn strip(self, text: &str) -> Cow<'_, str> {
+        clean(text, self, Cleaning::Strip, None).0
+    }
+
+    /// [`Dialect::strip`], with what it deleted from `text` (in llmutils,
+    /// the blank lines it drops too), so that an offset in the result maps
+    /// back to `text`.
+    ///
+    /// ```
+    /// use prompt_comments::Dialect;
+    ///
+    /// let text = "Para one. /// draft\n\nPara two.";
+    /// let (stripped, deletions) = Dialect::Llmutils.strip_with_deletions(text);
+    /// assert_eq!(stripped, "Para one.\nPara two.");
+    /// let at = stripped.find("two").unwrap();
+    /// assert_eq!(&text[deletions.to_input(at)..], "two.");
+    /// ```
+    pub fn strip_with_deletions(self, text: &str) -> (Cow<'_, str>, Deletions) {
         clean(text, self, Cleaning::Strip, None)
     }
 
@@ -64,7 +83,7 @@ impl Dialect {
     }
 
     /// Every directive of `text`, with `cleaned` left empty (llmutils'
-    /// `ExtractMetadata`).
+    /// `ExtractMetadata`): its deletions are then the whole input.
     ///
     /// ```
     /// use prompt_comments::Dialect;
@@ -76,7 +95,9 @@ impl Dialect {
         let mut directives = Directives::default();
         // Only the directives are wanted; the cleaned text is dropped here.
         drop(clean(text, self, Cleaning::Process, Some(&mut directives)));
-        directives.finish(Cow::Borrowed(""))
+        let mut everything = Deletions::new();
+        everything.push(Span::new(0, text.len()));
+        directives.finish(Cow::Borrowed(""), everything).into_owned()
     }
 }
 

@@ -3,8 +3,10 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use prompt_core::text::Deletions;
 use serde::{Deserialize, Serialize};
 
+use crate::directive::Directive;
 use crate::warning::Warning;
 
 /// A prompt with its `///` comments removed, and what its directives said.
@@ -50,6 +52,24 @@ pub struct Processed<'a> {
     /// shape: the CLI prints warnings on standard error.
     #[serde(skip)]
     pub warnings: Vec<Warning>,
+    /// Every directive read, in text order, each with its span in the
+    /// input (a `/// param:` comment gives one per assignment). Not part of
+    /// the JSON shape.
+    #[serde(skip)]
+    pub directives: Vec<Directive<'a>>,
+    /// What was deleted from the input to make `cleaned` (comments, the
+    /// blanks before them, full comment lines with their endings, the `\`
+    /// of `\///`, a leading byte order mark): maps any offset of `cleaned`
+    /// back to the input. Not part of the JSON shape.
+    ///
+    /// ```
+    /// let text = "/// flow: x\nHello [[ oops /// draft\n";
+    /// let p = prompt_comments::process(text);
+    /// let at = p.cleaned.find("[[").unwrap();
+    /// assert_eq!(&text[p.deletions.to_input(at)..][..2], "[[");
+    /// ```
+    #[serde(skip)]
+    pub deletions: Deletions,
 }
 
 impl Processed<'_> {
@@ -63,6 +83,8 @@ impl Processed<'_> {
             node: self.node,
             tags: self.tags,
             warnings: self.warnings,
+            directives: self.directives.into_iter().map(Directive::into_owned).collect(),
+            deletions: self.deletions,
         }
     }
 }

@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use memchr::memmem;
+use prompt_core::text::{Deletions, Span};
 
 use crate::dialect::Dialect;
 use crate::directives::{Directives, Place};
@@ -36,24 +37,28 @@ pub(crate) enum Cleaning {
 }
 
 /// Removes the comments of `text`, reading their directives into
-/// `directives` when given.
+/// `directives` when given; returns the cleaned text and what was deleted
+/// from `text` to make it (every offset is one of `text`, a byte order mark
+/// included).
 pub(crate) fn clean<'a>(
     text: &'a str,
     dialect: Dialect,
     cleaning: Cleaning,
-    mut directives: Option<&mut Directives>,
-) -> Cow<'a, str> {
+    mut directives: Option<&mut Directives<'a>>,
+) -> (Cow<'a, str>, Deletions) {
     // A byte order mark encodes the text; it is not part of the prompt.
-    let text = if dialect.ignores_byte_order_mark() {
-        text.strip_prefix('\u{feff}').unwrap_or(text)
+    let bom = if dialect.ignores_byte_order_mark() && text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
     } else {
-        text
+        0
     };
     let bytes = text.as_bytes();
     let drop_blank_lines = cleaning == Cleaning::Strip && dialect.strip_drops_blank_lines();
     let mut candidates = memmem::find_iter(bytes, b"///").peekable();
     if candidates.peek().is_none() && !drop_blank_lines {
-        return Cow::Borrowed(text);
+        let mut deletions = Deletions::new();
+        deletions.push(Span::new(0, bom));
+        return (Cow::Borrowed(&text[bom..]), deletions);
     }
 
     let mut out = Output::new(text);
@@ -61,7 +66,7 @@ pub(crate) fn clean<'a>(
     let mut fence: Option<Fence> = None;
     // The ending of the last kept line: it goes out only if another follows.
     let mut pending_ending: Option<Range<usize>> = None;
-    let mut start = 0;
+    let mut start = bom;
     let mut line = 1;
     loop {
         let newline = memchr::memchr(b'\n', &bytes[start..]).map(|i| start + i);
@@ -97,7 +102,7 @@ pub(crate) fn clean<'a>(
         let kept_end = match marker {
             Some(at) => {
                 if let Some(directives) = directives.as_deref_mut() {
-                    let place = Place { text, line, line_start: start };
+                    let place = Place { text, line };
                     directives.read(&text[at + 3..content_end], dialect, place);
                 }
                 start + text[start..at].trim_end_matches([' ', '\t']).len()
@@ -136,8 +141,9 @@ mod tests {
 
     fn standard(text: &str) -> (String, Vec<String>) {
         let mut directives = Directives::default();
-        let cleaned = clean(text, Dialect::Standard, Cleaning::Process, Some(&mut directives));
-        (cleaned.into_owned(), directives.finish(Cow::Borrowed("")).tags)
+        let (cleaned, deletions) =
+            clean(text, Dialect::Standard, Cleaning::Process, Some(&mut directives));
+        (cleaned.into_owned(), directives.finish(Cow::Borrowed(""), deletions).tags)
     }
 
     #[test]
@@ -163,7 +169,21 @@ mod tests {
 
     #[test]
     fn llmutils_ignores_fences() {
-        let cleaned = clean("```\n/// x\n```", Dialect::Llmutils, Cleaning::Process, None);
+        let (cleaned, deletions) =
+            clean("```\n/// x\n```", Dialect::Llmutils, Cleaning::Process, None);
         assert_eq!(cleaned, "```\n```");
+        assert_eq!(deletions.spans(), [Span::new(4, 10)]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_a_deletion() {
+        for text in ["\u{feff}Hi", "\u{feff}/// flow: x\nHi"] {
+            let (cleaned, deletions) = clean(text, Dialect::Standard, Cleaning::Process, None);
+            assert_eq!(cleaned, "Hi");
+            assert_eq!(deletions.spans()[0].start, 0);
+            assert_eq!(&text[deletions.to_input(0)..], "Hi");
+        }
+        let (cleaned, deletions) = clean("\u{feff}Hi", Dialect::Llmutils, Cleaning::Process, None);
+        assert_eq!((cleaned.as_ref(), deletions.deleted()), ("\u{feff}Hi", 0));
     }
 }

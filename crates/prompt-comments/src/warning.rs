@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::Span;
+
 /// What a [`Warning`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -29,16 +32,22 @@ impl fmt::Display for WarningKind {
     }
 }
 
-/// A warning about a prompt, with where it applies.
+/// A warning about a prompt, with where it applies: a byte span of the
+/// text given to [`Dialect::process`](crate::Dialect::process). It is a
+/// [`Diagnostic`], so its line and column (characters) come from
+/// `prompt_core::text` when it is shown.
 ///
 /// ```
 /// use prompt_comments::WarningKind;
+/// use prompt_core::text::{Position, position};
 ///
-/// let p = prompt_comments::process("/// param: temperature=0.2\nHi\n/// param: temperature=0.9\n");
+/// let text = "/// param: temperature=0.2\nHi\n/// param: temperature=0.9\n";
+/// let p = prompt_comments::process(text);
 /// assert_eq!(p.params["temperature"], "0.9");
 /// let warning = &p.warnings[0];
 /// assert_eq!(warning.kind(), WarningKind::DuplicateParam);
-/// assert_eq!((warning.key(), warning.line(), warning.column()), ("temperature", 3, 12));
+/// assert_eq!(&text[warning.span().range()], "temperature");
+/// assert_eq!(position(text, warning.span().start), Position { line: 3, column: 12 });
 /// assert_eq!(
 ///     warning.message(),
 ///     "`/// param: temperature` set again: the last value, `0.9`, overrides `0.2` (first set on line 1)"
@@ -49,19 +58,18 @@ pub struct Warning {
     kind: WarningKind,
     message: String,
     key: String,
-    line: usize,
-    column: usize,
+    span: Span,
 }
 
 impl Warning {
-    /// A [`WarningKind::DuplicateParam`] for `key`, set to `value` at
-    /// `line`/`column` after `previous` (set on `first_line`).
+    /// A [`WarningKind::DuplicateParam`] for `key`, written at `span` and
+    /// set to `value` after `previous` (set on `first_line`).
     pub(crate) fn duplicate_param(
         key: &str,
         previous: &str,
         value: &str,
         first_line: usize,
-        (line, column): (usize, usize),
+        span: Span,
     ) -> Warning {
         let message = format!(
             "`/// param: {}` set again: the last value, `{}`, overrides `{}` (first set on \
@@ -70,7 +78,7 @@ impl Warning {
             cut(value),
             cut(previous)
         );
-        Warning { kind: WarningKind::DuplicateParam, message, key: key.to_owned(), line, column }
+        Warning { kind: WarningKind::DuplicateParam, message, key: key.to_owned(), span }
     }
 
     /// What the warning is about.
@@ -89,14 +97,21 @@ impl Warning {
         &self.key
     }
 
-    /// The 1-based line of the repeat.
-    pub fn line(&self) -> usize {
-        self.line
+    /// Where it applies in the text given: for
+    /// [`WarningKind::DuplicateParam`], the repeated key as written in the
+    /// assignment that changed it.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+}
+
+impl Diagnostic for Warning {
+    fn kind(&self) -> &'static str {
+        self.kind.as_str()
     }
 
-    /// The 1-based column of the repeated key, in characters.
-    pub fn column(&self) -> usize {
-        self.column
+    fn span(&self) -> Option<Span> {
+        Some(self.span)
     }
 }
 
@@ -123,9 +138,23 @@ mod tests {
     #[test]
     fn long_keys_and_values_are_cut() {
         let long = "v".repeat(100);
-        let warning = Warning::duplicate_param("k", &long, "x", 1, (2, 3));
+        let warning = Warning::duplicate_param("k", &long, "x", 1, Span::new(2, 3));
         assert!(warning.message().contains(&format!("`{}...`", "v".repeat(40))));
         assert_eq!(warning.kind().as_str(), "duplicate_param");
         assert_eq!(warning.to_string(), warning.message());
+    }
+
+    #[test]
+    fn a_warning_is_a_diagnostic_at_the_repeated_key() {
+        use prompt_core::diagnostic::Report;
+
+        let text = "\u{feff}/// param: é=1\n/// param:  é=2";
+        let p = crate::process(text);
+        let report = Report::new(&p.warnings[0], Some(text));
+        assert_eq!(
+            (report.kind.as_str(), report.line, report.column, report.snippet.as_deref()),
+            ("duplicate_param", Some(2), Some(13), Some("é"))
+        );
+        assert_eq!(report.message, p.warnings[0].message());
     }
 }

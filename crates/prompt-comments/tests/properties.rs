@@ -359,3 +359,98 @@ proptest! {
         }
     }
 }
+
+/// Every byte of `output` is the byte of `input` that `deletions` maps it
+/// to, and the end maps to the end: the deletions are exactly what the
+/// cleaning removed.
+fn deletions_map_back(
+    input: &str,
+    output: &str,
+    deletions: &prompt_core::text::Deletions,
+) -> Result<(), TestCaseError> {
+    for (offset, c) in output.char_indices() {
+        let back = deletions.to_input(offset);
+        prop_assert_eq!(input.get(back..).and_then(|rest| rest.chars().next()), Some(c));
+    }
+    prop_assert_eq!(deletions.to_input(output.len()), input.len());
+    prop_assert_eq!(output.len() + deletions.deleted(), input.len());
+    for span in deletions.spans() {
+        prop_assert!(input.get(span.range()).is_some(), "{span:?} cuts a character");
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `Processed::deletions` and `strip_with_deletions` map every
+    /// character of the result to the same character of the input, in both
+    /// dialects (llmutils' strip drops blank lines: deletions too).
+    #[test]
+    fn every_output_offset_maps_to_the_same_character(text in prompt()) {
+        for dialect in Dialect::ALL {
+            let processed = dialect.process(&text);
+            deletions_map_back(&text, &processed.cleaned, &processed.deletions)?;
+            let (stripped, deletions) = dialect.strip_with_deletions(&text);
+            prop_assert_eq!(&stripped, &dialect.strip(&text));
+            deletions_map_back(&text, &stripped, &deletions)?;
+            let metadata = dialect.extract_metadata(&text);
+            deletions_map_back(&text, &metadata.cleaned, &metadata.deletions)?;
+        }
+    }
+
+    /// Each directive's span slices to what was written for it: `key: value`
+    /// of a metadata comment, `key=value` of a param piece, on a line that
+    /// holds a `///` before it; and the directives are in text order.
+    #[test]
+    fn directive_spans_slice_to_the_directive(text in prompt()) {
+        use prompt_comments::DirectiveKind;
+
+        for dialect in Dialect::ALL {
+            let processed = dialect.process(&text);
+            let mut last_end = 0;
+            for directive in &processed.directives {
+                let written = &text[directive.span.range()];
+                let separator = match directive.kind {
+                    DirectiveKind::Param => '=',
+                    DirectiveKind::Metadata => ':',
+                    _ => unreachable!(),
+                };
+                let (key, value) = written.split_once(separator).unwrap();
+                let key = key.trim();
+                match directive.kind {
+                    DirectiveKind::Param => prop_assert_eq!(key, &directive.key),
+                    _ => prop_assert_eq!(key.to_ascii_lowercase(), directive.key.as_ref()),
+                }
+                prop_assert_eq!(value.trim(), directive.value.as_ref());
+                prop_assert_eq!(written.trim(), written);
+                let line_start = text[..directive.span.start].rfind('\n').map_or(0, |i| i + 1);
+                prop_assert!(text[line_start..directive.span.start].contains("///"));
+                prop_assert!(directive.span.start >= last_end);
+                last_end = directive.span.end;
+                let recorded = match directive.kind {
+                    DirectiveKind::Param => &processed.params,
+                    _ => &processed.metadata,
+                };
+                prop_assert!(recorded.contains_key(directive.key.as_ref()));
+            }
+            // The last directive of each key holds the value the result kept.
+            for (key, value) in &processed.params {
+                let last = processed
+                    .directives
+                    .iter()
+                    .rfind(|d| d.kind == DirectiveKind::Param && d.key == key.as_str());
+                prop_assert_eq!(last.map(|d| d.value.as_ref()), Some(value.as_str()));
+            }
+        }
+    }
+
+    /// Each warning's span is the repeated param key, as written.
+    #[test]
+    fn warnings_point_at_the_repeated_key(text in prompt()) {
+        let processed = Standard.process(&text);
+        for warning in &processed.warnings {
+            prop_assert_eq!(&text[warning.span().range()], warning.key());
+        }
+    }
+}

@@ -145,8 +145,14 @@ fn difference_9_a_changed_param_is_a_warning() {
         ("0.9", "0.9")
     );
     assert!(llm.warnings.is_empty());
-    let warnings: Vec<_> =
-        std.warnings.iter().map(|w| (w.kind(), w.key(), w.line(), w.column())).collect();
+    let warnings: Vec<_> = std
+        .warnings
+        .iter()
+        .map(|w| {
+            let at = prompt_core::text::position(text, w.span().start);
+            (w.kind(), w.key(), at.line, at.column)
+        })
+        .collect();
     assert_eq!(warnings, [(WarningKind::DuplicateParam, "temperature", 4, 14)]);
 }
 

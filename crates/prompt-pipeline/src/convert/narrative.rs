@@ -1,98 +1,96 @@
 //! `narrative-segment` messages into unified messages.
+//!
+//! Adapted to narrative-segment's core messages (issue 14): the parts
+//! already hold their bytes, so this only maps roles and parts to the
+//! pipeline's own types, which pipeline-cli-14 removes.
 
-use narrative_segment::{ContentPart as NarrativePart, Encoding, Message as NarrativeMessage};
+use narrative_segment::Rendered;
+use prompt_core::chat::{Part, Role as CoreRole};
 
-use super::{decode_base64, image_from_data_uri};
 use crate::error::{Error, ErrorKind};
 use crate::message::{ContentPart, Message, Role};
 
 const FROM: &str = "narrative";
 
-/// Converts rendered narrative messages (see
-/// [`narrative_segment::render_turns`]) into unified messages, in order.
-///
-/// Images (`image_url` data URIs) become [`ContentPart::Image`] and
-/// attachments [`ContentPart::File`] with their bytes decoded.
+/// Converts rendered narrative messages (see [`narrative_segment::render`])
+/// into unified messages, in order; a preamble kept as `context` counts as
+/// message 0.
 ///
 /// # Errors
 ///
 /// [`ErrorKind::UnsupportedRole`] for a `tool` turn, or a `context` turn
-/// kept as such; [`ErrorKind::UnconvertiblePart`] for an image that is not
-/// an inline `data:` URI or an attachment whose base64 is invalid.
-pub fn from_narrative(messages: Vec<NarrativeMessage>) -> Result<Vec<Message>, Error> {
-    messages.into_iter().enumerate().map(|(index, message)| convert(index, message)).collect()
+/// kept as such; [`ErrorKind::UnconvertiblePart`] for a part the pipeline
+/// has no form for.
+pub fn from_narrative(rendered: Rendered) -> Result<Vec<Message>, Error> {
+    let unsupported = |message, role: &str| {
+        Error::new(ErrorKind::UnsupportedRole { from: FROM, message, role: role.to_owned() })
+    };
+    if rendered.context.is_some() {
+        return Err(unsupported(0, "context"));
+    }
+    rendered
+        .messages
+        .into_iter()
+        .enumerate()
+        .map(|(index, message)| {
+            let role = match message.role {
+                CoreRole::System => Role::System,
+                CoreRole::User => Role::User,
+                CoreRole::Assistant => Role::Assistant,
+                other => return Err(unsupported(index, other.as_str())),
+            };
+            let content = message
+                .content
+                .into_iter()
+                .map(|part| convert_part(index, part))
+                .collect::<Result<_, _>>()?;
+            Ok(Message { role, content, name: None })
+        })
+        .collect()
 }
 
-fn convert(index: usize, message: NarrativeMessage) -> Result<Message, Error> {
-    let role = match message.role {
-        narrative_segment::Role::System => Role::System,
-        narrative_segment::Role::User => Role::User,
-        narrative_segment::Role::Assistant => Role::Assistant,
+fn convert_part(index: usize, part: Part) -> Result<ContentPart, Error> {
+    Ok(match part {
+        Part::Text { text } => ContentPart::Text { text },
+        Part::Image { media_type, data } => {
+            ContentPart::Image { media_type, data: data.as_bytes().to_vec() }
+        }
+        Part::File { filename, media_type, data } => {
+            ContentPart::File { filename, media_type, data: data.as_bytes().to_vec() }
+        }
         other => {
-            return Err(Error::new(ErrorKind::UnsupportedRole {
+            return Err(Error::new(ErrorKind::UnconvertiblePart {
                 from: FROM,
                 message: index,
-                role: other.as_str().to_owned(),
+                part: other.describe(),
+                reason: "the pipeline has no form for it",
             }));
         }
-    };
-    let content = message
-        .content
-        .into_iter()
-        .map(|part| match part {
-            NarrativePart::Text { text } => Ok(ContentPart::Text { text }),
-            NarrativePart::ImageUrl { image_url } => {
-                image_from_data_uri(FROM, index, &image_url.url)
-            }
-            NarrativePart::Attachment { name, mime, content, encoding } => {
-                let data = match encoding {
-                    None => content.into_bytes(),
-                    Some(Encoding::Base64) => decode_base64(&content).ok_or_else(|| {
-                        Error::new(ErrorKind::UnconvertiblePart {
-                            from: FROM,
-                            message: index,
-                            part: format!("attachment `{name}`"),
-                            reason: "the base64 data is invalid",
-                        })
-                    })?,
-                };
-                Ok(ContentPart::File { filename: name, media_type: mime, data })
-            }
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Message { role, content, name: None })
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use narrative_segment::ImageUrl;
+    use prompt_core::chat::Message as CoreMessage;
 
     use super::*;
 
+    fn rendered(context: Option<Vec<Part>>, messages: Vec<CoreMessage>) -> Rendered {
+        Rendered { context, messages, warnings: Vec::new() }
+    }
+
     #[test]
-    fn parts_are_decoded() {
-        let messages = vec![NarrativeMessage {
-            role: narrative_segment::Role::User,
+    fn parts_keep_their_bytes() {
+        let message = CoreMessage {
+            role: CoreRole::User,
             content: vec![
-                NarrativePart::Text { text: "see".into() },
-                NarrativePart::ImageUrl {
-                    image_url: ImageUrl { url: "data:image/png;base64,iVBORw==".into() },
-                },
-                NarrativePart::Attachment {
-                    name: "a.pdf".into(),
-                    mime: "application/pdf".into(),
-                    content: "/wA=".into(),
-                    encoding: Some(Encoding::Base64),
-                },
-                NarrativePart::Attachment {
-                    name: "n.txt".into(),
-                    mime: "text/plain".into(),
-                    content: "hi".into(),
-                    encoding: None,
-                },
+                Part::text("see"),
+                Part::image("image/png", vec![137, 80, 78, 71]),
+                Part::file("a.pdf", "application/pdf", vec![255, 0]),
             ],
-        }];
-        let converted = from_narrative(messages).unwrap();
+            name: None,
+        };
+        let converted = from_narrative(rendered(None, vec![message])).unwrap();
         assert_eq!(
             converted[0].content,
             [
@@ -103,45 +101,23 @@ mod tests {
                     media_type: "application/pdf".into(),
                     data: vec![255, 0]
                 },
-                ContentPart::File {
-                    filename: "n.txt".into(),
-                    media_type: "text/plain".into(),
-                    data: b"hi".to_vec()
-                },
             ]
         );
     }
 
     #[test]
     fn tool_and_context_turns_are_refused() {
-        for role in [narrative_segment::Role::Tool, narrative_segment::Role::Context] {
-            let messages = vec![
-                NarrativeMessage { role: narrative_segment::Role::User, content: vec![] },
-                NarrativeMessage { role, content: vec![] },
-            ];
-            let err = from_narrative(messages).unwrap_err();
-            assert_eq!(
-                err.kind(),
-                &ErrorKind::UnsupportedRole {
-                    from: "narrative",
-                    message: 1,
-                    role: role.as_str().into()
-                }
-            );
-        }
-    }
-
-    #[test]
-    fn bad_base64_attachment_is_an_error() {
-        let messages = vec![NarrativeMessage {
-            role: narrative_segment::Role::User,
-            content: vec![NarrativePart::Attachment {
-                name: "a.bin".into(),
-                mime: "application/octet-stream".into(),
-                content: "%%".into(),
-                encoding: Some(Encoding::Base64),
-            }],
-        }];
-        assert_eq!(from_narrative(messages).unwrap_err().kind().as_str(), "unconvertible_part");
+        let messages =
+            vec![CoreMessage::text(CoreRole::User, ""), CoreMessage::text(CoreRole::Tool, "")];
+        let err = from_narrative(rendered(None, messages)).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &ErrorKind::UnsupportedRole { from: "narrative", message: 1, role: "tool".into() }
+        );
+        let err = from_narrative(rendered(Some(vec![]), vec![])).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &ErrorKind::UnsupportedRole { from: "narrative", message: 0, role: "context".into() }
+        );
     }
 }

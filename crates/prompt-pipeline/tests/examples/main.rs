@@ -14,7 +14,9 @@ mod outcome;
 
 use std::path::{Path, PathBuf};
 
-use prompt_pipeline::{Attachments, Context, Limits, Pipeline, Provider, Source, Transcript};
+use prompt_pipeline::{
+    AttachmentLimits, Attachments, Context, Pipeline, Provider, Source, Transcript,
+};
 use serde_json::{Map, Value};
 
 const SEED: u64 = 42;
@@ -42,7 +44,8 @@ fn snapshot(
     let mut out = Map::new();
     for provider in PROVIDERS {
         let pipeline = Pipeline::new(provider);
-        let mut source = Source::from_bytes(prompt, &read(prompt), &Limits::default()).unwrap();
+        let mut source =
+            Source::from_bytes(prompt, &read(prompt), &AttachmentLimits::default()).unwrap();
         if let Some(attachments) = &attachments {
             source = source.with_attachments(attachments.clone());
         }
@@ -97,7 +100,7 @@ fn narrative_bundle() {
 #[test]
 fn narrative_directory_equals_bundle() {
     let directory =
-        Attachments::directory(examples().join("narrative"), Limits::default()).unwrap();
+        Attachments::directory(examples().join("narrative"), AttachmentLimits::default()).unwrap();
     let from_directory =
         snapshot("narrative/conversation.lmml", "narrative/context.json", Some(directory), None);
     let from_bundle =
