@@ -3,8 +3,13 @@
 //! (the alias is in `.cargo/config.toml`).
 //!
 //! Tasks:
-//! * `ci`: exactly what `.ci/run` runs: format check, clippy with warnings
-//!   denied, the workspace tests, and the docs with warnings denied.
+//! * `ci`: exactly what `.ci/run` runs: the layering check, format check,
+//!   clippy with warnings denied, the workspace tests, and the docs with
+//!   warnings denied.
+//! * `layers`: checks every crate's `crate::` paths against its layer list in
+//!   ARCHITECTURE.md (`layers.rs`); fails on an upward import or a circle.
+//!   `layers --graph crates/NAME` prints what each module uses, for writing
+//!   a list.
 //! * `bench [ARGS...]`: the criterion benchmarks; extra arguments go to
 //!   `cargo bench` (for example `-- --quick`, or a benchmark name filter).
 //! * `scaling [--large]`: every crate's scaling benchmark and the machine
@@ -22,18 +27,25 @@ use std::env;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+mod layers;
+
 fn main() -> ExitCode {
     let mut args = env::args().skip(1);
     let task = args.next();
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
         Some("ci") => ci(),
+        Some("layers") => match rest.as_slice() {
+            [] => layers::run(&project_root()),
+            [flag, dir] if flag == "--graph" => layers::graph(&project_root(), dir),
+            _ => Err("usage: cargo xtask layers [--graph crates/NAME]".to_owned()),
+        },
         Some("bench") => bench(&rest),
         Some("scaling") => scaling(&rest),
         Some("fuzz") => fuzz(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
+                "usage: cargo xtask <ci | layers | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
             );
             return ExitCode::from(2);
         }
@@ -49,6 +61,7 @@ fn main() -> ExitCode {
 
 /// The steps `.ci/run` runs, in the same order, plus the doc build.
 fn ci() -> Result<(), String> {
+    layers::run(&project_root())?;
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])?;
     cargo(&["test", "--workspace"], &[])?;

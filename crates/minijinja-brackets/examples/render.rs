@@ -15,7 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let template = match env.compile(&source) {
         Ok(template) => template,
         Err(err) => {
-            eprintln!("{err}");
+            eprintln!("{}", err.annotated());
             std::process::exit(1);
         }
     };

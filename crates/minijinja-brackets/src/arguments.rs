@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
 use crate::value::Value;
 
 /// How many names a lookup scans before a hash index pays off.
@@ -39,14 +40,52 @@ impl<'a> NameIndex<'a> {
     }
 }
 
-/// Evaluated call arguments: positional first, then `name=value`.
-#[derive(Debug, Default)]
-pub(crate) struct Args<'a> {
+/// The evaluated arguments of a call of a filter, test or function:
+/// positional first, then `name=value` keyword arguments, with the
+/// [`Limits`] the render runs under (what a callee builds must respect
+/// them). Built-in and host filters, tests and functions all receive them.
+///
+/// ```
+/// use minijinja_brackets::{Arguments, Environment, Value};
+///
+/// let mut env = Environment::new();
+/// env.add_filter("pad", |value: Value, args: Arguments<'_>| {
+///     let [width] = args.bind("filter `pad`", ["width"])?;
+///     let width = width.as_i64().unwrap_or(8) as usize;
+///     Ok(Value::from(format!("{:>width$}", value.to_string())))
+/// });
+/// let out = env.render_str("[[ 'ab' -> pad(width=4) ]]", &Default::default(), 0)?;
+/// assert_eq!(out.output, "  ab");
+/// # Ok::<(), minijinja_brackets::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Arguments<'a> {
     pub(crate) positional: Vec<Value>,
     pub(crate) keywords: Vec<(&'a str, Value)>,
+    pub(crate) limits: &'a Limits,
 }
 
-impl<'a> Args<'a> {
+impl<'a> Arguments<'a> {
+    /// The positional arguments, in order.
+    pub fn positional(&self) -> &[Value] {
+        &self.positional
+    }
+
+    /// The keyword arguments, in the order written.
+    pub fn keywords(&self) -> &[(&'a str, Value)] {
+        &self.keywords
+    }
+
+    /// The keyword argument `name`, if given.
+    pub fn keyword(&self, name: &str) -> Option<&Value> {
+        self.keywords.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// The limits of the render that makes the call.
+    pub fn limits(&self) -> &'a Limits {
+        self.limits
+    }
+
     /// Binds the arguments to `names` in order; `None` where an argument is
     /// missing. Too many positional arguments, an unknown keyword or a
     /// parameter given twice is a `bad_arguments` error naming the callee,
@@ -94,12 +133,15 @@ impl<'a> Args<'a> {
         Ok(bound)
     }
 
-    /// [`Args::bind_names`] into a fixed-size array, undefined where missing.
-    pub(crate) fn bind<const N: usize>(
-        self,
-        callee: &str,
-        names: [&str; N],
-    ) -> Result<[Value; N], Error> {
+    /// Binds the arguments to the parameter `names` in order, undefined
+    /// where one is missing.
+    ///
+    /// # Errors
+    ///
+    /// `bad_arguments`, naming `callee` (e.g. ``"filter `pad`"``), for too
+    /// many positional arguments, an unknown keyword, or a parameter given
+    /// twice.
+    pub fn bind<const N: usize>(self, callee: &str, names: [&str; N]) -> Result<[Value; N], Error> {
         let bound = self.bind_names(&|| callee.to_owned(), names.iter().copied())?;
         let mut out: [Value; N] = std::array::from_fn(|_| Value::UNDEFINED);
         for (slot, value) in out.iter_mut().zip(bound) {
@@ -118,8 +160,10 @@ pub(crate) fn bad(message: impl Into<String>) -> Error {
 mod tests {
     use super::*;
 
-    fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Args<'static> {
-        Args {
+    fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Arguments<'static> {
+        static LIMITS: std::sync::LazyLock<Limits> = std::sync::LazyLock::new(Limits::default);
+        Arguments {
+            limits: &LIMITS,
             positional: positional.iter().map(|&n| Value::from(n)).collect(),
             keywords: keywords.iter().map(|&(k, n)| (k, Value::from(n))).collect(),
         }

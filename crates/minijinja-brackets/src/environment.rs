@@ -1,40 +1,37 @@
-//! The [`Environment`]: configuration, limits and the filter, test and
-//! function registries; it compiles templates.
+//! The [`Environment`]: configuration, limits and the one registry of
+//! filters, tests and functions, built-in and added by the host alike
+//! (`template.rs` adds the methods that compile).
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::context::{Context, Rendered};
-use crate::error::Error;
-use crate::filters::BuiltinFilter;
-use crate::functions::BuiltinFunction;
+use indexmap::IndexMap;
+
+use crate::callable::{Filter, Function, IntoFilter, IntoFunction, IntoTest, Test};
 use crate::limits::Limits;
 use crate::syntax::lexer::Whitespace;
-use crate::template::Template;
-use crate::tests::BuiltinTest;
-use crate::value::Value;
 
-/// A filter a host adds: `(value, positional arguments) -> value`.
-type HostFilter = Arc<dyn Fn(&Value, &[Value]) -> Result<Value, Error> + Send + Sync>;
-/// A function a host adds: `(positional arguments) -> value`.
-type HostFunction = Arc<dyn Fn(&[Value]) -> Result<Value, Error> + Send + Sync>;
-
-/// A filter resolved at compile time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FilterRef {
-    Builtin(BuiltinFilter),
-    /// An index into the environment's host filters.
-    Host(usize),
+/// The filters, tests and functions by name: the built-ins of
+/// `defaults.rs` first, then what a host adds (replacing a built-in keeps
+/// its place), so suggestions are found in one order.
+#[derive(Clone)]
+pub(crate) struct Registry {
+    pub(crate) filters: IndexMap<Arc<str>, Filter>,
+    pub(crate) tests: IndexMap<Arc<str>, Test>,
+    pub(crate) functions: IndexMap<Arc<str>, Function>,
 }
 
-/// A test resolved at compile time.
-pub(crate) type TestRef = BuiltinTest;
-
-/// A function found at render time.
-pub(crate) enum Function<'e> {
-    Builtin(BuiltinFunction),
-    Host(&'e HostFunction),
+impl Default for Registry {
+    fn default() -> Registry {
+        fn table<T>(entries: Vec<(&'static str, T)>) -> IndexMap<Arc<str>, T> {
+            entries.into_iter().map(|(name, entry)| (Arc::from(name), entry)).collect()
+        }
+        Registry {
+            filters: table(crate::defaults::filters()),
+            tests: table(crate::defaults::tests()),
+            functions: table(crate::defaults::functions()),
+        }
+    }
 }
 
 /// Configuration and registries shared by the templates it compiles.
@@ -55,23 +52,35 @@ pub struct Environment {
     limits: Limits,
     strict: bool,
     whitespace: Whitespace,
-    filters: Vec<HostFilter>,
-    filter_names: HashMap<String, usize>,
-    functions: HashMap<String, HostFunction>,
+    /// Shared by the templates compiled from it; copied when a host adds to
+    /// it afterwards.
+    registry: Arc<Registry>,
+    /// What the host added, for `Debug`.
+    host: HostNames,
+}
+
+#[derive(Clone, Default)]
+struct HostNames {
+    filters: Vec<String>,
+    tests: Vec<String>,
+    functions: Vec<String>,
 }
 
 impl fmt::Debug for Environment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut filters: Vec<&String> = self.filter_names.keys().collect();
-        filters.sort();
-        let mut functions: Vec<&String> = self.functions.keys().collect();
-        functions.sort();
+        let sorted = |names: &[String]| {
+            let mut names = names.to_vec();
+            names.sort();
+            names.dedup();
+            names
+        };
         f.debug_struct("Environment")
             .field("limits", &self.limits)
             .field("strict", &self.strict)
             .field("whitespace", &self.whitespace)
-            .field("host_filters", &filters)
-            .field("host_functions", &functions)
+            .field("host_filters", &sorted(&self.host.filters))
+            .field("host_tests", &sorted(&self.host.tests))
+            .field("host_functions", &sorted(&self.host.functions))
             .finish()
     }
 }
@@ -124,85 +133,89 @@ impl Environment {
 
     /// Adds (or replaces) a filter. A host filter named like a built-in one
     /// takes its place in templates compiled afterwards.
-    pub fn add_filter<F>(&mut self, name: impl Into<String>, filter: F)
+    ///
+    /// A filter is a function of the value and its [`Arguments`] (the
+    /// built-in filters' own signature, keyword arguments included), or of
+    /// the value and the positional arguments alone (`&Value, &[Value]`; a
+    /// keyword argument is then a `bad_arguments` error). Name the
+    /// parameter types of a closure, so that the signature is known.
+    ///
+    /// [`Arguments`]: crate::Arguments
+    pub fn add_filter<F, Marker>(&mut self, name: impl Into<String>, filter: F)
     where
-        F: Fn(&Value, &[Value]) -> Result<Value, Error> + Send + Sync + 'static,
+        F: IntoFilter<Marker>,
     {
         let name = name.into();
-        match self.filter_names.get(&name) {
-            Some(&index) => self.filters[index] = Arc::new(filter),
-            None => {
-                self.filter_names.insert(name, self.filters.len());
-                self.filters.push(Arc::new(filter));
-            }
-        }
+        let run = Arc::from(filter.into_filter(&name));
+        let entry = Filter::from_run(run);
+        Arc::make_mut(&mut self.registry).filters.insert(Arc::from(name.as_str()), entry);
+        self.host.filters.push(name);
+    }
+
+    /// Adds (or replaces) a test, usable as `value is name(args)`: a
+    /// function of the value and its [`Arguments`] that says whether the
+    /// test passes. A host test named like a built-in one takes its place
+    /// in templates compiled afterwards.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Arguments, Environment, Value};
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_test("short", |v: &Value, _: Arguments<'_>| Ok(v.to_string().len() < 4));
+    /// let out = env.render_str("[[ 'abc' is short ]]", &Default::default(), 0)?;
+    /// assert_eq!(out.output, "true");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// [`Arguments`]: crate::Arguments
+    pub fn add_test<F, Marker>(&mut self, name: impl Into<String>, test: F)
+    where
+        F: IntoTest<Marker>,
+    {
+        let name = name.into();
+        let entry = Test::from_run(Arc::from(test.into_test(&name)));
+        Arc::make_mut(&mut self.registry).tests.insert(Arc::from(name.as_str()), entry);
+        self.host.tests.push(name);
     }
 
     /// Adds (or replaces) a global function, callable as `name(args)`.
     /// Macros of the same name take precedence.
-    pub fn add_function<F>(&mut self, name: impl Into<String>, function: F)
+    ///
+    /// A function takes [`Arguments`] (the built-in functions' own
+    /// signature, keyword arguments included), or the positional arguments
+    /// alone (`&[Value]`; a keyword argument is then a `bad_arguments`
+    /// error). Name the parameter type of a closure.
+    ///
+    /// [`Arguments`]: crate::Arguments
+    pub fn add_function<F, Marker>(&mut self, name: impl Into<String>, function: F)
     where
-        F: Fn(&[Value]) -> Result<Value, Error> + Send + Sync + 'static,
+        F: IntoFunction<Marker>,
     {
-        self.functions.insert(name.into(), Arc::new(function));
+        let name = name.into();
+        let entry = Function { run: Arc::from(function.into_function(&name)) };
+        Arc::make_mut(&mut self.registry).functions.insert(Arc::from(name.as_str()), entry);
+        self.host.functions.push(name);
     }
 
-    /// Compiles `source` into a reusable [`Template`].
-    ///
-    /// # Errors
-    ///
-    /// A `syntax_error` for malformed templates (with the position of the
-    /// problem, or of the opening tag of an unclosed block), an
-    /// `unknown_filter` or `unknown_test` for a name this environment does
-    /// not know, wherever it appears.
-    pub fn compile<'s>(&self, source: &'s str) -> Result<Template<'_, 's>, Error> {
-        Template::compile(self, source)
+    /// The filters, tests and functions templates compiled now resolve
+    /// their names against.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
+}
 
-    /// Compiles and renders in one step.
-    ///
-    /// # Errors
-    ///
-    /// As [`Environment::compile`] and [`Template::render`].
-    pub fn render_str(
-        &self,
-        source: &str,
-        context: &Context,
-        seed: u64,
-    ) -> Result<Rendered, Error> {
-        self.compile(source)?.render(context, seed)
-    }
-
-    pub(crate) fn lookup_filter(&self, name: &str) -> Option<FilterRef> {
-        match self.filter_names.get(name) {
-            Some(&index) => Some(FilterRef::Host(index)),
-            None => BuiltinFilter::lookup(name).map(FilterRef::Builtin),
-        }
-    }
-
+impl Registry {
     /// A known filter name close to `name`, for "did you mean".
     pub(crate) fn suggest_filter(&self, name: &str) -> Option<&str> {
-        let builtin = crate::filters::FILTERS.iter().map(|(n, _)| *n);
-        crate::suggest::closest(name, builtin.chain(self.filter_names.keys().map(String::as_str)))
+        crate::suggest::closest(name, self.filters.keys().map(|n| &**n))
     }
 
     /// A known test name close to `name`, for "did you mean".
-    pub(crate) fn suggest_test(&self, name: &str) -> Option<&'static str> {
-        crate::suggest::closest(name, crate::tests::TESTS.iter().map(|(n, _)| *n))
+    pub(crate) fn suggest_test(&self, name: &str) -> Option<&str> {
+        crate::suggest::closest(name, self.tests.keys().map(|n| &**n))
     }
 
-    pub(crate) fn host_filter(&self, index: usize) -> &HostFilter {
-        &self.filters[index]
-    }
-
-    pub(crate) fn lookup_test(&self, name: &str) -> Option<TestRef> {
-        BuiltinTest::lookup(name)
-    }
-
-    pub(crate) fn function(&self, name: &str) -> Option<Function<'_>> {
-        match self.functions.get(name) {
-            Some(f) => Some(Function::Host(f)),
-            None => BuiltinFunction::lookup(name).map(Function::Builtin),
-        }
+    pub(crate) fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.get(name)
     }
 }

@@ -1,12 +1,14 @@
 //! The one error type of the crate: what went wrong and where.
 //!
-//! [`Error`] is data (a kind, a message, a span and its line/column, the
-//! offending snippet); its `Display` draws the template line with a caret
-//! under the column, the way people read compiler errors.
+//! [`Error`] is data (a kind, a message, a byte span, its origin, and the
+//! line, column and snippet `prompt_core::text` computes for it); it is a
+//! [`Diagnostic`]. [`Error::annotated`] draws the template line with a
+//! caret under the column, the way people read compiler errors.
 
 use std::fmt;
 
-use crate::span::Span;
+use prompt_core::diagnostic::{Diagnostic, Origin};
+use prompt_core::text::{self, Position, Span};
 
 /// What kind of error a compile or render produced.
 ///
@@ -93,10 +95,15 @@ impl fmt::Display for ErrorKind {
 
 /// An error from compiling or rendering a template.
 ///
-/// Errors raised by the template carry a [`Span`], a 1-based line and
-/// column (columns count characters) and the offending snippet. Errors a
-/// host filter or function creates with [`Error::new`] get the position of
-/// the call that ran them.
+/// Errors raised by the template carry a byte [`Span`] into the template
+/// (or, for `invalid_json`, into the JSON text) and, computed once through
+/// `prompt_core::text` when the error is placed, a 1-based line and column
+/// (columns count characters) and the offending snippet. Errors a host
+/// filter or function creates with [`Error::new`] get the position of the
+/// call that ran them.
+///
+/// It is a [`Diagnostic`]: its `Display` is the message alone;
+/// [`Error::annotated`] draws the template line with a caret.
 #[derive(Clone, PartialEq)]
 pub struct Error {
     repr: Box<Repr>,
@@ -106,6 +113,7 @@ pub struct Error {
 struct Repr {
     kind: ErrorKind,
     message: String,
+    origin: Origin,
     location: Option<Location>,
 }
 
@@ -118,47 +126,37 @@ struct Location {
     source_line: String,
 }
 
-/// How many characters of the offending text a snippet keeps.
-const SNIPPET_CHARS: usize = 40;
-
 impl Error {
     /// An error of `kind` with a message for people, without a position.
     /// Host filters and functions return these; the renderer adds the
     /// position of the call.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { repr: Box::new(Repr { kind, message: message.into(), location: None }) }
+        let repr = Repr { kind, message: message.into(), origin: Origin::Input, location: None };
+        Error { repr: Box::new(repr) }
     }
 
     /// Places the error at `span` of `source`, unless it already has a place.
-    pub(crate) fn at(mut self, source: &str, span: Span) -> Error {
+    pub(crate) fn at(mut self, source: &str, span: impl Into<Span>) -> Error {
         if self.repr.location.is_some() {
             return self;
         }
-        let (line, column) = span.position(source);
-        let start = source.floor_char_boundary(span.start());
-        let end = source.floor_char_boundary(span.end().max(start));
-        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+        let span = span.into();
+        let Position { line, column } = text::position(source, span.start);
+        let snippet = text::snippet(source, span).to_owned();
+        let start = source.floor_char_boundary(span.start);
+        let line_start = memchr::memrchr(b'\n', &source.as_bytes()[..start]).map_or(0, |i| i + 1);
+        let line_end =
+            memchr::memchr(b'\n', &source.as_bytes()[start..]).map_or(source.len(), |i| start + i);
         let source_line = source[line_start..line_end].trim_end_matches('\r').to_owned();
-        // The span's text on its first line; the rest of the line for an
-        // empty span (an unexpected end, a missing token).
-        let text =
-            if end > start { &source[start..end.min(line_end)] } else { &source[start..line_end] };
-        let snippet = text.trim_end_matches('\r').chars().take(SNIPPET_CHARS).collect();
         self.repr.location = Some(Location { span, line, column, snippet, source_line });
         self
     }
 
-    /// An `invalid_json` error for `err` in the JSON `text`, at its place
-    /// (line and column as `prompt_core::json` counts them, in characters).
+    /// An `invalid_json` error for `err` in the JSON `text` of a context,
+    /// at its place there.
     pub(crate) fn json(text: &str, err: &prompt_core::json::JsonError) -> Error {
-        let span = err.span();
-        let mut error = Error::new(ErrorKind::InvalidJson, err.message())
-            .at(text, Span::new(span.start, span.end));
-        if let Some(location) = &mut error.repr.location {
-            (location.line, location.column) = (err.line(), err.column());
-            location.snippet = err.snippet().to_owned();
-        }
+        let mut error = Error::new(ErrorKind::InvalidJson, err.message()).at(text, err.span());
+        error.repr.origin = Origin::Named("context".to_owned());
         error
     }
 
@@ -172,7 +170,8 @@ impl Error {
         &self.repr.message
     }
 
-    /// The byte span in the template, when the error has a position.
+    /// The byte span in the template (for `invalid_json`, in the JSON
+    /// text), when the error has a position.
     pub fn span(&self) -> Option<Span> {
         self.repr.location.as_ref().map(|l| l.span)
     }
@@ -192,6 +191,29 @@ impl Error {
     pub fn snippet(&self) -> Option<&str> {
         self.repr.location.as_ref().map(|l| l.snippet.as_str())
     }
+
+    /// The error for people: `error[kind]: message`, then the template
+    /// line with a caret under the column (and a `^` run under the rest of
+    /// the span on that line).
+    pub fn annotated(&self) -> impl fmt::Display + '_ {
+        Annotated(self)
+    }
+}
+
+impl Diagnostic for Error {
+    fn kind(&self) -> &'static str {
+        self.repr.kind.as_str()
+    }
+
+    fn span(&self) -> Option<Span> {
+        Error::span(self)
+    }
+
+    /// The template ([`Origin::Input`]), or `context` for the JSON text of
+    /// a context.
+    fn origin(&self) -> Origin {
+        self.repr.origin.clone()
+    }
 }
 
 impl fmt::Debug for Error {
@@ -199,7 +221,8 @@ impl fmt::Debug for Error {
         let mut d = f.debug_struct("Error");
         d.field("kind", &self.kind()).field("message", &self.message());
         if let Some(l) = &self.repr.location {
-            d.field("span", &l.span)
+            // As `start..end`, the way the syntax tree prints spans.
+            d.field("span", &l.span.range())
                 .field("line", &l.line)
                 .field("column", &l.column)
                 .field("snippet", &l.snippet);
@@ -208,19 +231,27 @@ impl fmt::Debug for Error {
     }
 }
 
-/// `error[kind]: message`, then the template line with a caret under the
-/// column (and a `^` run under the rest of the span on that line).
+/// The message, without the position (the [`Diagnostic`] contract).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}]: {}", self.kind(), self.message())?;
-        let Some(l) = &self.repr.location else { return Ok(()) };
+        f.write_str(self.message())
+    }
+}
+
+struct Annotated<'e>(&'e Error);
+
+impl fmt::Display for Annotated<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let err = self.0;
+        write!(f, "error[{}]: {}", err.kind(), err.message())?;
+        let Some(l) = &err.repr.location else { return Ok(()) };
         let gutter = " ".repeat(l.line.to_string().len());
         write!(f, "\n{gutter}--> line {}, column {}", l.line, l.column)?;
         write!(f, "\n{gutter} |\n{} | {}\n{gutter} | ", l.line, l.source_line)?;
         for c in l.source_line.chars().take(l.column - 1) {
             f.write_str(if c == '\t' { "\t" } else { " " })?;
         }
-        let width = l.snippet.chars().count().clamp(1, SNIPPET_CHARS);
+        let width = l.snippet.chars().count().clamp(1, text::SNIPPET_CHARS);
         f.write_str(&"^".repeat(width))
     }
 }
@@ -237,8 +268,9 @@ mod tests {
         let err = Error::new(ErrorKind::UnknownFilter, "unknown filter `shout`")
             .at(source, Span::new(21, 26));
         assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(13), Some("shout")));
+        assert_eq!(err.to_string(), "unknown filter `shout`");
         assert_eq!(
-            err.to_string(),
+            err.annotated().to_string(),
             "error[unknown_filter]: unknown filter `shout`\n --> line 2, column 13\n  |\n\
              2 | say [[ x -> shout ]]!\n  |             ^^^^^"
         );
@@ -249,6 +281,9 @@ mod tests {
         let err = Error::new(ErrorKind::BadArguments, "m").at("abc", Span::new(1, 2));
         let err = err.at("abc", Span::new(0, 1));
         assert_eq!(err.column(), Some(2));
-        assert_eq!(Error::new(ErrorKind::OutOfFuel, "m").to_string(), "error[out_of_fuel]: m");
+        assert_eq!(
+            Error::new(ErrorKind::OutOfFuel, "m").annotated().to_string(),
+            "error[out_of_fuel]: m"
+        );
     }
 }

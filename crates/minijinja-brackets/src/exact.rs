@@ -21,68 +21,9 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use crate::context::Context;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
-use crate::random::Draws;
+use crate::random::{Draws, PathWalk};
+use crate::resolve::Resolution;
 use crate::syntax::ast;
-
-/// One branching point of a path: the option taken and every option's
-/// probability.
-#[derive(Debug)]
-struct Decision {
-    chosen: usize,
-    options: Vec<f64>,
-}
-
-impl Decision {
-    /// The next option after the chosen one that can happen.
-    fn next_possible(&self) -> Option<usize> {
-        (self.chosen + 1..self.options.len()).find(|&i| self.options[i] > 0.0)
-    }
-}
-
-/// Follows one random path, recording its branching points.
-#[derive(Debug, Default)]
-pub(crate) struct PathWalk {
-    /// The options to take at the first branching points.
-    prefix: Vec<usize>,
-    decisions: Vec<Decision>,
-    probability: f64,
-}
-
-impl PathWalk {
-    fn replay(prefix: Vec<usize>) -> PathWalk {
-        PathWalk { prefix, decisions: Vec::new(), probability: 1.0 }
-    }
-
-    /// Chooses among `options` (probabilities summing to 1): the prefix's
-    /// choice, else the first possible one. `None` when none can happen.
-    /// A point with one possible option is not a branching point.
-    pub(crate) fn choose(&mut self, options: &[f64]) -> Option<usize> {
-        let mut possible = options.iter().enumerate().filter(|(_, p)| **p > 0.0);
-        let first = possible.next()?.0;
-        if possible.next().is_none() {
-            return Some(first);
-        }
-        let chosen = match self.prefix.get(self.decisions.len()) {
-            Some(&index) if index < options.len() => index,
-            _ => first,
-        };
-        self.probability *= options[chosen];
-        self.decisions.push(Decision { chosen, options: options.to_vec() });
-        Some(chosen)
-    }
-
-    /// The prefix of the next path in depth-first order, if any is left.
-    fn next_prefix(mut self) -> Option<Vec<usize>> {
-        while let Some(last) = self.decisions.pop() {
-            if let Some(next) = last.next_possible() {
-                let mut prefix: Vec<usize> = self.decisions.iter().map(|d| d.chosen).collect();
-                prefix.push(next);
-                return Some(prefix);
-            }
-        }
-        None
-    }
-}
 
 /// The exact distribution of a template's output over its random choices:
 /// each distinct output with its probability, most likely first (ties in
@@ -170,6 +111,7 @@ const FUEL_RENDERS: u64 = 10;
 /// Enumerates every random path of `template`, rendering at most `max_paths`.
 pub(crate) fn distribution<'t>(
     env: &'t Environment,
+    resolved: &'t Resolution,
     source: &'t str,
     template: &'t ast::Template<'t>,
     context: &'t Context,
@@ -197,7 +139,7 @@ pub(crate) fn distribution<'t>(
         let fuel = per_render.zip(budget).map(|(one, left)| one.min(left));
         let walk = Draws::Path(PathWalk::replay(next));
         let (rendered, draws, left) =
-            match crate::eval::render_with(env, source, template, context, walk, fuel) {
+            match crate::eval::render_with(env, resolved, source, template, context, walk, fuel) {
                 Ok(done) => done,
                 // The shared budget ran out, not this render's own fuel.
                 Err(err) if err.kind() == ErrorKind::OutOfFuel && fuel < per_render => {
@@ -220,7 +162,7 @@ pub(crate) fn distribution<'t>(
         };
         paths += 1;
         match index.get(&rendered.output) {
-            Some(&at) => outputs[at].1 += walk.probability,
+            Some(&at) => outputs[at].1 += walk.probability(),
             None => {
                 // The distinct outputs are kept: bound them like the budget.
                 stored += rendered.output.len();
@@ -234,7 +176,7 @@ pub(crate) fn distribution<'t>(
                     ));
                 }
                 index.insert(rendered.output.clone(), outputs.len());
-                outputs.push((rendered.output, walk.probability));
+                outputs.push((rendered.output, walk.probability()));
             }
         }
         prefix = walk.next_prefix();

@@ -1,9 +1,10 @@
-//! The built-in filters (`value -> name(args)`).
+//! The built-in filters (`value -> name(args)`), each a function of the one
+//! signature every filter has (`defaults.rs` registers them by name).
 //!
-//! Adding one: a variant of [`BuiltinFilter`], its name(s) in
-//! [`BuiltinFilter::lookup`], and its arm in [`apply`], binding arguments
-//! with [`Args::bind`] so arity errors read the same everywhere. Filters
-//! accept undefined values leniently (`upper` gives `""`, `length` 0).
+//! Adding one: a function here, binding arguments with
+//! [`Arguments::bind`] so arity errors read the same everywhere, and its
+//! line in `defaults.rs`. Filters accept undefined values leniently
+//! (`upper` gives `""`, `length` 0).
 //!
 //! Every string a filter builds is checked against the string limit before
 //! (or, when its size is only known as it grows, while) it is made, and
@@ -17,91 +18,12 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::arguments::{Args, bad};
+use crate::arguments::{Arguments, bad};
 use crate::error::{Error, ErrorKind};
-use crate::eval::ops::{self, check_string_size, string_too_long};
 use crate::limits::Limits;
-use crate::syntax::ast::BinOp;
+use crate::value::ops::BinOp;
+use crate::value::ops::{self, check_string_size, string_too_long};
 use crate::value::{List, Repr, Value};
-
-/// A built-in filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BuiltinFilter {
-    Upper,
-    Lower,
-    Capitalize,
-    Title,
-    Trim,
-    Wrap,
-    Default,
-    Join,
-    Length,
-    First,
-    Last,
-    Reverse,
-    Sort,
-    Unique,
-    Replace,
-    Split,
-    Int,
-    Float,
-    String,
-    Bool,
-    Round,
-    Abs,
-    Min,
-    Max,
-    Sum,
-    Indent,
-    Truncate,
-    Wordcount,
-    Tojson,
-    Items,
-    List,
-}
-
-/// Every built-in filter by name (aliases included).
-pub(crate) const FILTERS: &[(&str, BuiltinFilter)] = &[
-    ("upper", BuiltinFilter::Upper),
-    ("lower", BuiltinFilter::Lower),
-    ("capitalize", BuiltinFilter::Capitalize),
-    ("title", BuiltinFilter::Title),
-    ("trim", BuiltinFilter::Trim),
-    ("wrap", BuiltinFilter::Wrap),
-    ("default", BuiltinFilter::Default),
-    ("d", BuiltinFilter::Default),
-    ("join", BuiltinFilter::Join),
-    ("length", BuiltinFilter::Length),
-    ("count", BuiltinFilter::Length),
-    ("first", BuiltinFilter::First),
-    ("last", BuiltinFilter::Last),
-    ("reverse", BuiltinFilter::Reverse),
-    ("sort", BuiltinFilter::Sort),
-    ("unique", BuiltinFilter::Unique),
-    ("replace", BuiltinFilter::Replace),
-    ("split", BuiltinFilter::Split),
-    ("int", BuiltinFilter::Int),
-    ("float", BuiltinFilter::Float),
-    ("string", BuiltinFilter::String),
-    ("bool", BuiltinFilter::Bool),
-    ("round", BuiltinFilter::Round),
-    ("abs", BuiltinFilter::Abs),
-    ("min", BuiltinFilter::Min),
-    ("max", BuiltinFilter::Max),
-    ("sum", BuiltinFilter::Sum),
-    ("indent", BuiltinFilter::Indent),
-    ("truncate", BuiltinFilter::Truncate),
-    ("wordcount", BuiltinFilter::Wordcount),
-    ("tojson", BuiltinFilter::Tojson),
-    ("items", BuiltinFilter::Items),
-    ("list", BuiltinFilter::List),
-];
-
-impl BuiltinFilter {
-    pub(crate) fn lookup(name: &str) -> Option<BuiltinFilter> {
-        FILTERS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
-    }
-}
 
 fn invalid(message: impl Into<std::string::String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message)
@@ -186,7 +108,7 @@ fn attribute(item: &Value, attribute: Option<&str>) -> Value {
     match attribute {
         None => item.clone(),
         Some(path) => path.split('.').fold(item.clone(), |v, part| match part.parse::<i64>() {
-            Ok(n) => crate::eval::get_item(&v, &Value::from(n)).unwrap_or_default(),
+            Ok(n) => ops::get_item(&v, &Value::from(n)).unwrap_or_default(),
             Err(_) => v.get(part).cloned().unwrap_or_default(),
         }),
     }
@@ -202,6 +124,16 @@ fn parse_number(s: &str) -> Option<Value> {
     clean.parse::<f64>().ok().filter(|x| x.is_finite()).map(Value::from)
 }
 
+/// The filters whose work costs fuel beyond one pass over their input.
+#[derive(Clone, Copy)]
+enum Work {
+    Sort,
+    Join,
+    Min,
+    Max,
+    Sum,
+}
+
 /// The fuel a filter's work costs beyond one pass over its input's items
 /// (which the renderer charges for every filter), paid before it runs:
 /// the nested items and string bytes it compares (`sort` about log2(n)
@@ -209,8 +141,8 @@ fn parse_number(s: &str) -> Option<Value> {
 /// grows a string or list item by item, and an `attribute` path followed
 /// for every item. At the rates of [`Limits::fuel`]: 256 bytes or 64 items
 /// a unit.
-pub(crate) fn work(filter: BuiltinFilter, value: &Value, args: &Args<'_>) -> u64 {
-    use BuiltinFilter as F;
+fn work(filter: Work, value: &Value, args: &Arguments<'_>) -> u64 {
+    use Work as F;
     let items = match &value.0 {
         Repr::List(items) => items.len(),
         Repr::Map(map) => map.len(),
@@ -221,7 +153,6 @@ pub(crate) fn work(filter: BuiltinFilter, value: &Value, args: &Args<'_>) -> u64
     let attribute_at = match filter {
         F::Sort | F::Join => 1,
         F::Min | F::Max | F::Sum => 0,
-        _ => return 0,
     };
     let path_arg = args
         .keywords
@@ -272,469 +203,553 @@ pub(crate) fn work(filter: BuiltinFilter, value: &Value, args: &Args<'_>) -> u64
     walk.saturating_add(path)
 }
 
-/// Runs a built-in filter.
-pub(crate) fn apply(
-    filter: BuiltinFilter,
-    value: Value,
-    args: Args<'_>,
-    limits: &Limits,
-) -> Result<Value, Error> {
-    use BuiltinFilter as F;
-    let string = |s: std::string::String| -> Result<Value, Error> {
-        check_string_size(s.len(), limits)?;
-        Ok(Value::string(s))
+/// `s` as a filter's result: data, refused past the string limit.
+fn string(limits: &Limits, s: std::string::String) -> Result<Value, Error> {
+    check_string_size(s.len(), limits)?;
+    Ok(Value::string(s))
+}
+
+/// The fuel of `sort` beyond one pass over its items.
+pub(crate) fn sort_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::Sort, value, args)
+}
+
+/// The fuel of `join` beyond one pass over its items.
+pub(crate) fn join_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::Join, value, args)
+}
+
+/// The fuel of `min` beyond one pass over its items.
+pub(crate) fn min_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::Min, value, args)
+}
+
+/// The fuel of `max` beyond one pass over its items.
+pub(crate) fn max_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::Max, value, args)
+}
+
+/// The fuel of `sum` beyond one pass over its items.
+pub(crate) fn sum_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::Sum, value, args)
+}
+
+/// The `upper` filter.
+pub(crate) fn upper(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `upper`", [])?;
+    string(limits, text_to_rewrite(&value, limits)?.to_uppercase())
+}
+
+/// The `lower` filter.
+pub(crate) fn lower(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `lower`", [])?;
+    string(limits, text_to_rewrite(&value, limits)?.to_lowercase())
+}
+
+/// The `capitalize` filter.
+pub(crate) fn capitalize(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `capitalize`", [])?;
+    let t = text_to_rewrite(&value, limits)?;
+    let mut chars = t.chars();
+    string(
+        limits,
+        match chars.next() {
+            Some(first) => {
+                first.to_uppercase().chain(chars.as_str().to_lowercase().chars()).collect()
+            }
+            None => std::string::String::new(),
+        },
+    )
+}
+
+/// The `title` filter.
+pub(crate) fn title(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `title`", [])?;
+    let t = text_to_rewrite(&value, limits)?;
+    let mut out = std::string::String::with_capacity(t.len());
+    let mut at_word_start = true;
+    for c in t.chars() {
+        match (c.is_ascii(), at_word_start) {
+            // Most text is ASCII: one byte in, one byte out.
+            (true, true) => out.push(c.to_ascii_uppercase()),
+            (true, false) => out.push(c.to_ascii_lowercase()),
+            (false, true) => out.extend(c.to_uppercase()),
+            (false, false) => out.extend(c.to_lowercase()),
+        }
+        at_word_start = c.is_whitespace() || matches!(c, '-' | '(' | '[' | '{' | '<');
+    }
+    string(limits, out)
+}
+
+/// The `trim` filter.
+pub(crate) fn trim(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [chars] = args.bind("filter `trim`", ["chars"])?;
+    let t = text(&value, limits)?;
+    let trimmed = match str_arg(&chars, "trim", "chars")? {
+        // A set, not a scan of `chars` per character trimmed.
+        Some(set) if set.len() > 16 => {
+            let set: std::collections::HashSet<char> = set.chars().collect();
+            t.trim_matches(|c| set.contains(&c))
+        }
+        Some(set) => t.trim_matches(|c| set.contains(c)),
+        None => t.trim(),
     };
-    match filter {
-        F::Upper => {
-            args.bind("filter `upper`", [])?;
-            string(text_to_rewrite(&value, limits)?.to_uppercase())
+    if trimmed.len() == t.len() && value.as_str().is_some() {
+        // Nothing to trim: share the string instead of copying it
+        // (as data, like any filter's text).
+        return Ok(value.clone().into_data());
+    }
+    Ok(Value::str(trimmed))
+}
+
+/// The `wrap` filter.
+pub(crate) fn wrap(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [before, after] = args.bind("filter `wrap`", ["before", "after"])?;
+    if before.is_undefined() {
+        return Err(bad("filter `wrap` needs one or two arguments: `wrap(\"(\", \")\")`"));
+    }
+    let after = if after.is_undefined() { before.clone() } else { after };
+    let t = text(&value, limits)?;
+    if t.is_empty()
+        || matches!(&value.0, Repr::List(l) if l.is_empty())
+        || matches!(&value.0, Repr::Map(m) if m.is_empty())
+    {
+        return Ok(Value::str(""));
+    }
+    let (before, after) = (text(&before, limits)?, text(&after, limits)?);
+    check_string_size(before.len() + t.len() + after.len(), limits)?;
+    string(limits, [&*before, &*t, &*after].concat())
+}
+
+/// The `default` filter.
+pub(crate) fn default(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let [fallback, boolean] = args.bind("filter `default`", ["default_value", "boolean"])?;
+    let use_fallback = value.is_none_or_undefined() || (boolean.is_true() && !value.is_true());
+    Ok(if use_fallback {
+        if fallback.is_undefined() { Value::str("") } else { fallback }
+    } else {
+        value
+    })
+}
+
+/// The `join` filter.
+pub(crate) fn join(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [sep, attr] = args.bind("filter `join`", ["d", "attribute"])?;
+    let sep = str_arg(&sep, "join", "d")?.unwrap_or("");
+    let attr = str_arg(&attr, "join", "attribute")?;
+    let mut out = std::string::String::new();
+    for (i, item) in items(&value, "join", limits)?.iter().enumerate() {
+        if i > 0 {
+            check_string_size(out.len() + sep.len(), limits)?;
+            out.push_str(sep);
         }
-        F::Lower => {
-            args.bind("filter `lower`", [])?;
-            string(text_to_rewrite(&value, limits)?.to_lowercase())
-        }
-        F::Capitalize => {
-            args.bind("filter `capitalize`", [])?;
+        let item = attribute(item, attr);
+        item.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    }
+    Ok(Value::string(out))
+}
+
+/// The `length` filter.
+pub(crate) fn length(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    args.bind("filter `length`", [])?;
+    match &value.0 {
+        Repr::List(items) => Ok(Value::from(items.len())),
+        Repr::Map(map) => Ok(Value::from(map.len())),
+        Repr::Undefined | Repr::None => Ok(Value::from(0)),
+        _ => match value.as_str() {
+            Some(s) => Ok(Value::from(s.chars().count())),
+            None => Err(invalid(format!("{} has no length", value.kind().as_str()))),
+        },
+    }
+}
+
+/// The `first` filter (and `last`).
+pub(crate) fn first_or_last(
+    first: bool,
+    value: Value,
+    args: Arguments<'_>,
+) -> Result<Value, Error> {
+    let limits = args.limits;
+    let name = if first { "first" } else { "last" };
+    args.bind(&format!("filter `{name}`"), [])?;
+    let all = items(&value, name, limits)?;
+    let item = if first { all.first() } else { all.last() };
+    Ok(item.cloned().unwrap_or_default())
+}
+
+/// The `reverse` filter.
+pub(crate) fn reverse(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `reverse`", [])?;
+    match value.as_str() {
+        Some(_) => {
             let t = text_to_rewrite(&value, limits)?;
-            let mut chars = t.chars();
-            string(match chars.next() {
-                Some(first) => {
-                    first.to_uppercase().chain(chars.as_str().to_lowercase().chars()).collect()
-                }
-                None => std::string::String::new(),
-            })
+            Ok(Value::string(t.chars().rev().collect()))
         }
-        F::Title => {
-            args.bind("filter `title`", [])?;
-            let t = text_to_rewrite(&value, limits)?;
-            let mut out = std::string::String::with_capacity(t.len());
-            let mut at_word_start = true;
-            for c in t.chars() {
-                match (c.is_ascii(), at_word_start) {
-                    // Most text is ASCII: one byte in, one byte out.
-                    (true, true) => out.push(c.to_ascii_uppercase()),
-                    (true, false) => out.push(c.to_ascii_lowercase()),
-                    (false, true) => out.extend(c.to_uppercase()),
-                    (false, false) => out.extend(c.to_lowercase()),
-                }
-                at_word_start = c.is_whitespace() || matches!(c, '-' | '(' | '[' | '{' | '<');
-            }
-            string(out)
-        }
-        F::Trim => {
-            let [chars] = args.bind("filter `trim`", ["chars"])?;
-            let t = text(&value, limits)?;
-            let trimmed = match str_arg(&chars, "trim", "chars")? {
-                // A set, not a scan of `chars` per character trimmed.
-                Some(set) if set.len() > 16 => {
-                    let set: std::collections::HashSet<char> = set.chars().collect();
-                    t.trim_matches(|c| set.contains(&c))
-                }
-                Some(set) => t.trim_matches(|c| set.contains(c)),
-                None => t.trim(),
-            };
-            if trimmed.len() == t.len() && value.as_str().is_some() {
-                // Nothing to trim: share the string instead of copying it
-                // (as data, like any filter's text).
-                return Ok(value.clone().into_data());
-            }
-            Ok(Value::str(trimmed))
-        }
-        F::Wrap => {
-            let [before, after] = args.bind("filter `wrap`", ["before", "after"])?;
-            if before.is_undefined() {
-                return Err(bad("filter `wrap` needs one or two arguments: `wrap(\"(\", \")\")`"));
-            }
-            let after = if after.is_undefined() { before.clone() } else { after };
-            let t = text(&value, limits)?;
-            if t.is_empty()
-                || matches!(&value.0, Repr::List(l) if l.is_empty())
-                || matches!(&value.0, Repr::Map(m) if m.is_empty())
-            {
-                return Ok(Value::str(""));
-            }
-            let (before, after) = (text(&before, limits)?, text(&after, limits)?);
-            check_string_size(before.len() + t.len() + after.len(), limits)?;
-            string([&*before, &*t, &*after].concat())
-        }
-        F::Default => {
-            let [fallback, boolean] =
-                args.bind("filter `default`", ["default_value", "boolean"])?;
-            let use_fallback =
-                value.is_none_or_undefined() || (boolean.is_true() && !value.is_true());
-            Ok(if use_fallback {
-                if fallback.is_undefined() { Value::str("") } else { fallback }
-            } else {
-                value
-            })
-        }
-        F::Join => {
-            let [sep, attr] = args.bind("filter `join`", ["d", "attribute"])?;
-            let sep = str_arg(&sep, "join", "d")?.unwrap_or("");
-            let attr = str_arg(&attr, "join", "attribute")?;
-            let mut out = std::string::String::new();
-            for (i, item) in items(&value, "join", limits)?.iter().enumerate() {
-                if i > 0 {
-                    check_string_size(out.len() + sep.len(), limits)?;
-                    out.push_str(sep);
-                }
-                let item = attribute(item, attr);
-                item.write_printed(&mut out, limits.string_limit)
-                    .map_err(string_too_long(limits))?;
-            }
-            Ok(Value::string(out))
-        }
-        F::Length => {
-            args.bind("filter `length`", [])?;
-            match &value.0 {
-                Repr::List(items) => Ok(Value::from(items.len())),
-                Repr::Map(map) => Ok(Value::from(map.len())),
-                Repr::Undefined | Repr::None => Ok(Value::from(0)),
-                _ => match value.as_str() {
-                    Some(s) => Ok(Value::from(s.chars().count())),
-                    None => Err(invalid(format!("{} has no length", value.kind().as_str()))),
-                },
-            }
-        }
-        F::First | F::Last => {
-            let name = if filter == F::First { "first" } else { "last" };
-            args.bind(&format!("filter `{name}`"), [])?;
-            let all = items(&value, name, limits)?;
-            let item = if filter == F::First { all.first() } else { all.last() };
-            Ok(item.cloned().unwrap_or_default())
-        }
-        F::Reverse => {
-            args.bind("filter `reverse`", [])?;
-            match value.as_str() {
-                Some(_) => {
-                    let t = text_to_rewrite(&value, limits)?;
-                    Ok(Value::string(t.chars().rev().collect()))
-                }
-                None => Ok(Value::list(
-                    items(&value, "reverse", limits)?.iter().rev().cloned().collect(),
-                )),
-            }
-        }
-        F::Sort => {
-            let [reverse, attr, case_sensitive] =
-                args.bind("filter `sort`", ["reverse", "attribute", "case_sensitive"])?;
-            let attr = str_arg(&attr, "sort", "attribute")?;
-            let fold = !case_sensitive.is_true();
-            let mut keyed: Vec<(Value, Value)> = items(&value, "sort", limits)?
-                .iter()
-                .map(|v| (attribute(v, attr), v.clone()))
-                .collect();
-            let mut failed = None;
-            // Case folding compares as it goes: no lowercase copy of any key.
-            keyed.sort_by(|a, b| {
-                let order = if fold { cmp_folded(&a.0, &b.0) } else { a.0.compare(&b.0) };
-                order.unwrap_or_else(|| {
-                    failed.get_or_insert_with(|| {
-                        if ops::is_nan(&a.0) || ops::is_nan(&b.0) {
-                            "holding NaN (not a number has no order)".to_owned()
-                        } else {
-                            format!("mixing {} and {}", a.0.kind().as_str(), b.0.kind().as_str())
-                        }
-                    });
-                    std::cmp::Ordering::Equal
-                })
-            });
-            if let Some(what) = failed {
-                return Err(invalid(format!("cannot sort a list {what}")));
-            }
-            if reverse.is_true() {
-                keyed.reverse();
-            }
-            Ok(Value::list(keyed.into_iter().map(|(_, v)| v).collect()))
-        }
-        F::Unique => {
-            args.bind("filter `unique`", [])?;
-            let all = items(&value, "unique", limits)?;
-            // An item that shares an earlier item's allocation is the same
-            // value: no key needed. Strings are their own key; other items
-            // are keyed by their JSON, all keys together bounded by the
-            // string limit.
-            let mut shared = HashSet::new();
-            let mut seen = HashSet::new();
-            let mut key_bytes = 0;
-            let mut out = Vec::new();
-            for item in all.iter() {
-                if item.identity().is_some_and(|id| !shared.insert(id)) {
-                    continue;
-                }
-                let key = match item.as_str() {
-                    Some(s) => Cow::Borrowed(s),
-                    None => {
-                        let normalized = match item.0 {
-                            Repr::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => {
-                                Value::from(x as i64)
-                            }
-                            _ => item.clone(),
-                        };
-                        let mut key = std::string::String::new();
-                        let room = limits.string_limit - key_bytes;
-                        normalized
-                            .write_json(&mut key, None, room)
-                            .map_err(string_too_long(limits))?;
-                        key_bytes += key.len();
-                        Cow::Owned(key)
-                    }
-                };
-                if seen.insert((item.as_str().is_some(), key)) {
-                    out.push(item.clone());
-                }
-            }
-            Ok(Value::list(out))
-        }
-        F::Replace => {
-            let [old, new, count] = args.bind("filter `replace`", ["old", "new", "count"])?;
-            let (Some(old), Some(new)) =
-                (str_arg(&old, "replace", "old")?, str_arg(&new, "replace", "new")?)
-            else {
-                return Err(bad("filter `replace` needs two strings: `replace(\"old\", \"new\")`"));
-            };
-            let t = text(&value, limits)?;
-            let count = usize::try_from(int_arg(&count, -1, "replace", "count")?).ok();
-            // The exact size first: the result is never built past the limit.
-            let matches = match count {
-                Some(0) => 0,
-                _ if old.is_empty() => t.chars().count() + 1,
-                _ => t.matches(old).count(),
-            };
-            let replaced = count.map_or(matches, |n| n.min(matches));
-            let size =
-                (t.len() - replaced * old.len()).saturating_add(replaced.saturating_mul(new.len()));
-            check_string_size(size, limits)?;
-            string(match count {
-                Some(n) => t.replacen(old, new, n),
-                None => t.replace(old, new),
-            })
-        }
-        F::Split => {
-            let [sep, max] = args.bind("filter `split`", ["sep", "maxsplit"])?;
-            let t = text(&value, limits)?;
-            let max = usize::try_from(int_arg(&max, -1, "split", "maxsplit")?).ok();
-            let sep = str_arg(&sep, "split", "sep")?;
-            if sep == Some("") {
-                return Err(bad("filter `split`: the separator cannot be empty"));
-            }
-            // Counted before the list is made.
-            let count = match sep {
-                Some(sep) => {
-                    let all = t.matches(sep).count() + 1;
-                    max.map_or(all, |n| all.min(n.saturating_add(1)))
-                }
-                None => t.split_whitespace().count(),
-            };
-            check_items(count, "split", limits)?;
-            let parts: Vec<Value> = match (sep, max) {
-                (Some(sep), Some(n)) => {
-                    t.splitn(n.saturating_add(1), sep).map(Value::str).collect()
-                }
-                (Some(sep), None) => t.split(sep).map(Value::str).collect(),
-                (None, _) => t.split_whitespace().map(Value::str).collect(),
-            };
-            Ok(Value::list(parts))
-        }
-        F::Int => {
-            let [default] = args.bind("filter `int`", ["default"])?;
-            let default = if default.is_undefined() { Value::from(0) } else { default };
-            let truncate = |x: f64| {
-                if x.is_finite() && x.abs() < 9.2e18 {
-                    Value::from(x.trunc() as i64)
+        None => Ok(Value::list(items(&value, "reverse", limits)?.iter().rev().cloned().collect())),
+    }
+}
+
+/// The `sort` filter.
+pub(crate) fn sort(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [reverse, attr, case_sensitive] =
+        args.bind("filter `sort`", ["reverse", "attribute", "case_sensitive"])?;
+    let attr = str_arg(&attr, "sort", "attribute")?;
+    let fold = !case_sensitive.is_true();
+    let mut keyed: Vec<(Value, Value)> =
+        items(&value, "sort", limits)?.iter().map(|v| (attribute(v, attr), v.clone())).collect();
+    let mut failed = None;
+    // Case folding compares as it goes: no lowercase copy of any key.
+    keyed.sort_by(|a, b| {
+        let order = if fold { cmp_folded(&a.0, &b.0) } else { a.0.compare(&b.0) };
+        order.unwrap_or_else(|| {
+            failed.get_or_insert_with(|| {
+                if ops::is_nan(&a.0) || ops::is_nan(&b.0) {
+                    "holding NaN (not a number has no order)".to_owned()
                 } else {
-                    default.clone()
+                    format!("mixing {} and {}", a.0.kind().as_str(), b.0.kind().as_str())
                 }
-            };
-            Ok(match &value.0 {
-                Repr::Int(_) => value,
-                Repr::Float(x) => truncate(*x),
-                Repr::Bool(b) => Value::from(i64::from(*b)),
-                _ => match value.as_str().and_then(parse_number) {
-                    Some(Value(Repr::Int(n))) => Value::from(n),
-                    Some(Value(Repr::Float(x))) => truncate(x),
-                    _ => default,
-                },
-            })
+            });
+            std::cmp::Ordering::Equal
+        })
+    });
+    if let Some(what) = failed {
+        return Err(invalid(format!("cannot sort a list {what}")));
+    }
+    if reverse.is_true() {
+        keyed.reverse();
+    }
+    Ok(Value::list(keyed.into_iter().map(|(_, v)| v).collect()))
+}
+
+/// The `unique` filter.
+pub(crate) fn unique(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `unique`", [])?;
+    let all = items(&value, "unique", limits)?;
+    // An item that shares an earlier item's allocation is the same
+    // value: no key needed. Strings are their own key; other items
+    // are keyed by their JSON, all keys together bounded by the
+    // string limit.
+    let mut shared = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut key_bytes = 0;
+    let mut out = Vec::new();
+    for item in all.iter() {
+        if item.identity().is_some_and(|id| !shared.insert(id)) {
+            continue;
         }
-        F::Float => {
-            let [default] = args.bind("filter `float`", ["default"])?;
-            let default = if default.is_undefined() { Value::from(0.0) } else { default };
-            Ok(match &value.0 {
-                Repr::Int(n) => Value::from(*n as f64),
-                Repr::Float(_) => value,
-                Repr::Bool(b) => Value::from(f64::from(u8::from(*b))),
-                _ => value
-                    .as_str()
-                    .and_then(parse_number)
-                    .and_then(|v| v.as_f64())
-                    .map_or(default, Value::from),
-            })
-        }
-        F::String => {
-            args.bind("filter `string`", [])?;
-            match value.as_str() {
-                Some(_) => Ok(value),
-                None => Ok(Value::string(text(&value, limits)?.into_owned())),
-            }
-        }
-        F::Bool => {
-            args.bind("filter `bool`", [])?;
-            Ok(Value::from(value.is_true()))
-        }
-        F::Round => {
-            let [precision, method] = args.bind("filter `round`", ["precision", "method"])?;
-            let precision = int_arg(&precision, 0, "round", "precision")?.clamp(-300, 300);
-            let Some(x) = value.as_f64() else {
-                return Err(invalid(format!(
-                    "`round` needs a number, not {}",
-                    value.kind().as_str()
-                )));
-            };
-            let factor = 10f64.powi(precision as i32);
-            let scaled = x * factor;
-            let rounded = match str_arg(&method, "round", "method")?.unwrap_or("common") {
-                "common" => scaled.round(),
-                "ceil" => scaled.ceil(),
-                "floor" => scaled.floor(),
-                other => {
-                    return Err(bad(format!(
-                        "`round`: unknown method {other:?} (use common, ceil or floor)"
-                    )));
-                }
-            };
-            Ok(Value::from(rounded / factor))
-        }
-        F::Abs => {
-            args.bind("filter `abs`", [])?;
-            match value.0 {
-                Repr::Int(n) => n
-                    .checked_abs()
-                    .map(Value::from)
-                    .ok_or_else(|| invalid("integer overflow in `abs`")),
-                Repr::Float(x) => Ok(Value::from(x.abs())),
-                _ => Err(invalid(format!("`abs` needs a number, not {}", value.kind().as_str()))),
-            }
-        }
-        F::Min | F::Max => {
-            let name = if filter == F::Min { "min" } else { "max" };
-            let [attr] = args.bind(&format!("filter `{name}`"), ["attribute"])?;
-            let attr = str_arg(&attr, name, "attribute")?;
-            let mut best: Option<(Value, Value)> = None;
-            for item in items(&value, name, limits)?.iter() {
-                let key = attribute(item, attr);
-                let better = match &best {
-                    None => true,
-                    Some((b, _)) => {
-                        let order = key.compare(b).ok_or_else(|| {
-                            invalid(format!("`{name}`: cannot compare {}", ops::unordered(&key, b)))
-                        })?;
-                        if filter == F::Min { order.is_lt() } else { order.is_gt() }
-                    }
+        let key = match item.as_str() {
+            Some(s) => Cow::Borrowed(s),
+            None => {
+                let normalized = match item.0 {
+                    Repr::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => Value::from(x as i64),
+                    _ => item.clone(),
                 };
-                if better {
-                    best = Some((key, item.clone()));
-                }
+                let mut key = std::string::String::new();
+                let room = limits.string_limit - key_bytes;
+                normalized.write_json(&mut key, None, room).map_err(string_too_long(limits))?;
+                key_bytes += key.len();
+                Cow::Owned(key)
             }
-            Ok(best.map(|(_, v)| v).unwrap_or_default())
-        }
-        F::Sum => {
-            let [attr, start] = args.bind("filter `sum`", ["attribute", "start"])?;
-            let attr = str_arg(&attr, "sum", "attribute")?;
-            let mut total = if start.is_undefined() { Value::from(0) } else { start };
-            for item in items(&value, "sum", limits)?.iter() {
-                total = ops::binary(BinOp::Add, &total, &attribute(item, attr), limits)?;
-            }
-            Ok(total)
-        }
-        F::Indent => {
-            let [width, first, blank] =
-                args.bind("filter `indent`", ["width", "first", "blank"])?;
-            let pad = match width.as_str() {
-                Some(s) => Cow::Borrowed(s),
-                None => {
-                    let n = int_arg(&width, 4, "indent", "width")?;
-                    let n = usize::try_from(n).unwrap_or(0);
-                    check_string_size(n, limits)?;
-                    Cow::Owned(" ".repeat(n))
-                }
-            };
-            let t = text(&value, limits)?;
-            let mut out = std::string::String::new();
-            for (i, line) in t.split_inclusive('\n').enumerate() {
-                let is_blank = line.trim().is_empty();
-                let padded = (i > 0 || first.is_true()) && (blank.is_true() || !is_blank);
-                let pad = if padded { &*pad } else { "" };
-                check_string_size(out.len() + pad.len() + line.len(), limits)?;
-                out.push_str(pad);
-                out.push_str(line);
-            }
-            Ok(Value::string(out))
-        }
-        F::Truncate => {
-            let [length, killwords, end, leeway] =
-                args.bind("filter `truncate`", ["length", "killwords", "end", "leeway"])?;
-            let length = usize::try_from(int_arg(&length, 255, "truncate", "length")?).unwrap_or(0);
-            let leeway = usize::try_from(int_arg(&leeway, 5, "truncate", "leeway")?).unwrap_or(0);
-            let end = str_arg(&end, "truncate", "end")?.unwrap_or("...");
-            let t = text(&value, limits)?;
-            let count = t.chars().count();
-            if count <= length.saturating_add(leeway) {
-                return Ok(match t {
-                    // The whole string: shared, as data.
-                    Cow::Borrowed(_) => value.clone().into_data(),
-                    Cow::Owned(t) => Value::string(t),
-                });
-            }
-            let keep = length.saturating_sub(end.chars().count());
-            let cut: std::string::String = t.chars().take(keep).collect();
-            let cut = if killwords.is_true() {
-                cut.as_str()
-            } else {
-                cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head)
-            };
-            Ok(Value::string(format!("{cut}{end}")))
-        }
-        F::Wordcount => {
-            args.bind("filter `wordcount`", [])?;
-            let t = text(&value, limits)?;
-            let words = t
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .filter(|w| !w.is_empty())
-                .count();
-            Ok(Value::from(words))
-        }
-        F::Tojson => {
-            let [indent] = args.bind("filter `tojson`", ["indent"])?;
-            let indent = match indent.0 {
-                Repr::Undefined | Repr::None => None,
-                Repr::Int(n) => Some(usize::try_from(n).unwrap_or(0).min(64)),
-                _ => return Err(bad("`tojson`: `indent` must be an integer")),
-            };
-            let mut out = std::string::String::new();
-            value
-                .write_json(&mut out, Some(indent), limits.string_limit)
-                .map_err(string_too_long(limits))?;
-            Ok(Value::string(out))
-        }
-        F::Items => {
-            args.bind("filter `items`", [])?;
-            match &value.0 {
-                Repr::Map(map) => {
-                    check_items(map.len(), "items", limits)?;
-                    Ok(Value::list(
-                        map.iter()
-                            .map(|(k, v)| Value::list(vec![Value(Repr::Str(k.clone())), v.clone()]))
-                            .collect(),
-                    ))
-                }
-                Repr::Undefined | Repr::None => Ok(Value::list(Vec::new())),
-                _ => Err(invalid(format!("`items` needs a map, not {}", value.kind().as_str()))),
-            }
-        }
-        F::List => {
-            args.bind("filter `list`", [])?;
-            Ok(Value::list(items(&value, "list", limits)?.to_vec()))
+        };
+        if seen.insert((item.as_str().is_some(), key)) {
+            out.push(item.clone());
         }
     }
+    Ok(Value::list(out))
+}
+
+/// The `replace` filter.
+pub(crate) fn replace(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [old, new, count] = args.bind("filter `replace`", ["old", "new", "count"])?;
+    let (Some(old), Some(new)) =
+        (str_arg(&old, "replace", "old")?, str_arg(&new, "replace", "new")?)
+    else {
+        return Err(bad("filter `replace` needs two strings: `replace(\"old\", \"new\")`"));
+    };
+    let t = text(&value, limits)?;
+    let count = usize::try_from(int_arg(&count, -1, "replace", "count")?).ok();
+    // The exact size first: the result is never built past the limit.
+    let matches = match count {
+        Some(0) => 0,
+        _ if old.is_empty() => t.chars().count() + 1,
+        _ => t.matches(old).count(),
+    };
+    let replaced = count.map_or(matches, |n| n.min(matches));
+    let size = (t.len() - replaced * old.len()).saturating_add(replaced.saturating_mul(new.len()));
+    check_string_size(size, limits)?;
+    string(
+        limits,
+        match count {
+            Some(n) => t.replacen(old, new, n),
+            None => t.replace(old, new),
+        },
+    )
+}
+
+/// The `split` filter.
+pub(crate) fn split(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [sep, max] = args.bind("filter `split`", ["sep", "maxsplit"])?;
+    let t = text(&value, limits)?;
+    let max = usize::try_from(int_arg(&max, -1, "split", "maxsplit")?).ok();
+    let sep = str_arg(&sep, "split", "sep")?;
+    if sep == Some("") {
+        return Err(bad("filter `split`: the separator cannot be empty"));
+    }
+    // Counted before the list is made.
+    let count = match sep {
+        Some(sep) => {
+            let all = t.matches(sep).count() + 1;
+            max.map_or(all, |n| all.min(n.saturating_add(1)))
+        }
+        None => t.split_whitespace().count(),
+    };
+    check_items(count, "split", limits)?;
+    let parts: Vec<Value> = match (sep, max) {
+        (Some(sep), Some(n)) => t.splitn(n.saturating_add(1), sep).map(Value::str).collect(),
+        (Some(sep), None) => t.split(sep).map(Value::str).collect(),
+        (None, _) => t.split_whitespace().map(Value::str).collect(),
+    };
+    Ok(Value::list(parts))
+}
+
+/// The `int` filter.
+pub(crate) fn to_int(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let [default] = args.bind("filter `int`", ["default"])?;
+    let default = if default.is_undefined() { Value::from(0) } else { default };
+    let truncate = |x: f64| {
+        if x.is_finite() && x.abs() < 9.2e18 {
+            Value::from(x.trunc() as i64)
+        } else {
+            default.clone()
+        }
+    };
+    Ok(match &value.0 {
+        Repr::Int(_) => value,
+        Repr::Float(x) => truncate(*x),
+        Repr::Bool(b) => Value::from(i64::from(*b)),
+        _ => match value.as_str().and_then(parse_number) {
+            Some(Value(Repr::Int(n))) => Value::from(n),
+            Some(Value(Repr::Float(x))) => truncate(x),
+            _ => default,
+        },
+    })
+}
+
+/// The `float` filter.
+pub(crate) fn to_float(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let [default] = args.bind("filter `float`", ["default"])?;
+    let default = if default.is_undefined() { Value::from(0.0) } else { default };
+    Ok(match &value.0 {
+        Repr::Int(n) => Value::from(*n as f64),
+        Repr::Float(_) => value,
+        Repr::Bool(b) => Value::from(f64::from(u8::from(*b))),
+        _ => value
+            .as_str()
+            .and_then(parse_number)
+            .and_then(|v| v.as_f64())
+            .map_or(default, Value::from),
+    })
+}
+
+/// The `string` filter.
+pub(crate) fn to_string(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `string`", [])?;
+    match value.as_str() {
+        Some(_) => Ok(value),
+        None => Ok(Value::string(text(&value, limits)?.into_owned())),
+    }
+}
+
+/// The `bool` filter.
+pub(crate) fn to_bool(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    args.bind("filter `bool`", [])?;
+    Ok(Value::from(value.is_true()))
+}
+
+/// The `round` filter.
+pub(crate) fn round(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let [precision, method] = args.bind("filter `round`", ["precision", "method"])?;
+    let precision = int_arg(&precision, 0, "round", "precision")?.clamp(-300, 300);
+    let Some(x) = value.as_f64() else {
+        return Err(invalid(format!("`round` needs a number, not {}", value.kind().as_str())));
+    };
+    let factor = 10f64.powi(precision as i32);
+    let scaled = x * factor;
+    let rounded = match str_arg(&method, "round", "method")?.unwrap_or("common") {
+        "common" => scaled.round(),
+        "ceil" => scaled.ceil(),
+        "floor" => scaled.floor(),
+        other => {
+            return Err(bad(format!(
+                "`round`: unknown method {other:?} (use common, ceil or floor)"
+            )));
+        }
+    };
+    Ok(Value::from(rounded / factor))
+}
+
+/// The `abs` filter.
+pub(crate) fn abs(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    args.bind("filter `abs`", [])?;
+    match value.0 {
+        Repr::Int(n) => {
+            n.checked_abs().map(Value::from).ok_or_else(|| invalid("integer overflow in `abs`"))
+        }
+        Repr::Float(x) => Ok(Value::from(x.abs())),
+        _ => Err(invalid(format!("`abs` needs a number, not {}", value.kind().as_str()))),
+    }
+}
+
+/// The `min` filter (and `max`).
+pub(crate) fn min_or_max(min: bool, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let name = if min { "min" } else { "max" };
+    let [attr] = args.bind(&format!("filter `{name}`"), ["attribute"])?;
+    let attr = str_arg(&attr, name, "attribute")?;
+    let mut best: Option<(Value, Value)> = None;
+    for item in items(&value, name, limits)?.iter() {
+        let key = attribute(item, attr);
+        let better = match &best {
+            None => true,
+            Some((b, _)) => {
+                let order = key.compare(b).ok_or_else(|| {
+                    invalid(format!("`{name}`: cannot compare {}", ops::unordered(&key, b)))
+                })?;
+                if min { order.is_lt() } else { order.is_gt() }
+            }
+        };
+        if better {
+            best = Some((key, item.clone()));
+        }
+    }
+    Ok(best.map(|(_, v)| v).unwrap_or_default())
+}
+
+/// The `sum` filter.
+pub(crate) fn sum(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [attr, start] = args.bind("filter `sum`", ["attribute", "start"])?;
+    let attr = str_arg(&attr, "sum", "attribute")?;
+    let mut total = if start.is_undefined() { Value::from(0) } else { start };
+    for item in items(&value, "sum", limits)?.iter() {
+        total = ops::binary(BinOp::Add, &total, &attribute(item, attr), limits)?;
+    }
+    Ok(total)
+}
+
+/// The `indent` filter.
+pub(crate) fn indent(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [width, first, blank] = args.bind("filter `indent`", ["width", "first", "blank"])?;
+    let pad = match width.as_str() {
+        Some(s) => Cow::Borrowed(s),
+        None => {
+            let n = int_arg(&width, 4, "indent", "width")?;
+            let n = usize::try_from(n).unwrap_or(0);
+            check_string_size(n, limits)?;
+            Cow::Owned(" ".repeat(n))
+        }
+    };
+    let t = text(&value, limits)?;
+    let mut out = std::string::String::new();
+    for (i, line) in t.split_inclusive('\n').enumerate() {
+        let is_blank = line.trim().is_empty();
+        let padded = (i > 0 || first.is_true()) && (blank.is_true() || !is_blank);
+        let pad = if padded { &*pad } else { "" };
+        check_string_size(out.len() + pad.len() + line.len(), limits)?;
+        out.push_str(pad);
+        out.push_str(line);
+    }
+    Ok(Value::string(out))
+}
+
+/// The `truncate` filter.
+pub(crate) fn truncate(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [length, killwords, end, leeway] =
+        args.bind("filter `truncate`", ["length", "killwords", "end", "leeway"])?;
+    let length = usize::try_from(int_arg(&length, 255, "truncate", "length")?).unwrap_or(0);
+    let leeway = usize::try_from(int_arg(&leeway, 5, "truncate", "leeway")?).unwrap_or(0);
+    let end = str_arg(&end, "truncate", "end")?.unwrap_or("...");
+    let t = text(&value, limits)?;
+    let count = t.chars().count();
+    if count <= length.saturating_add(leeway) {
+        return Ok(match t {
+            // The whole string: shared, as data.
+            Cow::Borrowed(_) => value.clone().into_data(),
+            Cow::Owned(t) => Value::string(t),
+        });
+    }
+    let keep = length.saturating_sub(end.chars().count());
+    let cut: std::string::String = t.chars().take(keep).collect();
+    let cut = if killwords.is_true() {
+        cut.as_str()
+    } else {
+        cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head)
+    };
+    Ok(Value::string(format!("{cut}{end}")))
+}
+
+/// The `wordcount` filter.
+pub(crate) fn wordcount(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `wordcount`", [])?;
+    let t = text(&value, limits)?;
+    let words =
+        t.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).count();
+    Ok(Value::from(words))
+}
+
+/// The `tojson` filter.
+pub(crate) fn tojson(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    let [indent] = args.bind("filter `tojson`", ["indent"])?;
+    let indent = match indent.0 {
+        Repr::Undefined | Repr::None => None,
+        Repr::Int(n) => Some(usize::try_from(n).unwrap_or(0).min(64)),
+        _ => return Err(bad("`tojson`: `indent` must be an integer")),
+    };
+    let mut out = std::string::String::new();
+    value
+        .write_json(&mut out, Some(indent), limits.string_limit)
+        .map_err(string_too_long(limits))?;
+    Ok(Value::string(out))
+}
+
+/// The `items` filter.
+pub(crate) fn map_items(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `items`", [])?;
+    match &value.0 {
+        Repr::Map(map) => {
+            check_items(map.len(), "items", limits)?;
+            Ok(Value::list(
+                map.iter()
+                    .map(|(k, v)| Value::list(vec![Value(Repr::Str(k.clone())), v.clone()]))
+                    .collect(),
+            ))
+        }
+        Repr::Undefined | Repr::None => Ok(Value::list(Vec::new())),
+        _ => Err(invalid(format!("`items` needs a map, not {}", value.kind().as_str()))),
+    }
+}
+
+/// The `list` filter.
+pub(crate) fn to_list(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
+    args.bind("filter `list`", [])?;
+    Ok(Value::list(items(&value, "list", limits)?.to_vec()))
 }

@@ -1,49 +1,24 @@
-//! The built-in global functions: `range`, and `dict`/`namespace` (a map
-//! from keyword arguments).
+//! The built-in global functions, `range` and `dict`/`namespace` (a map
+//! from keyword arguments), of the one signature every function has;
+//! `defaults.rs` registers them.
 
-use crate::arguments::{Args, bad};
+use crate::arguments::{Arguments, bad};
 use crate::error::{Error, ErrorKind};
-use crate::limits::Limits;
 use crate::value::{Value, ValueMap};
 
-/// A built-in function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BuiltinFunction {
-    Range,
-    Dict,
-}
-
-impl BuiltinFunction {
-    pub(crate) fn lookup(name: &str) -> Option<BuiltinFunction> {
-        match name {
-            "range" => Some(BuiltinFunction::Range),
-            "dict" | "namespace" => Some(BuiltinFunction::Dict),
-            _ => None,
-        }
+/// `dict(a=1, b=2)` (also `namespace`): a map of the keyword arguments.
+pub(crate) fn dict(args: Arguments<'_>) -> Result<Value, Error> {
+    if !args.positional.is_empty() {
+        return Err(bad("`dict` takes keyword arguments only: `dict(a=1, b=2)`"));
     }
-}
-
-/// Runs a built-in function.
-pub(crate) fn apply(
-    function: BuiltinFunction,
-    args: Args<'_>,
-    limits: &Limits,
-) -> Result<Value, Error> {
-    match function {
-        BuiltinFunction::Range => range(args, limits),
-        BuiltinFunction::Dict => {
-            if !args.positional.is_empty() {
-                return Err(bad("`dict` takes keyword arguments only: `dict(a=1, b=2)`"));
-            }
-            let map: ValueMap = args.keywords.into_iter().map(|(k, v)| (k.into(), v)).collect();
-            Ok(Value::map(map))
-        }
-    }
+    let map: ValueMap = args.keywords.into_iter().map(|(k, v)| (k.into(), v)).collect();
+    Ok(Value::map(map))
 }
 
 /// `range(stop)` or `range(start, stop, step=1)`: at most
 /// [`Limits::range_limit`] integers.
-fn range(args: Args<'_>, limits: &Limits) -> Result<Value, Error> {
+pub(crate) fn range(args: Arguments<'_>) -> Result<Value, Error> {
+    let limits = args.limits;
     let [a, b, step] = args.bind("function `range`", ["start", "stop", "step"])?;
     let int = |v: &Value, default: i64| -> Result<i64, Error> {
         if v.is_undefined() {

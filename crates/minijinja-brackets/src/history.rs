@@ -391,9 +391,8 @@ fn invalid(json: &str, at: usize, err: &prompt_core::json::JsonError) -> History
 /// The 1-based line and column (in characters, a byte order mark not
 /// counted) of byte `offset` of `json`.
 fn position(json: &str, offset: usize) -> (usize, usize) {
-    let (line, column) = crate::Span::new(offset, offset).position(json);
-    let bom = line == 1 && json.starts_with('\u{feff}') && offset > 0;
-    (line, column - usize::from(bom))
+    let prompt_core::text::Position { line, column } = prompt_core::text::position(json, offset);
+    (line, column)
 }
 
 /// What went wrong with a [`StateHistory`] operation or file.

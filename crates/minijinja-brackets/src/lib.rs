@@ -154,19 +154,24 @@ pub use crate::analyze::{
     Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
     WarningKind,
 };
+pub use crate::arguments::Arguments;
+pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};
 pub use crate::context::{Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
-pub use crate::span::Span;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
+/// The byte span errors carry (the suite's one span type).
+pub use prompt_core::text::Span;
 
 mod analyze;
 mod arguments;
+mod callable;
 mod context;
+mod defaults;
 mod environment;
 mod error;
 mod eval;
@@ -177,6 +182,7 @@ mod history;
 mod limits;
 mod provenance;
 mod random;
+mod resolve;
 mod span;
 mod stack;
 mod suggest;

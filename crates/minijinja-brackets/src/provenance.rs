@@ -35,39 +35,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::value::text::Text;
 use crate::value::{Repr, Value};
-
-/// A string that carries authored bytes: a literal, or text captured by a
-/// macro call or a `set` block. Bytes in [`Text::data`] came from values;
-/// every other byte was written by the author.
-#[derive(Debug)]
-pub(crate) struct Text {
-    text: Arc<str>,
-    /// Sorted, non-overlapping, non-empty ranges of `text`, one per piece.
-    data: Box<[Range<usize>]>,
-}
-
-impl Text {
-    /// The string.
-    pub(crate) fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// The string, shared.
-    pub(crate) fn shared(&self) -> &Arc<str> {
-        &self.text
-    }
-
-    /// The byte ranges that are data.
-    pub(crate) fn data(&self) -> &[Range<usize>] {
-        &self.data
-    }
-}
-
-/// A string literal: every byte authored.
-pub(crate) fn authored(text: &str) -> Value {
-    Value(Repr::Text(Arc::new(Text { text: Arc::from(text), data: Box::new([]) })))
-}
 
 /// Where a capture starts in a [`TextBuf`].
 #[derive(Debug, Clone, Copy)]
@@ -130,8 +99,8 @@ impl TextBuf {
     /// stay apart.
     pub(crate) fn push_text(&mut self, text: &Text) {
         let at = self.text.len();
-        self.text.push_str(&text.text);
-        self.data.extend(text.data.iter().map(|r| r.start + at..r.end + at));
+        self.text.push_str(text.as_str());
+        self.data.extend(text.data().iter().map(|r| r.start + at..r.end + at));
     }
 
     /// Appends a string value with its provenance: a data string is one
@@ -163,7 +132,7 @@ impl TextBuf {
             [only] if only.start == mark.len && only.end == self.text.len() => Value::str(text),
             _ => {
                 let data = pieces.iter().map(|r| r.start - mark.len..r.end - mark.len).collect();
-                Value(Repr::Text(Arc::new(Text { text: Arc::from(text), data })))
+                Value(Repr::Text(Arc::new(Text::new(Arc::from(text), data))))
             }
         };
         self.text.truncate(mark.len);

@@ -21,8 +21,6 @@
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
-use crate::exact::PathWalk;
-
 /// Where `chance` and `weighted` get their decisions: the seeded stream,
 /// or (for [`Template::distribution`](crate::Template::distribution)) a
 /// walk that follows one chosen random path and records the branching
@@ -88,6 +86,71 @@ impl Draws {
                 walk.choose(&options)
             }
         }
+    }
+}
+
+/// One branching point of a path: the option taken and every option's
+/// probability.
+#[derive(Debug)]
+struct Decision {
+    chosen: usize,
+    options: Vec<f64>,
+}
+
+impl Decision {
+    /// The next option after the chosen one that can happen.
+    fn next_possible(&self) -> Option<usize> {
+        (self.chosen + 1..self.options.len()).find(|&i| self.options[i] > 0.0)
+    }
+}
+
+/// Follows one random path, recording its branching points.
+#[derive(Debug, Default)]
+pub(crate) struct PathWalk {
+    /// The options to take at the first branching points.
+    prefix: Vec<usize>,
+    decisions: Vec<Decision>,
+    probability: f64,
+}
+
+impl PathWalk {
+    pub(crate) fn replay(prefix: Vec<usize>) -> PathWalk {
+        PathWalk { prefix, decisions: Vec::new(), probability: 1.0 }
+    }
+
+    /// Chooses among `options` (probabilities summing to 1): the prefix's
+    /// choice, else the first possible one. `None` when none can happen.
+    /// A point with one possible option is not a branching point.
+    pub(crate) fn choose(&mut self, options: &[f64]) -> Option<usize> {
+        let mut possible = options.iter().enumerate().filter(|(_, p)| **p > 0.0);
+        let first = possible.next()?.0;
+        if possible.next().is_none() {
+            return Some(first);
+        }
+        let chosen = match self.prefix.get(self.decisions.len()) {
+            Some(&index) if index < options.len() => index,
+            _ => first,
+        };
+        self.probability *= options[chosen];
+        self.decisions.push(Decision { chosen, options: options.to_vec() });
+        Some(chosen)
+    }
+
+    /// The product of the probabilities of the options taken so far.
+    pub(crate) fn probability(&self) -> f64 {
+        self.probability
+    }
+
+    /// The prefix of the next path in depth-first order, if any is left.
+    pub(crate) fn next_prefix(mut self) -> Option<Vec<usize>> {
+        while let Some(last) = self.decisions.pop() {
+            if let Some(next) = last.next_possible() {
+                let mut prefix: Vec<usize> = self.decisions.iter().map(|d| d.chosen).collect();
+                prefix.push(next);
+                return Some(prefix);
+            }
+        }
+        None
     }
 }
 

@@ -1,37 +1,129 @@
-//! A compiled [`Template`] and its render method.
+//! A compiled [`Template`], owned, and the [`Environment`] methods that
+//! compile one (here, above the environment, so that the environment
+//! knows nothing of templates).
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::analyze::Analysis;
 use crate::context::{Context, Outcome, Rendered};
 use crate::environment::Environment;
 use crate::error::Error;
 use crate::exact::Distribution;
-use crate::syntax::{self, ast};
+use crate::resolve::Resolution;
+use crate::syntax::ast;
+
+/// The syntax tree, borrowing the source it holds.
+type Tree<'a> = ast::Template<'a>;
+
+self_cell::self_cell!(
+    /// The source and its syntax tree.
+    struct Parsed {
+        owner: Arc<str>,
+        #[covariant]
+        dependent: Tree,
+    }
+);
 
 /// A compiled template: parse once, render many times with different
-/// contexts and seeds. Borrows its [`Environment`] and its source.
-pub struct Template<'env, 'source> {
-    env: &'env Environment,
-    source: &'source str,
-    ast: ast::Template<'source>,
+/// contexts and seeds.
+///
+/// It owns what it needs: its source (shared, `Arc<str>`), its syntax tree,
+/// the filters and tests it names and the configuration of the
+/// [`Environment`] it was compiled with (a change to the environment
+/// afterwards does not reach it). It is `Clone` (cheap: shared, not
+/// copied), `Send`, `Sync` and `'static`, so it can be kept in a cache or
+/// shared by threads.
+///
+/// ```
+/// use minijinja_brackets::{Context, Environment, Template};
+///
+/// fn compiled() -> Result<Template, minijinja_brackets::Error> {
+///     let source = String::from("Hello [[ name ]]!");
+///     Environment::new().compile(&source)
+/// }
+/// let template = compiled()?;
+/// let worker = std::thread::spawn(move || {
+///     let mut context = Context::default();
+///     context.state.insert("name".into(), "Ann".into());
+///     template.render(&context, 0).map(|r| r.output)
+/// });
+/// assert_eq!(worker.join().unwrap()?, "Hello Ann!");
+/// # Ok::<(), minijinja_brackets::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Template {
+    env: Environment,
+    parsed: Arc<Parsed>,
+    resolved: Arc<Resolution>,
 }
 
-impl fmt::Debug for Template<'_, '_> {
+impl fmt::Debug for Template {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Template").field("source", &self.source).finish_non_exhaustive()
+        f.debug_struct("Template").field("source", &self.source()).finish_non_exhaustive()
     }
 }
 
-impl<'env, 'source> Template<'env, 'source> {
-    pub(crate) fn compile(env: &'env Environment, source: &'source str) -> Result<Self, Error> {
-        let ast = syntax::parse(source, env)?;
-        Ok(Template { env, source, ast })
+impl Environment {
+    /// Compiles `source` into a reusable [`Template`], which keeps a copy
+    /// of it ([`Environment::compile_shared`] shares one instead).
+    ///
+    /// # Errors
+    ///
+    /// A `syntax_error` for malformed templates (with the position of the
+    /// problem, or of the opening tag of an unclosed block), an
+    /// `unknown_filter` or `unknown_test` for a name this environment does
+    /// not know, wherever it appears.
+    pub fn compile(&self, source: &str) -> Result<Template, Error> {
+        self.compile_shared(Arc::from(source))
     }
 
+    /// Compiles `source` as [`Environment::compile`] does, sharing it
+    /// instead of copying it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Environment::compile`].
+    pub fn compile_shared(&self, source: Arc<str>) -> Result<Template, Error> {
+        let mut resolved = None;
+        let parsed = Parsed::try_new(source, |source| {
+            let (tree, resolution) = crate::resolve::compile(self, source)?;
+            resolved = Some(resolution);
+            Ok::<_, Error>(tree)
+        })?;
+        // Set whenever the tree was built.
+        let resolved = Arc::new(resolved.unwrap_or_else(Resolution::none));
+        Ok(Template { env: self.clone(), parsed: Arc::new(parsed), resolved })
+    }
+
+    /// Compiles and renders in one step.
+    ///
+    /// # Errors
+    ///
+    /// As [`Environment::compile`] and [`Template::render`].
+    pub fn render_str(
+        &self,
+        source: &str,
+        context: &Context,
+        seed: u64,
+    ) -> Result<Rendered, Error> {
+        self.compile(source)?.render(context, seed)
+    }
+}
+
+impl Template {
     /// The template's source text.
-    pub fn source(&self) -> &'source str {
-        self.source
+    pub fn source(&self) -> &str {
+        self.parsed.borrow_owner()
+    }
+
+    /// The template's source text, shared.
+    pub fn shared_source(&self) -> &Arc<str> {
+        self.parsed.borrow_owner()
+    }
+
+    fn tree(&self) -> &ast::Template<'_> {
+        self.parsed.borrow_dependent()
     }
 
     /// Renders the template with the three stores of `context` and the
@@ -62,7 +154,7 @@ impl<'env, 'source> Template<'env, 'source> {
     ///
     /// As [`Template::render`].
     pub fn render_outcome(&self, context: &Context, seed: u64) -> Result<Outcome, Error> {
-        crate::eval::render(self.env, self.source, &self.ast, context, seed)
+        crate::eval::render(&self.env, &self.resolved, self.source(), self.tree(), context, seed)
     }
 
     /// What the template reads, writes, calls and rolls, and what looks
@@ -76,7 +168,13 @@ impl<'env, 'source> Template<'env, 'source> {
     /// As [`Template::analyze`], with the stores the host will render with:
     /// state variables `context` provides are not reported as undefined.
     pub fn analyze_with(&self, context: &Context) -> Analysis {
-        crate::analyze::analyze(self.env, self.source, &self.ast.body, context)
+        crate::analyze::analyze(
+            &self.env,
+            &self.resolved,
+            self.source(),
+            &self.tree().body,
+            context,
+        )
     }
 
     /// The exact distribution of the output over every random choice of
@@ -91,6 +189,13 @@ impl<'env, 'source> Template<'env, 'source> {
     /// paths (sample with [`Template::render`] and many seeds instead), and
     /// any error a render of one of the paths raises.
     pub fn distribution(&self, context: &Context, max_paths: usize) -> Result<Distribution, Error> {
-        crate::exact::distribution(self.env, self.source, &self.ast, context, max_paths)
+        crate::exact::distribution(
+            &self.env,
+            &self.resolved,
+            self.source(),
+            self.tree(),
+            context,
+            max_paths,
+        )
     }
 }

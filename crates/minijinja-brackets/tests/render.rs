@@ -35,7 +35,7 @@ fn render_inputs() {
             }
             Err(err) => {
                 assert!(expect_error, "{} failed: {err}", path.display());
-                format!("{err}\n\n{err:#?}")
+                format!("{}\n\n{err:#?}", err.annotated())
             }
         };
         insta::assert_snapshot!(snapshot);

@@ -27,13 +27,13 @@ fn analyze_inputs() {
                 let analysis = template.analyze_with(&context);
                 let exact = match template.distribution(&context, 10_000) {
                     Ok(d) => serde_json::to_string_pretty(&d).unwrap(),
-                    Err(err) => err.to_string(),
+                    Err(err) => err.annotated().to_string(),
                 };
                 format!("{}\n=====\n{exact}", serde_json::to_string_pretty(&analysis).unwrap())
             }
             Err(err) => {
                 assert!(expect_error, "{} failed: {err}", path.display());
-                err.to_string()
+                err.annotated().to_string()
             }
         };
         insta::assert_snapshot!(snapshot);

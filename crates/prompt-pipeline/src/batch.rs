@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::Context;
-use crate::pipeline::Compiled;
+use crate::compiled::{Arranged, Built, Compiled};
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -43,7 +43,9 @@ const LINE_OVERHEAD: usize = 64;
 /// `seed + i`, wrapping) and the number of threads.
 #[derive(Debug, Clone, Copy)]
 pub struct Batch<'a> {
-    compiled: &'a Compiled<'a>,
+    compiled: &'a Compiled,
+    /// Each row's line is its arranged messages instead of a request body.
+    messages: bool,
     seed: u64,
     jobs: usize,
     max_row_bytes: usize,
@@ -90,9 +92,10 @@ impl<'a> Batch<'a> {
 
     /// A batch of `compiled` with `seed` for row 0, on `jobs` threads (at
     /// least one).
-    pub fn new(compiled: &'a Compiled<'a>, seed: u64, jobs: usize) -> Batch<'a> {
+    pub fn new(compiled: &'a Compiled, seed: u64, jobs: usize) -> Batch<'a> {
         Batch {
             compiled,
+            messages: false,
             seed,
             jobs: jobs.max(1),
             max_row_bytes: MAX_ROW_BYTES,
@@ -105,6 +108,13 @@ impl<'a> Batch<'a> {
     /// line is a `row_too_large` error record.
     pub fn max_row_bytes(mut self, max_row_bytes: usize) -> Batch<'a> {
         self.max_row_bytes = max_row_bytes;
+        self
+    }
+
+    /// The same batch without the provider stage: each row's line is its
+    /// arranged messages ([`Compiled::arrange`]) instead of a request body.
+    pub fn messages(mut self, messages: bool) -> Batch<'a> {
+        self.messages = messages;
         self
     }
 
@@ -283,7 +293,12 @@ impl<'a> Batch<'a> {
         let seed = self.seed.wrapping_add(index as u64);
         let result =
             row_text(index, line).and_then(|text| row_context(index, text)).and_then(|context| {
-                self.compiled.build(&context, seed).map_err(|err| {
+                let line = if self.messages {
+                    self.compiled.arrange(&context, seed).map(Line::Messages)
+                } else {
+                    self.compiled.build(&context, seed).map(Line::Body)
+                };
+                line.map_err(|err| {
                     record(
                         index,
                         err.kind().as_str(),
@@ -294,19 +309,19 @@ impl<'a> Batch<'a> {
                     )
                 })
             });
-        let output = match result {
-            Ok(output) => output,
+        let line = match result {
+            Ok(line) => line,
             Err(record) => {
                 out.extend(record);
                 return false;
             }
         };
         let start = out.len();
-        let body = match &output.request {
-            Some(built) => serde_json::to_writer(&mut *out, &built.body),
-            None => serde_json::to_writer(&mut *out, &output.messages),
+        let encoded = match &line {
+            Line::Body(built) => serde_json::to_writer(&mut *out, &built.body),
+            Line::Messages(arranged) => serde_json::to_writer(&mut *out, &arranged.messages),
         };
-        match body {
+        match encoded {
             Ok(()) => true,
             Err(err) => {
                 out.truncate(start);
@@ -316,6 +331,13 @@ impl<'a> Batch<'a> {
             }
         }
     }
+}
+
+/// What a row that built writes.
+#[allow(clippy::large_enum_variant, reason = "one on the stack per row, never stored")]
+enum Line {
+    Body(Built),
+    Messages(Arranged),
 }
 
 /// Rows per piece: the rows a thread takes at once, so that taking and

@@ -12,7 +12,7 @@ adapter:
    [`Params`];
 2. **template** (`minijinja-brackets`): render `[[ ]]`/`[% %]` with a
    context and a seed; its writes and effects come back in
-   [`Output::rendered`];
+   [`Built::rendered`];
 3. **segment** (`narrative-segment`): split the result into role turns and
    resolve embeds from a `.lmmlz` bundle or a directory ([`Source`]);
 4. **arrange**: map the preamble (`context`, default: system), merge
@@ -20,17 +20,21 @@ adapter:
    ([`Alternation`], with transcript-flip's `ensure_alternating`);
 5. **provider**: build the body with [`Provider::build`].
 
-Stages 1 to 3 can each be switched off ([`Stages`]), and so can the provider
-stage ([`Pipeline::provider`]). A multi-speaker [`Transcript`] can enter
+Stages 1 to 3 can each be switched off ([`Stages`]); the provider stage is
+left out by calling [`Compiled::arrange`] instead of [`Compiled::build`]. A multi-speaker [`Transcript`] can enter
 instead of a narrative: it is flipped for one speaker and appended to the
 prompt's messages.
 
 # Overview
 
-* [`Pipeline`] holds the configuration; [`Pipeline::prepare`] runs stage 1
-  and gives a [`Prompt`]; [`Prompt::compile`] parses the template once and
-  gives a [`Compiled`] prompt; [`Compiled::build`] runs the rest for one
-  context and seed and returns an [`Output`]; [`Batch`] builds one request
+* [`Pipeline`] holds the configuration ([`Pipeline::builder`] sets it);
+  [`Pipeline::prepare`] runs stage 1 and gives a [`Prompt`];
+  [`Prompt::compile`] parses the template once and gives a [`Compiled`]
+  prompt, which owns what it holds (`Clone + Send + Sync + 'static`: keep it
+  in a cache, use it from any thread); [`Compiled::build`] runs the rest for
+  one context and seed and returns what was [`Built`] (`built.body` is the
+  request), and [`Compiled::arrange`] stops before the provider stage and
+  returns the [`Arranged`] messages; [`Batch`] builds one request
   per JSONL row of contexts on several threads, in input order, holding at
   most [`Batch::CHUNK_BYTES`] of rows at once, and reads each row strictly
   (`prompt_core::json`: duplicate keys and integers beyond 64 bits are
@@ -40,9 +44,9 @@ prompt's messages.
   ([`from_narrative`], [`from_transcript`]).
 * [`Params::parse`] types the parameters: `temperature=0.7` becomes the
   number 0.7.
-* [`Provider::build`] returns a [`Built`]: the body ([`Request`], which
-  serializes to exactly the provider's JSON) and [`Notice`]s for parameters
-  the body does not carry. [`provider::openai`], [`provider::anthropic`] and
+* [`Provider::build`] returns the conversation [`Encoded`] for it: the body
+  ([`Request`], which serializes to exactly the provider's JSON) and
+  [`Notice`]s for parameters the body does not carry. [`provider::openai`], [`provider::anthropic`] and
   [`provider::gemini`] hold the typed bodies.
 
 # Example
@@ -58,8 +62,8 @@ You are [[ bot ]], a terse assistant. /// the name is set per tenant
 Hi!
 ";
 let context = serde_json::from_str(r#"{"state": {"bot": "Penny"}}"#)?;
-let output = Pipeline::new(Provider::Anthropic).build(Source::new(prompt), &context, 7)?;
-let body = serde_json::to_string(&output.request.unwrap().body)?;
+let built = Pipeline::new(Provider::Anthropic).build(Source::new(prompt), &context, 7)?;
+let body = serde_json::to_string(&built.body)?;
 assert_eq!(
     body,
     r#"{"model":"claude-sonnet-4-5","max_tokens":300,"system":"You are Penny, a terse assistant.","messages":[{"role":"user","content":[{"type":"text","text":"Hi!"}]}],"temperature":0.2}"#
@@ -85,9 +89,9 @@ let messages = [
 ];
 let params = Params::parse([("temperature", "0.2"), ("max_tokens", "300")])?;
 
-let built = Provider::Anthropic.build(&messages, &params)?;
+let encoded = Provider::Anthropic.build(&messages, &params)?;
 assert_eq!(
-    serde_json::to_string(&built.body)?,
+    serde_json::to_string(&encoded.body)?,
     r#"{"max_tokens":300,"system":"You are terse.","messages":[{"role":"user","content":[{"type":"text","text":"What is in this picture?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}}]}],"temperature":0.2}"#
 );
 # Ok::<(), Box<dyn std::error::Error>>(())
@@ -111,15 +115,16 @@ silently: parameters a provider has no field for are [`Notice`]s.
 
 pub use crate::alternation::Alternation;
 pub use crate::batch::{Batch, Summary};
+pub use crate::compiled::{Arranged, Built, Compiled};
+pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::convert::narrative::from_narrative;
 pub use crate::convert::transcript::from_transcript;
 pub use crate::error::{Error, ErrorKind, Origin};
 pub use crate::message::{ContentPart, Message, Role};
 pub use crate::params::Params;
-pub use crate::pipeline::{
-    Compiled, Metadata, Output, Pipeline, Prompt, Source, Stages, Transcript,
-};
-pub use crate::provider::{Built, Notice, Provider, Request};
+pub use crate::prompt::{Metadata, Prompt};
+pub use crate::provider::{Encoded, Notice, Provider, Request};
+pub use crate::source::{Source, Transcript};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 
@@ -131,10 +136,15 @@ pub mod provider;
 struct ReadmeDoctest;
 
 mod alternation;
+mod arrange;
 mod batch;
+mod compiled;
+mod config;
 mod convert;
 mod error;
+mod location;
 mod message;
 mod params;
 mod pipeline;
-mod source_map;
+mod prompt;
+mod source;

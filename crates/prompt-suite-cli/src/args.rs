@@ -1,11 +1,21 @@
-//! Argument definitions, and nothing else: one struct per subcommand lives in
-//! that subcommand's module, this file holds the shared pieces.
+//! Every flag of the command line, as data: the whole command line
+//! ([`Args`]), one struct per subcommand, the flag groups several
+//! subcommands share ([`InputArg`], [`PipelineArgs`], [`ViewArgs`],
+//! [`ModeArg`]) and their values. A command module reads its struct from here
+//! and never from another command module; the conversions to the libraries'
+//! options live beside the flags they read.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
-
-use crate::commands::Command;
+use clap::{Parser, Subcommand, ValueEnum};
+use prompt_suite::brackets::{Distribution, Environment};
+use prompt_suite::comments::Dialect;
+use prompt_suite::flip::{self, FlipOptions, Label, SpeakerName};
+use prompt_suite::pipeline::{
+    self as prompt_pipeline, Alternation, ContextAs, Pipeline, Provider, Stages,
+};
+use prompt_suite::segment;
 
 /// The whole command line.
 #[derive(Debug, Parser)]
@@ -42,4 +52,520 @@ pub(crate) struct InputArg {
     /// The input file; standard input when absent or `-`.
     #[arg(value_name = "FILE")]
     pub(crate) file: Option<PathBuf>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Remove `///` authoring comments and read the directives they carry.
+    Comments(CommentsArgs),
+    /// One speaker's view of a multi-speaker JSON transcript, as chat messages.
+    Flip(FlipArgs),
+    /// Make a JSON message array provider-safe (one system, alternating, user first).
+    Alternate(AlternateArgs),
+    /// Split a narrative (or a .lmmlz bundle) into role turns and render them as chat messages.
+    Segment(SegmentArgs),
+    /// Render a bracket template ([[ expr ]], [% stmt %], [# comment #]).
+    Render(RenderArgs),
+    /// Build a provider request body (OpenAI, Anthropic, Gemini) from an authored prompt file.
+    Build(BuildArgs),
+    /// Build one request per JSONL row of contexts, in order, on all cores.
+    Batch(BatchArgs),
+    /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
+    Check(CheckArgs),
+}
+
+// `comments`.
+
+/// Arguments of `prompt-suite comments`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("mode").args(["json", "strip", "messages"])))]
+pub(crate) struct CommentsArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// Whose rules to follow.
+    #[arg(long, value_enum, default_value_t = CommentsDialect::Standard)]
+    pub(crate) dialect: CommentsDialect,
+
+    /// Print `{"cleaned", "params", "metadata", "flow", "node", "tags"}` as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Print the `StripComments` result (llmutils also drops blank lines there).
+    #[arg(long)]
+    pub(crate) strip: bool,
+
+    /// The input is a JSON array of chat messages: strip each message's content.
+    #[arg(long)]
+    pub(crate) messages: bool,
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CommentsDialect {
+    /// The suite's own rules (URLs, Markdown code, `\///`, CRLF kept, blank lines kept).
+    Standard,
+    /// The Go package llmutils, byte for byte, quirks included.
+    Llmutils,
+}
+
+impl From<CommentsDialect> for Dialect {
+    fn from(arg: CommentsDialect) -> Dialect {
+        match arg {
+            CommentsDialect::Standard => Dialect::Standard,
+            CommentsDialect::Llmutils => Dialect::Llmutils,
+        }
+    }
+}
+
+// `flip` and `alternate`.
+
+/// `flip`: one speaker's view of a shared transcript.
+#[derive(Debug, clap::Args)]
+pub(crate) struct FlipArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// The point-of-view speaker: its turns become `assistant` messages.
+    #[arg(long, value_name = "ID")]
+    pub(crate) speaker: String,
+
+    /// The leading system message (omitted when empty).
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) system: Option<String>,
+
+    /// The trailing cue, added as a user message (omitted when empty).
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) instruction: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) view: ViewArgs,
+
+    /// Do not add a `(continue)` user message after a trailing own turn
+    /// (standard mode: nor before a leading one).
+    #[arg(long)]
+    pub(crate) no_final_user: bool,
+
+    #[command(flatten)]
+    pub(crate) mode: ModeArg,
+}
+
+/// How other speakers' turns are shown: the flags `flip` and `build
+/// --transcript` share.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ViewArgs {
+    /// The prefix of other speakers' turns; `{speaker}` is replaced by the id.
+    #[arg(long, value_name = "TEMPLATE", default_value = "{speaker}: ")]
+    pub(crate) label: String,
+
+    /// Leave other speakers' text (and labels) as written.
+    #[arg(long)]
+    pub(crate) no_sanitize: bool,
+
+    /// Where other speakers' ids go (standard mode only).
+    #[arg(long, value_enum, value_name = "WHERE", default_value_t = SpeakerNameArg::Label)]
+    pub(crate) speaker_name: SpeakerNameArg,
+}
+
+impl ViewArgs {
+    /// Flip options with these flags set, the rest at their defaults.
+    pub(crate) fn options(&self) -> FlipOptions {
+        let label = if self.label == "{speaker}: " {
+            Label::Default
+        } else {
+            Label::template(self.label.clone())
+        };
+        let speaker_name = match self.speaker_name {
+            SpeakerNameArg::Label => SpeakerName::Label,
+            SpeakerNameArg::Field => SpeakerName::Field,
+            SpeakerNameArg::Both => SpeakerName::Both,
+        };
+        FlipOptions::new().label(label).sanitize(!self.no_sanitize).speaker_name(speaker_name)
+    }
+}
+
+/// `alternate`: a provider-safe message array.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AlternateArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    #[command(flatten)]
+    pub(crate) mode: ModeArg,
+}
+
+/// The `--mode` flag both subcommands take.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ModeArg {
+    /// `llmr` reproduces the R package LLMR exactly; `standard` is hardened.
+    #[arg(long, value_enum, default_value_t = ModeName::Standard)]
+    mode: ModeName,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModeName {
+    /// The suite's hardened behaviour.
+    Standard,
+    /// LLMR's `transcript_as_messages` / `ensure_alternating_messages`, exactly.
+    Llmr,
+}
+
+impl ModeArg {
+    /// The dialect of `--mode`.
+    pub(crate) fn mode(&self) -> flip::Dialect {
+        match self.mode {
+            ModeName::Standard => flip::Dialect::Standard,
+            ModeName::Llmr => flip::Dialect::Llmr,
+        }
+    }
+}
+
+/// The values of `--speaker-name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SpeakerNameArg {
+    /// In the content, as the label prefix.
+    Label,
+    /// In the message's `name` field instead of the label.
+    Field,
+    /// Both the label and the `name` field.
+    Both,
+}
+
+// `segment`.
+
+/// Arguments of `segment`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SegmentArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// Which rules split the narrative: the suite's own, or lmml 0.2.0's
+    /// exactly.
+    #[arg(long, value_enum, default_value_t = SegmentDialect::Standard)]
+    pub(crate) dialect: SegmentDialect,
+
+    /// Print the turns (`[{"role", "text", "embeds"}]`) instead of the
+    /// rendered messages.
+    #[arg(long)]
+    pub(crate) turns: bool,
+
+    /// Leave out embeds larger than N bytes (raw size; the text is never
+    /// limited), each with a `warning[embed_too_large]` on standard error.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_embed_bytes: Option<u64>,
+
+    /// Resolve `@name` references from the files of DIR (never outside it).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) embeds_dir: Option<PathBuf>,
+
+    /// What becomes of the `context` preamble before the first delimiter.
+    #[arg(long, value_enum, default_value_t = SegmentContextAs::Keep)]
+    pub(crate) context_as: SegmentContextAs,
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SegmentDialect {
+    /// Fence-aware delimiters, whole role words, strict reference names.
+    Standard,
+    /// lmml 0.2.0's segmentation, quirks included.
+    Lmml,
+}
+
+/// `--context-as`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SegmentContextAs {
+    /// Keep it with the role `context`.
+    Keep,
+    /// Send it as a `system` message.
+    System,
+    /// Send it as a `user` message.
+    User,
+    /// Leave it out.
+    Drop,
+}
+
+impl From<SegmentDialect> for segment::Dialect {
+    fn from(dialect: SegmentDialect) -> segment::Dialect {
+        match dialect {
+            SegmentDialect::Standard => segment::Dialect::Standard,
+            SegmentDialect::Lmml => segment::Dialect::Lmml,
+        }
+    }
+}
+
+impl From<SegmentContextAs> for segment::ContextAs {
+    fn from(context_as: SegmentContextAs) -> segment::ContextAs {
+        match context_as {
+            SegmentContextAs::Keep => segment::ContextAs::Keep,
+            SegmentContextAs::System => segment::ContextAs::System,
+            SegmentContextAs::User => segment::ContextAs::User,
+            SegmentContextAs::Drop => segment::ContextAs::Drop,
+        }
+    }
+}
+
+// `render`.
+
+/// Arguments of `render`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RenderArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// A JSON file with the stores: `{"state": {...}, "local": {...}, "global": {...}}`,
+    /// each key optional.
+    #[arg(long, value_name = "JSON_FILE")]
+    pub(crate) context: Option<PathBuf>,
+
+    /// The random seed for `chance`/`weighted` blocks; random when absent (0 with --samples).
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+
+    /// Print the output, the stores after rendering, the writes and the effects as JSON.
+    #[arg(long, conflicts_with = "samples")]
+    pub(crate) json: bool,
+
+    /// Render N times with seeds S..S+N-1 and print how often each output occurs.
+    #[arg(long, value_name = "N", conflicts_with = "exact")]
+    pub(crate) samples: Option<u64>,
+
+    /// Print the exact probability of each output, enumerating every random path.
+    #[arg(long, conflicts_with_all = ["json", "seed", "commit"])]
+    pub(crate) exact: bool,
+
+    /// The most random paths --exact renders before giving up.
+    #[arg(long, value_name = "N", requires = "exact", default_value_t = Distribution::DEFAULT_MAX_PATHS)]
+    pub(crate) max_paths: usize,
+
+    /// A state history file: render with its effective state (over the --context state).
+    #[arg(long, value_name = "JSON_FILE")]
+    pub(crate) history: Option<PathBuf>,
+
+    /// Render message N of the history (reading the state before it) instead of a new one.
+    #[arg(long, value_name = "N", requires = "history")]
+    pub(crate) at: Option<usize>,
+
+    /// Record the writes in the history file: a new message, or with --at a new swipe of N.
+    #[arg(long, requires = "history", conflicts_with = "samples")]
+    pub(crate) commit: bool,
+
+    /// Printing or iterating an undefined value is an error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+
+    /// Remove the first newline after a statement tag or comment (Jinja's trim_blocks).
+    #[arg(long)]
+    pub(crate) trim_blocks: bool,
+
+    /// Remove indentation before a statement tag or comment (Jinja's lstrip_blocks).
+    #[arg(long)]
+    pub(crate) lstrip_blocks: bool,
+}
+
+// `check`.
+
+/// Arguments of `check`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CheckArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// The stores the template will render with; state variables it provides are not
+    /// reported as undefined.
+    #[arg(long, value_name = "JSON_FILE")]
+    pub(crate) context: Option<PathBuf>,
+
+    /// Print the whole analysis as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+// `build` and `batch`: the pipeline flags.
+
+/// `build`: one request body.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BuildArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// The template context: `{"state": {...}, "local": {...}, "global": {...}}`.
+    #[arg(long, value_name = "JSON_FILE")]
+    pub(crate) context: Option<PathBuf>,
+
+    /// The random seed for `chance`/`weighted` blocks (random when absent).
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+
+    /// Flip this JSON transcript for `--speaker` and append it after the
+    /// prompt's messages.
+    #[arg(long, value_name = "FILE", requires = "speaker")]
+    pub(crate) transcript: Option<PathBuf>,
+
+    /// The point-of-view speaker of `--transcript`.
+    #[arg(long, value_name = "ID", requires = "transcript")]
+    pub(crate) speaker: Option<String>,
+
+    /// How `--transcript` shows the other speakers' turns (as `flip` does).
+    #[command(flatten)]
+    pub(crate) view: ViewArgs,
+
+    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
+    /// instead of the body alone.
+    #[arg(long)]
+    pub(crate) full: bool,
+
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
+}
+
+/// The pipeline flags `build` and `batch` share.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct PipelineArgs {
+    /// The provider whose request body is built.
+    #[arg(long, value_enum, default_value_t = ProviderName::Openai)]
+    pub(crate) provider: ProviderName,
+
+    /// Skip the provider stage: print the provider-neutral messages.
+    #[arg(long)]
+    pub(crate) messages: bool,
+
+    /// Resolve `@name` references from this directory (for a bare narrative).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) embeds_dir: Option<PathBuf>,
+
+    /// Where the text before the first role delimiter goes.
+    #[arg(long, value_enum, default_value_t = ContextAsName::System)]
+    pub(crate) context_as: ContextAsName,
+
+    /// Merge same-role turns and start with the user: as the provider
+    /// requires (auto), always, or never.
+    #[arg(long, value_enum, default_value_t = AlternationName::Auto)]
+    pub(crate) alternation: AlternationName,
+
+    /// Keep `///` comments as text (no metadata, no parameters).
+    #[arg(long)]
+    pub(crate) no_comments: bool,
+
+    /// Do not render the bracket template.
+    #[arg(long)]
+    pub(crate) no_template: bool,
+
+    /// Do not split turns: the whole text is one message.
+    #[arg(long)]
+    pub(crate) no_segment: bool,
+
+    /// Printing or iterating an undefined template value is an error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+
+    /// Set a request parameter over the prompt's `/// param:` lines, for
+    /// example `--param model=claude-sonnet-4-5`; repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
+    pub(crate) params: Vec<(String, String)>,
+}
+
+/// `NAME=VALUE`, split at the first `=`, with a value of the parameter's
+/// type: a bad `--param` is a usage error, not a build error.
+fn name_value(arg: &str) -> Result<(String, String), String> {
+    match arg.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            prompt_pipeline::Params::parse([(name, value)]).map_err(|err| err.to_string())?;
+            Ok((name.trim().to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("`{arg}` is not NAME=VALUE")),
+    }
+}
+
+/// The values of `--provider`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProviderName {
+    /// OpenAI chat completions.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini `generateContent`.
+    Gemini,
+}
+
+/// The values of `--context-as`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ContextAsName {
+    /// A system message.
+    System,
+    /// A user message.
+    User,
+    /// Left out.
+    Drop,
+}
+
+/// The values of `--alternation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AlternationName {
+    /// On for Anthropic and Gemini, off for OpenAI.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl PipelineArgs {
+    /// The pipeline these flags describe (`--messages` is not part of it:
+    /// it asks for the arranged messages instead of the body).
+    pub(crate) fn pipeline(&self) -> Pipeline {
+        let provider = match self.provider {
+            ProviderName::Openai => Provider::OpenAi,
+            ProviderName::Anthropic => Provider::Anthropic,
+            ProviderName::Gemini => Provider::Gemini,
+        };
+        let context_as = match self.context_as {
+            ContextAsName::System => ContextAs::System,
+            ContextAsName::User => ContextAs::User,
+            ContextAsName::Drop => ContextAs::Drop,
+        };
+        let alternation = match self.alternation {
+            AlternationName::Auto => Alternation::Auto,
+            AlternationName::Always => Alternation::Always,
+            AlternationName::Never => Alternation::Never,
+        };
+        let mut environment = Environment::new();
+        environment.set_strict(self.strict);
+        Pipeline::builder(provider)
+            .environment(environment)
+            .params(self.params.iter().cloned())
+            .context_as(context_as)
+            .alternation(alternation)
+            .stages(Stages {
+                comments: !self.no_comments,
+                template: !self.no_template,
+                segment: !self.no_segment,
+            })
+            .build()
+    }
+}
+
+// `batch`.
+
+/// `batch`: one request per row.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BatchArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// The rows: one template context per line (JSONL); `-` is standard input.
+    #[arg(long, value_name = "ROWS.jsonl")]
+    pub(crate) rows: PathBuf,
+
+    /// The seed of row 0; row i uses N+i (random when absent).
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+
+    /// Worker threads (default: the available parallelism).
+    #[arg(long, value_name = "N")]
+    pub(crate) jobs: Option<NonZeroUsize>,
+
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
 }

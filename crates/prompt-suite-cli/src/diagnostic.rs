@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
+use prompt_core::diagnostic::Report;
 use serde::Serialize;
 
 /// A rejected input (exit code 1), with where it went wrong.
@@ -53,6 +54,18 @@ impl Diagnostic {
                 origin: None,
             }),
         }
+    }
+
+    /// The diagnostic of a library error or warning's [`Report`]: its
+    /// kind, message, line, column (characters) and snippet, as
+    /// `prompt_core` computed them from the text it points into.
+    pub fn from_report(report: Report) -> Diagnostic {
+        let Report { kind, message, line, column, snippet, .. } = report;
+        let mut diagnostic = Diagnostic::new(kind, message);
+        diagnostic.repr.line = line;
+        diagnostic.repr.column = column;
+        diagnostic.repr.snippet = snippet;
+        diagnostic
     }
 
     /// Sets the 1-based line and column.

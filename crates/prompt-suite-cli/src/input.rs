@@ -4,7 +4,9 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Report};
 use prompt_core::json::{self, JsonError};
+use prompt_core::text::LineIndex;
 use serde::de::DeserializeOwned;
 
 use crate::diagnostic::{Diagnostic, Reportable};
@@ -145,6 +147,42 @@ impl Input {
     /// placed in it as [`Input::reject`] places an error.
     pub fn warn(&self, warning: &impl Reportable) {
         crate::diagnostic::warn(self.reject(warning));
+    }
+
+    /// The diagnostic for a library error about this input that speaks
+    /// `prompt_core`'s [`CoreDiagnostic`]: line, column and snippet are
+    /// computed once from its span in this input's text ([`Report`]).
+    pub fn report(&self, error: &dyn CoreDiagnostic) -> Diagnostic {
+        let text = self.text().ok();
+        let diagnostic =
+            Diagnostic::from_report(Report::new(error, text)).with_origin(self.origin.clone());
+        match text {
+            Some(text) => diagnostic.with_source(text),
+            None => diagnostic,
+        }
+    }
+
+    /// Reports library warnings that speak [`CoreDiagnostic`], each placed
+    /// in this input as [`Input::report`] places an error (through one line
+    /// index, so many warnings cost one pass over the text).
+    pub fn warn_all<'w, D: CoreDiagnostic + 'w>(&self, warnings: impl IntoIterator<Item = &'w D>) {
+        let mut warnings = warnings.into_iter().peekable();
+        if warnings.peek().is_none() {
+            return;
+        }
+        let text = self.text().ok();
+        let index = text.map(LineIndex::new);
+        for warning in warnings {
+            let report = match (text, &index) {
+                (Some(text), Some(index)) => Report::with_index(warning, text, index),
+                _ => Report::new(warning, None),
+            };
+            let diagnostic = Diagnostic::from_report(report).with_origin(self.origin.clone());
+            crate::diagnostic::warn(match text {
+                Some(text) => diagnostic.with_source(text),
+                None => diagnostic,
+            });
+        }
     }
 }
 

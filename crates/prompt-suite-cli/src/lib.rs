@@ -26,6 +26,8 @@ pub mod output;
 
 mod args;
 mod commands;
+mod context;
+mod prompt;
 mod run;
 
 pub use crate::run::run;

@@ -33,15 +33,34 @@ None of the first four depends on another; the order above is the one the
 suite's pipeline uses, and the `prompt-suite` command-line tool exposes each
 stage as a subcommand.
 
-# Crate features
+All of them speak one vocabulary, [`core`] (`prompt-core`): one chat
+`Message` with its `Role` and `Part`s, byte spans and line indexes, and the
+`Diagnostic` trait every error and warning implements.
 
-All are on by default; each turns on one member crate and its re-export.
+# Modules and crates
 
-* **comments** - `prompt_suite::comments`, the `prompt-comments` crate.
-* **flip** - `prompt_suite::flip`, the `transcript-flip` crate.
-* **segment** - `prompt_suite::segment`, the `narrative-segment` crate.
-* **brackets** - `prompt_suite::brackets`, the `minijinja-brackets` crate.
-* **pipeline** - `prompt_suite::pipeline`, the `prompt-pipeline` crate.
+Each short module name is one crate, re-exported whole; each but `core` is
+behind a cargo feature of the same name, all on by default.
+
+| Module | Crate | Feature | What it is |
+| --- | --- | --- | --- |
+| [`core`] | `prompt-core` | (always) | the shared vocabulary: chat messages, text positions, diagnostics, strict JSON |
+| [`comments`] | `prompt-comments` | `comments` | `///` authoring comments and their metadata |
+| [`brackets`] | `minijinja-brackets` | `brackets` | the bracket template language |
+| [`segment`] | `narrative-segment` | `segment` | Markdown narratives to role turns, bundles, attachments |
+| [`flip`] | `transcript-flip` | `flip` | one speaker's view of a transcript, alternation, sanitizing |
+| [`pipeline`] | `prompt-pipeline` | `pipeline` | an authored prompt file to a provider request; batches |
+
+```
+use prompt_suite::core::chat::{Message, Role};
+
+let message = Message::text(Role::User, "Hi!");
+assert_eq!(
+    serde_json::to_string(&message)?,
+    r#"{"role":"user","content":[{"type":"text","text":"Hi!"}]}"#
+);
+# Ok::<(), serde_json::Error>(())
+```
 */
 
 #![deny(missing_docs)]
@@ -53,6 +72,7 @@ pub use minijinja_brackets as brackets;
 pub use narrative_segment as segment;
 #[cfg(feature = "comments")]
 pub use prompt_comments as comments;
+pub use prompt_core as core;
 #[cfg(feature = "pipeline")]
 pub use prompt_pipeline as pipeline;
 #[cfg(feature = "flip")]

@@ -11,13 +11,12 @@ use super::{
 };
 use crate::arguments::NameIndex;
 use crate::context::{Context, Scope};
-use crate::environment::{Environment, FilterRef};
-use crate::filters::BuiltinFilter;
+use crate::environment::Environment;
+use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::syntax::ast::{
     CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Node, Target, TargetName,
 };
-use crate::tests::BuiltinTest;
 
 /// How many characters of the offending text a warning's snippet keeps.
 const SNIPPET_CHARS: usize = 40;
@@ -26,6 +25,7 @@ const SNIPPET_CHARS: usize = 40;
 /// host provides.
 pub(crate) fn analyze(
     env: &Environment,
+    resolved: &Resolution,
     source: &str,
     body: &[Node<'_>],
     context: &Context,
@@ -34,6 +34,7 @@ pub(crate) fn analyze(
     collect_macros(body, &mut macros);
     let mut walk = Walk {
         env,
+        resolved,
         source,
         line_starts: std::iter::once(0)
             .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
@@ -130,6 +131,7 @@ struct StateRead<'a> {
 
 struct Walk<'e, 'a> {
     env: &'e Environment,
+    resolved: &'e Resolution,
     source: &'a str,
     line_starts: Vec<usize>,
     /// The last position computed: byte offset, line, column.
@@ -348,16 +350,13 @@ impl<'a> Walk<'_, 'a> {
             }
             ExprKind::Filter(value, call) => {
                 self.filters.add(call.name);
-                let defaulted = call.filter == FilterRef::Builtin(BuiltinFilter::Default);
+                let defaulted = self.resolved.filters[call.id as usize].guards;
                 self.expr(value, defaulted);
                 self.args(&call.args);
             }
             ExprKind::Test(value, call) => {
                 self.tests.add(call.name);
-                let checks_defined = matches!(
-                    call.test,
-                    BuiltinTest::Defined | BuiltinTest::Undefined | BuiltinTest::None
-                );
+                let checks_defined = self.resolved.tests[call.id as usize].guards;
                 self.expr(value, checks_defined);
                 self.args(&call.args);
             }
@@ -400,7 +399,7 @@ impl<'a> Walk<'_, 'a> {
         let name = name.text;
         if self.is_bound(name) || self.macro_names.contains(name) {
             self.name(name, callee.span, guarded);
-        } else if self.env.function(name).is_some() {
+        } else if self.env.registry().function(name).is_some() {
             self.functions.add(name);
         } else {
             self.warn(

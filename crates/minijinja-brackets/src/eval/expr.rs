@@ -1,14 +1,13 @@
 //! Expression evaluation.
 
-use super::{MAX_VALUE_DEPTH, Renderer, Resolved, describe, ops};
-use crate::arguments::Args;
+use super::{MAX_VALUE_DEPTH, Renderer, Resolved, describe};
+use crate::arguments::Arguments;
 use crate::context::Scope;
-use crate::environment::{FilterRef, Function};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
-use crate::tests::BuiltinTest;
+use crate::value::ops::{self, get_item};
 use crate::value::{Repr, SLOT, Value, ValueMap};
 
 impl<'t> Renderer<'t> {
@@ -169,23 +168,10 @@ impl<'t> Renderer<'t> {
         let value = self.eval(value)?;
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
-        let result = match call.filter {
-            FilterRef::Builtin(filter) => {
-                // Work beyond one pass over the items, paid before it is done.
-                self.spend(crate::filters::work(filter, &value, &args), span)?;
-                crate::filters::apply(filter, value, args, self.limits)
-            }
-            FilterRef::Host(index) => {
-                if args.keywords.is_empty() {
-                    self.env.host_filter(index)(&value, &args.positional)
-                } else {
-                    Err(crate::arguments::bad(format!(
-                        "filter `{}` takes no keyword arguments",
-                        call.name
-                    )))
-                }
-            }
-        };
+        let filter = &self.resolved.filters[call.id as usize];
+        // Work beyond one pass over the items, paid before it is done.
+        self.spend((filter.work)(&value, &args), span)?;
+        let result = (filter.run)(value, args);
         self.settle(result, span)
     }
 
@@ -201,14 +187,12 @@ impl<'t> Renderer<'t> {
         for arg in &args.positional {
             self.charge_size(arg, span)?;
         }
-        if let (BuiltinTest::Compare(op), Some(other)) = (call.test, args.positional.first()) {
+        let test = &self.resolved.tests[call.id as usize];
+        // A comparison's walk over both operands, paid before it is done.
+        if let (Some(op), Some(other)) = (test.walk, args.positional.first()) {
             self.charge_walk(op, &value, other, span)?;
         }
-        if let (BuiltinTest::In, Some(container)) = (call.test, args.positional.first()) {
-            self.charge_walk(CmpOp::In, &value, container, span)?;
-        }
-        let passed =
-            crate::tests::apply(call.test, call.name, &value, args).map_err(self.locate(span))?;
+        let passed = (test.run)(&value, args).map_err(self.locate(span))?;
         Ok(Value::from(passed != call.negated))
     }
 
@@ -328,10 +312,11 @@ impl<'t> Renderer<'t> {
         if units > 0 { self.spend(units as u64, span) } else { Ok(()) }
     }
 
-    pub(super) fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Args<'t>, Error> {
-        let mut out = Args {
+    pub(super) fn eval_args(&mut self, args: &'t CallArgs<'t>) -> Result<Arguments<'t>, Error> {
+        let mut out = Arguments {
             positional: Vec::with_capacity(args.positional.len()),
             keywords: Vec::with_capacity(args.keywords.len()),
+            limits: self.limits,
         };
         for e in &args.positional {
             out.positional.push(self.eval(e)?);
@@ -364,7 +349,7 @@ impl<'t> Renderer<'t> {
                         return self.call_macro(def, args, span);
                     }
                     Resolved::Value(value) => value,
-                    Resolved::State if self.env.function(&name).is_some() => {
+                    Resolved::State if self.env.registry().function(&name).is_some() => {
                         return self.call_function(&name, callee, args, span);
                     }
                     Resolved::State => self.lookup(name, callee.span)?,
@@ -403,7 +388,7 @@ impl<'t> Renderer<'t> {
         args: &'t CallArgs<'t>,
         span: Span,
     ) -> Result<Value, Error> {
-        let Some(function) = self.env.function(name) else {
+        let Some(function) = self.env.registry().function(name) else {
             return Err(self.error(
                 ErrorKind::UnknownFunction,
                 format!("unknown function `{name}`"),
@@ -411,13 +396,7 @@ impl<'t> Renderer<'t> {
             ));
         };
         let args = self.eval_args(args)?;
-        let result = match function {
-            Function::Builtin(f) => crate::functions::apply(f, args, self.limits),
-            Function::Host(f) if args.keywords.is_empty() => f(&args.positional),
-            Function::Host(_) => {
-                Err(crate::arguments::bad(format!("function `{name}` takes no keyword arguments")))
-            }
-        };
+        let result = (function.run)(args);
         self.settle(result, span)
     }
 
@@ -559,40 +538,4 @@ fn slice_indices(
         i = i.saturating_add(step);
         usize::try_from(current).ok()
     })
-}
-
-/// `value[index]`: lists and strings by integer (negative from the end),
-/// maps by string key; anything missing, or any index into none or
-/// undefined, is undefined.
-pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
-    let position = |len: usize, n: i64| -> Option<usize> {
-        let len = i64::try_from(len).ok()?;
-        let i = if n < 0 { n.checked_add(len)? } else { n };
-        usize::try_from(i).ok()
-    };
-    match (&value.0, &index.0) {
-        (Repr::List(items), Repr::Int(n)) => {
-            Ok(position(items.len(), *n).and_then(|i| items.get(i)).cloned().unwrap_or_default())
-        }
-        (Repr::Str(_) | Repr::Text(_), Repr::Int(n)) => {
-            let s = value.as_str().unwrap_or_default();
-            let count = if *n < 0 { s.chars().count() } else { 0 };
-            Ok(position(count, *n)
-                .and_then(|i| s.chars().nth(i))
-                .map(|c| Value::string(c.to_string()))
-                .unwrap_or_default())
-        }
-        (Repr::Map(map), Repr::Str(_) | Repr::Text(_)) => {
-            Ok(index.as_str().and_then(|key| map.get(key)).cloned().unwrap_or_default())
-        }
-        (Repr::List(_) | Repr::Str(_) | Repr::Text(_), _) => Err(Error::new(
-            ErrorKind::InvalidOperation,
-            format!(
-                "{} indexes must be integers, not {}",
-                value.kind().as_str(),
-                index.kind().as_str()
-            ),
-        )),
-        _ => Ok(Value::UNDEFINED),
-    }
 }

@@ -10,7 +10,6 @@
 //! live in the renderer until it succeeds.
 
 mod expr;
-pub(crate) mod ops;
 mod scope;
 mod stores;
 
@@ -18,12 +17,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::arguments::Arguments;
 use crate::context::{Context, Effect, Outcome, Scope};
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::provenance::TextBuf;
 use crate::random::Draws;
+use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
@@ -32,7 +33,6 @@ use crate::syntax::ast::{
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
-pub(crate) use expr::get_item;
 use scope::{Frame, LoopState};
 use stores::Stores;
 
@@ -52,13 +52,15 @@ const ENTRY: usize = 64;
 /// Renders a compiled template.
 pub(crate) fn render<'t>(
     env: &'t Environment,
+    resolved: &'t Resolution,
     source: &'t str,
     template: &'t ast::Template<'t>,
     context: &'t Context,
     seed: u64,
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, source, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
+    render_with(env, resolved, source, template, context, Draws::new(seed), fuel)
+        .map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -66,6 +68,7 @@ pub(crate) fn render<'t>(
 /// path it recorded and shares one fuel budget among its renders).
 pub(crate) fn render_with<'t>(
     env: &'t Environment,
+    resolved: &'t Resolution,
     source: &'t str,
     template: &'t ast::Template<'t>,
     context: &'t Context,
@@ -74,6 +77,7 @@ pub(crate) fn render_with<'t>(
 ) -> Result<(Outcome, Draws, Option<u64>), Error> {
     let mut renderer = Renderer {
         env,
+        resolved,
         limits: env.limits(),
         source,
         stores: Stores::new(context),
@@ -95,6 +99,8 @@ pub(crate) fn render_with<'t>(
 
 pub(crate) struct Renderer<'t> {
     env: &'t Environment,
+    /// The filters and tests the template names.
+    resolved: &'t Resolution,
     limits: &'t Limits,
     source: &'t str,
     stores: Stores<'t>,
@@ -532,7 +538,7 @@ impl<'t> Renderer<'t> {
     fn call_macro(
         &mut self,
         def: &'t MacroDef<'t>,
-        args: crate::arguments::Args<'t>,
+        args: Arguments<'t>,
         span: Span,
     ) -> Result<Value, Error> {
         self.enter_macro(def, args, span)?;
@@ -566,7 +572,7 @@ impl<'t> Renderer<'t> {
     fn enter_macro(
         &mut self,
         def: &'t MacroDef<'t>,
-        args: crate::arguments::Args<'t>,
+        args: Arguments<'t>,
         span: Span,
     ) -> Result<(), Error> {
         if self.macro_depth >= self.limits.recursion_limit {

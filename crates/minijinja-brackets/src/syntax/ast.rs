@@ -1,14 +1,18 @@
 //! The syntax tree: it borrows the template source and every expression
 //! carries its span, so runtime errors point at what the author wrote.
+//!
+//! A plain value: it knows no environment. Filter and test names are
+//! numbered like bare names ([`Callee`]); `resolve.rs` maps the numbers to
+//! a registry after parsing (regex-syntax's AST to HIR split).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 use crate::context::Scope;
-use crate::environment::{FilterRef, TestRef};
 use crate::span::Span;
 use crate::value::Value;
+pub(crate) use crate::value::ops::{BinOp, CmpOp};
 
 /// A whole template.
 pub(crate) struct Template<'a> {
@@ -16,6 +20,18 @@ pub(crate) struct Template<'a> {
     /// Every bare name the template writes (reads, macro names), numbered
     /// in the order first written: [`Name::id`].
     pub(crate) names: HashMap<&'a str, u32>,
+    /// Every filter name written, numbered in the order first written
+    /// ([`FilterCall::id`]), with where it was first written.
+    pub(crate) filters: Vec<Callee<'a>>,
+    /// Every test name written, likewise ([`TestCall::id`]).
+    pub(crate) tests: Vec<Callee<'a>>,
+}
+
+/// A filter or test name as first written: resolved after parsing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Callee<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) span: Span,
 }
 
 impl fmt::Debug for Template<'_> {
@@ -195,60 +211,35 @@ pub(crate) struct CallArgs<'a> {
     pub(crate) keywords: Vec<(&'a str, Expr<'a>)>,
 }
 
-/// A filter resolved when the template was compiled.
-#[derive(Debug)]
+/// `-> name(args)`: a filter, by its number in [`Template::filters`].
 pub(crate) struct FilterCall<'a> {
     pub(crate) name: &'a str,
-    pub(crate) filter: FilterRef,
+    pub(crate) id: u32,
     pub(crate) args: CallArgs<'a>,
 }
 
-/// A test resolved when the template was compiled.
-#[derive(Debug)]
+/// `is [not] name(args)`: a test, by its number in [`Template::tests`].
 pub(crate) struct TestCall<'a> {
     pub(crate) name: &'a str,
-    pub(crate) test: TestRef,
+    pub(crate) id: u32,
     pub(crate) negated: bool,
     pub(crate) args: CallArgs<'a>,
 }
 
-/// Arithmetic and concatenation operators.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BinOp {
-    Add,
-    Sub,
-    Concat,
-    Mul,
-    Div,
-    FloorDiv,
-    Rem,
-    Pow,
-}
-
-impl BinOp {
-    pub(crate) fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Concat => "~",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::FloorDiv => "//",
-            BinOp::Rem => "%",
-            BinOp::Pow => "**",
-        }
+/// Without the number: the parser's bookkeeping.
+impl fmt::Debug for FilterCall<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterCall").field("name", &self.name).field("args", &self.args).finish()
     }
 }
 
-/// Comparison and membership operators.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    In,
-    NotIn,
+/// Without the number: the parser's bookkeeping.
+impl fmt::Debug for TestCall<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TestCall")
+            .field("name", &self.name)
+            .field("negated", &self.negated)
+            .field("args", &self.args)
+            .finish()
+    }
 }

@@ -213,7 +213,8 @@ impl<'a> Lexer<'a> {
                         _ => b'}',
                     };
                     if b != expected {
-                        let (line, column) = Span::new(opened, opened).position(self.source);
+                        let prompt_core::text::Position { line, column } =
+                            prompt_core::text::position(self.source, opened);
                         return Err(self.error(
                             format!(
                                 "mismatched `{}`: the `{}` at line {line}, column {column} needs `{}` first",

@@ -10,16 +10,24 @@ pub(crate) mod parser;
 pub(crate) mod print;
 pub(crate) mod token;
 
-use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
 
-/// Parses `source` into a syntax tree, resolving filters and tests against
-/// `env`.
-pub(crate) fn parse<'a>(source: &'a str, env: &Environment) -> Result<ast::Template<'a>, Error> {
+pub(crate) use parser::Failure;
+
+/// Parses `source` into a syntax tree, under the nesting limits of
+/// `limits`. Filters and tests are only named here: `resolve.rs` finds
+/// them.
+pub(crate) fn parse<'a>(
+    source: &'a str,
+    limits: &Limits,
+    whitespace: lexer::Whitespace,
+) -> Result<ast::Template<'a>, Failure<'a>> {
     if u32::try_from(source.len()).is_err() {
-        return Err(Error::new(ErrorKind::SyntaxError, "the template is larger than 4 GiB"));
+        let error = Error::new(ErrorKind::SyntaxError, "the template is larger than 4 GiB");
+        return Err(Failure { error, filters: Vec::new(), tests: Vec::new() });
     }
-    parser::TemplateParser::new(source, env).parse()
+    parser::TemplateParser::new(source, limits, whitespace).parse()
 }
 
 /// Glob-driven snapshots of the lexer and the parser over
@@ -30,6 +38,12 @@ pub(crate) fn parse<'a>(source: &'a str, env: &Environment) -> Result<ast::Templ
 mod snapshots {
     use super::lexer::Lexer;
     use crate::environment::Environment;
+    use crate::error::Error;
+
+    /// Parses and resolves as compiling does, keeping the tree.
+    fn parse<'a>(source: &'a str, env: &Environment) -> Result<super::ast::Template<'a>, Error> {
+        crate::resolve::compile(env, source).map(|(tree, _)| tree)
+    }
 
     fn expect_error(path: &std::path::Path) -> bool {
         path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("err_"))
@@ -47,7 +61,7 @@ mod snapshots {
                         .push(format!("{token:?}\n    {:?}", &source[span.start()..span.end()])),
                     Err(err) => {
                         failed = true;
-                        lines.push(err.to_string());
+                        lines.push(err.annotated().to_string());
                     }
                 }
             }
@@ -80,13 +94,13 @@ mod snapshots {
                 }
                 let input = std::fs::read_to_string(&path).unwrap();
                 let (header, source) = input.split_once("\n---\n").unwrap_or(("{}", &input));
-                let ast = super::parse(source, &env).unwrap();
+                let ast = parse(source, &env).unwrap();
                 let printed = super::print::print(&ast);
-                let reparsed = super::parse(&printed, &env)
+                let reparsed = parse(&printed, &env)
                     .unwrap_or_else(|e| panic!("{}: {e}\n{printed}", path.display()));
                 let again = super::print::print(&reparsed);
                 assert_eq!(printed, again, "{}", path.display());
-                assert_eq!(shape(&reparsed), shape(&super::parse(&again, &env).unwrap()));
+                assert_eq!(shape(&reparsed), shape(&parse(&again, &env).unwrap()));
                 let context: crate::Context =
                     serde_json::from_str(header).unwrap_or_else(|_| crate::Context {
                         state: serde_json::from_str(header).unwrap(),
@@ -106,14 +120,14 @@ mod snapshots {
         let env = Environment::new();
         insta::glob!("../../tests/parser-inputs", "*.txt", |path| {
             let source = std::fs::read_to_string(path).unwrap();
-            let snapshot = match super::parse(&source, &env) {
+            let snapshot = match parse(&source, &env) {
                 Ok(ast) => {
                     assert!(!expect_error(path), "{} parsed", path.display());
                     format!("{ast:#?}")
                 }
                 Err(err) => {
                     assert!(expect_error(path), "{}: {err}", path.display());
-                    err.to_string()
+                    err.annotated().to_string()
                 }
             };
             insta::assert_snapshot!(snapshot);

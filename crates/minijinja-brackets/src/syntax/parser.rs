@@ -20,15 +20,15 @@ use nom::sequence::{pair, preceded, terminated};
 use nom::{IResult, Offset, Parser as _};
 
 use crate::context::Scope;
-use crate::environment::{Environment, FilterRef};
 use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    BinOp, CallArgs, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop, MacroDef,
-    Name, Node, Slice, Target, TargetName, Template, TestCall,
+    BinOp, CallArgs, Callee, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop,
+    MacroDef, Name, Node, Slice, Target, TargetName, Template, TestCall,
 };
-use crate::syntax::lexer::Lexer;
+use crate::syntax::lexer::{Lexer, Whitespace};
 use crate::syntax::token::{TagKind, Token};
 use crate::value::Value;
 
@@ -191,19 +191,36 @@ impl Stmt<'_> {
     }
 }
 
-/// The grammar of tag bodies. Holds the source (for spans), the environment
-/// (to resolve filters and tests while parsing), the nesting depth and the
-/// table of bare names.
-pub(crate) struct Grammar<'a, 'e> {
+/// The grammar of tag bodies. Holds the source (for spans), the nesting
+/// depth and the tables of bare names and of filter and test names.
+pub(crate) struct Grammar<'a> {
     source: &'a str,
-    env: &'e Environment,
     depth: Cell<usize>,
     limit: usize,
     stack: StackBudget,
     names: RefCell<HashMap<&'a str, u32>>,
+    filters: RefCell<Callees<'a>>,
+    tests: RefCell<Callees<'a>>,
 }
 
-impl<'a> Grammar<'a, '_> {
+/// Filter (or test) names numbered in the order first written.
+#[derive(Default)]
+pub(crate) struct Callees<'a> {
+    ids: HashMap<&'a str, u32>,
+    first: Vec<Callee<'a>>,
+}
+
+impl<'a> Callees<'a> {
+    fn number(&mut self, name: &'a str, span: Span) -> u32 {
+        let next = u32::try_from(self.first.len()).unwrap_or(u32::MAX);
+        *self.ids.entry(name).or_insert_with(|| {
+            self.first.push(Callee { name, span });
+            next
+        })
+    }
+}
+
+impl<'a> Grammar<'a> {
     fn span(&self, from: &'a str, to: &'a str) -> Span {
         Span::new(self.source.offset(from), self.source.offset(to))
     }
@@ -455,56 +472,33 @@ impl<'a> Grammar<'a, '_> {
         Ok((k, kind))
     }
 
-    /// After `->`: a filter name known to the environment, and arguments.
+    /// After `->`: a filter name and arguments.
     fn filter(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
-        let (j, (name, filter)) = self.filter_name(i)?;
+        let (j, (name, id)) = self.callee(i, "filter", "->", &self.filters)?;
         let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Filter(Box::new(e), Box::new(FilterCall { name, filter, args }))))
+        Ok((j, ExprKind::Filter(Box::new(e), Box::new(FilterCall { name, id, args }))))
     }
 
-    fn filter_name(&self, i: &'a str) -> PResult<'a, (&'a str, FilterRef)> {
-        let env = self.env;
-        self.registered(
-            i,
-            "filter",
-            "->",
-            ErrorKind::UnknownFilter,
-            |n| env.lookup_filter(n),
-            |n| env.suggest_filter(n).map(str::to_owned),
-        )
-    }
-
-    /// After `is`: `not`, a test name known to the environment, arguments.
+    /// After `is`: `not`, a test name, arguments.
     fn test(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
         let (i, negated) = match peek_ok(kw("not"), i)? {
             Some((i, _)) => (i, true),
             None => (i, false),
         };
-        let env = self.env;
-        let (j, (name, test)) = self.registered(
-            i,
-            "test",
-            "is",
-            ErrorKind::UnknownTest,
-            |n| env.lookup_test(n),
-            |n| env.suggest_test(n).map(str::to_owned),
-        )?;
+        let (j, (name, id)) = self.callee(i, "test", "is", &self.tests)?;
         let (j, args) = self.optional_args(j)?;
-        Ok((j, ExprKind::Test(Box::new(e), Box::new(TestCall { name, test, negated, args }))))
+        Ok((j, ExprKind::Test(Box::new(e), Box::new(TestCall { name, id, negated, args }))))
     }
 
-    /// The name of a filter or test (`what`, written after `after`) and
-    /// what the environment resolves it to; an unknown name is an error of
-    /// `kind` that suggests a close known name.
-    fn registered<T>(
+    /// The name of a filter or test (`what`, written after `after`) and its
+    /// number in `table`; whether a registry knows it is for `resolve.rs`.
+    fn callee(
         &self,
         i: &'a str,
         what: &str,
         after: &str,
-        kind: ErrorKind,
-        lookup: impl Fn(&str) -> Option<T>,
-        suggest: impl Fn(&str) -> Option<String>,
-    ) -> PResult<'a, (&'a str, T)> {
+        table: &RefCell<Callees<'a>>,
+    ) -> PResult<'a, (&'a str, u32)> {
         let (name_start, _) = multispace0(i)?;
         let Some((j, name)) = peek_ok(ident, name_start)? else {
             return syntax(
@@ -512,14 +506,9 @@ impl<'a> Grammar<'a, '_> {
                 format!("expected a {what} name after `{after}`, found {}", describe(name_start)),
             );
         };
-        match lookup(name) {
-            Some(found) => Ok((j, (name, found))),
-            None => {
-                let hint =
-                    suggest(name).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
-                failure(name_start, kind, format!("unknown {what} `{name}`{hint}"))
-            }
-        }
+        let start = self.source.offset(name_start);
+        let id = table.borrow_mut().number(name, Span::new(start, start + token_len(name_start)));
+        Ok((j, (name, id)))
     }
 
     fn item(&self, e: Expr<'a>, index: Expr<'a>) -> ExprKind<'a> {
@@ -658,7 +647,7 @@ impl<'a> Grammar<'a, '_> {
     fn string_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let (i, s) = self.string(start)?;
         // The author wrote every byte of a literal: it prints as authored.
-        let value = crate::provenance::authored(&s);
+        let value = Value::authored(&s);
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
     }
 
@@ -940,7 +929,7 @@ fn not_an_expression<T>(start: &str) -> PResult<'_, T> {
 /// `-e` or `+e`; negating a number literal folds into a constant.
 fn sign(negative: bool, e: Expr<'_>) -> ExprKind<'_> {
     match (negative, e.kind) {
-        (true, ExprKind::Const(v)) if v.as_f64().is_some() => match crate::eval::ops::negate(&v) {
+        (true, ExprKind::Const(v)) if v.as_f64().is_some() => match crate::value::ops::negate(&v) {
             Ok(v) => ExprKind::Const(v),
             Err(_) => ExprKind::Neg(Box::new(Expr { kind: ExprKind::Const(v), span: e.span })),
         },
@@ -1047,7 +1036,7 @@ fn binary_op(i: &str) -> PResult<'_, (Op, u8)> {
 }
 
 // Statements.
-impl<'a> Grammar<'a, '_> {
+impl<'a> Grammar<'a> {
     /// A statement tag's body.
     fn statement(&self, body: &'a str) -> PResult<'a, Stmt<'a>> {
         let (start, _) = multispace0(body)?;
@@ -1196,10 +1185,18 @@ impl<'a> Grammar<'a, '_> {
     }
 }
 
+/// A template that failed to parse: the error, and the filter and test
+/// names written before the parser stopped.
+pub(crate) struct Failure<'a> {
+    pub(crate) error: Error,
+    pub(crate) filters: Vec<Callee<'a>>,
+    pub(crate) tests: Vec<Callee<'a>>,
+}
+
 /// Parses a whole template: tokens from the lexer, tag bodies with the
 /// grammar, blocks by recursive descent.
-pub(crate) struct TemplateParser<'a, 'e> {
-    grammar: Grammar<'a, 'e>,
+pub(crate) struct TemplateParser<'a> {
+    grammar: Grammar<'a>,
     lexer: Lexer<'a>,
 }
 
@@ -1220,26 +1217,40 @@ enum Piece<'a> {
 /// Conditional branches (head expression and body) and the `else` body.
 type Branches<'a> = (Vec<(Expr<'a>, Vec<Node<'a>>)>, Vec<Node<'a>>);
 
-impl<'a, 'e> TemplateParser<'a, 'e> {
-    pub(crate) fn new(source: &'a str, env: &'e Environment) -> TemplateParser<'a, 'e> {
-        let limits = env.limits();
+impl<'a> TemplateParser<'a> {
+    pub(crate) fn new(
+        source: &'a str,
+        limits: &Limits,
+        whitespace: Whitespace,
+    ) -> TemplateParser<'a> {
         TemplateParser {
             grammar: Grammar {
                 source,
-                env,
                 depth: Cell::new(0),
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
                 names: RefCell::new(HashMap::new()),
+                filters: RefCell::default(),
+                tests: RefCell::default(),
             },
-            lexer: Lexer::new(source, env.whitespace()),
+            lexer: Lexer::new(source, whitespace),
         }
     }
 
-    pub(crate) fn parse(mut self) -> Result<Template<'a>, Error> {
-        let (body, closing) = self.body(&[])?;
-        debug_assert!(closing.is_none());
-        Ok(Template { body, names: self.grammar.names.into_inner() })
+    /// The template, or the error with the filter and test names written
+    /// before it (an unknown one among them is reported instead, as it
+    /// came first).
+    pub(crate) fn parse(mut self) -> Result<Template<'a>, Failure<'a>> {
+        let parsed = self.body(&[]);
+        let filters = self.grammar.filters.into_inner().first;
+        let tests = self.grammar.tests.into_inner().first;
+        match parsed {
+            Ok((body, closing)) => {
+                debug_assert!(closing.is_none());
+                Ok(Template { body, names: self.grammar.names.into_inner(), filters, tests })
+            }
+            Err(error) => Err(Failure { error, filters, tests }),
+        }
     }
 
     fn error(&self, err: nom::Err<PErr<'a>>, fallback: &'a str) -> Error {

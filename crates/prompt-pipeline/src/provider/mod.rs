@@ -45,14 +45,14 @@ impl Provider {
     ///
     /// See each adapter: [`openai::build`], [`anthropic::build`],
     /// [`gemini::build`].
-    pub fn build(self, messages: &[Message], params: &Params) -> Result<Built, Error> {
+    pub fn build(self, messages: &[Message], params: &Params) -> Result<Encoded, Error> {
         match self {
             Provider::OpenAi => openai::build(messages, params)
-                .map(|(body, notices)| Built { body: Request::OpenAi(body), notices }),
+                .map(|(body, notices)| Encoded { body: Request::OpenAi(body), notices }),
             Provider::Anthropic => anthropic::build(messages, params)
-                .map(|(body, notices)| Built { body: Request::Anthropic(body), notices }),
+                .map(|(body, notices)| Encoded { body: Request::Anthropic(body), notices }),
             Provider::Gemini => gemini::build(messages, params)
-                .map(|(body, notices)| Built { body: Request::Gemini(body), notices }),
+                .map(|(body, notices)| Encoded { body: Request::Gemini(body), notices }),
         }
     }
 }
@@ -69,9 +69,10 @@ pub enum Request {
     Gemini(gemini::GenerateContentRequest),
 }
 
-/// A built request and what the adapter had to say about the parameters.
+/// A conversation encoded as one provider's body, and what the adapter had
+/// to say about the parameters.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Built {
+pub struct Encoded {
     /// The body to send.
     pub body: Request,
     /// Parameters that were given but are not in the body.

@@ -1,15 +1,14 @@
 //! What a pipeline run is snapshotted as, shared by the end-to-end tests.
 
-use prompt_pipeline::{Error, Output};
+use prompt_pipeline::{Built, Error};
 use serde_json::{Value, json};
 
 /// The checked body, the notices, the template's writes and effects; or the
 /// error with its kind, stage, message and position.
-pub(crate) fn outcome(result: Result<Output, Error>) -> Value {
+pub(crate) fn outcome(result: Result<Built, Error>) -> Value {
     match result {
-        Ok(output) => {
-            let built = output.request.expect("the provider stage is on");
-            let rendered = output.rendered.expect("the template stage is on");
+        Ok(built) => {
+            let rendered = built.rendered.expect("the template stage is on");
             json!({
                 "body": crate::documented::checked(&built.body),
                 "notices": built.notices,

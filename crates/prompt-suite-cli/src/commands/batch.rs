@@ -5,37 +5,14 @@
 
 use std::io::{self, BufReader, BufWriter, IsTerminal, Read};
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
 
 use prompt_suite::pipeline::{Batch, Summary};
 
-use crate::args::InputArg;
-use crate::commands::build::{PipelineArgs, diagnostic, warn_notices};
-use crate::commands::template_context::random_seed;
+use crate::args::BatchArgs;
+use crate::context::random_seed;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
-
-/// `batch`: one request per row.
-#[derive(Debug, clap::Args)]
-pub(crate) struct BatchArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    /// The rows: one template context per line (JSONL); `-` is standard input.
-    #[arg(long, value_name = "ROWS.jsonl")]
-    pub(crate) rows: PathBuf,
-
-    /// The seed of row 0; row i uses N+i (random when absent).
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
-
-    /// Worker threads (default: the available parallelism).
-    #[arg(long, value_name = "N")]
-    pub(crate) jobs: Option<NonZeroUsize>,
-
-    #[command(flatten)]
-    pub(crate) pipeline: PipelineArgs,
-}
+use crate::prompt::{diagnostic, source, warn_notices};
 
 /// Runs `batch`. Exit code 0 when every row built, 1 when any row failed
 /// (its line holds `{"row": i, "error": {...}}`) or the prompt itself is
@@ -43,7 +20,7 @@ pub(crate) struct BatchArgs {
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let pipeline = args.pipeline.pipeline();
-    let source = args.pipeline.source(&pipeline, &input)?;
+    let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, Some(&prompt_text), None);
     let prompt = pipeline.prepare(source).map_err(reject)?;
@@ -62,7 +39,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         .jobs
         .or_else(|| std::thread::available_parallelism().ok())
         .map_or(1, NonZeroUsize::get);
-    let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs);
+    let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs)
+        .messages(args.pipeline.messages);
     let show_progress = io::stderr().is_terminal();
     let progress = |summary: &Summary| {
         if show_progress {

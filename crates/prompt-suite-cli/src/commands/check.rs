@@ -2,31 +2,14 @@
 //! (`minijinja-brackets`' `Template::analyze`).
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use prompt_suite::brackets::Environment;
 
-use crate::args::InputArg;
-use crate::commands::template_context::read_context;
+use crate::args::CheckArgs;
+use crate::context::read_context;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
-
-/// Arguments of `check`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct CheckArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    /// The stores the template will render with; state variables it provides are not
-    /// reported as undefined.
-    #[arg(long, value_name = "JSON_FILE")]
-    pub(crate) context: Option<PathBuf>,
-
-    /// Print the whole analysis as JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
 
 /// Runs `check`: errors fail, warnings do not.
 pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {

@@ -4,124 +4,13 @@
 
 use std::borrow::Cow;
 
-use clap::ValueEnum;
-use prompt_suite::flip::{self as transcript_flip, Dialect, FlipOptions, Label, SpeakerName};
+use prompt_suite::flip as transcript_flip;
 use serde_json::Value;
 
-use crate::args::InputArg;
+use crate::args::{AlternateArgs, FlipArgs};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
-
-/// `flip`: one speaker's view of a shared transcript.
-#[derive(Debug, clap::Args)]
-pub(crate) struct FlipArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    /// The point-of-view speaker: its turns become `assistant` messages.
-    #[arg(long, value_name = "ID")]
-    pub(crate) speaker: String,
-
-    /// The leading system message (omitted when empty).
-    #[arg(long, value_name = "TEXT")]
-    pub(crate) system: Option<String>,
-
-    /// The trailing cue, added as a user message (omitted when empty).
-    #[arg(long, value_name = "TEXT")]
-    pub(crate) instruction: Option<String>,
-
-    #[command(flatten)]
-    pub(crate) view: ViewArgs,
-
-    /// Do not add a `(continue)` user message after a trailing own turn
-    /// (standard mode: nor before a leading one).
-    #[arg(long)]
-    pub(crate) no_final_user: bool,
-
-    #[command(flatten)]
-    pub(crate) mode: ModeArg,
-}
-
-/// How other speakers' turns are shown: the flags `flip` and `build
-/// --transcript` share.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct ViewArgs {
-    /// The prefix of other speakers' turns; `{speaker}` is replaced by the id.
-    #[arg(long, value_name = "TEMPLATE", default_value = "{speaker}: ")]
-    pub(crate) label: String,
-
-    /// Leave other speakers' text (and labels) as written.
-    #[arg(long)]
-    pub(crate) no_sanitize: bool,
-
-    /// Where other speakers' ids go (standard mode only).
-    #[arg(long, value_enum, value_name = "WHERE", default_value_t = SpeakerNameArg::Label)]
-    pub(crate) speaker_name: SpeakerNameArg,
-}
-
-impl ViewArgs {
-    /// Flip options with these flags set, the rest at their defaults.
-    pub(crate) fn options(&self) -> FlipOptions {
-        let label = if self.label == "{speaker}: " {
-            Label::Default
-        } else {
-            Label::template(self.label.clone())
-        };
-        let speaker_name = match self.speaker_name {
-            SpeakerNameArg::Label => SpeakerName::Label,
-            SpeakerNameArg::Field => SpeakerName::Field,
-            SpeakerNameArg::Both => SpeakerName::Both,
-        };
-        FlipOptions::new().label(label).sanitize(!self.no_sanitize).speaker_name(speaker_name)
-    }
-}
-
-/// `alternate`: a provider-safe message array.
-#[derive(Debug, clap::Args)]
-pub(crate) struct AlternateArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    #[command(flatten)]
-    pub(crate) mode: ModeArg,
-}
-
-/// The `--mode` flag both subcommands take.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct ModeArg {
-    /// `llmr` reproduces the R package LLMR exactly; `standard` is hardened.
-    #[arg(long, value_enum, default_value_t = ModeName::Standard)]
-    mode: ModeName,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ModeName {
-    /// The suite's hardened behaviour.
-    Standard,
-    /// LLMR's `transcript_as_messages` / `ensure_alternating_messages`, exactly.
-    Llmr,
-}
-
-impl ModeArg {
-    fn mode(&self) -> Dialect {
-        match self.mode {
-            ModeName::Standard => Dialect::Standard,
-            ModeName::Llmr => Dialect::Llmr,
-        }
-    }
-}
-
-/// The values of `--speaker-name`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SpeakerNameArg {
-    /// In the content, as the label prefix.
-    Label,
-    /// In the message's `name` field instead of the label.
-    Field,
-    /// Both the label and the `name` field.
-    Both,
-}
 
 /// Runs `flip`.
 pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {

@@ -9,70 +9,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{
-    Context, Distribution, Environment, Error, HistoryError, StateHistory, StoreWrite, Template,
+    Context, Environment, Error, HistoryError, StateHistory, StoreWrite, Template,
 };
 
-use crate::args::InputArg;
-use crate::commands::template_context::{random_seed, read_context};
+use crate::args::RenderArgs;
+use crate::context::{random_seed, read_context};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
-
-/// Arguments of `render`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct RenderArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    /// A JSON file with the stores: `{"state": {...}, "local": {...}, "global": {...}}`,
-    /// each key optional.
-    #[arg(long, value_name = "JSON_FILE")]
-    pub(crate) context: Option<PathBuf>,
-
-    /// The random seed for `chance`/`weighted` blocks; random when absent (0 with --samples).
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
-
-    /// Print the output, the stores after rendering, the writes and the effects as JSON.
-    #[arg(long, conflicts_with = "samples")]
-    pub(crate) json: bool,
-
-    /// Render N times with seeds S..S+N-1 and print how often each output occurs.
-    #[arg(long, value_name = "N", conflicts_with = "exact")]
-    pub(crate) samples: Option<u64>,
-
-    /// Print the exact probability of each output, enumerating every random path.
-    #[arg(long, conflicts_with_all = ["json", "seed", "commit"])]
-    pub(crate) exact: bool,
-
-    /// The most random paths --exact renders before giving up.
-    #[arg(long, value_name = "N", requires = "exact", default_value_t = Distribution::DEFAULT_MAX_PATHS)]
-    pub(crate) max_paths: usize,
-
-    /// A state history file: render with its effective state (over the --context state).
-    #[arg(long, value_name = "JSON_FILE")]
-    pub(crate) history: Option<PathBuf>,
-
-    /// Render message N of the history (reading the state before it) instead of a new one.
-    #[arg(long, value_name = "N", requires = "history")]
-    pub(crate) at: Option<usize>,
-
-    /// Record the writes in the history file: a new message, or with --at a new swipe of N.
-    #[arg(long, requires = "history", conflicts_with = "samples")]
-    pub(crate) commit: bool,
-
-    /// Printing or iterating an undefined value is an error.
-    #[arg(long)]
-    pub(crate) strict: bool,
-
-    /// Remove the first newline after a statement tag or comment (Jinja's trim_blocks).
-    #[arg(long)]
-    pub(crate) trim_blocks: bool,
-
-    /// Remove indentation before a statement tag or comment (Jinja's lstrip_blocks).
-    #[arg(long)]
-    pub(crate) lstrip_blocks: bool,
-}
 
 impl Reportable for HistoryError {
     fn kind_name(&self) -> Cow<'static, str> {
@@ -183,7 +127,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 /// distinct outputs alone are longer, sampling stops with `output_limit`.
 /// A render error is the template's, about `input`.
 fn sample(
-    template: &Template<'_, '_>,
+    template: &Template,
     context: &Context,
     start: u64,
     samples: u64,

@@ -2,70 +2,16 @@
 //! role turns and rendered as chat messages.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
 
-use clap::ValueEnum;
 use prompt_suite::segment::{
-    AttachmentLimits, Attachments, Bundle, ContextAs, Dialect, Error, Narrative, RenderOptions,
+    AttachmentLimits, Attachments, Bundle, Dialect, Error, Narrative, RenderOptions,
     SegmentOptions, Warning, lmml, render, segment,
 };
 
-use crate::args::InputArg;
+use crate::args::SegmentArgs;
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
-
-/// Arguments of `segment`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct SegmentArgs {
-    #[command(flatten)]
-    pub(crate) input: InputArg,
-
-    /// Which rules split the narrative: the suite's own, or lmml 0.2.0's
-    /// exactly.
-    #[arg(long, value_enum, default_value_t = DialectArg::Standard)]
-    pub(crate) dialect: DialectArg,
-
-    /// Print the turns (`[{"role", "text", "embeds"}]`) instead of the
-    /// rendered messages.
-    #[arg(long)]
-    pub(crate) turns: bool,
-
-    /// Leave out embeds larger than N bytes (raw size; the text is never
-    /// limited), each with a `warning[embed_too_large]` on standard error.
-    #[arg(long, value_name = "N")]
-    pub(crate) max_embed_bytes: Option<u64>,
-
-    /// Resolve `@name` references from the files of DIR (never outside it).
-    #[arg(long, value_name = "DIR")]
-    pub(crate) embeds_dir: Option<PathBuf>,
-
-    /// What becomes of the `context` preamble before the first delimiter.
-    #[arg(long, value_enum, default_value_t = ContextAsArg::Keep)]
-    pub(crate) context_as: ContextAsArg,
-}
-
-/// `--dialect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum DialectArg {
-    /// Fence-aware delimiters, whole role words, strict reference names.
-    Standard,
-    /// lmml 0.2.0's segmentation, quirks included.
-    Lmml,
-}
-
-/// `--context-as`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ContextAsArg {
-    /// Keep it with the role `context`.
-    Keep,
-    /// Send it as a `system` message.
-    System,
-    /// Send it as a `user` message.
-    User,
-    /// Leave it out.
-    Drop,
-}
 
 impl Reportable for Error {
     fn kind_name(&self) -> Cow<'static, str> {
@@ -145,10 +91,7 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
         };
         (input, attachments)
     };
-    let dialect = match args.dialect {
-        DialectArg::Standard => Dialect::Standard,
-        DialectArg::Lmml => Dialect::Lmml,
-    };
+    let dialect = Dialect::from(args.dialect);
     let resolved = Narrative::parse(narrative.text()?, dialect)
         .resolve(&attachments)
         .map_err(|err| narrative.reject(&err))?;
@@ -156,13 +99,8 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     if args.turns {
         return output::write_json(&turns);
     }
-    let context_as = match args.context_as {
-        ContextAsArg::Keep => ContextAs::Keep,
-        ContextAsArg::System => ContextAs::System,
-        ContextAsArg::User => ContextAs::User,
-        ContextAsArg::Drop => ContextAs::Drop,
-    };
-    let options = RenderOptions { max_embed_bytes: args.max_embed_bytes, context_as };
+    let options =
+        RenderOptions { max_embed_bytes: args.max_embed_bytes, context_as: args.context_as.into() };
     let rendered = render(&resolved, &turns, &options);
     // Nothing is left out silently; the exit code stays 0.
     for warning in &rendered.warnings {

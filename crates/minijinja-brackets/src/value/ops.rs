@@ -5,8 +5,48 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::syntax::ast::{BinOp, CmpOp};
 use crate::value::{Repr, TooLong, Value};
+
+/// Arithmetic and concatenation operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Concat,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Pow,
+}
+
+impl BinOp {
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Concat => "~",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Rem => "%",
+            BinOp::Pow => "**",
+        }
+    }
+}
+
+/// Comparison and membership operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    NotIn,
+}
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message)
@@ -290,6 +330,42 @@ pub(crate) fn contains(container: &Value, item: &Value) -> Result<bool, Error> {
         Repr::Map(map) => Ok(item.as_str().is_some_and(|key| map.contains_key(key))),
         Repr::Undefined | Repr::None => Ok(false),
         _ => Err(invalid(format!("cannot test membership in {}", container.kind().as_str()))),
+    }
+}
+
+/// `value[index]`: lists and strings by integer (negative from the end),
+/// maps by string key; anything missing, or any index into none or
+/// undefined, is undefined.
+pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
+    let position = |len: usize, n: i64| -> Option<usize> {
+        let len = i64::try_from(len).ok()?;
+        let i = if n < 0 { n.checked_add(len)? } else { n };
+        usize::try_from(i).ok()
+    };
+    match (&value.0, &index.0) {
+        (Repr::List(items), Repr::Int(n)) => {
+            Ok(position(items.len(), *n).and_then(|i| items.get(i)).cloned().unwrap_or_default())
+        }
+        (Repr::Str(_) | Repr::Text(_), Repr::Int(n)) => {
+            let s = value.as_str().unwrap_or_default();
+            let count = if *n < 0 { s.chars().count() } else { 0 };
+            Ok(position(count, *n)
+                .and_then(|i| s.chars().nth(i))
+                .map(|c| Value::string(c.to_string()))
+                .unwrap_or_default())
+        }
+        (Repr::Map(map), Repr::Str(_) | Repr::Text(_)) => {
+            Ok(index.as_str().and_then(|key| map.get(key)).cloned().unwrap_or_default())
+        }
+        (Repr::List(_) | Repr::Str(_) | Repr::Text(_), _) => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "{} indexes must be integers, not {}",
+                value.kind().as_str(),
+                index.kind().as_str()
+            ),
+        )),
+        _ => Ok(Value::UNDEFINED),
     }
 }
 

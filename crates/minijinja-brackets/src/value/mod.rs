@@ -25,7 +25,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, ErrorKind};
-use crate::provenance::Text;
+use crate::value::text::Text;
+
+pub(crate) mod ops;
+pub(crate) mod text;
 
 /// An insertion-ordered map from string keys to values.
 pub(crate) type ValueMap = IndexMap<Arc<str>, Value>;
@@ -221,6 +224,11 @@ impl Value {
     pub const UNDEFINED: Value = Value(Repr::Undefined);
     /// The `none` value.
     pub const NONE: Value = Value(Repr::None);
+
+    /// A string literal: every byte authored.
+    pub(crate) fn authored(text: &str) -> Value {
+        Value(Repr::Text(Arc::new(Text::new(Arc::from(text), Box::new([])))))
+    }
 
     pub(crate) fn str(s: &str) -> Value {
         Value(Repr::Str(Arc::from(s)))
@@ -1020,7 +1028,7 @@ mod tests {
 
     #[test]
     fn provenance_is_invisible_to_comparisons_and_json() {
-        let authored = crate::provenance::authored("hi");
+        let authored = Value::authored("hi");
         let data = Value::from("hi");
         assert_eq!(authored, data);
         assert_eq!(authored.compare(&data), Some(Ordering::Equal));

@@ -1,0 +1,194 @@
+//! What a registry holds: filters, tests and functions, built-in or added
+//! by a host, all with one signature (a value where there is one, then
+//! [`Arguments`]), and the traits that let a host register either that
+//! signature or the older positional-only one.
+
+use std::sync::Arc;
+
+use crate::arguments::{Arguments, bad};
+use crate::error::Error;
+use crate::value::Value;
+use crate::value::ops::CmpOp;
+
+/// The one signature of filters: `value -> name(args)`.
+pub(crate) type FilterRun = dyn Fn(Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync;
+/// The one signature of tests: `value is name(args)`.
+pub(crate) type TestRun = dyn Fn(&Value, Arguments<'_>) -> Result<bool, Error> + Send + Sync;
+/// The one signature of functions: `name(args)`.
+pub(crate) type FunctionRun = dyn Fn(Arguments<'_>) -> Result<Value, Error> + Send + Sync;
+
+/// No work beyond one pass over the input's items.
+fn no_work(_: &Value, _: &Arguments<'_>) -> u64 {
+    0
+}
+
+/// A filter in a registry.
+#[derive(Clone)]
+pub(crate) struct Filter {
+    pub(crate) run: Arc<FilterRun>,
+    /// The fuel its work costs beyond one pass over its input's items
+    /// (which the renderer charges for every filter), paid before it runs.
+    pub(crate) work: fn(&Value, &Arguments<'_>) -> u64,
+    /// Whether an undefined input is expected (`default`): the analysis
+    /// does not report it.
+    pub(crate) guards: bool,
+}
+
+impl Filter {
+    pub(crate) fn new(
+        run: impl Fn(Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Filter {
+        Filter::from_run(Arc::new(run))
+    }
+
+    pub(crate) fn guarding(mut self) -> Filter {
+        self.guards = true;
+        self
+    }
+
+    pub(crate) fn from_run(run: Arc<FilterRun>) -> Filter {
+        Filter { run, work: no_work, guards: false }
+    }
+
+    pub(crate) fn with_work(mut self, work: fn(&Value, &Arguments<'_>) -> u64) -> Filter {
+        self.work = work;
+        self
+    }
+}
+
+/// A test in a registry.
+#[derive(Clone)]
+pub(crate) struct Test {
+    pub(crate) run: Arc<TestRun>,
+    /// The comparison whose walk over both operands the renderer charges
+    /// before the test runs (`eq`, `in`, ...).
+    pub(crate) walk: Option<CmpOp>,
+    /// Whether an undefined input is expected (`is defined`): the analysis
+    /// does not report it.
+    pub(crate) guards: bool,
+}
+
+impl Test {
+    pub(crate) fn new(
+        run: impl Fn(&Value, Arguments<'_>) -> Result<bool, Error> + Send + Sync + 'static,
+    ) -> Test {
+        Test::from_run(Arc::new(run))
+    }
+
+    pub(crate) fn guarding(mut self) -> Test {
+        self.guards = true;
+        self
+    }
+
+    pub(crate) fn from_run(run: Arc<TestRun>) -> Test {
+        Test { run, walk: None, guards: false }
+    }
+
+    pub(crate) fn with_walk(mut self, op: CmpOp) -> Test {
+        self.walk = Some(op);
+        self
+    }
+}
+
+/// A function in a registry.
+#[derive(Clone)]
+pub(crate) struct Function {
+    pub(crate) run: Arc<FunctionRun>,
+}
+
+impl Function {
+    pub(crate) fn new(
+        run: impl Fn(Arguments<'_>) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Function {
+        Function { run: Arc::new(run) }
+    }
+}
+
+/// What [`Environment::add_filter`](crate::Environment::add_filter)
+/// accepts: a closure or function taking `(Value, Arguments<'_>)` (the
+/// signature of the built-in filters, keyword arguments included), or one
+/// taking `(&Value, &[Value])` (positional arguments only; a keyword
+/// argument is a `bad_arguments` error). `Marker` is the signature, so
+/// that both are accepted; name the parameter types of a closure.
+pub trait IntoFilter<Marker>: Send + Sync + 'static {
+    /// The filter, registered as `name`.
+    #[doc(hidden)]
+    fn into_filter(self, name: &str) -> Box<FilterRun>;
+}
+
+impl<F> IntoFilter<fn(Value, Arguments<'_>)> for F
+where
+    F: Fn(Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync + 'static,
+{
+    fn into_filter(self, _: &str) -> Box<FilterRun> {
+        Box::new(self)
+    }
+}
+
+impl<F> IntoFilter<fn(&Value, &[Value])> for F
+where
+    F: Fn(&Value, &[Value]) -> Result<Value, Error> + Send + Sync + 'static,
+{
+    fn into_filter(self, name: &str) -> Box<FilterRun> {
+        let name = name.to_owned();
+        Box::new(move |value, args| {
+            if !args.keywords.is_empty() {
+                return Err(bad(format!("filter `{name}` takes no keyword arguments")));
+            }
+            self(&value, &args.positional)
+        })
+    }
+}
+
+/// What [`Environment::add_test`](crate::Environment::add_test) accepts:
+/// a closure or function taking `(&Value, Arguments<'_>)` and returning
+/// whether the test passes.
+pub trait IntoTest<Marker>: Send + Sync + 'static {
+    /// The test, registered as `name`.
+    #[doc(hidden)]
+    fn into_test(self, name: &str) -> Box<TestRun>;
+}
+
+impl<F> IntoTest<fn(&Value, Arguments<'_>)> for F
+where
+    F: Fn(&Value, Arguments<'_>) -> Result<bool, Error> + Send + Sync + 'static,
+{
+    fn into_test(self, _: &str) -> Box<TestRun> {
+        Box::new(self)
+    }
+}
+
+/// What [`Environment::add_function`](crate::Environment::add_function)
+/// accepts: a closure or function taking `Arguments<'_>` (the signature of
+/// the built-in functions, keyword arguments included), or one taking
+/// `&[Value]` (positional arguments only; a keyword argument is a
+/// `bad_arguments` error). Name the parameter type of a closure.
+pub trait IntoFunction<Marker>: Send + Sync + 'static {
+    /// The function, registered as `name`.
+    #[doc(hidden)]
+    fn into_function(self, name: &str) -> Box<FunctionRun>;
+}
+
+impl<F> IntoFunction<fn(Arguments<'_>)> for F
+where
+    F: Fn(Arguments<'_>) -> Result<Value, Error> + Send + Sync + 'static,
+{
+    fn into_function(self, _: &str) -> Box<FunctionRun> {
+        Box::new(self)
+    }
+}
+
+impl<F> IntoFunction<fn(&[Value])> for F
+where
+    F: Fn(&[Value]) -> Result<Value, Error> + Send + Sync + 'static,
+{
+    fn into_function(self, name: &str) -> Box<FunctionRun> {
+        let name = name.to_owned();
+        Box::new(move |args| {
+            if !args.keywords.is_empty() {
+                return Err(bad(format!("function `{name}` takes no keyword arguments")));
+            }
+            self(&args.positional)
+        })
+    }
+}

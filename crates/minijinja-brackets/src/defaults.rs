@@ -1,0 +1,103 @@
+//! The built-in filters, tests and functions by name, aliases included:
+//! the one table an [`Environment`](crate::Environment) starts from, and
+//! where a host's own are added the same way (minijinja's `defaults.rs` is
+//! the model).
+
+use crate::callable::{Filter, Function, Test};
+use crate::filters as f;
+use crate::functions;
+use crate::tests as t;
+use crate::value::ops::CmpOp;
+
+/// Every built-in filter by name, aliases included.
+pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
+    let default = Filter::new(f::default).guarding();
+    let length = Filter::new(f::length);
+    vec![
+        ("upper", Filter::new(f::upper)),
+        ("lower", Filter::new(f::lower)),
+        ("capitalize", Filter::new(f::capitalize)),
+        ("title", Filter::new(f::title)),
+        ("trim", Filter::new(f::trim)),
+        ("wrap", Filter::new(f::wrap)),
+        ("default", default.clone()),
+        ("d", default),
+        ("join", Filter::new(f::join).with_work(f::join_work)),
+        ("length", length.clone()),
+        ("count", length),
+        ("first", Filter::new(|v, a| f::first_or_last(true, v, a))),
+        ("last", Filter::new(|v, a| f::first_or_last(false, v, a))),
+        ("reverse", Filter::new(f::reverse)),
+        ("sort", Filter::new(f::sort).with_work(f::sort_work)),
+        ("unique", Filter::new(f::unique)),
+        ("replace", Filter::new(f::replace)),
+        ("split", Filter::new(f::split)),
+        ("int", Filter::new(f::to_int)),
+        ("float", Filter::new(f::to_float)),
+        ("string", Filter::new(f::to_string)),
+        ("bool", Filter::new(f::to_bool)),
+        ("round", Filter::new(f::round)),
+        ("abs", Filter::new(f::abs)),
+        ("min", Filter::new(|v, a| f::min_or_max(true, v, a)).with_work(f::min_work)),
+        ("max", Filter::new(|v, a| f::min_or_max(false, v, a)).with_work(f::max_work)),
+        ("sum", Filter::new(f::sum).with_work(f::sum_work)),
+        ("indent", Filter::new(f::indent)),
+        ("truncate", Filter::new(f::truncate)),
+        ("wordcount", Filter::new(f::wordcount)),
+        ("tojson", Filter::new(f::tojson)),
+        ("items", Filter::new(f::map_items)),
+        ("list", Filter::new(f::to_list)),
+    ]
+}
+
+/// A test of the value alone, named `name`.
+fn is(name: &'static str, holds: fn(&crate::Value) -> bool) -> (&'static str, Test) {
+    (name, Test::new(move |v, a| t::is(name, v, a, holds)))
+}
+
+/// A comparison test, named `name`.
+fn compare(name: &'static str, op: CmpOp) -> (&'static str, Test) {
+    (name, Test::new(move |v, a| t::compare(op, name, v, a)).with_walk(op))
+}
+
+/// Every built-in test by name, aliases included.
+pub(crate) fn tests() -> Vec<(&'static str, Test)> {
+    let guarding = |(name, test): (&'static str, Test)| (name, test.guarding());
+    vec![
+        guarding(is("defined", t::defined)),
+        guarding(is("undefined", t::undefined)),
+        guarding(is("none", t::none_value)),
+        is("number", t::number),
+        is("integer", t::integer_value),
+        is("float", t::float),
+        is("string", t::string),
+        is("boolean", t::boolean),
+        is("true", t::is_true),
+        is("false", t::is_false),
+        is("sequence", t::sequence),
+        is("mapping", t::mapping),
+        is("iterable", t::iterable),
+        ("odd", Test::new(|v, a| t::parity(1, "odd", v, a))),
+        ("even", Test::new(|v, a| t::parity(0, "even", v, a))),
+        ("divisibleby", Test::new(|v, a| t::divisible_by("divisibleby", v, a))),
+        compare("eq", CmpOp::Eq),
+        compare("equalto", CmpOp::Eq),
+        compare("sameas", CmpOp::Eq),
+        compare("ne", CmpOp::Ne),
+        compare("lt", CmpOp::Lt),
+        compare("lessthan", CmpOp::Lt),
+        compare("le", CmpOp::Le),
+        compare("gt", CmpOp::Gt),
+        compare("greaterthan", CmpOp::Gt),
+        compare("ge", CmpOp::Ge),
+        ("in", Test::new(|v, a| t::is_in("in", v, a)).with_walk(CmpOp::In)),
+        ("startingwith", Test::new(|v, a| t::affix(true, "startingwith", v, a))),
+        ("endingwith", Test::new(|v, a| t::affix(false, "endingwith", v, a))),
+    ]
+}
+
+/// Every built-in function by name, aliases included.
+pub(crate) fn functions() -> Vec<(&'static str, Function)> {
+    let dict = Function::new(functions::dict);
+    vec![("range", Function::new(functions::range)), ("dict", dict.clone()), ("namespace", dict)]
+}

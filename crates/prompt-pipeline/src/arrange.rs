@@ -1,0 +1,141 @@
+//! Stages 3 and 4: the rendered text as a conversation (turns, embeds,
+//! the preamble), a transcript after it, and the arrangement the provider
+//! requires.
+
+use std::ops::Range;
+
+use narrative_segment::{ContextAs, Narrative, RenderOptions, render};
+
+use crate::convert::narrative::from_narrative;
+use crate::convert::transcript::from_transcript;
+use crate::error::{Error, ErrorKind, Origin};
+use crate::location::locate;
+use crate::message::{ContentPart, Message, Role};
+use crate::prompt::Prompt;
+use crate::source::Transcript;
+
+/// Stage 3: turns, embeds, and the preamble mapped. `data_ranges` are
+/// the bytes of a rendered `text` that came from values (`None` when the
+/// template did not run): they are data, so no delimiter, embed or
+/// reference is ever recognised in them.
+pub(crate) fn segment(
+    prompt: &Prompt,
+    text: &str,
+    data_ranges: Option<&[Range<usize>]>,
+) -> Result<Vec<Message>, Error> {
+    let pipeline = &*prompt.pipeline.config;
+    let location = |offset: usize| {
+        if data_ranges.is_some() {
+            locate(Origin::Rendered, text, offset)
+        } else {
+            prompt.location(offset)
+        }
+    };
+    let narrative = match data_ranges {
+        Some(data_ranges) => Narrative::parse_with_data(text, pipeline.dialect, data_ranges),
+        None => Narrative::parse(text, pipeline.dialect),
+    };
+    let resolved = narrative.resolve(&prompt.attachments).map_err(|err| {
+        let at = err.offset().map(location);
+        Error::new(ErrorKind::Narrative(err)).located(at)
+    })?;
+    let turns = resolved.segment();
+    let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
+    // Messages are rendered from turns one for one (a dropped preamble
+    // aside), so a conversion error's index names its turn, whose
+    // delimiter is where the author can fix it.
+    let kept: Vec<_> = turns
+        .iter()
+        .filter(|turn| {
+            turn.role != narrative_segment::TurnRole::Context
+                || pipeline.context_as != ContextAs::Drop
+        })
+        .collect();
+    from_narrative(render(&resolved, &turns, &options)).map(tidy).map_err(|err| {
+        let index = match err.kind() {
+            ErrorKind::UnsupportedRole { message, .. }
+            | ErrorKind::UnconvertiblePart { message, .. } => Some(*message),
+            _ => None,
+        };
+        let at = index
+            .and_then(|i| kept.get(i))
+            .map(|turn| location(turn.delimiter.unwrap_or(turn.span).start));
+        err.located(at)
+    })
+}
+
+/// `transcript` flipped for its speaker.
+pub(crate) fn flip(transcript: &Transcript) -> Result<Vec<Message>, Error> {
+    let flipped =
+        transcript_flip::flip(&transcript.turns, &transcript.speaker, &transcript.options)
+            .map_err(|err| Error::new(ErrorKind::Transcript(err)))?;
+    // flip speaks core messages (stages-14); through LLMR's shape into the
+    // pipeline's own messages until the conversion glue goes.
+    from_transcript(flipped.into_iter().map(transcript_flip::Message::from).collect())
+}
+
+/// The whole text as one message, in the role the preamble is given.
+pub(crate) fn whole_text(text: &str, context_as: ContextAs) -> Result<Vec<Message>, Error> {
+    let role = match context_as {
+        ContextAs::System => Role::System,
+        ContextAs::User => Role::User,
+        ContextAs::Drop => return Ok(Vec::new()),
+        _ => {
+            return Err(Error::new(ErrorKind::UnsupportedRole {
+                from: "narrative",
+                message: 0,
+                role: "context".to_owned(),
+            }));
+        }
+    };
+    Ok(tidy(vec![Message::text(role, text)]))
+}
+
+/// Trims the blank lines around each text part (a narrative keeps them, as
+/// they separate turns in the file) and the whitespace at its end, and
+/// leaves out text parts and then messages that hold nothing but whitespace.
+/// The indentation of the first line is kept (it may be an indented code
+/// block).
+fn tidy(messages: Vec<Message>) -> Vec<Message> {
+    messages
+        .into_iter()
+        .filter_map(|mut message| {
+            message.content.retain_mut(|part| match part {
+                ContentPart::Text { text } => {
+                    let trimmed = without_blank_lines_around(text);
+                    if trimmed.len() != text.len() {
+                        *text = trimmed.to_owned();
+                    }
+                    !text.is_empty()
+                }
+                _ => true,
+            });
+            (!message.content.is_empty()).then_some(message)
+        })
+        .collect()
+}
+
+/// `text` without its leading blank lines and its trailing whitespace.
+fn without_blank_lines_around(text: &str) -> &str {
+    let text = text.trim_end();
+    let blank = text.len() - text.trim_start().len();
+    match text[..blank].rfind('\n') {
+        Some(newline) => &text[newline + 1..],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy_trims_and_leaves_out_blank_turns() {
+        let messages =
+            vec![Message::text(Role::System, "\n  \n"), Message::text(Role::User, "\nhi\n\n")];
+        assert_eq!(tidy(messages), [Message::text(Role::User, "hi")]);
+        let code = vec![Message::text(Role::User, "\n\n    let x = 1;\n  \n")];
+        assert_eq!(tidy(code), [Message::text(Role::User, "    let x = 1;")]);
+        assert_eq!(without_blank_lines_around(" \r\n\t a \n b \r\n"), "\t a \n b");
+    }
+}

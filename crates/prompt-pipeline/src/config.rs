@@ -1,0 +1,180 @@
+//! The pipeline's configuration: a [`Pipeline`], made by a
+//! [`PipelineBuilder`].
+
+use std::sync::Arc;
+
+use minijinja_brackets::Environment;
+use narrative_segment::{AttachmentLimits, ContextAs, Dialect};
+use serde::{Deserialize, Serialize};
+
+use crate::alternation::Alternation;
+use crate::provider::Provider;
+
+/// Which of the text stages run. All are on by default; the provider stage
+/// is left out by calling [`Compiled::arrange`](crate::Compiled::arrange)
+/// instead of [`Compiled::build`](crate::Compiled::build).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Stages {
+    /// Stage 1: strip `///` comments and read their metadata. Off, the text
+    /// goes on as written and there are no parameters.
+    pub comments: bool,
+    /// Stage 2: render the bracket template. Off, `[[ ]]` and `[% %]` are
+    /// text.
+    pub template: bool,
+    /// Stage 3: split the narrative into role turns and resolve embeds. Off,
+    /// the whole text is one message in the role
+    /// [`PipelineBuilder::context_as`] gives the preamble.
+    pub segment: bool,
+}
+
+impl Default for Stages {
+    fn default() -> Stages {
+        Stages { comments: true, template: true, segment: true }
+    }
+}
+
+/// How to turn an authored prompt into a request: the provider, the stages,
+/// and each stage's settings. Cheap to clone and to share between threads
+/// (the settings are behind one `Arc`); made by [`Pipeline::builder`], or
+/// [`Pipeline::new`] for the defaults.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    pub(crate) config: Arc<Config>,
+}
+
+/// A pipeline's settings (see the [`PipelineBuilder`] methods).
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) provider: Provider,
+    pub(crate) stages: Stages,
+    pub(crate) context_as: ContextAs,
+    pub(crate) alternation: Alternation,
+    pub(crate) dialect: Dialect,
+    pub(crate) attachment_limits: AttachmentLimits,
+    pub(crate) environment: Environment,
+    /// `name=value` pairs set over the prompt's own parameters.
+    pub(crate) params: Vec<(String, String)>,
+}
+
+/// Sets a [`Pipeline`]'s settings, then [`PipelineBuilder::build`]s it.
+#[derive(Debug, Clone)]
+pub struct PipelineBuilder {
+    config: Config,
+}
+
+impl Pipeline {
+    /// A pipeline with every stage on, building for `provider`: the
+    /// preamble becomes the system message, same-role turns are arranged as
+    /// the provider requires ([`Alternation::Auto`]), the narrative is read
+    /// in the Standard dialect and the template with a default
+    /// [`Environment`]. The same as `Pipeline::builder(provider).build()`.
+    pub fn new(provider: Provider) -> Pipeline {
+        Pipeline::builder(provider).build()
+    }
+
+    /// A builder starting from [`Pipeline::new`]'s settings.
+    pub fn builder(provider: Provider) -> PipelineBuilder {
+        PipelineBuilder {
+            config: Config {
+                provider,
+                stages: Stages::default(),
+                context_as: ContextAs::System,
+                alternation: Alternation::Auto,
+                dialect: Dialect::Standard,
+                attachment_limits: AttachmentLimits::default(),
+                environment: Environment::new(),
+                params: Vec::new(),
+            },
+        }
+    }
+
+    /// The provider [`Compiled::build`](crate::Compiled::build) builds for.
+    pub fn provider(&self) -> Provider {
+        self.config.provider
+    }
+
+    /// The stages that run.
+    pub fn stages(&self) -> Stages {
+        self.config.stages
+    }
+
+    /// The size limits for bundles and embeds directories, for reading a
+    /// [`Source`](crate::Source).
+    pub fn attachment_limits(&self) -> &AttachmentLimits {
+        &self.config.attachment_limits
+    }
+
+    /// The template environment.
+    pub fn environment(&self) -> &Environment {
+        &self.config.environment
+    }
+}
+
+impl PipelineBuilder {
+    /// Sets the provider requests are built for.
+    pub fn provider(mut self, provider: Provider) -> PipelineBuilder {
+        self.config.provider = provider;
+        self
+    }
+
+    /// Switches stages 1 to 3 on or off.
+    pub fn stages(mut self, stages: Stages) -> PipelineBuilder {
+        self.config.stages = stages;
+        self
+    }
+
+    /// Where the narrative's preamble (the text before the first role
+    /// delimiter) goes: [`ContextAs::System`] (the default), `User`, or
+    /// `Drop`. `Keep` makes a preamble an error, since no provider has a
+    /// `context` role.
+    pub fn context_as(mut self, context_as: ContextAs) -> PipelineBuilder {
+        self.config.context_as = context_as;
+        self
+    }
+
+    /// Whether same-role turns are merged and the conversation made to
+    /// start with the user before the provider stage.
+    pub fn alternation(mut self, alternation: Alternation) -> PipelineBuilder {
+        self.config.alternation = alternation;
+        self
+    }
+
+    /// The narrative dialect (Standard by default).
+    pub fn dialect(mut self, dialect: Dialect) -> PipelineBuilder {
+        self.config.dialect = dialect;
+        self
+    }
+
+    /// The size limits for bundles and embeds directories.
+    pub fn attachment_limits(mut self, limits: AttachmentLimits) -> PipelineBuilder {
+        self.config.attachment_limits = limits;
+        self
+    }
+
+    /// The template environment (with the host's own filters and functions,
+    /// limits, strictness).
+    pub fn environment(mut self, environment: Environment) -> PipelineBuilder {
+        self.config.environment = environment;
+        self
+    }
+
+    /// Request parameters set by the host, applied after the prompt's
+    /// `/// param:` lines, so they win (`("model", "claude-sonnet-4-5")` to
+    /// build a prompt written for another provider's model). They apply even
+    /// when the comments stage is off.
+    pub fn params<I, N, V>(mut self, pairs: I) -> PipelineBuilder
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: Into<String>,
+        V: Into<String>,
+    {
+        self.config.params = pairs.into_iter().map(|(n, v)| (n.into(), v.into())).collect();
+        self
+    }
+
+    /// The pipeline with these settings.
+    pub fn build(self) -> Pipeline {
+        Pipeline { config: Arc::new(self.config) }
+    }
+}

@@ -1,0 +1,103 @@
+//! What `build` and `batch` share: the prompt file as a pipeline source,
+//! its notices as warnings, and the diagnostic of a pipeline error.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use prompt_suite::pipeline::{self as prompt_pipeline, Attachments, Notice, Pipeline, Source};
+
+use crate::args::PipelineArgs;
+use crate::diagnostic::{Diagnostic, Reportable};
+use crate::input::Input;
+
+/// The prompt of `input` (a bundle or text), with `--embeds-dir`.
+pub(crate) fn source(
+    args: &PipelineArgs,
+    pipeline: &Pipeline,
+    input: &Input,
+) -> Result<Source, Diagnostic> {
+    let name = input.path().and_then(Path::to_str).unwrap_or("stdin");
+    let source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
+        .map_err(|err| diagnostic(&err, input, None, None))?;
+    match &args.embeds_dir {
+        Some(dir) => {
+            let attachments =
+                Attachments::directory(dir, *pipeline.attachment_limits()).map_err(|err| {
+                    let err = prompt_pipeline::Error::from(err);
+                    diagnostic(&err, input, None, None).with_origin(dir.display().to_string())
+                })?;
+            Ok(source.with_attachments(attachments))
+        }
+        None => Ok(source),
+    }
+}
+
+/// Prints `notices` as warnings; one with a place in the prompt (a repeated
+/// `/// param:` key) is drawn on `prompt_text`.
+pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str) {
+    for notice in notices {
+        let mut warning = Diagnostic::new(notice.as_str(), notice.message());
+        if let Notice::DuplicateParam { line, column, .. } = notice {
+            warning = warning
+                .at(*line, *column)
+                .with_source(prompt_text)
+                .with_origin(input.origin().to_owned());
+        }
+        crate::diagnostic::warn(warning);
+    }
+}
+
+/// The diagnostic for a pipeline error: drawn on the prompt (`prompt_text`,
+/// which for a bundle is its narrative entry), on the transcript file, or
+/// with its snippet alone for a position in the rendered narrative.
+pub(crate) fn diagnostic(
+    err: &prompt_pipeline::Error,
+    input: &Input,
+    prompt_text: Option<&str>,
+    transcript: Option<&Input>,
+) -> Diagnostic {
+    use prompt_pipeline::Origin;
+    let base = Diagnostic::new(err.kind_name(), Reportable::message(err));
+    let Some((line, column)) = Reportable::position(err) else {
+        return base.with_origin(input.origin().to_owned());
+    };
+    let located = base.at(line, column).with_snippet(err.snippet().unwrap_or_default());
+    match err.origin() {
+        Some(Origin::Transcript) => {
+            let file = transcript.unwrap_or(input);
+            // Its columns do not count a byte order mark.
+            let text = file.text().ok().map(prompt_core::json::strip_bom);
+            with_source(located, text, file.origin())
+        }
+        Some(Origin::Rendered) => {
+            located.with_origin(format!("{} (as rendered by the template)", input.origin()))
+        }
+        _ => with_source(located, prompt_text.or(input.text().ok()), input.origin()),
+    }
+}
+
+fn with_source(diagnostic: Diagnostic, text: Option<&str>, origin: &str) -> Diagnostic {
+    let diagnostic = diagnostic.with_origin(origin.to_owned());
+    match text {
+        Some(text) => diagnostic.with_source(text),
+        None => diagnostic,
+    }
+}
+
+impl Reportable for prompt_pipeline::Error {
+    fn kind_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.kind().as_str())
+    }
+
+    fn message(&self) -> String {
+        prompt_pipeline::Error::message(self)
+    }
+
+    fn position(&self) -> Option<(usize, usize)> {
+        self.line().zip(self.column())
+    }
+
+    fn snippet(&self) -> Option<String> {
+        prompt_pipeline::Error::snippet(self).map(str::to_owned)
+    }
+}
