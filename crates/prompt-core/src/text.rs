@@ -184,7 +184,10 @@ pub const SNIPPET_CHARS: usize = 40;
 /// ```
 pub fn snippet(text: &str, span: Span) -> &str {
     let start = text.floor_char_boundary(span.start);
+    // At most SNIPPET_CHARS characters of at most 4 bytes: a snippet costs
+    // the same on a line of a megabyte (a stage may quote many).
     let rest = &text[start..];
+    let rest = &rest[..rest.floor_char_boundary(SNIPPET_CHARS * 4)];
     let line_end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
     let wanted =
         if span.is_empty() { line_end } else { line_end.min(span.end - start.min(span.end)) };
@@ -329,6 +332,13 @@ mod tests {
         assert_eq!(snippet("aéb", Span::new(2, 3)), "é");
         let long = "x".repeat(100);
         assert_eq!(snippet(&long, Span::new(0, 100)).len(), SNIPPET_CHARS);
+        // Only the start of a long line is looked at, in any width of
+        // character; the rule is the same.
+        let wide = "😀".repeat(100);
+        assert_eq!(snippet(&wide, Span::at(0)).chars().count(), SNIPPET_CHARS);
+        assert_eq!(snippet(&wide, Span::new(4, 12)), "😀😀");
+        let line = format!("{}\nnext", "é".repeat(30));
+        assert_eq!(snippet(&line, Span::at(0)).chars().count(), 30);
     }
 
     #[test]
