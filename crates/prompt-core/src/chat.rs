@@ -34,6 +34,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::json::RawJson;
+
 /// Who speaks a message.
 ///
 /// Parsed from exactly its lowercase name ([`Role::from_str`]); the role
@@ -199,9 +201,13 @@ impl<'de> Deserialize<'de> for Data {
 
 /// One piece of a message's content.
 ///
-/// More kinds will come (tool calls and their results); match with a
-/// fallback arm that refuses what it cannot carry, never one that drops it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// More kinds may come; match with a fallback arm that refuses what it
+/// cannot carry, never one that drops it.
+///
+/// Its serde form is internally tagged (`{"type": "text", "text": ...}`).
+/// It is read from JSON only (serde_json), because tool arguments are kept
+/// as their exact text, which serde's buffering of tagged enums would lose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Part {
@@ -225,6 +231,28 @@ pub enum Part {
         media_type: String,
         /// The raw file bytes.
         data: Data,
+    },
+    /// The model asks to call a tool (a part of an assistant message).
+    ToolCall {
+        /// The call's id, which its result names (OpenAI `tool_calls[].id`,
+        /// Anthropic `tool_use.id`; Gemini has none and matches by name).
+        id: String,
+        /// The tool's name, as declared.
+        name: String,
+        /// The arguments: a JSON object, kept exactly as written.
+        arguments: RawJson,
+    },
+    /// A tool's result, answering the call whose id it names (a part of a
+    /// [`Role::Tool`] message).
+    ToolResult {
+        /// The id of the [`Part::ToolCall`] it answers.
+        call_id: String,
+        /// What the tool returned (text, and images where the provider
+        /// takes them).
+        content: Vec<Part>,
+        /// The tool failed; `content` says how (Anthropic `is_error`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
     },
 }
 
@@ -256,14 +284,138 @@ impl Part {
         }
     }
 
+    /// A tool call part.
+    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: RawJson) -> Part {
+        Part::ToolCall { id: id.into(), name: name.into(), arguments }
+    }
+
+    /// A successful tool result holding one text part.
+    pub fn tool_result(call_id: impl Into<String>, text: impl Into<String>) -> Part {
+        Part::ToolResult {
+            call_id: call_id.into(),
+            content: vec![Part::text(text)],
+            is_error: false,
+        }
+    }
+
     /// What kind of part this is, for messages to people: `text`,
-    /// `image (image/png)` or `file (application/pdf)`.
+    /// `image (image/png)`, `file (application/pdf)`, `tool call (NAME)` or
+    /// `tool result (ID)`.
     pub fn describe(&self) -> String {
         match self {
             Part::Text { .. } => "text".to_owned(),
             Part::Image { media_type, .. } => format!("image ({media_type})"),
             Part::File { media_type, .. } => format!("file ({media_type})"),
+            Part::ToolCall { name, .. } => format!("tool call ({name})"),
+            Part::ToolResult { call_id, .. } => format!("tool result ({call_id})"),
         }
+    }
+}
+
+/// The fields of each kind of [`Part`], read from a part's own JSON text
+/// after its `type` (serde's derived tagged-enum reader buffers the fields,
+/// and a buffered `RawValue` cannot be read).
+mod part_serde {
+    use std::borrow::Cow;
+
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+
+    use super::{Data, Part};
+    use crate::json::RawJson;
+
+    #[derive(Deserialize)]
+    struct Tag<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+    }
+
+    #[derive(Deserialize)]
+    struct Text {
+        text: String,
+    }
+
+    #[derive(Deserialize)]
+    struct Image {
+        media_type: String,
+        data: Data,
+    }
+
+    #[derive(Deserialize)]
+    struct File {
+        filename: String,
+        media_type: String,
+        data: Data,
+    }
+
+    #[derive(Deserialize)]
+    struct ToolCall {
+        id: String,
+        name: String,
+        arguments: RawJson,
+    }
+
+    /// A result's content is read one part at a time, as raw text, and may
+    /// not hold tool calls or results itself: nesting stops at one level, so
+    /// no part is read more than twice and hostile nesting cannot go deep.
+    #[derive(Deserialize)]
+    struct ToolResult<'a> {
+        call_id: String,
+        #[serde(borrow)]
+        content: Vec<&'a RawValue>,
+        #[serde(default)]
+        is_error: bool,
+    }
+
+    fn read<'a, T: Deserialize<'a>, E: serde::de::Error>(text: &'a str) -> Result<T, E> {
+        serde_json::from_str(text).map_err(E::custom)
+    }
+
+    impl<'de> Deserialize<'de> for Part {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Part, D::Error> {
+            let raw = <Box<RawValue>>::deserialize(deserializer)?;
+            part(raw.get(), true)
+        }
+    }
+
+    fn part<E: serde::de::Error>(text: &str, tools: bool) -> Result<Part, E> {
+        let tag: Tag<'_> = read(text)?;
+        let kind = &*tag.kind;
+        if !tools && matches!(kind, "tool_call" | "tool_result") {
+            return Err(E::custom(format!("a tool result cannot hold a `{kind}` part")));
+        }
+        Ok(match kind {
+            "text" => {
+                let Text { text } = read(text)?;
+                Part::Text { text }
+            }
+            "image" => {
+                let Image { media_type, data } = read(text)?;
+                Part::Image { media_type, data }
+            }
+            "file" => {
+                let File { filename, media_type, data } = read(text)?;
+                Part::File { filename, media_type, data }
+            }
+            "tool_call" => {
+                let ToolCall { id, name, arguments } = read(text)?;
+                Part::ToolCall { id, name, arguments }
+            }
+            "tool_result" => {
+                let ToolResult { call_id, content, is_error } = read(text)?;
+                let content = content
+                    .into_iter()
+                    .map(|raw| part(raw.get(), false))
+                    .collect::<Result<_, E>>()?;
+                Part::ToolResult { call_id, content, is_error }
+            }
+            other => {
+                return Err(E::unknown_variant(
+                    other,
+                    &["text", "image", "file", "tool_call", "tool_result"],
+                ));
+            }
+        })
     }
 }
 
@@ -319,6 +471,49 @@ mod tests {
         assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
         let bad = r#"{"type":"image","media_type":"image/png","data":"!!"}"#;
         assert!(serde_json::from_str::<Part>(bad).is_err());
+    }
+
+    #[test]
+    fn tool_calls_and_results_have_a_neutral_json_form() {
+        let arguments =
+            RawJson::parse(r#"{"city": "Paris", "id": 123456789012345678901234567890}"#).unwrap();
+        let call = Message {
+            role: Role::Assistant,
+            content: vec![Part::tool_call("call_1", "weather", arguments)],
+            name: None,
+        };
+        let json = serde_json::to_string(&call).unwrap();
+        assert_eq!(
+            json,
+            r#"{"role":"assistant","content":[{"type":"tool_call","id":"call_1","name":"weather","arguments":{"city": "Paris", "id": 123456789012345678901234567890}}]}"#
+        );
+        let back: Message = crate::json::Reader::new().any_integers().parse(&json).unwrap();
+        assert_eq!(back, call);
+        let result = Message {
+            role: Role::Tool,
+            content: vec![Part::tool_result("call_1", "18 C")],
+            name: None,
+        };
+        let json = serde_json::to_string(&result).unwrap();
+        assert_eq!(
+            json,
+            r#"{"role":"tool","content":[{"type":"tool_result","call_id":"call_1","content":[{"type":"text","text":"18 C"}]}]}"#
+        );
+        let failed = r#"{"type":"tool_result","call_id":"c","content":[],"is_error":true}"#;
+        let Part::ToolResult { is_error, .. } = serde_json::from_str::<Part>(failed).unwrap()
+        else {
+            unreachable!()
+        };
+        assert!(is_error);
+        assert_eq!(result.content[0].describe(), "tool result (call_1)");
+        // Results do not nest: hostile nesting cannot go deep.
+        let nested = r#"{"type":"tool_result","call_id":"c","content":[{"type":"tool_result","call_id":"d","content":[]}]}"#;
+        let err = serde_json::from_str::<Part>(nested).unwrap_err();
+        assert!(
+            err.to_string().contains("a tool result cannot hold a `tool_result` part"),
+            "{err}"
+        );
+        assert_eq!(call.content[0].describe(), "tool call (weather)");
     }
 
     #[test]

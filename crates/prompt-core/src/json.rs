@@ -447,6 +447,94 @@ fn is_integer(token: &str) -> bool {
         && (digits == "0" || !digits.starts_with('0'))
 }
 
+/// A JSON value kept as its text, exactly as written: numbers keep their
+/// digits, keys their order. Equal when the texts are equal.
+///
+/// Serialized as the JSON it holds (not as a string), and read from any JSON
+/// value. Tool-call arguments are carried this way, so a 30-digit id in them
+/// reaches the provider unchanged.
+///
+/// ```
+/// use prompt_core::json::RawJson;
+///
+/// let args = RawJson::parse(r#"{"id": 123456789012345678901234567890}"#)?;
+/// assert!(args.is_object());
+/// assert_eq!(serde_json::to_string(&args)?, r#"{"id": 123456789012345678901234567890}"#);
+/// assert!(RawJson::parse("{\"a\": 1, \"a\": 2}").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct RawJson(Box<serde_json::value::RawValue>);
+
+impl RawJson {
+    /// `text` as one JSON value, read strictly (see [`from_str`]) except that
+    /// integers of any size are kept by their text; surrounding whitespace
+    /// and a byte order mark are dropped.
+    ///
+    /// # Errors
+    ///
+    /// What [`Reader::parse`] reports.
+    pub fn parse(text: &str) -> Result<RawJson, JsonError> {
+        let raw: Box<serde_json::value::RawValue> = Reader::new().any_integers().parse(text)?;
+        let trimmed = raw.get().trim();
+        Ok(if trimmed.len() == raw.get().len() {
+            RawJson(raw)
+        } else {
+            RawJson(
+                serde_json::value::RawValue::from_string(trimmed.to_owned())
+                    .map_err(|err| JsonError::from_serde(trimmed, &err))?,
+            )
+        })
+    }
+
+    /// The empty object `{}`.
+    pub fn empty_object() -> RawJson {
+        RawJson(serde_json::value::RawValue::from_string("{}".to_owned()).expect("valid JSON"))
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Whether the value is an object (tool arguments must be one).
+    pub fn is_object(&self) -> bool {
+        self.as_str().starts_with('{')
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &RawJson) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for RawJson {}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawJson({})", self.as_str())
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RawJson, D::Error> {
+        <Box<serde_json::value::RawValue>>::deserialize(deserializer).map(RawJson)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
