@@ -19,6 +19,8 @@ pub(crate) struct Registry {
     pub(crate) filters: IndexMap<Arc<str>, Filter>,
     pub(crate) tests: IndexMap<Arc<str>, Test>,
     pub(crate) functions: IndexMap<Arc<str>, Function>,
+    /// What the host added, for `Debug`.
+    host: HostNames,
 }
 
 impl Default for Registry {
@@ -30,6 +32,7 @@ impl Default for Registry {
             filters: table(crate::defaults::filters()),
             tests: table(crate::defaults::tests()),
             functions: table(crate::defaults::functions()),
+            host: HostNames::default(),
         }
     }
 }
@@ -55,8 +58,6 @@ pub struct Environment {
     /// Shared by the templates compiled from it; copied when a host adds to
     /// it afterwards.
     registry: Arc<Registry>,
-    /// What the host added, for `Debug`.
-    host: HostNames,
 }
 
 #[derive(Clone, Default)]
@@ -78,9 +79,9 @@ impl fmt::Debug for Environment {
             .field("limits", &self.limits)
             .field("strict", &self.strict)
             .field("whitespace", &self.whitespace)
-            .field("host_filters", &sorted(&self.host.filters))
-            .field("host_tests", &sorted(&self.host.tests))
-            .field("host_functions", &sorted(&self.host.functions))
+            .field("host_filters", &sorted(&self.registry.host.filters))
+            .field("host_tests", &sorted(&self.registry.host.tests))
+            .field("host_functions", &sorted(&self.registry.host.functions))
             .finish()
     }
 }
@@ -148,8 +149,9 @@ impl Environment {
         let name = name.into();
         let run = Arc::from(filter.into_filter(&name));
         let entry = Filter::from_run(run);
-        Arc::make_mut(&mut self.registry).filters.insert(Arc::from(name.as_str()), entry);
-        self.host.filters.push(name);
+        let registry = Arc::make_mut(&mut self.registry);
+        registry.filters.insert(Arc::from(name.as_str()), entry);
+        registry.host.filters.push(name);
     }
 
     /// Adds (or replaces) a test, usable as `value is name(args)`: a
@@ -174,8 +176,9 @@ impl Environment {
     {
         let name = name.into();
         let entry = Test::from_run(Arc::from(test.into_test(&name)));
-        Arc::make_mut(&mut self.registry).tests.insert(Arc::from(name.as_str()), entry);
-        self.host.tests.push(name);
+        let registry = Arc::make_mut(&mut self.registry);
+        registry.tests.insert(Arc::from(name.as_str()), entry);
+        registry.host.tests.push(name);
     }
 
     /// Adds (or replaces) a global function, callable as `name(args)`.
@@ -193,8 +196,9 @@ impl Environment {
     {
         let name = name.into();
         let entry = Function { run: Arc::from(function.into_function(&name)) };
-        Arc::make_mut(&mut self.registry).functions.insert(Arc::from(name.as_str()), entry);
-        self.host.functions.push(name);
+        let registry = Arc::make_mut(&mut self.registry);
+        registry.functions.insert(Arc::from(name.as_str()), entry);
+        registry.host.functions.push(name);
     }
 
     /// The filters, tests and functions templates compiled now resolve

@@ -10,11 +10,14 @@ language is described in the suite's `docs/language.md`.
 # Overview
 
 * [`Environment`] holds the configuration ([`Limits`], strict undefined
-  values, Jinja's opt-in `trim_blocks`/`lstrip_blocks`) and the filter, test
-  and function registries; hosts add their own filters and functions.
-  [`Environment::compile`] parses a template once; unknown filters and tests
-  are reported then, with a "did you mean" for typos.
-* [`Template`] is a compiled template; [`Template::render`] takes a
+  values, Jinja's opt-in `trim_blocks`/`lstrip_blocks`) and one registry of
+  filters, tests and functions: the built-ins and the host's own are
+  registered the same way and called with the same [`Arguments`]
+  (positional and keyword). [`Environment::compile`] parses a template
+  once, then resolves its filter and test names; unknown ones are reported
+  then, with a "did you mean" for typos.
+* [`Template`] is a compiled template, owned (`Clone + Send + Sync +
+  'static`: it holds its source and its syntax tree); [`Template::render`] takes a
   [`Context`] (the state, local and global stores, each a JSON object) and a
   seed, and returns a [`Rendered`]: the output and its data ranges, the
   three stores after rendering, the ordered [`StoreWrite`]s and the ordered
@@ -102,8 +105,11 @@ Every failure is an [`Error`] with an [`ErrorKind`] (`syntax_error`,
 `invalid_operation`, `recursion_limit`, `out_of_fuel`, `output_limit`,
 `memory_limit`, `undefined_error`, `too_many_paths` for an exact
 distribution beyond its cap, and `invalid_json` for [`Context::from_json`]),
-a message, and for anything the template (or the JSON text) caused, the
-line, column and snippet.
+a message, and for anything the template (or the JSON text) caused, a
+byte [`Span`], the line, column and snippet (computed through
+`prompt_core::text`). [`Error`] is a `prompt_core::diagnostic::Diagnostic`:
+its `Display` is the message; [`Error::annotated`] draws the line with a
+caret.
 
 # Limits
 
@@ -118,7 +124,7 @@ Nesting counts one level per bracket pair, prefix or chained operator,
 postfix operation, conditional and block, and 100 levels fit the stack
 budget in debug builds too. Name lookups are O(1) (names are numbered when
 compiling) and "did you mean" searches are bounded, so compiling,
-rendering and analysing stay linear in the template's size. Its `Display` draws the line with a caret.
+rendering and analysing stay linear in the template's size.
 Unknown filters and tests are found when compiling, even in branches that
 never run. [`StateHistory`] operations and files fail with a
 [`HistoryError`] (`invalid_history` with line and column,

@@ -1,4 +1,4 @@
-//! The host-facing API: registering filters and functions, reusing a
+//! The host-facing API: registering filters, tests and functions, reusing a
 //! compiled template, limits, strict mode, and errors from host code.
 
 use minijinja_brackets::{Context, Environment, Error, ErrorKind, Scope, Value, ValueKind};
@@ -140,4 +140,123 @@ fn jinja_whitespace_modes_are_opt_in() {
     // Indentation after other content on the line is not stripped.
     let inline = env.render_str("a  [% if true %]b[% endif %]", &context, 0);
     assert_eq!(inline.unwrap().output, "a  b");
+}
+
+/// Host filters, tests and functions take the built-ins' own signature,
+/// keyword arguments included.
+#[test]
+fn host_callables_take_keyword_arguments() {
+    use minijinja_brackets::Arguments;
+    let mut env = Environment::new();
+    env.add_filter("around", |value: Value, args: Arguments<'_>| {
+        let [with] = args.bind("filter `around`", ["with"])?;
+        let with = with.as_str().unwrap_or("*").to_owned();
+        Ok(Value::from(format!("{with}{value}{with}")))
+    });
+    env.add_test("longer", |value: &Value, args: Arguments<'_>| {
+        let [than] = args.bind("test `longer`", ["than"])?;
+        Ok(value.to_string().chars().count() as i64 > than.as_i64().unwrap_or(0))
+    });
+    env.add_function("pair", |args: Arguments<'_>| {
+        let [a, b] = args.bind("function `pair`", ["a", "b"])?;
+        Ok(Value::from(vec![a, b]))
+    });
+    let out = env
+        .render_str(
+            "[[ 'x' -> around(with='_') ]] [[ 'abc' is longer(than=2) ]] \
+             [[ 'abc' is not longer(2) ]] [[ pair(b=2, a=1) ]]",
+            &Context::default(),
+            0,
+        )
+        .unwrap();
+    assert_eq!(out.output, "_x_ true false [1,2]");
+    let err = env.render_str("[[ 1 -> around(by=1) ]]", &Context::default(), 0).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.message()),
+        (ErrorKind::BadArguments, "filter `around` has no parameter named `by`")
+    );
+    // A host test is known at compile time and suggested for a typo.
+    let err = env.compile("[[ 1 is longr ]]").unwrap_err();
+    assert_eq!(
+        (err.kind(), err.message()),
+        (ErrorKind::UnknownTest, "unknown test `longr` (did you mean `longer`?)")
+    );
+}
+
+/// A positional-only host function refuses keyword arguments, as before.
+#[test]
+fn positional_host_functions_refuse_keywords() {
+    let mut env = Environment::new();
+    env.add_function("one", |_: &[Value]| Ok(Value::from(1)));
+    let err = env.render_str("[[ one(x=1) ]]", &Context::default(), 0).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.message()),
+        (ErrorKind::BadArguments, "function `one` takes no keyword arguments")
+    );
+}
+
+/// A compiled template owns its source: it outlives the environment and
+/// the source text, and is shared by threads.
+#[test]
+fn templates_are_owned_and_shared() {
+    fn owned<T: Clone + Send + Sync + 'static>(_: &T) {}
+    let template = {
+        let mut env = Environment::new();
+        env.add_filter("shout", |v: &Value, _: &[Value]| Ok(Value::from(format!("{v}!"))));
+        let source = String::from("[[ name -> shout ]]");
+        env.compile(&source).unwrap()
+    };
+    owned(&template);
+    let context = context(r#"{"state": {"name": "Ann"}}"#);
+    let outputs: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let template = template.clone();
+                let context = &context;
+                s.spawn(move || template.render(context, 0).unwrap().output)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(outputs, ["Ann!", "Ann!"]);
+    assert_eq!(template.source(), "[[ name -> shout ]]");
+}
+
+/// Names are resolved after parsing, but the first problem in the source
+/// is still the one reported: an unknown filter before a syntax error
+/// (or an unclosed block) is the error, as when the parser looked names up.
+#[test]
+fn an_unknown_name_before_a_syntax_error_is_the_error() {
+    let env = Environment::new();
+    let err = env.compile("[[ x -> shuot ]] [[ 1 + ]]").unwrap_err();
+    assert_eq!((err.kind(), err.message()), (ErrorKind::UnknownFilter, "unknown filter `shuot`"));
+    let err = env.compile("[% if x %][[ x is tal ]]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownTest);
+    // The first in the source, whichever kind.
+    let err = env.compile("[[ x is tal ]][[ x -> shuot ]]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownTest);
+    let err = env.compile("[[ x -> shuot ]][[ x is tal ]]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownFilter);
+    // A syntax error before any unknown name is the error.
+    let err = env.compile("[[ 1 + ]][[ x -> shuot ]]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::SyntaxError);
+}
+
+/// The error is a `prompt_core` diagnostic: its `Display` is the message,
+/// its span a byte span of the template.
+#[test]
+fn errors_are_diagnostics() {
+    use prompt_core::diagnostic::{Diagnostic, Origin, Report};
+    let source = "ab\n[[ x -> shuot ]]";
+    let err = Environment::new().compile(source).unwrap_err();
+    assert_eq!(Diagnostic::kind(&err), "unknown_filter");
+    assert_eq!(err.to_string(), err.message());
+    assert_eq!(Diagnostic::span(&err).map(|s| s.range()), Some(11..16));
+    assert_eq!(err.origin(), Origin::Input);
+    let report = Report::new(&err, Some(source));
+    assert_eq!((report.line, report.column), (Some(2), Some(9)));
+    assert_eq!(report.snippet.as_deref(), Some("shuot"));
+    assert!(err.annotated().to_string().starts_with("error[unknown_filter]: unknown filter"));
+    let err = Context::from_json("{\"state\": [}").unwrap_err();
+    assert_eq!(err.origin(), Origin::Named("context".into()));
 }

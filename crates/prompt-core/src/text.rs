@@ -136,6 +136,33 @@ impl LineIndex {
         Position { line, column: columns(before, line) + 1 }
     }
 
+    /// The position of byte `offset` of `text`, counting on from `known`
+    /// (an earlier offset and its position) when it is on the same line and
+    /// not after `offset`, else as [`LineIndex::position`]: a stage that
+    /// places many offsets in increasing order (one per warning) pays for
+    /// each character once, even on one long line.
+    ///
+    /// ```
+    /// use prompt_core::text::LineIndex;
+    ///
+    /// let text = "ab\nçdéf";
+    /// let index = LineIndex::new(text);
+    /// let first = index.position(text, 5);
+    /// assert_eq!(index.position_after(text, 8, (5, first)), index.position(text, 8));
+    /// assert_eq!(index.position_after(text, 1, (5, first)), index.position(text, 1));
+    /// ```
+    pub fn position_after(&self, text: &str, offset: usize, known: (usize, Position)) -> Position {
+        let offset = text.floor_char_boundary(offset);
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        let (from, position) = known;
+        match text.get(from..offset) {
+            Some(between) if position.line == line && from > self.starts[line - 1] => {
+                Position { line, column: position.column + between.chars().count() }
+            }
+            _ => self.position(text, offset),
+        }
+    }
+
     /// The text of 1-based `line` of `text`, without its line ending (LF or
     /// CRLF); empty past the last line.
     pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
@@ -184,7 +211,10 @@ pub const SNIPPET_CHARS: usize = 40;
 /// ```
 pub fn snippet(text: &str, span: Span) -> &str {
     let start = text.floor_char_boundary(span.start);
+    // At most SNIPPET_CHARS characters of at most 4 bytes: a snippet costs
+    // the same on a line of a megabyte (a stage may quote many).
     let rest = &text[start..];
+    let rest = &rest[..rest.floor_char_boundary(SNIPPET_CHARS * 4)];
     let line_end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
     let wanted =
         if span.is_empty() { line_end } else { line_end.min(span.end - start.min(span.end)) };
@@ -329,6 +359,22 @@ mod tests {
         assert_eq!(snippet("aéb", Span::new(2, 3)), "é");
         let long = "x".repeat(100);
         assert_eq!(snippet(&long, Span::new(0, 100)).len(), SNIPPET_CHARS);
+        // Counting on from an earlier position gives the same positions.
+        let text = "\u{feff}ab ç\nd é f\n";
+        let index = LineIndex::new(text);
+        let mut known = (0, index.position(text, 0));
+        for offset in 0..=text.len() {
+            let at = index.position_after(text, offset, known);
+            assert_eq!(at, index.position(text, offset), "{offset}");
+            known = (text.floor_char_boundary(offset), at);
+        }
+        // Only the start of a long line is looked at, in any width of
+        // character; the rule is the same.
+        let wide = "😀".repeat(100);
+        assert_eq!(snippet(&wide, Span::at(0)).chars().count(), SNIPPET_CHARS);
+        assert_eq!(snippet(&wide, Span::new(4, 12)), "😀😀");
+        let line = format!("{}\nnext", "é".repeat(30));
+        assert_eq!(snippet(&line, Span::at(0)).chars().count(), 30);
     }
 
     #[test]

@@ -135,6 +135,10 @@ pub struct Warning {
     pub column: usize,
     /// The offending text (at most 40 characters of one line).
     pub snippet: String,
+    /// The byte span in the template (not serialized: the JSON form has
+    /// the line, column and snippet).
+    #[serde(skip)]
+    pub span: prompt_core::text::Span,
 }
 
 /// The kinds of [`Warning`].

@@ -11,15 +11,14 @@ use super::{
 };
 use crate::arguments::NameIndex;
 use crate::context::{Context, Scope};
+use prompt_core::text::{LineIndex, Position};
+
 use crate::environment::Environment;
 use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::syntax::ast::{
     CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Node, Target, TargetName,
 };
-
-/// How many characters of the offending text a warning's snippet keeps.
-const SNIPPET_CHARS: usize = 40;
 
 /// Analyses a parsed template; `context` tells which state variables the
 /// host provides.
@@ -36,10 +35,8 @@ pub(crate) fn analyze(
         env,
         resolved,
         source,
-        line_starts: std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
-            .collect(),
-        last_position: Cell::new((0, 1, 1)),
+        lines: LineIndex::new(source),
+        last_position: Cell::new((0, Position { line: 1, column: 1 })),
         macro_names: macros.iter().map(|m| m.name.text).collect(),
         frames: Vec::new(),
         reads: [Names::default(), Names::default(), Names::default()],
@@ -133,9 +130,9 @@ struct Walk<'e, 'a> {
     env: &'e Environment,
     resolved: &'e Resolution,
     source: &'a str,
-    line_starts: Vec<usize>,
-    /// The last position computed: byte offset, line, column.
-    last_position: Cell<(usize, usize, usize)>,
+    lines: LineIndex,
+    /// The last position computed and its byte offset.
+    last_position: Cell<(usize, Position)>,
     macro_names: HashSet<&'a str>,
     frames: Vec<Frame<'a>>,
     reads: [Names; 3],
@@ -164,17 +161,11 @@ impl<'a> Walk<'_, 'a> {
     /// Columns are counted on from the last position asked for when it is
     /// earlier on the same line: positions come mostly in source order, so
     /// a long single-line template costs linear time, not quadratic.
-    fn position(&self, offset: usize) -> (usize, usize) {
+    fn position(&self, offset: usize) -> Position {
         let offset = self.source.floor_char_boundary(offset);
-        let line = self.line_starts.partition_point(|&start| start <= offset);
-        let start = self.line_starts[line - 1];
-        let (last, last_column) = match self.last_position.get() {
-            (last, last_line, column) if last_line == line && last <= offset => (last, column),
-            _ => (start, 1),
-        };
-        let column = last_column + self.source[last..offset].chars().count();
-        self.last_position.set((offset, line, column));
-        (line, column)
+        let position = self.lines.position_after(self.source, offset, self.last_position.get());
+        self.last_position.set((offset, position));
+        position
     }
 
     /// The start of the `[% keyword ... %]` tag that holds byte `offset`
@@ -198,13 +189,14 @@ impl<'a> Walk<'_, 'a> {
     }
 
     fn warn(&mut self, kind: WarningKind, message: String, span: Span) {
-        let (line, column) = self.position(span.start());
-        let start = self.source.floor_char_boundary(span.start());
-        let end = self.source.floor_char_boundary(span.end().max(start));
-        let text = &self.source[start..end];
-        let text = text.split('\n').next().unwrap_or_default().trim_end_matches('\r');
-        let snippet = text.chars().take(SNIPPET_CHARS).collect();
-        self.warnings.push(Warning { kind, message, line, column, snippet });
+        let Position { line, column } = self.position(span.start());
+        let span = prompt_core::text::Span::from(span);
+        let snippet = if span.is_empty() {
+            String::new()
+        } else {
+            prompt_core::text::snippet(self.source, span).to_owned()
+        };
+        self.warnings.push(Warning { kind, message, line, column, snippet, span });
     }
 
     /// Whether a bare name is a loop variable, `loop` or a parameter here.
@@ -260,7 +252,7 @@ impl<'a> Walk<'_, 'a> {
             Node::Chance { branches, otherwise } => self.chance(branches, otherwise),
             Node::Weighted { choices } => self.weighted(choices),
             Node::Effect { kind, value, span } => {
-                let (line, column) = self.position(span.start());
+                let Position { line, column } = self.position(span.start());
                 let value_text = match &value.kind {
                     ExprKind::Const(v) => v.as_str().map(str::to_owned),
                     _ => None,
@@ -419,7 +411,7 @@ impl<'a> Walk<'_, 'a> {
     fn chance(&mut self, branches: &'a [(Expr<'a>, Vec<Node<'a>>)], otherwise: &'a [Node<'a>]) {
         let span = branches.first().map(|(p, _)| p.span).unwrap_or_default();
         let at = self.tag_start(span.start(), "chance").unwrap_or(span.start());
-        let (line, column) = self.position(at);
+        let Position { line, column } = self.position(at);
         let mut out = Vec::with_capacity(branches.len() + 1);
         // The chance that no earlier branch fired, when it is known.
         let mut remaining = Some(1.0);
@@ -476,7 +468,7 @@ impl<'a> Walk<'_, 'a> {
         let span = choices.first().map(|(w, _)| w.span).unwrap_or_default();
         let at =
             self.tag_start(span.start(), "choice").and_then(|at| self.tag_start(at, "weighted"));
-        let (line, column) = self.position(at.unwrap_or(span.start()));
+        let Position { line, column } = self.position(at.unwrap_or(span.start()));
         let values: Vec<Option<f64>> =
             choices.iter().map(|(w, _)| self.constant(w, "weight")).collect();
         let usable = |v: &Option<f64>| v.filter(|w| w.is_finite() && *w >= 0.0);

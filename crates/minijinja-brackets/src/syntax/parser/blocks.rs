@@ -1,0 +1,272 @@
+//! Block structure: tokens from the lexer, tag bodies through the
+//! grammar, blocks by recursive descent (each block a level of the one
+//! depth guard, `Grammar::enter`).
+
+use super::stmt::Stmt;
+use super::*;
+
+/// A template that failed to parse: the error, and the filter and test
+/// names written before the parser stopped.
+pub(crate) struct Failure<'a> {
+    pub(crate) error: Error,
+    pub(crate) filters: Vec<Callee<'a>>,
+    pub(crate) tests: Vec<Callee<'a>>,
+}
+
+/// Parses a whole template: tokens from the lexer, tag bodies with the
+/// grammar, blocks by recursive descent.
+pub(crate) struct TemplateParser<'a> {
+    grammar: Grammar<'a>,
+    lexer: Lexer<'a>,
+}
+
+/// A statement tag and its span, boxed: it is large, and the block parser
+/// is on the native stack once per nesting level.
+type Tag<'a> = Box<(Stmt<'a>, Span)>;
+
+/// How a block body ended: the closing statement and its span.
+type Closing<'a> = Option<Tag<'a>>;
+
+/// What the next token of a block body is.
+enum Piece<'a> {
+    Node(Node<'a>),
+    Tag(Tag<'a>),
+    End,
+}
+
+/// Conditional branches (head expression and body) and the `else` body.
+type Branches<'a> = (Vec<(Expr<'a>, Vec<Node<'a>>)>, Vec<Node<'a>>);
+
+impl<'a> TemplateParser<'a> {
+    pub(crate) fn new(
+        source: &'a str,
+        limits: &Limits,
+        whitespace: Whitespace,
+    ) -> TemplateParser<'a> {
+        TemplateParser {
+            grammar: Grammar {
+                source,
+                depth: Cell::new(0),
+                limit: limits.nesting_limit,
+                stack: StackBudget::new(limits.stack_limit),
+                names: RefCell::new(HashMap::new()),
+                filters: RefCell::default(),
+                tests: RefCell::default(),
+            },
+            lexer: Lexer::new(source, whitespace),
+        }
+    }
+
+    /// The template, or the error with the filter and test names written
+    /// before it (an unknown one among them is reported instead, as it
+    /// came first).
+    pub(crate) fn parse(mut self) -> Result<Template<'a>, Failure<'a>> {
+        let parsed = self.body(&[]);
+        let filters = self.grammar.filters.into_inner().first;
+        let tests = self.grammar.tests.into_inner().first;
+        match parsed {
+            Ok((body, closing)) => {
+                debug_assert!(closing.is_none());
+                Ok(Template { body, names: self.grammar.names.into_inner(), filters, tests })
+            }
+            Err(error) => Err(Failure { error, filters, tests }),
+        }
+    }
+
+    fn error(&self, err: nom::Err<PErr<'a>>, fallback: &'a str) -> Error {
+        let source = self.grammar.source;
+        match err {
+            nom::Err::Error(e) | nom::Err::Failure(e) => {
+                let at = e.at.trim_start();
+                let start = source.offset(at);
+                let end = start + token_len(at);
+                let message = e.message.unwrap_or_else(|| format!("unexpected {}", describe(e.at)));
+                Error::new(e.kind, message).at(source, Span::new(start, end))
+            }
+            nom::Err::Incomplete(_) => {
+                let at = source.offset(fallback);
+                Error::new(ErrorKind::SyntaxError, "unexpected end of tag")
+                    .at(source, Span::new(at, at))
+            }
+        }
+    }
+
+    fn syntax_error(&self, message: String, span: Span) -> Error {
+        Error::new(ErrorKind::SyntaxError, message).at(self.grammar.source, span)
+    }
+
+    /// Nodes up to a statement whose word is in `ends` (returned), or to the
+    /// end of the template (`None`).
+    fn body(&mut self, ends: &[&str]) -> Result<(Vec<Node<'a>>, Closing<'a>), Error> {
+        let mut nodes = Vec::new();
+        loop {
+            match self.piece()? {
+                Piece::Node(node) => nodes.push(node),
+                Piece::Tag(tag) if ends.contains(&tag.0.word()) => return Ok((nodes, Some(tag))),
+                Piece::Tag(tag) => nodes.push(self.block(tag, ends)?),
+                Piece::End => return Ok((nodes, None)),
+            }
+        }
+    }
+
+    /// The next token, parsed: text, a print tag, a statement tag.
+    fn piece(&mut self) -> Result<Piece<'a>, Error> {
+        let Some(token) = self.lexer.next() else { return Ok(Piece::End) };
+        let (token, span) = token?;
+        let (kind, body) = match token {
+            Token::Text(text) | Token::Raw(text) => return Ok(Piece::Node(Node::Text(text))),
+            Token::Tag(kind, body) => (kind, body),
+        };
+        if kind == TagKind::Print {
+            let (_, e) = self.grammar.full_expr(body).map_err(|e| self.error(e, body))?;
+            return Ok(Piece::Node(Node::Print(e)));
+        }
+        let (_, stmt) = self.grammar.statement(body).map_err(|e| self.error(e, body))?;
+        Ok(Piece::Tag(Box::new((stmt, span))))
+    }
+
+    /// A statement's node, parsing its body when it opens a block.
+    // Boxed on purpose: unboxed, the statement would take room in the
+    // frame of `body`, which is on the stack once per nesting level.
+    #[allow(clippy::boxed_local)]
+    fn block(&mut self, tag: Tag<'a>, ends: &[&str]) -> Result<Node<'a>, Error> {
+        let (stmt, span) = *tag;
+        let source = self.grammar.source;
+        let tag = &source[span.start()..span.end()];
+        self.grammar.enter(tag).map_err(|e| self.error(e, tag))?;
+        let node = match stmt {
+            Stmt::If(cond) => {
+                let (branches, otherwise) = self.branches(cond, "if", "endif", span)?;
+                Node::If { branches, otherwise }
+            }
+            Stmt::Chance(p) => {
+                let (branches, otherwise) = self.branches(p, "chance", "endchance", span)?;
+                Node::Chance { branches, otherwise }
+            }
+            Stmt::For { targets, iterable, filter } => {
+                let (body, closing) = self.closed_body(&["else", "endfor"], "for", span)?;
+                let otherwise = match closing {
+                    Stmt::Else => self.closed_body(&["endfor"], "for", span)?.0,
+                    _ => Vec::new(),
+                };
+                Node::For(Box::new(ForLoop { targets, iterable, filter, body, otherwise, span }))
+            }
+            Stmt::Set(target, Some(value)) => {
+                Node::Set { target: Box::new(target), value: Box::new(value), span }
+            }
+            Stmt::Set(target, None) => {
+                let (body, _) = self.closed_body(&["endset"], "set", span)?;
+                Node::SetBlock { target: Box::new(target), body, span }
+            }
+            Stmt::Macro(name, params) => {
+                let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
+                let name = self.grammar.intern(name);
+                Node::Macro(Box::new(MacroDef { name, params, body }))
+            }
+            Stmt::Weighted => self.weighted(span)?,
+            Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },
+            Stmt::Choice(_) => {
+                return Err(self.syntax_error("`choice` outside a `weighted` block".into(), span));
+            }
+            Stmt::Elif(_) | Stmt::Else | Stmt::End(_) => {
+                return Err(self.stray(stmt.word(), span, ends));
+            }
+        };
+        self.grammar.leave(1);
+        Ok(node)
+    }
+
+    /// The bodies of `if` or `chance` (`opener`): one per `elif`, then the
+    /// `else` body (empty without `else`), up to `end`.
+    fn branches(
+        &mut self,
+        first: Expr<'a>,
+        opener: &str,
+        end: &'static str,
+        open: Span,
+    ) -> Result<Branches<'a>, Error> {
+        let mut branches = Vec::new();
+        let mut head = first;
+        loop {
+            let (body, closing) = self.closed_body(&["elif", "else", end], opener, open)?;
+            branches.push((head, body));
+            match closing {
+                Stmt::Elif(next) => head = next,
+                Stmt::Else => {
+                    let (otherwise, _) = self.closed_body(&[end], opener, open)?;
+                    return Ok((branches, otherwise));
+                }
+                _ => return Ok((branches, Vec::new())),
+            }
+        }
+    }
+
+    /// A block body that must end with one of `ends`; an unclosed block is
+    /// reported at its opening tag.
+    fn closed_body(
+        &mut self,
+        ends: &[&str],
+        opener: &str,
+        open: Span,
+    ) -> Result<(Vec<Node<'a>>, Stmt<'a>), Error> {
+        match self.body(ends)? {
+            (nodes, Some(tag)) => Ok((nodes, tag.0)),
+            (_, None) => Err(self.unclosed(opener, open, ends)),
+        }
+    }
+
+    fn unclosed(&self, opener: &str, open: Span, ends: &[&str]) -> Error {
+        let expected = ends.last().copied().unwrap_or("end");
+        self.syntax_error(
+            format!(
+                "unclosed block: this `{opener}` has no `[% {expected} %]` (expected `{expected}`)"
+            ),
+            open,
+        )
+    }
+
+    /// An end, `elif` or `else` tag that does not close the current block.
+    fn stray(&self, word: &str, span: Span, ends: &[&str]) -> Error {
+        let message = match ends.last() {
+            Some(expected) => format!("unexpected `{word}`: the open block expects `{expected}`"),
+            None if word == "endchoice" => "`endchoice` outside a `weighted` block".into(),
+            None => format!("stray `{word}`: no block is open that it could close"),
+        };
+        self.syntax_error(message, span)
+    }
+
+    /// `weighted`: only `choice` blocks, comments and whitespace inside.
+    fn weighted(&mut self, open: Span) -> Result<Node<'a>, Error> {
+        let mut choices = Vec::new();
+        while let Some(token) = self.lexer.next() {
+            let (token, span) = token?;
+            match token {
+                Token::Text(text) if text.trim().is_empty() => continue,
+                Token::Tag(TagKind::Statement, body) => {
+                    let (_, stmt) =
+                        self.grammar.statement(body).map_err(|e| self.error(e, body))?;
+                    match stmt {
+                        Stmt::Choice(weight) => {
+                            let (body, _) = self.closed_body(&["endchoice"], "choice", span)?;
+                            choices.push((weight, body));
+                        }
+                        Stmt::End("endweighted") => return Ok(Node::Weighted { choices }),
+                        _ => {
+                            return Err(self.syntax_error(
+                                format!("`{}` directly inside `weighted`: only `choice` blocks may appear there", stmt.word()),
+                                span,
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(self.syntax_error(
+                        "content directly inside `weighted` must be inside a `choice` block".into(),
+                        span,
+                    ));
+                }
+            }
+        }
+        Err(self.unclosed("weighted", open, &["endweighted"]))
+    }
+}

@@ -1,0 +1,246 @@
+//! The parser: nom 8 grammars for tag bodies and expressions, and a
+//! recursive descent over the lexer's tokens for block structure, split by
+//! concern: [`expr`] (expressions), [`stmt`] (statement tags), [`blocks`]
+//! (block structure, the entry point). This module holds what they share:
+//! the error type, the token helpers and the [`Grammar`] with its one
+//! depth guard ([`Grammar::enter`]).
+//!
+//! House rule for nom (see the crate's ARCHITECTURE entry): leaves come only
+//! from the `complete` submodules, so no parser can return `Incomplete`.
+//! Every grammar error is a `Failure` carrying a message for people; a
+//! plain nom `Error` only ever means "this alternative does not apply".
+//! One depth counter covers expression nesting, operator chains and block
+//! nesting, so hostile input gives a syntax error, never a stack overflow.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+
+use nom::bytes::complete::{tag, take_while};
+use nom::character::complete::{char, multispace0, one_of, satisfy};
+use nom::combinator::{not, opt, recognize};
+use nom::error::{ErrorKind as NomKind, ParseError};
+use nom::sequence::{pair, preceded, terminated};
+use nom::{IResult, Offset, Parser as _};
+
+use crate::context::Scope;
+use crate::error::{Error, ErrorKind};
+use crate::limits::Limits;
+use crate::span::Span;
+use crate::stack::StackBudget;
+use crate::syntax::ast::{
+    BinOp, CallArgs, Callee, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop,
+    MacroDef, Name, Node, Slice, Target, TargetName, Template, TestCall,
+};
+use crate::syntax::lexer::{Lexer, Whitespace};
+use crate::syntax::token::{TagKind, Token};
+use crate::value::Value;
+
+/// A grammar error: where, what kind, and the message.
+#[derive(Debug)]
+pub(crate) struct PErr<'a> {
+    at: &'a str,
+    kind: ErrorKind,
+    message: Option<String>,
+}
+
+impl<'a> ParseError<&'a str> for PErr<'a> {
+    fn from_error_kind(input: &'a str, _: nom::error::ErrorKind) -> Self {
+        PErr { at: input, kind: ErrorKind::SyntaxError, message: None }
+    }
+
+    fn append(_: &'a str, _: nom::error::ErrorKind, other: Self) -> Self {
+        other
+    }
+
+    /// Keeps the error that got furthest into the input.
+    fn or(self, other: Self) -> Self {
+        if other.at.len() < self.at.len() { other } else { self }
+    }
+}
+
+type PResult<'a, T> = IResult<&'a str, T, PErr<'a>>;
+
+fn failure<'a, T>(at: &'a str, kind: ErrorKind, message: String) -> PResult<'a, T> {
+    Err(nom::Err::Failure(PErr { at, kind, message: Some(message) }))
+}
+
+fn syntax<'a, T>(at: &'a str, message: String) -> PResult<'a, T> {
+    failure(at, ErrorKind::SyntaxError, message)
+}
+
+fn is_ident_start(c: char) -> bool {
+    c == '_' || c.is_alphabetic()
+}
+
+fn is_ident_continue(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+/// Punctuation `s` after optional whitespace.
+fn sym<'a>(s: &'static str) -> impl nom::Parser<&'a str, Output = &'a str, Error = PErr<'a>> {
+    preceded(multispace0, tag(s))
+}
+
+/// Keyword `s` as a whole word, after optional whitespace.
+fn kw<'a>(s: &'static str) -> impl nom::Parser<&'a str, Output = &'a str, Error = PErr<'a>> {
+    preceded(multispace0, terminated(tag(s), not(satisfy(is_ident_continue))))
+}
+
+/// An identifier after optional whitespace.
+fn ident(i: &str) -> PResult<'_, &str> {
+    preceded(multispace0, recognize(pair(satisfy(is_ident_start), take_while(is_ident_continue))))
+        .parse(i)
+}
+
+/// Whether `p` matches at `i` (a nom `Error` means no; a `Failure` is kept).
+fn peek_ok<'a, O>(
+    mut p: impl nom::Parser<&'a str, Output = O, Error = PErr<'a>>,
+    i: &'a str,
+) -> Result<Option<(&'a str, O)>, nom::Err<PErr<'a>>> {
+    match p.parse(i) {
+        Ok(ok) => Ok(Some(ok)),
+        Err(nom::Err::Error(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Words with a meaning of their own: never a variable, parameter or target.
+const RESERVED: &[&str] = &[
+    "and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False", "None",
+    "null", "L", "G",
+];
+
+/// Jinja tags this language leaves out on purpose.
+const UNSUPPORTED: &[&str] = &[
+    "extends",
+    "block",
+    "include",
+    "import",
+    "from",
+    "call",
+    "filter",
+    "with",
+    "do",
+    "autoescape",
+    "break",
+    "continue",
+    "endblock",
+    "endcall",
+    "endfilter",
+    "endwith",
+    "endautoescape",
+];
+
+/// The byte length of the token starting `i`: a word, a two-character
+/// operator, or one character (0 at the end).
+fn token_len(i: &str) -> usize {
+    let Some(c) = i.chars().next() else { return 0 };
+    if is_ident_continue(c) {
+        i.find(|c| !is_ident_continue(c)).unwrap_or(i.len())
+    } else if ["->", "==", "!=", "<=", ">=", "//", "**"].contains(&i.get(..2).unwrap_or("")) {
+        2
+    } else {
+        c.len_utf8()
+    }
+}
+
+/// A describable view of the text at `i`: `end of tag`, or its first token.
+fn describe(i: &str) -> String {
+    let i = i.trim_start();
+    match token_len(i) {
+        0 => "the end of the tag".into(),
+        n => format!("`{}`", &i[..n]),
+    }
+}
+
+/// The grammar of tag bodies. Holds the source (for spans), the nesting
+/// depth and the tables of bare names and of filter and test names.
+pub(crate) struct Grammar<'a> {
+    source: &'a str,
+    depth: Cell<usize>,
+    limit: usize,
+    stack: StackBudget,
+    names: RefCell<HashMap<&'a str, u32>>,
+    filters: RefCell<Callees<'a>>,
+    tests: RefCell<Callees<'a>>,
+}
+
+/// Filter (or test) names numbered in the order first written.
+#[derive(Default)]
+pub(crate) struct Callees<'a> {
+    ids: HashMap<&'a str, u32>,
+    first: Vec<Callee<'a>>,
+}
+
+impl<'a> Callees<'a> {
+    fn number(&mut self, name: &'a str, span: Span) -> u32 {
+        let next = u32::try_from(self.first.len()).unwrap_or(u32::MAX);
+        *self.ids.entry(name).or_insert_with(|| {
+            self.first.push(Callee { name, span });
+            next
+        })
+    }
+}
+
+impl<'a> Grammar<'a> {
+    fn span(&self, from: &'a str, to: &'a str) -> Span {
+        Span::new(self.source.offset(from), self.source.offset(to))
+    }
+
+    fn expr_at(&self, kind: ExprKind<'a>, from: &'a str, to: &'a str) -> Expr<'a> {
+        Expr { kind, span: self.span(from, to) }
+    }
+
+    /// One more level of nesting, or a syntax error past the limit.
+    fn enter(&self, i: &'a str) -> PResult<'a, ()> {
+        let depth = self.depth.get() + 1;
+        if depth > self.limit {
+            return syntax(
+                i,
+                format!("the template nests deeper than the limit of {} levels", self.limit),
+            );
+        }
+        if self.stack.exceeded() {
+            return syntax(
+                i,
+                "the template nests too deeply (its native stack budget is used up)".into(),
+            );
+        }
+        self.depth.set(depth);
+        Ok((i, ()))
+    }
+
+    fn leave(&self, levels: usize) {
+        self.depth.set(self.depth.get().saturating_sub(levels));
+    }
+
+    /// `text` as a [`Name`]: numbered the first time it is written.
+    fn intern(&self, text: &'a str) -> Name<'a> {
+        let mut names = self.names.borrow_mut();
+        let next = u32::try_from(names.len()).unwrap_or(u32::MAX);
+        Name { text, id: *names.entry(text).or_insert(next) }
+    }
+
+    /// A whole tag body as one expression, nothing left over.
+    fn full_expr(&self, i: &'a str) -> PResult<'a, Expr<'a>> {
+        let (rest, e) = self.expr(i)?;
+        self.end_of_tag(rest)?;
+        Ok((rest, e))
+    }
+
+    fn end_of_tag(&self, i: &'a str) -> PResult<'a, ()> {
+        let (rest, _) = multispace0(i)?;
+        if rest.is_empty() {
+            Ok((rest, ()))
+        } else {
+            syntax(rest, format!("unexpected {}, expected the end of the tag", describe(rest)))
+        }
+    }
+}
+
+mod blocks;
+mod expr;
+mod stmt;
+
+pub(crate) use blocks::{Failure, TemplateParser};

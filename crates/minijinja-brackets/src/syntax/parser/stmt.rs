@@ -1,0 +1,194 @@
+//! The statement grammar: what a `[% ... %]` tag's body says (`if`,
+//! `for`, `set`, `macro`, block ends, ...), one tag at a time.
+
+use super::*;
+
+/// A statement tag's meaning.
+#[derive(Debug)]
+pub(super) enum Stmt<'a> {
+    If(Expr<'a>),
+    Elif(Expr<'a>),
+    Else,
+    /// `endif`, `endfor`, ... (the word).
+    End(&'a str),
+    For {
+        targets: Vec<&'a str>,
+        iterable: Expr<'a>,
+        filter: Option<Expr<'a>>,
+    },
+    Set(Target<'a>, Option<Expr<'a>>),
+    Macro(&'a str, Vec<(&'a str, Option<Expr<'a>>)>),
+    Chance(Expr<'a>),
+    Weighted,
+    Choice(Expr<'a>),
+    Effect(EffectKind, Expr<'a>),
+}
+
+impl Stmt<'_> {
+    /// The word that opened the tag, for block-structure messages.
+    pub(super) fn word(&self) -> &str {
+        match self {
+            Stmt::If(_) => "if",
+            Stmt::Elif(_) => "elif",
+            Stmt::Else => "else",
+            Stmt::End(word) => word,
+            Stmt::For { .. } => "for",
+            Stmt::Set(..) => "set",
+            Stmt::Macro(..) => "macro",
+            Stmt::Chance(_) => "chance",
+            Stmt::Weighted => "weighted",
+            Stmt::Choice(_) => "choice",
+            Stmt::Effect(EffectKind::QuickReply, _) => "qr",
+            Stmt::Effect(EffectKind::SlashCommand, _) => "st",
+        }
+    }
+}
+
+impl<'a> Grammar<'a> {
+    /// A statement tag's body.
+    pub(super) fn statement(&self, body: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (start, _) = multispace0(body)?;
+        let Some((i, word)) = peek_ok(ident, start)? else {
+            return syntax(
+                start,
+                format!("expected a statement keyword, found {}", describe(start)),
+            );
+        };
+        let (i, stmt) = match word {
+            "if" => self.expr(i).map(|(i, e)| (i, Stmt::If(e)))?,
+            "elif" => self.expr(i).map(|(i, e)| (i, Stmt::Elif(e)))?,
+            "else" => (i, Stmt::Else),
+            "endif" | "endfor" | "endmacro" | "endchance" | "endweighted" | "endchoice"
+            | "endset" => (i, Stmt::End(word)),
+            "for" => self.for_header(i)?,
+            "set" => self.set(i)?,
+            "macro" => self.macro_header(i)?,
+            "chance" => self.expr(i).map(|(i, e)| (i, Stmt::Chance(e)))?,
+            "weighted" => (i, Stmt::Weighted),
+            "choice" => self.expr(i).map(|(i, e)| (i, Stmt::Choice(e)))?,
+            "qr" => self.expr(i).map(|(i, e)| (i, Stmt::Effect(EffectKind::QuickReply, e)))?,
+            "st" => self.expr(i).map(|(i, e)| (i, Stmt::Effect(EffectKind::SlashCommand, e)))?,
+            "endraw" => return syntax(start, "stray `endraw`: no `raw` block is open".into()),
+            _ if UNSUPPORTED.contains(&word) => {
+                return syntax(
+                    start,
+                    format!("unknown statement `{word}`: this language has no `{word}` tag"),
+                );
+            }
+            _ => return syntax(start, format!("unknown statement `{word}`")),
+        };
+        self.end_of_tag(i)?;
+        Ok((i, stmt))
+    }
+
+    /// A name that a loop, macro parameter or `set` binds.
+    pub(super) fn binding(&self, i: &'a str, what: &str) -> PResult<'a, &'a str> {
+        let (start, _) = multispace0(i)?;
+        match peek_ok(ident, start)? {
+            Some((_, name)) if RESERVED.contains(&name) => {
+                syntax(start, format!("`{name}` is reserved and cannot be used as {what}"))
+            }
+            Some(ok) => Ok(ok),
+            None => syntax(start, format!("expected {what}, found {}", describe(start))),
+        }
+    }
+
+    /// `for a[, b] in iterable [if cond]`
+    pub(super) fn for_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (mut i, first) = self.binding(i, "a loop variable")?;
+        let mut targets = vec![first];
+        while let Some((j, _)) = peek_ok(sym(","), i)? {
+            let (j, name) = self.binding(j, "a loop variable")?;
+            targets.push(name);
+            i = j;
+        }
+        let Some((i, _)) = peek_ok(kw("in"), i)? else {
+            return syntax(i, format!("expected `in`, found {}", describe(i)));
+        };
+        // Not `expr`: its `if` would swallow the loop filter.
+        let (i, iterable) = self.operators(i, 1)?;
+        let (i, filter) = match peek_ok(kw("if"), i)? {
+            Some((i, _)) => self.operators(i, 1).map(|(i, e)| (i, Some(e)))?,
+            None => (i, None),
+        };
+        Ok((i, Stmt::For { targets, iterable, filter }))
+    }
+
+    /// `set x = v`, `set L.x = v`, `set G["my var"] = v`, or the block form
+    /// `set x` (body up to `endset`).
+    pub(super) fn set(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (start, _) = multispace0(i)?;
+        let invalid = |at| {
+            syntax(
+                at,
+                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]` or `G[\"name\"]`"
+                    .to_string(),
+            )
+        };
+        let Some((i, name)) = peek_ok(ident, start)? else { return invalid(start) };
+        let (i, target) = match name {
+            "L" | "G" => {
+                let scope = if name == "L" { Scope::Local } else { Scope::Global };
+                let (i, key) = if let Some((j, _)) = peek_ok(sym("."), i)? {
+                    let Some((j, key)) = peek_ok(ident, j)? else { return invalid(j) };
+                    (j, TargetName::Static(Cow::Borrowed(key)))
+                } else if let Some((j, _)) = peek_ok(sym("["), i)? {
+                    let (j, key) = self.expr(j)?;
+                    let (j, _) = self.expect("]", j)?;
+                    let key = match key.kind {
+                        ExprKind::Const(ref v) if v.as_str().is_some() => TargetName::Static(
+                            Cow::Owned(v.as_str().unwrap_or_default().to_owned()),
+                        ),
+                        _ => TargetName::Computed(key),
+                    };
+                    (j, key)
+                } else {
+                    return syntax(
+                        start,
+                        format!("`{name}` alone cannot be assigned: write `{name}.name`"),
+                    );
+                };
+                (i, Target { scope, name: key })
+            }
+            _ if RESERVED.contains(&name) => {
+                return syntax(start, format!("`{name}` is reserved and cannot be assigned"));
+            }
+            _ => (i, Target { scope: Scope::State, name: TargetName::Static(Cow::Borrowed(name)) }),
+        };
+        match peek_ok(terminated(sym("="), not(char('='))), i)? {
+            Some((i, _)) => {
+                let (i, value) = self.expr(i)?;
+                Ok((i, Stmt::Set(target, Some(value))))
+            }
+            None if i.trim().is_empty() => Ok((i, Stmt::Set(target, None))),
+            None => invalid(start),
+        }
+    }
+
+    /// `macro name(p1, p2=default)`
+    pub(super) fn macro_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, name) = self.binding(i, "a macro name")?;
+        let (mut i, _) = self.expect("(", i)?;
+        let mut params = Vec::new();
+        // A set, not a scan: a macro may have thousands of parameters.
+        let mut seen = HashSet::new();
+        loop {
+            if let Some((j, _)) = peek_ok(sym(")"), i)? {
+                return Ok((j, Stmt::Macro(name, params)));
+            }
+            let (j, param) = self.binding(i, "a macro parameter")?;
+            if !seen.insert(param) {
+                return syntax(i, format!("duplicate macro parameter `{param}`"));
+            }
+            let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
+                Some((j, _)) => self.expr(j).map(|(j, e)| (j, Some(e)))?,
+                None => (j, None),
+            };
+            params.push((param, default));
+            i = match peek_ok(sym(","), j)? {
+                Some((j, _)) => j,
+                None => self.expect(")", j).map(|_| j)?,
+            };
+        }
+    }
+}
