@@ -424,8 +424,14 @@ impl<'t> Renderer<'t> {
             self.charge(items.owned_size(), l.iterable.span)?;
         }
         let names = NameIndex::of(l.targets.iter().copied());
-        let mut state =
-            LoopState { targets: &l.targets, names, values: Vec::new(), items, index: 0 };
+        let mut state = LoopState {
+            targets: &l.targets,
+            names,
+            values: Vec::new(),
+            items,
+            index: 0,
+            filtering: true,
+        };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
             let mut kept = Vec::new();
@@ -440,6 +446,7 @@ impl<'t> Renderer<'t> {
             state = s;
             state.items = Arc::new(List::new(kept));
         }
+        state.filtering = false;
         if state.items.is_empty() {
             return self.exec_block(&l.otherwise, l.span);
         }
@@ -662,12 +669,22 @@ impl<'t> Renderer<'t> {
         self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
-    /// The innermost loop visible from here (not across a macro call).
+    /// The innermost loop whose `loop` is visible from here (not across a
+    /// macro call; a loop's `if` filter sees the enclosing loop's).
     fn current_loop(&self) -> Option<&LoopState<'t>> {
-        match self.frames.last()? {
-            Frame::Loop(state) => Some(state),
-            Frame::Macro(..) => None,
+        for frame in self.frames.iter().rev() {
+            match frame {
+                // A filter's own target named `loop` hides the outer one.
+                Frame::Loop(state) if state.filtering => {
+                    if state.targets.contains(&"loop") {
+                        return None;
+                    }
+                }
+                Frame::Loop(state) => return Some(state),
+                Frame::Macro(..) => return None,
+            }
         }
+        None
     }
 }
 

@@ -24,7 +24,8 @@ impl Frame<'_> {
                 let targets = state.targets;
                 match state.names.position(name, || targets.iter().position(|t| *t == name)) {
                     Some(i) => Some(state.values.get(i).cloned().unwrap_or_default()),
-                    None => (name == "loop").then(|| state.to_value()),
+                    // A loop's `if` filter sees the enclosing loop's `loop`.
+                    None => (name == "loop" && !state.filtering).then(|| state.to_value()),
                 }
             }
             Frame::Macro(params, index) => index
@@ -43,6 +44,9 @@ pub(crate) struct LoopState<'a> {
     pub(crate) values: Vec<Value>,
     pub(crate) items: Arc<List>,
     pub(crate) index: usize,
+    /// The `if` filter is running: the targets are bound, `loop` is not
+    /// (Jinja: the filter decides the items, so it cannot know their count).
+    pub(crate) filtering: bool,
 }
 
 impl LoopState<'_> {
@@ -52,8 +56,8 @@ impl LoopState<'_> {
         match name {
             "index" => Value::from(index + 1),
             "index0" => Value::from(index),
-            "revindex" => Value::from(length - index),
-            "revindex0" => Value::from(length - index - 1),
+            "revindex" => Value::from(length.saturating_sub(index)),
+            "revindex0" => Value::from(length.saturating_sub(index + 1)),
             "first" => Value::from(index == 0),
             "last" => Value::from(index + 1 == length),
             "length" => Value::from(length),

@@ -127,6 +127,8 @@ pub(crate) struct MacroDef<'a> {
     pub(crate) name: Name<'a>,
     pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
     pub(crate) body: Vec<Node<'a>>,
+    /// Whether the body reads `caller` (`m.caller`).
+    pub(crate) caller: bool,
 }
 
 /// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or

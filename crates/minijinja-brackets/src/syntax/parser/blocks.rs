@@ -50,6 +50,7 @@ impl<'a> TemplateParser<'a> {
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
                 names: RefCell::new(HashMap::new()),
+                callers: Cell::new(0),
                 filters: RefCell::default(),
                 tests: RefCell::default(),
             },
@@ -159,9 +160,11 @@ impl<'a> TemplateParser<'a> {
                 Node::SetBlock { target: Box::new(target), body, span }
             }
             Stmt::Macro(name, params) => {
+                let callers = self.grammar.callers.get();
                 let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
+                let caller = self.grammar.callers.get() > callers;
                 let name = self.grammar.intern(name);
-                Node::Macro(Box::new(MacroDef { name, params, body }))
+                Node::Macro(Box::new(MacroDef { name, params, body, caller }))
             }
             Stmt::Weighted => self.weighted(span)?,
             Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },

@@ -405,7 +405,12 @@ impl<'a> Grammar<'a> {
                     format!("expected an expression, found the keyword `{name}`"),
                 );
             }
-            _ => ExprKind::Name(self.intern(name)),
+            _ => {
+                if name == "caller" {
+                    self.callers.set(self.callers.get() + 1);
+                }
+                ExprKind::Name(self.intern(name))
+            }
         };
         Ok((i, self.expr_at(kind, start, i)))
     }
@@ -520,6 +525,12 @@ impl<'a> Grammar<'a> {
     /// exponent is Python's: `1.e5` is `1.0e5`.
     pub(super) fn number(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let (i, (text, is_float)) = number_text(start)?;
+        if let Some(at) = misplaced_underscore(text) {
+            return syntax(
+                &start[at..],
+                format!("a `_` in the number `{text}` must stand between two digits"),
+            );
+        }
         let clean: String = text.chars().filter(|&c| c != '_').collect();
         let value = if is_float {
             match clean.parse::<f64>() {
@@ -558,7 +569,8 @@ impl<'a> Grammar<'a> {
         let postfix = after.starts_with(['.', '[', '(']) || after.starts_with("->");
         let postfix = postfix || peek_ok(kw("is"), after)?.is_some();
         let word_follows = rest.starts_with(is_ident_continue);
-        if magnitude && !is_float && !postfix && !word_follows {
+        let clean = misplaced_underscore(text).is_none();
+        if magnitude && clean && !is_float && !postfix && !word_follows {
             Ok((rest, Some(Value::from(i64::MIN))))
         } else {
             Ok((i, None))
@@ -694,6 +706,18 @@ pub(super) fn number_text(start: &str) -> PResult<'_, (&str, bool)> {
     let (i, (text, (_, fraction, exponent))) =
         nom::combinator::consumed((digits, opt(fraction), opt(exponent()))).parse(start)?;
     Ok((i, (text, fraction.is_some() || exponent.is_some())))
+}
+
+/// Where `text` (a number literal) has a `_` that does not stand between
+/// two digits (`10_`, `1__0`, `1_.5`), as Python and Jinja require.
+pub(super) fn misplaced_underscore(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().position(|(i, &b)| {
+        b == b'_'
+            && !(i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 pub(super) fn take_while_digits(i: &str) -> PResult<'_, &str> {

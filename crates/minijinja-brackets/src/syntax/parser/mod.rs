@@ -162,6 +162,9 @@ pub(crate) struct Grammar<'a> {
     limit: usize,
     stack: StackBudget,
     names: RefCell<HashMap<&'a str, u32>>,
+    /// How many times `caller` has been read so far: a macro whose body
+    /// reads it takes a `call` block ([`MacroDef::caller`]).
+    callers: Cell<usize>,
     filters: RefCell<Callees<'a>>,
     tests: RefCell<Callees<'a>>,
 }
