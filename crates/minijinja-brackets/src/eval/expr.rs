@@ -193,6 +193,16 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let value = self.eval(value)?;
+        self.apply_filter(value, call, span)
+    }
+
+    /// Runs the filter `call` on `value`.
+    pub(super) fn apply_filter(
+        &mut self,
+        value: Value,
+        call: &'t FilterCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let filter = &self.resolved.filters[call.id as usize];

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::arguments::NameIndex;
+use crate::syntax::ast::Pattern;
 use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
@@ -13,6 +14,8 @@ pub(crate) enum Frame<'a> {
     /// A macro call's parameters. Lookups stop here: a macro body does not
     /// see its caller's loop variables.
     Macro(Vec<(&'a str, Value)>, NameIndex<'a>),
+    /// A `with` block's names; lookups go on past them.
+    With(Vec<(&'a str, Value)>, NameIndex<'a>),
 }
 
 impl Frame<'_> {
@@ -31,6 +34,11 @@ impl Frame<'_> {
             Frame::Macro(params, index) => index
                 .position(name, || params.iter().position(|(p, _)| *p == name))
                 .map(|i| params[i].1.clone()),
+            // A `with` binds its names in turn: one not bound yet is not here.
+            Frame::With(bound, index) => index
+                .position(name, || bound.iter().position(|(p, _)| *p == name))
+                .and_then(|i| bound.get(i))
+                .map(|(_, value)| value.clone()),
         }
     }
 }
@@ -39,6 +47,8 @@ impl Frame<'_> {
 #[derive(Debug)]
 pub(crate) struct LoopState<'a> {
     pub(crate) targets: &'a [&'a str],
+    /// How an item unpacks into the targets.
+    pub(crate) pattern: &'a Pattern<'a>,
     /// Finds a target among many.
     pub(crate) names: NameIndex<'a>,
     pub(crate) values: Vec<Value>,
