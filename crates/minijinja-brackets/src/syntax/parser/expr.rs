@@ -225,8 +225,21 @@ impl<'a> Grammar<'a> {
             None => (i, false),
         };
         let (j, (name, id)) = self.callee(i, "test", "is", &self.tests)?;
-        let (j, args) = self.optional_args(j)?;
+        let (j, args) = match bare_argument_follows(j) {
+            true => self.bare_test_argument(j)?,
+            false => self.optional_args(j)?,
+        };
         Ok((j, ExprKind::Test(Box::new(e), Box::new(TestCall { name, id, negated, args }))))
+    }
+
+    /// A test's one argument written without parentheses (`is divisibleby
+    /// 3`, `is sameas none`): a primary and its postfix operations, as
+    /// Jinja reads it.
+    pub(super) fn bare_test_argument(&self, i: &'a str) -> PResult<'a, CallArgs<'a>> {
+        self.enter(i)?;
+        let (j, arg) = self.postfix(i)?;
+        self.leave(1);
+        Ok((j, CallArgs { positional: vec![arg], keywords: Vec::new() }))
     }
 
     /// The name of a filter or test (`what`, written after `after`) and its
@@ -669,6 +682,20 @@ pub(super) fn postfix_at(i: &str, filtering: bool) -> Option<(Postfix, &str)> {
         _ => return None,
     };
     Some((op.0, &j[op.1..]))
+}
+
+/// Whether a test's bare argument starts at `i` (Jinja's rule): a
+/// literal, a bracket or a name, but not a word that goes on the
+/// expression (`and`, `or`, `else`, `if`, `in`, `is`, `not`).
+pub(super) fn bare_argument_follows(i: &str) -> bool {
+    let j = i.trim_start();
+    match j.chars().next() {
+        Some('"' | '\'' | '0'..='9' | '[' | '{') => true,
+        Some(c) if is_ident_start(c) => !["and", "or", "else", "if", "in", "is", "not"]
+            .iter()
+            .any(|word| starts_with_word(j, word)),
+        _ => false,
+    }
 }
 
 /// Whether `i` starts with the keyword `word` (a whole word).
