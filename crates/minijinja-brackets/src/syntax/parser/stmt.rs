@@ -25,6 +25,8 @@ pub(super) enum Stmt<'a> {
     Filter(Vec<FilterCall<'a>>),
     Autoescape(bool),
     Macro(&'a str, Vec<(&'a str, Option<Expr<'a>>)>),
+    /// `call(params) m(args)`: the parameters and the call.
+    Call(Vec<(&'a str, Option<Expr<'a>>)>, Box<Expr<'a>>),
     Chance(Expr<'a>),
     Weighted,
     Choice(Expr<'a>),
@@ -48,6 +50,7 @@ impl Stmt<'_> {
             Stmt::Filter(_) => "filter",
             Stmt::Autoescape(_) => "autoescape",
             Stmt::Macro(..) => "macro",
+            Stmt::Call(..) => "call",
             Stmt::Chance(_) => "chance",
             Stmt::Weighted => "weighted",
             Stmt::Choice(_) => "choice",
@@ -72,7 +75,9 @@ impl<'a> Grammar<'a> {
             "elif" => self.expr(i).map(|(i, e)| (i, Stmt::Elif(e)))?,
             "else" => (i, Stmt::Else),
             "endif" | "endfor" | "endmacro" | "endchance" | "endweighted" | "endchoice"
-            | "endset" | "endwith" | "endfilter" | "endautoescape" => (i, Stmt::End(word)),
+            | "endset" | "endwith" | "endfilter" | "endautoescape" | "endcall" => {
+                (i, Stmt::End(word))
+            }
             "break" => (i, Stmt::Control(Control::Break)),
             "continue" => (i, Stmt::Control(Control::Continue)),
             "with" => self.with_header(i)?,
@@ -82,6 +87,7 @@ impl<'a> Grammar<'a> {
             "for" => self.for_header(i)?,
             "set" => self.set(i)?,
             "macro" => self.macro_header(i)?,
+            "call" => self.call_header(i)?,
             "chance" => self.expr(i).map(|(i, e)| (i, Stmt::Chance(e)))?,
             "weighted" => (i, Stmt::Weighted),
             "choice" => self.expr(i).map(|(i, e)| (i, Stmt::Choice(e)))?,
@@ -288,17 +294,38 @@ impl<'a> Grammar<'a> {
     /// `macro name(p1, p2=default)`
     pub(super) fn macro_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
         let (i, name) = self.binding(i, "a macro name")?;
-        let (mut i, _) = self.expect("(", i)?;
+        let (i, _) = self.expect("(", i)?;
+        let (i, params) = self.params(i, "macro")?;
+        Ok((i, Stmt::Macro(name, params)))
+    }
+
+    /// `call [(p1, p2=default)] m(args)`: the call must call something.
+    pub(super) fn call_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, params) = match peek_ok(sym("("), i)? {
+            Some((i, _)) => self.params(i, "`caller`")?,
+            None => (i, Vec::new()),
+        };
+        let (start, _) = multispace0(i)?;
+        let (i, call) = self.expr(start)?;
+        if !matches!(call.kind, ExprKind::Call(..)) {
+            return syntax(start, "a `call` block calls a macro: write `[% call m(...) %]`".into());
+        }
+        Ok((i, Stmt::Call(params, Box::new(call))))
+    }
+
+    /// Parameters up to `)` (the `(` already read): `p1, p2=default`.
+    fn params(&self, mut i: &'a str, owner: &str) -> PResult<'a, Vec<(&'a str, Option<Expr<'a>>)>> {
+        let what = format!("a {owner} parameter");
         let mut params = Vec::new();
         // A set, not a scan: a macro may have thousands of parameters.
         let mut seen = HashSet::new();
         loop {
             if let Some((j, _)) = peek_ok(sym(")"), i)? {
-                return Ok((j, Stmt::Macro(name, params)));
+                return Ok((j, params));
             }
-            let (j, param) = self.binding(i, "a macro parameter")?;
+            let (j, param) = self.binding(i, &what)?;
             if !seen.insert(param) {
-                return syntax(i, format!("duplicate macro parameter `{param}`"));
+                return syntax(i, format!("duplicate {owner} parameter `{param}`"));
             }
             let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
                 Some((j, _)) => self.expr(j).map(|(j, e)| (j, Some(e)))?,
