@@ -375,7 +375,7 @@ impl<'t> Renderer<'t> {
 
     /// Large strings and lists cost fuel in proportion to their size, both
     /// when built and when an operation scans them.
-    fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+    pub(super) fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         let units = match &value.0 {
             Repr::List(items) => items.len() / 64,
             Repr::Map(map) => map.len() / 64,

@@ -652,6 +652,11 @@ impl<'t> Renderer<'t> {
                 }
             }
         };
+        let value = if target.attrs.is_empty() {
+            value
+        } else {
+            self.updated_map(target, &name, value, span)?
+        };
         if let Some(why) = value.unstorable() {
             let hint = if value.is_undefined() {
                 " (use `-> default(...)` to store a fallback)"
@@ -670,6 +675,58 @@ impl<'t> Renderer<'t> {
         self.charge(cost, span)?;
         self.stores.set(target.scope, name, value);
         Ok(())
+    }
+
+    /// `set ns.a.b = value`: the variable `name`'s map (a namespace or any
+    /// map, decision 6) with the attribute path set, as a new value that
+    /// the `set` then writes whole. Only a stored variable: a loop
+    /// variable, parameter or macro of that name is an `invalid_operation`.
+    fn updated_map(
+        &mut self,
+        target: &'t Target<'t>,
+        name: &str,
+        value: Value,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let shown = match target.scope {
+            Scope::State => name.to_owned(),
+            Scope::Local => format!("L.{name}"),
+            Scope::Global => format!("G.{name}"),
+        };
+        // A name never written bare has no number, and so is no macro.
+        let id = self.names.get(name).copied().unwrap_or(u32::MAX);
+        if target.scope == Scope::State
+            && !matches!(self.resolve(Name { text: name, id }), Resolved::State)
+        {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "cannot set an attribute of `{shown}`: it is a loop variable, parameter, \
+                     `with` name or macro here, not a stored variable"
+                ),
+                span,
+            ));
+        }
+        let current = self.stores.get(target.scope, name).map_err(self.locate(span))?;
+        // Rebuilding a map is work in proportion to its entries.
+        self.charge_size(&current, span)?;
+        match set_path(&current, &target.attrs, value) {
+            Ok(updated) => Ok(updated),
+            Err(depth) => {
+                let path: String = target.attrs[..depth].iter().map(|a| format!(".{a}")).collect();
+                let found = path_value(&current, &target.attrs[..depth]).cloned();
+                let found = found.unwrap_or_default();
+                Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!(
+                        "cannot set an attribute of `{shown}{path}`: it is {}, not a namespace \
+                         or map",
+                        describe(&found)
+                    ),
+                    span,
+                ))
+            }
+        }
     }
 
     fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
@@ -1006,6 +1063,30 @@ fn unpack(pattern: &ast::Pattern<'_>, item: &Value, out: &mut Vec<Value>) -> Res
         }
         _ => Err(format!("cannot unpack {} into {} variables", describe(item), parts.len())),
     }
+}
+
+/// `base` with `path` set to `value`, each map on the way rebuilt; the
+/// length of the path prefix that is not a map when one is not.
+fn set_path(base: &Value, path: &[&str], value: Value) -> Result<Value, usize> {
+    let Some((first, rest)) = path.split_first() else { return Ok(value) };
+    let Repr::Map(map) = &base.0 else { return Err(0) };
+    let inner = if rest.is_empty() {
+        value
+    } else {
+        let child = map.get(*first).cloned().unwrap_or_default();
+        set_path(&child, rest, value).map_err(|depth| depth + 1)?
+    };
+    let mut entries = (**map).clone();
+    entries.insert(Arc::from(*first), inner);
+    Ok(Value::map(entries))
+}
+
+/// The value at `path` inside `base`, if every step is a map's entry.
+fn path_value<'v>(base: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter().try_fold(base, |value, attr| match &value.0 {
+        Repr::Map(map) => map.get(*attr),
+        _ => None,
+    })
 }
 
 /// The loop frame is pushed just before and popped just after its body;

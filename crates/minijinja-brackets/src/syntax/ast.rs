@@ -215,11 +215,24 @@ pub(crate) struct CallBlock<'a> {
 }
 
 /// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or
-/// `L[expr]` computed when the `set` runs).
-#[derive(Debug)]
+/// `L[expr]` computed when the `set` runs), and the attributes after it
+/// (`ns.count`: the variable's map, updated; decision 6).
 pub(crate) struct Target<'a> {
     pub(crate) scope: Scope,
     pub(crate) name: TargetName<'a>,
+    pub(crate) attrs: Vec<&'a str>,
+}
+
+/// Without the attributes when there are none (most targets).
+impl fmt::Debug for Target<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("Target");
+        s.field("scope", &self.scope).field("name", &self.name);
+        if !self.attrs.is_empty() {
+            s.field("attrs", &self.attrs);
+        }
+        s.finish()
+    }
 }
 
 /// The name a `set` writes.

@@ -256,6 +256,10 @@ fn target(out: &mut String, target: &Target<'_>) {
             out.push(']');
         }
     }
+    for attr in &target.attrs {
+        out.push('.');
+        out.push_str(attr);
+    }
 }
 
 fn scope_name(scope: Scope) -> &'static str {

@@ -148,9 +148,7 @@ impl<'a> TemplateParser<'a> {
                 let (branches, otherwise) = self.branches(p, "chance", "endchance", span)?;
                 Node::Chance { branches, otherwise }
             }
-            Stmt::Set(target, value) => {
-                Node::Set { target: Box::new(target), value: Box::new(value), span }
-            }
+            Stmt::Set(target, value) => Node::Set { target, value, span },
             // A macro's or a `call` block's body: outside the loops around
             // it; whether it reads `caller` (a `call` body's reads count for
             // the macro it is written in too). One arm for both keeps this
@@ -211,7 +209,7 @@ impl<'a> TemplateParser<'a> {
             }
             Stmt::SetBlock(target, filters) => {
                 let (body, _) = self.closed_body(&["endset"], "set", span)?;
-                Node::SetBlock(Box::new(SetBlock { target, filters, body, span }))
+                Node::SetBlock(Box::new(SetBlock { target: *target, filters, body, span }))
             }
             Stmt::Control(control) if self.loops == 0 => {
                 let word = if control == Control::Break { "break" } else { "continue" };

@@ -16,9 +16,11 @@ pub(super) enum Stmt<'a> {
         iterable: Expr<'a>,
         filter: Option<Expr<'a>>,
     },
-    Set(Target<'a>, Expr<'a>),
+    /// Boxed, as every large payload: the block parser holds a statement
+    /// in its frame once per nesting level.
+    Set(Box<Target<'a>>, Box<Expr<'a>>),
     /// `set target [-> filters]`, the body up to `endset`.
-    SetBlock(Target<'a>, Vec<FilterCall<'a>>),
+    SetBlock(Box<Target<'a>>, Vec<FilterCall<'a>>),
     Control(Control),
     With(Vec<(Pattern<'a>, Expr<'a>)>),
     Do(Expr<'a>),
@@ -243,7 +245,7 @@ impl<'a> Grammar<'a> {
         let invalid = |at| {
             syntax(
                 at,
-                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]` or `G[\"name\"]`"
+                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]`, `G[\"name\"]` or `ns.attr`"
                     .to_string(),
             )
         };
@@ -270,23 +272,33 @@ impl<'a> Grammar<'a> {
                         format!("`{name}` alone cannot be assigned: write `{name}.name`"),
                     );
                 };
-                (i, Target { scope, name: key })
+                (i, Target { scope, name: key, attrs: Vec::new() })
             }
             _ if RESERVED.contains(&name) => {
                 return syntax(start, format!("`{name}` is reserved and cannot be assigned"));
             }
-            _ => (i, Target { scope: Scope::State, name: TargetName::Static(Cow::Borrowed(name)) }),
+            _ => {
+                let name = TargetName::Static(Cow::Borrowed(name));
+                (i, Target { scope: Scope::State, name, attrs: Vec::new() })
+            }
         };
+        // `ns.attr = v`, `ns.a.b = v`: an attribute of the variable's map.
+        let (mut i, mut target) = (i, target);
+        while let Some((j, _)) = peek_ok(sym("."), i)? {
+            let Some((j, attr)) = peek_ok(ident, j)? else { return invalid(j) };
+            target.attrs.push(attr);
+            i = j;
+        }
         if let Some((i, _)) = peek_ok(sym("->"), i)? {
             let (i, filters) = self.filter_chain(i)?;
-            return Ok((i, Stmt::SetBlock(target, filters)));
+            return Ok((i, Stmt::SetBlock(Box::new(target), filters)));
         }
         match peek_ok(terminated(sym("="), not(char('='))), i)? {
             Some((i, _)) => {
                 let (i, value) = self.expr(i)?;
-                Ok((i, Stmt::Set(target, value)))
+                Ok((i, Stmt::Set(Box::new(target), Box::new(value))))
             }
-            None if i.trim().is_empty() => Ok((i, Stmt::SetBlock(target, Vec::new()))),
+            None if i.trim().is_empty() => Ok((i, Stmt::SetBlock(Box::new(target), Vec::new()))),
             None => invalid(start),
         }
     }
