@@ -117,22 +117,30 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
         _ => args.positional.get(each.test_at()).and_then(Value::as_str),
     };
     let Some(test) = callee.and_then(|name| args.registry.tests.get(name)) else { return calls };
-    let (Some(op), Some(other)) = (test.walk, args.positional.get(each.test_at() + 1)) else {
-        return calls.saturating_add(list.iter().map(size_units).sum::<u64>());
-    };
+    // What the renderer charges a test written out: its arguments' size
+    // and its comparison's walk, on every call.
+    let test_args = &args.positional[(each.test_at() + 1).min(args.positional.len())..];
+    let per_call = test_args.iter().map(size_units).fold(1u64, u64::saturating_add);
+    let walk = test.walk.zip(test_args.first());
     let attr = (each.test_at() == 1).then(|| &args.positional[0]);
-    list.iter().fold(calls, |total, item| {
+    // A walk past the render's whole fuel is unaffordable: stop there.
+    let cap = args.limits.fuel.unwrap_or(u64::MAX);
+    let mut total = calls;
+    for item in list.iter() {
+        if total > cap {
+            break;
+        }
         let tested = match attr {
             Some(attr) => attribute_value(item, attr, each.name()).unwrap_or_default(),
             None => item.clone(),
         };
-        total.saturating_add(size_units(&tested)).saturating_add(ops::walk_cost(
-            op,
-            &tested,
-            other,
-            u64::MAX,
-        ))
-    })
+        total = total.saturating_add(per_call).saturating_add(size_units(&tested));
+        if let Some((op, other)) = walk {
+            total =
+                total.saturating_add(ops::walk_cost(op, &tested, other, cap.saturating_sub(total)));
+        }
+    }
+    total
 }
 
 /// The fuel of `map` beyond one pass over its items.
