@@ -15,7 +15,7 @@ use crate::arguments::Arguments;
 use crate::error::Error;
 use crate::limits::Limits;
 use crate::value::ops::{check_string_size, string_too_long};
-use crate::value::text::Text;
+use crate::value::text::{Text, escape_html, escaped_len};
 use crate::value::{Repr, Value};
 
 /// All of a string of `len` bytes as one data piece (none when empty).
@@ -23,41 +23,18 @@ fn all_data(len: usize) -> Vec<Range<usize>> {
     std::iter::once(0..len).filter(|r| !r.is_empty()).collect()
 }
 
-/// minijinja's HTML escapes (`/` too, which ends a tag in some contexts).
-fn entity(byte: u8) -> Option<&'static str> {
-    Some(match byte {
-        b'<' => "&lt;",
-        b'>' => "&gt;",
-        b'&' => "&amp;",
-        b'"' => "&quot;",
-        b'\'' => "&#x27;",
-        b'/' => "&#x2f;",
-        _ => return None,
-    })
-}
-
-/// Appends `s` HTML-escaped to `out`, refused past `max` bytes.
-fn push_escaped(out: &mut String, s: &str, max: usize, limits: &Limits) -> Result<(), Error> {
-    let mut start = 0;
-    for (i, byte) in s.bytes().enumerate() {
-        if let Some(entity) = entity(byte) {
-            out.push_str(&s[start..i]);
-            out.push_str(entity);
-            start = i + 1;
-            if out.len() > max {
-                return Err(string_too_long(limits)(crate::value::TooLong));
-            }
-        }
-    }
-    out.push_str(&s[start..]);
-    check_string_size(out.len(), limits)
+/// Appends `s` HTML-escaped to `out` (the one escaping of the crate,
+/// shared with `autoescape`), refused before it is built when the result
+/// would pass the string limit.
+fn push_escaped(out: &mut String, s: &str, limits: &Limits) -> Result<(), Error> {
+    check_string_size(out.len().saturating_add(escaped_len(s)), limits)?;
+    escape_html(s, out);
+    Ok(())
 }
 
 /// The value HTML-escaped, marked as escaped, with its provenance kept
 /// (see the module docs); a value already marked is returned as it is.
-/// `autoescape` blocks print through it.
-pub(crate) fn html_escape(value: &Value, limits: &Limits) -> Result<Value, Error> {
-    let max = limits.string_limit;
+fn html_escape(value: &Value, limits: &Limits) -> Result<Value, Error> {
     let (source, data): (std::borrow::Cow<'_, str>, Vec<Range<usize>>) = match &value.0 {
         Repr::Text(t) if t.is_safe() => return Ok(value.clone()),
         Repr::Text(t) => (t.as_str().into(), t.data().to_vec()),
@@ -71,13 +48,13 @@ pub(crate) fn html_escape(value: &Value, limits: &Limits) -> Result<Value, Error
     let mut mapped = Vec::with_capacity(data.len());
     let mut at = 0;
     for range in &data {
-        push_escaped(&mut out, &source[at..range.start], max, limits)?;
+        push_escaped(&mut out, &source[at..range.start], limits)?;
         let start = out.len();
-        push_escaped(&mut out, &source[range.clone()], max, limits)?;
+        push_escaped(&mut out, &source[range.clone()], limits)?;
         mapped.push(start..out.len());
         at = range.end;
     }
-    push_escaped(&mut out, &source[at..], max, limits)?;
+    push_escaped(&mut out, &source[at..], limits)?;
     Ok(Value(Repr::Text(Arc::new(Text::safe(Arc::from(out), mapped.into())))))
 }
 

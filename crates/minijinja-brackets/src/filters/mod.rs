@@ -20,9 +20,7 @@ mod lists;
 pub(crate) use higher::{
     map, map_work, reject, rejectattr, select, select_work, selectattr, selectattr_work,
 };
-// `html_escape` is what `autoescape` blocks print through.
-#[allow(unused_imports)]
-pub(crate) use html::{escape, html_escape, is_safe, pprint, safe, urlencode};
+pub(crate) use html::{escape, is_safe, pprint, safe, urlencode};
 pub(crate) use lists::{attr, batch, chain, dictsort, groupby, lines, slice, zip};
 
 use std::borrow::Cow;
