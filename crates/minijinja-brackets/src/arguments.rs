@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::environment::Registry;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::value::Value;
@@ -58,11 +59,23 @@ impl<'a> NameIndex<'a> {
 /// assert_eq!(out.output, "  ab");
 /// # Ok::<(), minijinja_brackets::Error>(())
 /// ```
-#[derive(Debug)]
 pub struct Arguments<'a> {
     pub(crate) positional: Vec<Value>,
     pub(crate) keywords: Vec<(&'a str, Value)>,
     pub(crate) limits: &'a Limits,
+    /// The filters and tests `map`, `select` and `is filter` look names up
+    /// in: the template's own.
+    pub(crate) registry: &'a Registry,
+}
+
+impl std::fmt::Debug for Arguments<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Arguments")
+            .field("positional", &self.positional)
+            .field("keywords", &self.keywords)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Arguments<'a> {
@@ -162,8 +175,11 @@ mod tests {
 
     fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Arguments<'static> {
         static LIMITS: std::sync::LazyLock<Limits> = std::sync::LazyLock::new(Limits::default);
+        static REGISTRY: std::sync::LazyLock<Registry> =
+            std::sync::LazyLock::new(Registry::default);
         Arguments {
             limits: &LIMITS,
+            registry: &REGISTRY,
             positional: positional.iter().map(|&n| Value::from(n)).collect(),
             keywords: keywords.iter().map(|&(k, n)| (k, Value::from(n))).collect(),
         }

@@ -13,6 +13,7 @@ use crate::value::ops::CmpOp;
 pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
     let default = Filter::new(f::default).guarding();
     let length = Filter::new(f::length);
+    let escape = Filter::new(f::escape);
     vec![
         ("upper", Filter::new(f::upper)),
         ("lower", Filter::new(f::lower)),
@@ -47,6 +48,24 @@ pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
         ("tojson", Filter::new(f::tojson)),
         ("items", Filter::new(f::map_items)),
         ("list", Filter::new(f::to_list)),
+        ("dictsort", Filter::new(f::dictsort).with_work(f::sort_work)),
+        ("groupby", Filter::new(f::groupby).with_work(f::sort_work)),
+        ("map", Filter::new(f::map).with_work(f::map_work)),
+        ("select", Filter::new(f::select).with_work(f::select_work)),
+        ("reject", Filter::new(f::reject).with_work(f::select_work)),
+        ("selectattr", Filter::new(f::selectattr).with_work(f::selectattr_work)),
+        ("rejectattr", Filter::new(f::rejectattr).with_work(f::selectattr_work)),
+        ("batch", Filter::new(f::batch)),
+        ("slice", Filter::new(f::slice)),
+        ("zip", Filter::new(f::zip)),
+        ("chain", Filter::new(f::chain)),
+        ("attr", Filter::new(f::attr)),
+        ("lines", Filter::new(f::lines)),
+        ("urlencode", Filter::new(f::urlencode)),
+        ("escape", escape.clone()),
+        ("e", escape),
+        ("safe", Filter::new(f::safe)),
+        ("pprint", Filter::new(f::pprint)),
     ]
 }
 
@@ -82,17 +101,29 @@ pub(crate) fn tests() -> Vec<(&'static str, Test)> {
         ("divisibleby", Test::new(|v, a| t::divisible_by("divisibleby", v, a))),
         compare("eq", CmpOp::Eq),
         compare("equalto", CmpOp::Eq),
-        compare("sameas", CmpOp::Eq),
+        compare("==", CmpOp::Eq),
+        ("sameas", Test::new(|v, a| t::same_as("sameas", v, a)).with_walk(CmpOp::Eq)),
         compare("ne", CmpOp::Ne),
+        compare("!=", CmpOp::Ne),
         compare("lt", CmpOp::Lt),
         compare("lessthan", CmpOp::Lt),
+        compare("<", CmpOp::Lt),
         compare("le", CmpOp::Le),
+        compare("<=", CmpOp::Le),
         compare("gt", CmpOp::Gt),
         compare("greaterthan", CmpOp::Gt),
+        compare(">", CmpOp::Gt),
         compare("ge", CmpOp::Ge),
+        compare(">=", CmpOp::Ge),
         ("in", Test::new(|v, a| t::is_in("in", v, a)).with_walk(CmpOp::In)),
         ("startingwith", Test::new(|v, a| t::affix(true, "startingwith", v, a))),
         ("endingwith", Test::new(|v, a| t::affix(false, "endingwith", v, a))),
+        ("lower", Test::new(|v, a| t::case(false, "lower", v, a))),
+        ("upper", Test::new(|v, a| t::case(true, "upper", v, a))),
+        ("filter", Test::new(|v, a| t::names(true, "filter", v, a))),
+        ("test", Test::new(|v, a| t::names(false, "test", v, a))),
+        is("safe", f::is_safe),
+        is("escaped", f::is_safe),
     ]
 }
 

@@ -141,3 +141,46 @@ pub(crate) fn affix(
         (_, None) => return Err(bad(format!("test `{name}` needs a string argument"))),
     })
 }
+
+/// `sameas`: the same value, not only an equal one (minijinja's rule): the
+/// same list or map (one allocation), or scalars of the same kind that are
+/// equal (`1 is sameas 1.0` is false).
+pub(crate) fn same_as(name: &str, value: &Value, args: Arguments<'_>) -> Result<bool, Error> {
+    let other = one(name, args)?;
+    Ok(match (&value.0, &other.0) {
+        (Repr::List(a), Repr::List(b)) => std::sync::Arc::ptr_eq(a, b),
+        (Repr::Map(a), Repr::Map(b)) => std::sync::Arc::ptr_eq(a, b),
+        (Repr::List(_) | Repr::Map(_), _) | (_, Repr::List(_) | Repr::Map(_)) => false,
+        _ => value.kind() == other.kind() && value == &other,
+    })
+}
+
+/// `lower` (`upper`): a string whose every character is lowercase
+/// (uppercase), as minijinja has it (so `"a b" is lower` is false); false
+/// for anything else.
+pub(crate) fn case(
+    upper: bool,
+    name: &str,
+    value: &Value,
+    args: Arguments<'_>,
+) -> Result<bool, Error> {
+    none(name, args)?;
+    Ok(value.as_str().is_some_and(|s| {
+        s.chars().all(|c| if upper { c.is_uppercase() } else { c.is_lowercase() })
+    }))
+}
+
+/// `filter` (`test`): a string that names a filter (a test) of the
+/// template's environment, the host's own included.
+pub(crate) fn names(
+    filter: bool,
+    name: &str,
+    value: &Value,
+    args: Arguments<'_>,
+) -> Result<bool, Error> {
+    let registry = args.registry;
+    none(name, args)?;
+    Ok(value.as_str().is_some_and(|s| {
+        if filter { registry.filters.contains_key(s) } else { registry.tests.contains_key(s) }
+    }))
+}

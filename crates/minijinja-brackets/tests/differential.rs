@@ -4,7 +4,10 @@
 //! `continue`, `with`, `do`, `filter` and filtered `set` blocks,
 //! `autoescape`, nested unpacking, list repetition, bare test arguments,
 //! `call` blocks with `caller(...)`, `namespace()` with `set ns.attr`,
-//! `dict(map, k=v)`)
+//! `dict(map, k=v)`, and its filters and tests: `map`, `select`/`reject`, `selectattr`/
+//! `rejectattr`, `dictsort`, `groupby`, `batch`, `slice`, `zip`, `chain`,
+//! `unique`, `lines`, `split(none, n)`, `urlencode`, `escape`, `attr`,
+//! `pprint`, a stable reverse `sort`, `lower`/`upper`/`filter`/`test`)
 //! render exactly as minijinja
 //! renders them once `->` is spelled `|`. minijinja is the independent
 //! oracle; the bracket delimiters are configured on its side.
@@ -12,8 +15,10 @@
 use minijinja_brackets::{Context, Environment};
 use proptest::prelude::*;
 
-const CONTEXT: &str =
-    r#"{"n": 5, "m": 3, "s": "Ann Lee", "words": ["a", "bb", "ccc"], "user": {"name": "Bo"}}"#;
+const CONTEXT: &str = r#"{"n": 5, "m": 3, "s": "Ann Lee", "words": ["a", "bb", "ccc"],
+    "user": {"name": "Bo"}, "map": {"b": 2, "A": 1, "c": 3},
+    "people": [{"name": "Ann", "age": 30, "city": "Wien"}, {"name": "bo", "age": 17, "city": "graz"},
+               {"name": "Cy", "age": 30, "city": "wien"}, {"name": "Di", "age": 41}]}"#;
 
 fn piece() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -62,6 +67,22 @@ fn piece() -> impl Strategy<Value = String> {
         Just("[[ dict(user, age=n).age ]][[ namespace(user).name ]][[ dict(user) -> length ]]".to_owned()),
         Just("[% macro box(t) %]<[[ t ]]:[[ caller() ]]>[% endmacro %][% call box(s) %]in [[ n ]][% endcall %]".to_owned()),
         Just("[% macro each(xs) %][% for x in xs %][[ caller(x) ]];[% endfor %][% endmacro %][% for w in words %][% with k = w ~ m %][% call(x) each([w, m]) %][[ x ]]@[[ k ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]".to_owned()),
+        Just("[[ words -> map(\"upper\") -> join(\",\") ]][[ words -> map(\"length\") -> sum ]]".to_owned()),
+        Just("[[ people -> selectattr(\"age\", \">\", 20) -> map(attribute=\"name\") -> join ]]".to_owned()),
+        Just("[[ people -> rejectattr(\"age\", \"lt\", 18) -> map(attribute=\"city\", default=\"?\") -> join ]]".to_owned()),
+        Just("[[ [1, 2, 3, 4] -> select(\"odd\") -> join ]][[ [0, 1, 2, \"\"] -> reject -> length ]][[ words -> select(\"in\", [\"a\", \"ccc\"]) -> join ]]".to_owned()),
+        Just("[% for k, v in map -> dictsort %][[ k ]]=[[ v ]];[% endfor %]".to_owned()),
+        Just("[% for k, v in map -> dictsort(by=\"value\", reverse=true) %][[ k ]][% endfor %][% for k, v in map -> dictsort(case_sensitive=true) %][[ k ]][% endfor %]".to_owned()),
+        Just("[% for g in people -> groupby(\"city\", default=\"-\") %][[ g.grouper ]]:[[ g.list -> map(attribute=\"name\") -> join(\"+\") ]];[% endfor %]".to_owned()),
+        Just("[% for city, ps in people -> groupby(attribute=\"age\") %][[ city ]]=[[ ps -> length ]];[% endfor %]".to_owned()),
+        Just("[% for row in words -> batch(2, \"-\") %][[ row -> join ]]|[% endfor %][% for col in [1, 2, 3, 4, 5] -> slice(2) %][[ col -> join ]]|[% endfor %]".to_owned()),
+        Just("[% for a, b in words -> zip([n, m]) %][[ a ]][[ b ]][% endfor %][[ words -> chain([\"d\"], [s]) -> join ]]".to_owned()),
+        Just("[[ people -> sort(attribute=\"age\", reverse=true) -> map(attribute=\"name\") -> join ]]".to_owned()),
+        Just("[[ [\"a\", \"A\", \"b\"] -> unique -> join ]][[ [\"a\", \"A\"] -> unique(case_sensitive=true) -> join ]]".to_owned()),
+        Just("[[ \"x y\\nz\\r\\nw\" -> lines -> join(\"|\") ]][[ \"  a b  c \" -> split(none, 1) -> join(\"|\") ]]".to_owned()),
+        Just("[[ s -> urlencode ]] [[ \"<a href='/x'>&\" -> escape ]] [[ user -> attr(\"name\") ]]".to_owned()),
+        Just("[[ user -> pprint ]][[ words -> pprint ]]".to_owned()),
+        Just("[% if \"map\" is filter and \"odd\" is test and \"ab\" is lower and \"AB\" is upper %]yes[% endif %][% if 1 == true and 0 == false and false < true %]eq[% endif %]".to_owned()),
     ]
 }
 

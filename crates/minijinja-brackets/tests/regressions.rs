@@ -91,7 +91,12 @@ fn nan_comparisons_name_nan() {
     // Other mismatches keep naming the kinds.
     let (_, message, _) = kind_and_message("[[ 1 < \"a\" ]]", &none);
     assert_eq!(message, "cannot compare integer and string with `<`");
-    assert!(render("[[ [\"a\", 1] -> sort ]]").unwrap_err().contains("cannot sort a list mixing"));
+    // Mixed kinds sort in minijinja's order of kinds (issue 15); lists
+    // among themselves have none.
+    assert_eq!(render("[[ [\"a\", 1, none] -> sort ]]").unwrap(), r#"[null,1,"a"]"#);
+    assert!(
+        render("[[ [[1], [2]] -> sort ]]").unwrap_err().contains("cannot sort a list of lists")
+    );
 }
 
 /// A context integer above `i64::MAX` (serde_json keeps those up to
@@ -136,6 +141,51 @@ fn context_text_is_read_strictly() {
     assert_eq!(err.kind().as_str(), "invalid_json");
     let context = Context::from_json("\u{feff}{\"state\": {\"x\": 0.7}}").unwrap();
     assert_eq!(Environment::new().render_str("[[ x ]]", &context, 0).unwrap().output, "0.7");
+}
+
+/// Issue 15, bug 3: `1 == true` and `0 == false` were false; as in Jinja
+/// and minijinja a boolean equals the number 1 or 0 (and orders as it).
+#[test]
+fn booleans_equal_one_and_zero() {
+    assert_eq!(
+        render("[[ 1 == true ]]|[[ 0 == false ]]|[[ 1.0 != true ]]").unwrap(),
+        "true|true|false"
+    );
+    assert_eq!(
+        render("[[ 2 == true ]]|[[ false < true ]]|[[ true in [1] ]]").unwrap(),
+        "false|true|true"
+    );
+}
+
+/// Issue 15, bug 4: `split(none, 1)` and `split(maxsplit=1)` ignored the
+/// count when splitting on whitespace.
+#[test]
+fn split_on_whitespace_keeps_maxsplit() {
+    assert_eq!(render("[[ '  a b  c ' -> split(none, 1) ]]").unwrap(), r#"["a","b  c "]"#);
+    assert_eq!(render("[[ 'a b c' -> split(maxsplit=1) ]]").unwrap(), r#"["a","b c"]"#);
+    assert_eq!(
+        render("[[ 'a b' -> split(maxsplit=0) ]]|[[ '' -> split(none, 1) ]]").unwrap(),
+        r#"["a b"]|[]"#
+    );
+}
+
+/// Issue 15, bug 5: `unique` was case-sensitive; Jinja's default is not
+/// (`case_sensitive=true` restores it).
+#[test]
+fn unique_folds_case_by_default() {
+    assert_eq!(render("[[ ['a', 'A', 'b', 'B'] -> unique ]]").unwrap(), r#"["a","b"]"#);
+    assert_eq!(render("[[ ['a', 'A'] -> unique(case_sensitive=true) ]]").unwrap(), r#"["a","A"]"#);
+}
+
+/// Issue 15, bug 9: `sort(reverse=true)` reversed the order of equal items;
+/// the sort is stable either way (the comparison is reversed).
+#[test]
+fn reverse_sort_keeps_ties_in_input_order() {
+    let template = "[[ [{'n': 'a', 'age': 1}, {'n': 'b', 'age': 2}, {'n': 'c', 'age': 1}, \
+                    {'n': 'd', 'age': 2}] -> sort(attribute='age', reverse=true) \
+                    -> join(attribute='n') ]]";
+    assert_eq!(render(template).unwrap(), "bdac");
+    assert_eq!(render("[[ ['b', 'A', 'a', 'B'] -> sort(reverse=true) -> join ]]").unwrap(), "bBAa");
 }
 
 /// Issue 15, bug 1: a `for`'s `if` filter saw its own loop's `loop`

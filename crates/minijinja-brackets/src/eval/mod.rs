@@ -220,7 +220,10 @@ impl<'t> Renderer<'t> {
                 span,
             )),
             Repr::Undefined | Repr::None => Ok(()),
-            _ if self.autoescape => self.write_escaped(value, span),
+            // Text marked as escaped (`escape`, `safe`) is printed as it is.
+            _ if self.autoescape && !crate::filters::is_safe(value) => {
+                self.write_escaped(value, span)
+            }
             Repr::Str(text) => {
                 if self.out.len() + text.len() > self.limits.output_limit {
                     return Err(self.output_limit(span));

@@ -126,6 +126,10 @@ impl Shape {
 pub(crate) struct List {
     items: Vec<Value>,
     shape: Shape,
+    /// Names of the items, for a pair like `groupby`'s (`group.grouper`
+    /// is `group[0]`, as Python's named tuples): invisible to equality,
+    /// ordering and JSON.
+    names: &'static [&'static str],
 }
 
 impl List {
@@ -134,7 +138,12 @@ impl List {
         for item in &items {
             shape.add(item, JSON_SLOT);
         }
-        List { items, shape: shape.close() }
+        List { items, shape: shape.close(), names: &[] }
+    }
+
+    /// A list whose items can also be read by the attribute `names[i]`.
+    pub(crate) fn named(items: Vec<Value>, names: &'static [&'static str]) -> List {
+        List { names, ..List::new(items) }
     }
 
     /// The bytes of the list's own slots and of its items that nothing
@@ -437,6 +446,7 @@ impl Value {
             // Small maps (most template data) are faster to scan than hash.
             Repr::Map(m) if m.len() <= 8 => m.iter().find(|(k, _)| &***k == key).map(|(_, v)| v),
             Repr::Map(m) => m.get(key),
+            Repr::List(l) => l.names.iter().position(|n| *n == key).and_then(|i| l.get(i)),
             _ => None,
         }
     }
@@ -529,11 +539,17 @@ impl Value {
         }
     }
 
-    /// Orders two numbers numerically or two strings by code point; `None`
-    /// for any other pair (and for NaN).
+    /// Orders two numbers (booleans as 0 and 1) numerically or two strings
+    /// by code point; `None` for any other pair (and for NaN).
     pub(crate) fn compare(&self, other: &Value) -> Option<Ordering> {
+        // Booleans order as 0 and 1, as they compare equal to them.
+        let number = |v: &Value| match v.0 {
+            Repr::Bool(b) => Some(f64::from(u8::from(b))),
+            _ => v.as_f64(),
+        };
         match (&self.0, &other.0) {
             (Repr::Int(a), Repr::Int(b)) => Some(a.cmp(b)),
+            (Repr::Bool(_), _) | (_, Repr::Bool(_)) => number(self)?.partial_cmp(&number(other)?),
             _ => match (self.as_str(), other.as_str()) {
                 (Some(a), Some(b)) => Some(a.cmp(b)),
                 _ => self.as_f64()?.partial_cmp(&other.as_f64()?),
@@ -769,6 +785,13 @@ impl PartialEq for Value {
             (Repr::Undefined, Repr::Undefined) | (Repr::None, Repr::None) => true,
             (Repr::Bool(a), Repr::Bool(b)) => a == b,
             (Repr::Int(a), Repr::Int(b)) => a == b,
+            // As in Jinja and minijinja: `true == 1`, `false == 0.0`.
+            (Repr::Bool(b), Repr::Int(_) | Repr::Float(_)) => {
+                Some(f64::from(u8::from(*b))) == other.as_f64()
+            }
+            (Repr::Int(_) | Repr::Float(_), Repr::Bool(b)) => {
+                self.as_f64() == Some(f64::from(u8::from(*b)))
+            }
             (Repr::Int(_) | Repr::Float(_), Repr::Int(_) | Repr::Float(_)) => {
                 self.as_f64() == other.as_f64()
             }

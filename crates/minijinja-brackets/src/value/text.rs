@@ -12,13 +12,26 @@ pub(crate) struct Text {
     text: Arc<str>,
     /// Sorted, non-overlapping, non-empty ranges of `text`, one per piece.
     data: Box<[Range<usize>]>,
+    /// Whether it is already HTML-escaped (`escape`'s output, or marked by
+    /// `safe`): `escape` and `autoescape` leave it as it is.
+    safe: bool,
 }
 
 impl Text {
     /// `text` whose bytes in `data` (sorted, non-overlapping, non-empty
     /// ranges) came from values.
     pub(crate) fn new(text: Arc<str>, data: Box<[Range<usize>]>) -> Text {
-        Text { text, data }
+        Text { text, data, safe: false }
+    }
+
+    /// `text` with its `data` ranges, marked as already HTML-escaped.
+    pub(crate) fn safe(text: Arc<str>, data: Box<[Range<usize>]>) -> Text {
+        Text { text, data, safe: true }
+    }
+
+    /// Whether it is marked as already HTML-escaped.
+    pub(crate) fn is_safe(&self) -> bool {
+        self.safe
     }
 
     /// The string.

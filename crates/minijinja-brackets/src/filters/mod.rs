@@ -13,6 +13,16 @@
 //! passes on unchanged (`default`, `first`, the items `sort` reorders)
 //! keeps its provenance.
 
+mod higher;
+mod html;
+mod lists;
+
+pub(crate) use higher::{
+    map, map_work, reject, rejectattr, select, select_work, selectattr, selectattr_work,
+};
+pub(crate) use html::{escape, is_safe, pprint, safe, urlencode};
+pub(crate) use lists::{attr, batch, chain, dictsort, groupby, lines, slice, zip};
+
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -111,6 +121,21 @@ fn attribute(item: &Value, attribute: Option<&str>) -> Value {
             Ok(n) => ops::get_item(&v, &Value::from(n)).unwrap_or_default(),
             Err(_) => v.get(part).cloned().unwrap_or_default(),
         }),
+    }
+}
+
+/// The item's attribute named by a filter's argument: a path of names
+/// and list indexes (`"a.0"`), or an integer index.
+fn attribute_value(item: &Value, attr: &Value, filter: &str) -> Result<Value, Error> {
+    match &attr.0 {
+        Repr::Int(_) => Ok(ops::get_item(item, attr).unwrap_or_default()),
+        _ => match attr.as_str() {
+            Some(path) => Ok(attribute(item, Some(path))),
+            None => Err(bad(format!(
+                "`{filter}`: an attribute is a name or an integer, not {}",
+                attr.kind().as_str()
+            ))),
+        },
     }
 }
 
@@ -397,71 +422,129 @@ pub(crate) fn reverse(value: Value, args: Arguments<'_>) -> Result<Value, Error>
     }
 }
 
-/// The `sort` filter.
+/// The `sort` filter: stable, so with `reverse=true` equal items keep
+/// their input order (the comparison is reversed, not the result).
 pub(crate) fn sort(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     let [reverse, attr, case_sensitive] =
         args.bind("filter `sort`", ["reverse", "attribute", "case_sensitive"])?;
     let attr = str_arg(&attr, "sort", "attribute")?;
-    let fold = !case_sensitive.is_true();
     let mut keyed: Vec<(Value, Value)> =
         items(&value, "sort", limits)?.iter().map(|v| (attribute(v, attr), v.clone())).collect();
+    sort_keyed(&mut keyed, !case_sensitive.is_true(), reverse.is_true(), "sort")?;
+    Ok(Value::list(keyed.into_iter().map(|(_, v)| v).collect()))
+}
+
+/// Where a kind goes in the order of [`order`]: minijinja's order of kinds.
+fn kind_rank(value: &Value) -> u8 {
+    match &value.0 {
+        Repr::Undefined => 0,
+        Repr::None => 1,
+        Repr::Bool(_) | Repr::Int(_) | Repr::Float(_) => 3,
+        Repr::Str(_) | Repr::Text(_) => 4,
+        Repr::List(_) => 5,
+        Repr::Map(_) => 6,
+        Repr::Macro(_) => 7,
+    }
+}
+
+/// The order `sort`, `dictsort` and `groupby` sort by (minijinja's):
+/// kinds first (undefined, none, numbers with booleans as 0 and 1,
+/// strings), then within a kind; strings case-folded when `fold`. `None`
+/// for two lists, two maps, two macros or NaN, which have no order here.
+pub(crate) fn order(a: &Value, b: &Value, fold: bool) -> Option<Ordering> {
+    match kind_rank(a).cmp(&kind_rank(b)) {
+        Ordering::Equal => {}
+        different => return Some(different),
+    }
+    match (&a.0, &b.0) {
+        (Repr::Undefined, _) | (Repr::None, _) => Some(Ordering::Equal),
+        _ if fold => cmp_folded(a, b),
+        _ => a.compare(b),
+    }
+}
+
+/// Sorts `(key, item)` pairs by key, stably; `reverse` reverses the
+/// comparison, so equal keys keep their input order either way (bug 9 of
+/// issue 15).
+fn sort_keyed(
+    keyed: &mut [(Value, Value)],
+    fold: bool,
+    reverse: bool,
+    filter: &str,
+) -> Result<(), Error> {
     let mut failed = None;
     // Case folding compares as it goes: no lowercase copy of any key.
     keyed.sort_by(|a, b| {
-        let order = if fold { cmp_folded(&a.0, &b.0) } else { a.0.compare(&b.0) };
-        order.unwrap_or_else(|| {
+        let order = order(&a.0, &b.0, fold).unwrap_or_else(|| {
             failed.get_or_insert_with(|| {
                 if ops::is_nan(&a.0) || ops::is_nan(&b.0) {
                     "holding NaN (not a number has no order)".to_owned()
                 } else {
-                    format!("mixing {} and {}", a.0.kind().as_str(), b.0.kind().as_str())
+                    format!("of {}s (they have no order)", a.0.kind().as_str())
                 }
             });
-            std::cmp::Ordering::Equal
-        })
+            Ordering::Equal
+        });
+        if reverse { order.reverse() } else { order }
     });
-    if let Some(what) = failed {
-        return Err(invalid(format!("cannot sort a list {what}")));
+    match failed {
+        Some(what) if filter == "sort" => Err(invalid(format!("cannot sort a list {what}"))),
+        Some(what) => Err(invalid(format!("`{filter}`: cannot sort a list {what}"))),
+        None => Ok(()),
     }
-    if reverse.is_true() {
-        keyed.reverse();
-    }
-    Ok(Value::list(keyed.into_iter().map(|(_, v)| v).collect()))
 }
 
-/// The `unique` filter.
+/// The `unique` filter: the first of equal items, strings compared
+/// case-insensitively unless `case_sensitive` (Jinja's default, bug 5 of
+/// issue 15), by their `attribute` when one is given.
 pub(crate) fn unique(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
-    args.bind("filter `unique`", [])?;
+    let [case_sensitive, attr] = args.bind("filter `unique`", ["case_sensitive", "attribute"])?;
+    let attr = str_arg(&attr, "unique", "attribute")?;
+    let fold = !case_sensitive.is_true();
     let all = items(&value, "unique", limits)?;
     // An item that shares an earlier item's allocation is the same
-    // value: no key needed. Strings are their own key; other items
-    // are keyed by their JSON, all keys together bounded by the
-    // string limit.
+    // value: no key needed. Strings are their own key (lowercased when
+    // folded); other items are keyed by their JSON; all the keys built
+    // together are bounded by the string limit.
     let mut shared = HashSet::new();
     let mut seen = HashSet::new();
     let mut key_bytes = 0;
     let mut out = Vec::new();
     for item in all.iter() {
-        if item.identity().is_some_and(|id| !shared.insert(id)) {
+        if attr.is_none() && item.identity().is_some_and(|id| !shared.insert(id)) {
             continue;
         }
-        let key = match item.as_str() {
-            Some(s) => Cow::Borrowed(s),
+        let picked;
+        let compared = match attr {
+            None => item,
+            Some(_) => {
+                picked = attribute(item, attr);
+                &picked
+            }
+        };
+        let key: Cow<'_, str> = match compared.as_str() {
+            Some(s) if fold && s.chars().any(char::is_uppercase) => Cow::Owned(s.to_lowercase()),
+            // Borrowed from the list when it is the item itself.
+            Some(_) if attr.is_none() => Cow::Borrowed(item.as_str().unwrap_or_default()),
+            Some(s) => Cow::Owned(s.to_owned()),
             None => {
-                let normalized = match item.0 {
+                let normalized = match compared.0 {
                     Repr::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => Value::from(x as i64),
-                    _ => item.clone(),
+                    _ => compared.clone(),
                 };
                 let mut key = std::string::String::new();
-                let room = limits.string_limit - key_bytes;
+                let room = limits.string_limit.saturating_sub(key_bytes);
                 normalized.write_json(&mut key, None, room).map_err(string_too_long(limits))?;
-                key_bytes += key.len();
                 Cow::Owned(key)
             }
         };
-        if seen.insert((item.as_str().is_some(), key)) {
+        if let Cow::Owned(key) = &key {
+            key_bytes += key.len();
+            check_string_size(key_bytes, limits)?;
+        }
+        if seen.insert((compared.as_str().is_some(), key)) {
             out.push(item.clone());
         }
     }
@@ -513,15 +596,43 @@ pub(crate) fn split(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
             let all = t.matches(sep).count() + 1;
             max.map_or(all, |n| all.min(n.saturating_add(1)))
         }
-        None => t.split_whitespace().count(),
+        None => {
+            let all = t.split_whitespace().count();
+            max.map_or(all, |n| all.min(n.saturating_add(1)))
+        }
     };
     check_items(count, "split", limits)?;
     let parts: Vec<Value> = match (sep, max) {
         (Some(sep), Some(n)) => t.splitn(n.saturating_add(1), sep).map(Value::str).collect(),
         (Some(sep), None) => t.split(sep).map(Value::str).collect(),
-        (None, _) => t.split_whitespace().map(Value::str).collect(),
+        (None, Some(n)) => split_whitespace_n(&t, n.saturating_add(1)).map(Value::str).collect(),
+        (None, None) => t.split_whitespace().map(Value::str).collect(),
     };
     Ok(Value::list(parts))
+}
+
+/// Python's `str.split(None, n - 1)`: at most `n` words split at runs of
+/// whitespace, leading whitespace skipped, the last part the rest of the
+/// string with its inner whitespace kept and its trailing whitespace too
+/// (minijinja's `splitn_whitespace`; bug 4 of issue 15).
+fn split_whitespace_n(s: &str, n: usize) -> impl Iterator<Item = &str> {
+    let mut rest = s.trim_start();
+    let mut left = n;
+    std::iter::from_fn(move || {
+        if rest.is_empty() || left == 0 {
+            return None;
+        }
+        left -= 1;
+        if left == 0 {
+            let last = rest;
+            rest = "";
+            return Some(last);
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = rest[end..].trim_start();
+        Some(word)
+    })
 }
 
 /// The `int` filter.
@@ -718,7 +829,9 @@ pub(crate) fn tojson(value: Value, args: Arguments<'_>) -> Result<Value, Error> 
     let limits = args.limits;
     let [indent] = args.bind("filter `tojson`", ["indent"])?;
     let indent = match indent.0 {
-        Repr::Undefined | Repr::None => None,
+        Repr::Undefined | Repr::None | Repr::Bool(false) => None,
+        // Jinja's `tojson(true)`: two spaces.
+        Repr::Bool(true) => Some(2),
         Repr::Int(n) => Some(usize::try_from(n).unwrap_or(0).min(64)),
         _ => return Err(bad("`tojson`: `indent` must be an integer")),
     };
