@@ -8,7 +8,9 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::callable::{Filter, Function, IntoFilter, IntoFunction, IntoTest, Test};
+use crate::error::Error;
 use crate::limits::Limits;
+use crate::loader::{Library, LoadError};
 use crate::syntax::lexer::Whitespace;
 
 /// The filters, tests and functions by name: the built-ins of
@@ -58,6 +60,9 @@ pub struct Environment {
     /// Shared by the templates compiled from it; copied when a host adds to
     /// it afterwards.
     registry: Arc<Registry>,
+    /// The named templates: shared by every clone and every template
+    /// compiled from it.
+    library: Arc<Library>,
 }
 
 #[derive(Clone, Default)]
@@ -82,6 +87,7 @@ impl fmt::Debug for Environment {
             .field("host_filters", &sorted(&self.registry.host.filters))
             .field("host_tests", &sorted(&self.registry.host.tests))
             .field("host_functions", &sorted(&self.registry.host.functions))
+            .field("library", &self.library)
             .finish()
     }
 }
@@ -199,6 +205,66 @@ impl Environment {
         let registry = Arc::make_mut(&mut self.registry);
         registry.functions.insert(Arc::from(name.as_str()), entry);
         registry.host.functions.push(name);
+    }
+
+    /// Compiles `source` and stores it under `name` (replacing a template
+    /// of that name), for `include`, `import`, `extends` and
+    /// [`Environment::template`]. Names follow the loader's rule (see
+    /// [`Environment::set_loader`]). The store is shared by every clone of
+    /// this environment and every template compiled from it, so a template
+    /// compiled before its parts were added finds them when it renders.
+    ///
+    /// ```
+    /// use minijinja_brackets::Environment;
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_template("base.txt", "<[% block body %]base[% endblock %]>")?;
+    /// let child = env.compile("[% extends 'base.txt' %][% block body %]child[% endblock %]")?;
+    /// assert_eq!(child.render(&Default::default(), 0)?.output, "<child>");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_template_name`, `memory_limit` past
+    /// [`Limits::template_bytes`], and the template's compile errors
+    /// (naming it).
+    pub fn add_template(&mut self, name: &str, source: &str) -> Result<(), Error> {
+        self.library.add(self, name, source)
+    }
+
+    /// Sets the function asked for a template that is not stored, the first
+    /// time a render (or [`Environment::template`]) needs it: `Ok(None)`
+    /// means not found. What it returns is compiled once and stored (for
+    /// every clone, thread-safe). It runs while the store is locked: it must
+    /// not use this environment.
+    ///
+    /// A name is checked before the loader sees it: `/`-separated
+    /// segments, none empty, `.` or `..`; no `\`, NUL or leading `/`; no
+    /// `:` in the first segment; at most 255 bytes
+    /// (`invalid_template_name` otherwise). Names are relative to the
+    /// loader's root, never to the template that names them (Jinja's rule).
+    /// A loader reading files must still open them without following links
+    /// out of its root.
+    ///
+    /// ```
+    /// use minijinja_brackets::Environment;
+    ///
+    /// let mut env = Environment::new();
+    /// env.set_loader(|name| Ok((name == "sig.txt").then(|| "-- Ann".to_owned())));
+    /// let out = env.render_str("Bye.\n[% include 'sig.txt' %]", &Default::default(), 0)?;
+    /// assert_eq!(out.output, "Bye.\n-- Ann");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    pub fn set_loader<F>(&mut self, loader: F)
+    where
+        F: Fn(&str) -> Result<Option<String>, LoadError> + Send + Sync + 'static,
+    {
+        self.library.set_loader(Arc::new(loader));
+    }
+
+    pub(crate) fn library(&self) -> &Library {
+        &self.library
     }
 
     /// The filters, tests and functions templates compiled now resolve

@@ -168,6 +168,7 @@ pub use crate::error::{Error, ErrorKind};
 pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
+pub use crate::loader::LoadError;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
 /// The byte span errors carry (the suite's one span type).
@@ -186,6 +187,7 @@ mod filters;
 mod functions;
 mod history;
 mod limits;
+mod loader;
 mod provenance;
 mod random;
 mod resolve;

@@ -54,8 +54,33 @@ self_cell::self_cell!(
 #[derive(Clone)]
 pub struct Template {
     env: Environment,
-    parsed: Arc<Parsed>,
-    resolved: Arc<Resolution>,
+    compiled: Arc<Compiled>,
+}
+
+/// What compiling makes of a source, without the environment: the
+/// environment's template store keeps these (a store that kept whole
+/// [`Template`]s would hold its own environment).
+pub(crate) struct Compiled {
+    /// The name it is stored under; `None` for [`Environment::compile`].
+    pub(crate) name: Option<Arc<str>>,
+    parsed: Parsed,
+    pub(crate) resolved: Resolution,
+}
+
+impl Compiled {
+    pub(crate) fn source(&self) -> &str {
+        self.parsed.borrow_owner()
+    }
+
+    pub(crate) fn tree(&self) -> &ast::Template<'_> {
+        self.parsed.borrow_dependent()
+    }
+
+    /// The name errors in it carry: its own, or `main` for the template
+    /// being rendered.
+    pub(crate) fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or("main")
+    }
 }
 
 impl fmt::Debug for Template {
@@ -85,15 +110,60 @@ impl Environment {
     ///
     /// As [`Environment::compile`].
     pub fn compile_shared(&self, source: Arc<str>) -> Result<Template, Error> {
+        let compiled = Arc::new(self.compile_unit(None, source)?);
+        Ok(Template { env: self.clone(), compiled })
+    }
+
+    /// Parses and resolves `source`; errors in a named template carry its
+    /// name.
+    pub(crate) fn compile_unit(
+        &self,
+        name: Option<Arc<str>>,
+        source: Arc<str>,
+    ) -> Result<Compiled, Error> {
         let mut resolved = None;
         let parsed = Parsed::try_new(source, |source| {
             let (tree, resolution) = crate::resolve::compile(self, source)?;
             resolved = Some(resolution);
             Ok::<_, Error>(tree)
+        })
+        .map_err(|e| match &name {
+            Some(name) => e.in_template(name),
+            None => e,
         })?;
         // Set whenever the tree was built.
-        let resolved = Arc::new(resolved.unwrap_or_else(Resolution::none));
-        Ok(Template { env: self.clone(), parsed: Arc::new(parsed), resolved })
+        let resolved = resolved.unwrap_or_else(Resolution::none);
+        Ok(Compiled { name, parsed, resolved })
+    }
+
+    /// The template stored under `name`: added with
+    /// [`Environment::add_template`], or asked of the loader
+    /// ([`Environment::set_loader`]) the first time and kept. Errors in it
+    /// and in what it includes name the template they are in.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_template("greeting.txt", "Hello [[ name ]]!")?;
+    /// env.add_template("main.txt", "[% include 'greeting.txt' %] Bye.")?;
+    /// let mut context = Context::default();
+    /// context.state.insert("name".into(), "Ann".into());
+    /// let out = env.template("main.txt")?.render(&context, 0)?;
+    /// assert_eq!(out.output, "Hello Ann! Bye.");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_template_name`, `template_not_found`, `load_error`,
+    /// `memory_limit` past [`Limits::template_bytes`], and the template's
+    /// own compile errors.
+    ///
+    /// [`Limits::template_bytes`]: crate::Limits::template_bytes
+    pub fn template(&self, name: &str) -> Result<Template, Error> {
+        let compiled = self.library().load(self, name)?;
+        Ok(Template { env: self.clone(), compiled })
     }
 
     /// Compiles and renders in one step.
@@ -114,16 +184,21 @@ impl Environment {
 impl Template {
     /// The template's source text.
     pub fn source(&self) -> &str {
-        self.parsed.borrow_owner()
+        self.compiled.source()
     }
 
     /// The template's source text, shared.
     pub fn shared_source(&self) -> &Arc<str> {
-        self.parsed.borrow_owner()
+        self.compiled.parsed.borrow_owner()
+    }
+
+    /// The name it was stored under ([`Environment::template`]), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.compiled.name.as_deref()
     }
 
     fn tree(&self) -> &ast::Template<'_> {
-        self.parsed.borrow_dependent()
+        self.compiled.tree()
     }
 
     /// Renders the template with the three stores of `context` and the
@@ -154,7 +229,7 @@ impl Template {
     ///
     /// As [`Template::render`].
     pub fn render_outcome(&self, context: &Context, seed: u64) -> Result<Outcome, Error> {
-        crate::eval::render(&self.env, &self.resolved, self.source(), self.tree(), context, seed)
+        crate::eval::render(&self.env, &self.compiled, context, seed)
     }
 
     /// What the template reads, writes, calls and rolls, and what looks
@@ -170,7 +245,7 @@ impl Template {
     pub fn analyze_with(&self, context: &Context) -> Analysis {
         crate::analyze::analyze(
             &self.env,
-            &self.resolved,
+            &self.compiled.resolved,
             self.source(),
             &self.tree().body,
             context,
@@ -189,13 +264,6 @@ impl Template {
     /// paths (sample with [`Template::render`] and many seeds instead), and
     /// any error a render of one of the paths raises.
     pub fn distribution(&self, context: &Context, max_paths: usize) -> Result<Distribution, Error> {
-        crate::exact::distribution(
-            &self.env,
-            &self.resolved,
-            self.source(),
-            self.tree(),
-            context,
-            max_paths,
-        )
+        crate::exact::distribution(&self.env, &self.compiled, context, max_paths)
     }
 }

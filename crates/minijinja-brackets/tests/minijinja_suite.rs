@@ -491,15 +491,18 @@ fn print_as_brackets(
 /// crate always keeps it, a documented difference), the context as the
 /// state store, strict mode for `undefined: strict`, and `get_args` (which
 /// sees positional arguments only).
-fn brackets(case: &Case) -> Result<Rendered, Unconvertible> {
+fn brackets(case: &Case, refs: &[(String, String)]) -> Result<Rendered, Unconvertible> {
     use minijinja_brackets::{Context, Environment, Value};
 
-    let mut source = case.template.as_str();
-    if !case.settings.keep_trailing_newline {
-        source = source.strip_suffix('\n').unwrap_or(source);
-        source = source.strip_suffix('\r').unwrap_or(source);
-    }
-    let converted = to_brackets(source)?;
+    // minijinja drops one final newline of every template it is given.
+    let trimmed = |mut source: &'_ str| {
+        if !case.settings.keep_trailing_newline {
+            source = source.strip_suffix('\n').unwrap_or(source);
+            source = source.strip_suffix('\r').unwrap_or(source);
+        }
+        to_brackets(source)
+    };
+    let converted = trimmed(&case.template)?;
     let mut env = Environment::new();
     env.set_strict(case.settings.undefined.as_deref() == Some("strict"));
     env.set_trim_blocks(case.settings.trim_blocks);
@@ -515,8 +518,18 @@ fn brackets(case: &Case) -> Result<Rendered, Unconvertible> {
     };
     // A panic is a bug of this crate, reported as the case's outcome so
     // that the rest of the suite still runs.
+    // The refs, converted, by file name, as minijinja's harness adds them;
+    // the case itself under its name, so that errors name it.
+    let mut templates = Vec::with_capacity(refs.len());
+    for (name, source) in refs {
+        templates.push((name, trimmed(source)?));
+    }
     let render = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        env.compile(&converted)
+        for (name, source) in &templates {
+            env.add_template(name, source)?;
+        }
+        env.add_template(&case.name, &converted)?;
+        env.template(&case.name)
             .and_then(|template| template.render_outcome(&context, 0))
             .map(|outcome| outcome.output)
     }));
@@ -546,7 +559,7 @@ fn compare(case: &Case, refs: &[(String, String)]) -> Outcome {
         let ours = Err(Unconvertible("custom delimiters or line statements".into()));
         return Outcome::Differs { theirs: minijinja(case, refs), ours };
     }
-    match (minijinja(case, refs), brackets(case)) {
+    match (minijinja(case, refs), brackets(case, refs)) {
         (Ok(theirs), Ok(Ok(ours))) if theirs == ours => Outcome::Same,
         (Err(theirs), Ok(Err(ours))) if ours.kind != "PANIC" => Outcome::BothFail { theirs, ours },
         (theirs, ours) => Outcome::Differs { theirs, ours },

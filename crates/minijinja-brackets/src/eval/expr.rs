@@ -125,9 +125,11 @@ impl<'t> Renderer<'t> {
             && let Resolved::State = self.resolve(var)
         {
             self.spend(1, base.span)?;
-            let source = self.source;
-            let found =
-                self.stores.get_ref(Scope::State, &var).map_err(|e| e.at(source, base.span))?;
+            let (source, unit) = (self.source, self.unit.name.as_deref());
+            let found = self
+                .stores
+                .get_ref(Scope::State, &var)
+                .map_err(|e| e.at_in(source, base.span, unit))?;
             return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
@@ -333,6 +335,9 @@ impl<'t> Renderer<'t> {
         args: &'t CallArgs<'t>,
         span: Span,
     ) -> Result<Value, Error> {
+        if let Some(value) = self.composed_call(callee, args, span)? {
+            return Ok(value);
+        }
         match &callee.kind {
             ExprKind::Attr(base, "cycle")
                 if matches!(base.kind, ExprKind::Name(n) if n.text == "loop")

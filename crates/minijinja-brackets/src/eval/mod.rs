@@ -9,6 +9,7 @@
 //! returns its whole result or only an error: stores, writes and effects
 //! live in the renderer until it succeeds.
 
+mod compose;
 mod expr;
 mod scope;
 mod stores;
@@ -28,11 +29,13 @@ use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    self, CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
+    CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
 };
+use crate::template::Compiled;
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
+use compose::{Composition, MacroRef, Table};
 use scope::{Frame, LoopState};
 use stores::Stores;
 
@@ -50,50 +53,51 @@ const MAX_VALUE_DEPTH: usize = 128;
 const ENTRY: usize = 64;
 
 /// Renders a compiled template.
-pub(crate) fn render<'t>(
-    env: &'t Environment,
-    resolved: &'t Resolution,
-    source: &'t str,
-    template: &'t ast::Template<'t>,
-    context: &'t Context,
+pub(crate) fn render(
+    env: &Environment,
+    template: &Compiled,
+    context: &Context,
     seed: u64,
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, resolved, source, template, context, Draws::new(seed), fuel)
-        .map(|(outcome, ..)| outcome)
+    render_with(env, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
 /// back the decisions and the fuel left (the exact enumeration reads the
 /// path it recorded and shares one fuel budget among its renders).
-pub(crate) fn render_with<'t>(
-    env: &'t Environment,
-    resolved: &'t Resolution,
-    source: &'t str,
-    template: &'t ast::Template<'t>,
-    context: &'t Context,
+pub(crate) fn render_with(
+    env: &Environment,
+    template: &Compiled,
+    context: &Context,
     draws: Draws,
     fuel: Option<u64>,
 ) -> Result<(Outcome, Draws, Option<u64>), Error> {
+    // The templates the render loads stay here until it ends, so that it
+    // borrows their syntax trees as it borrows the main one's.
+    let arena = compose::Arena::new();
     let mut renderer = Renderer {
         env,
-        resolved,
+        resolved: &template.resolved,
         limits: env.limits(),
-        source,
+        source: template.source(),
+        unit: template,
         stores: Stores::new(context),
         effects: Vec::new(),
-        out: TextBuf::with_capacity(source.len()),
+        out: TextBuf::with_capacity(template.source().len()),
         memory: env.limits().memory_limit,
         frames: Vec::new(),
-        names: &template.names,
-        macros: Vec::new(),
+        names: &template.tree().names,
+        tables: vec![Table::new(template, None)],
+        table: 0,
+        compose: Composition::new(&arena, template),
         fuel,
         macro_depth: 0,
         depth: 0,
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
-    renderer.exec(&template.body)?;
+    renderer.exec_root(0)?;
     renderer.finish()
 }
 
@@ -102,6 +106,9 @@ pub(crate) struct Renderer<'t> {
     /// The filters and tests the template names.
     resolved: &'t Resolution,
     limits: &'t Limits,
+    /// The template whose code runs now, its source and names (copied out
+    /// of it: every error and lookup reads them).
+    unit: &'t Compiled,
     source: &'t str,
     stores: Stores<'t>,
     effects: Vec<Effect>,
@@ -109,11 +116,15 @@ pub(crate) struct Renderer<'t> {
     /// The bytes left under [`Limits::memory_limit`].
     memory: usize,
     frames: Vec<Frame<'t>>,
-    /// The template's bare names and their numbers ([`Name::id`]).
+    /// The running template's bare names and their numbers ([`Name::id`]).
     names: &'t HashMap<&'t str, u32>,
-    /// The macro defined so far under each name number (a later definition
-    /// replaces an earlier one); empty until a definition runs.
-    macros: Vec<Option<&'t MacroDef<'t>>>,
+    /// One per run of a template's top level (the main one, each include,
+    /// import and parent): its macros and imports.
+    tables: Vec<Table<'t>>,
+    /// The table of the code running now.
+    table: usize,
+    /// The loaded templates, the active chain, the blocks.
+    compose: Composition<'t>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
@@ -124,13 +135,13 @@ pub(crate) struct Renderer<'t> {
 impl<'t> Renderer<'t> {
     /// An error of `kind` at `span`.
     fn error(&self, kind: ErrorKind, message: impl Into<String>, span: Span) -> Error {
-        Error::new(kind, message).at(self.source, span)
+        Error::new(kind, message).at_in(self.source, span, self.unit.name.as_deref())
     }
 
     /// Places an error without a position (from an operator, a filter, a
     /// host callback) at `span`.
     fn locate(&self, span: Span) -> impl Fn(Error) -> Error + '_ {
-        move |e| e.at(self.source, span)
+        move |e| e.at_in(self.source, span, self.unit.name.as_deref())
     }
 
     /// Spends `units` of fuel.
@@ -282,17 +293,16 @@ impl<'t> Renderer<'t> {
             }
             Node::Macro(def) => {
                 self.spend(1, Span::default())?;
-                if self.macros.is_empty() {
-                    self.macros = vec![None; self.names.len()];
-                }
-                if let Some(slot) = self.macros.get_mut(def.name.id as usize) {
-                    *slot = Some(def);
-                }
-                Ok(())
+                let table = self.table;
+                self.define_macro(def.name, MacroRef { def, table }, Span::default())
             }
             Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
             Node::Weighted { choices } => self.exec_weighted(choices),
             Node::Effect { kind, value, span } => self.exec_effect(*kind, value, *span),
+            Node::Include(include) => self.exec_include(include),
+            Node::Import(import) => self.exec_import(import),
+            Node::Extends { name, span } => self.exec_extends(name, *span),
+            Node::Block(def) => self.exec_block_node(def),
         }
     }
 
@@ -537,14 +547,17 @@ impl<'t> Renderer<'t> {
     /// a string value.
     fn call_macro(
         &mut self,
-        def: &'t MacroDef<'t>,
+        mref: MacroRef<'t>,
         args: Arguments<'t>,
         span: Span,
     ) -> Result<Value, Error> {
+        let def = mref.def;
         self.enter_macro(def, args, span)?;
-        let output = self.capture(&def.body, span)?;
+        let caller = self.switch_table(mref.table);
+        let output = self.capture(&def.body, span);
+        self.switch_table(caller);
         self.leave_macro();
-        Ok(output)
+        output
     }
 
     /// `[[ m(args) ]]`: the macro's body rendered where the call is. That
@@ -553,16 +566,20 @@ impl<'t> Renderer<'t> {
     /// copy; the most common use of a macro costs nothing for provenance.
     fn print_macro(
         &mut self,
-        def: &'t MacroDef<'t>,
+        mref: MacroRef<'t>,
         args: &'t CallArgs<'t>,
         span: Span,
     ) -> Result<(), Error> {
+        let def = mref.def;
         // What evaluating the call expression costs.
         self.spend(1, span)?;
         self.descend(span)?;
         let args = self.eval_args(args)?;
         self.enter_macro(def, args, span)?;
-        self.exec_block(&def.body, span)?;
+        let caller = self.switch_table(mref.table);
+        let done = self.exec_block(&def.body, span);
+        self.switch_table(caller);
+        done?;
         self.leave_macro();
         self.depth -= 1;
         Ok(())
@@ -629,8 +646,13 @@ impl<'t> Renderer<'t> {
     fn lookup(&mut self, name: Name<'t>, span: Span) -> Result<Value, Error> {
         match self.resolve(name) {
             Resolved::Value(value) => Ok(value),
-            Resolved::Macro(def) => Ok(Value(Repr::Macro(Arc::from(def.name.text)))),
-            Resolved::State => self.stores.get(Scope::State, &name).map_err(self.locate(span)),
+            Resolved::Macro(m) => Ok(Value(Repr::Macro(Arc::from(m.def.name.text)))),
+            Resolved::State => {
+                if let Some(module) = self.module_value(name, span) {
+                    return Err(module);
+                }
+                self.stores.get(Scope::State, &name).map_err(self.locate(span))
+            }
         }
     }
 
@@ -646,20 +668,10 @@ impl<'t> Renderer<'t> {
                 break;
             }
         }
-        match self.macro_numbered(name.id) {
-            Some(def) => Resolved::Macro(def),
+        match self.macro_in_scope(name) {
+            Some(m) => Resolved::Macro(m),
             None => Resolved::State,
         }
-    }
-
-    /// The macro defined under the name numbered `id`, if one is.
-    fn macro_numbered(&self, id: u32) -> Option<&'t MacroDef<'t>> {
-        self.macros.get(id as usize).copied().flatten()
-    }
-
-    /// The macro defined under `name` (a macro value's name), if one is.
-    fn macro_named(&self, name: &str) -> Option<&'t MacroDef<'t>> {
-        self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
     /// The innermost loop visible from here (not across a macro call).
@@ -675,7 +687,7 @@ impl<'t> Renderer<'t> {
 enum Resolved<'t> {
     /// A loop variable, `loop`, or a macro parameter.
     Value(Value),
-    Macro(&'t MacroDef<'t>),
+    Macro(MacroRef<'t>),
     /// Not bound here: read the state store.
     State,
 }

@@ -18,6 +18,8 @@ pub(crate) struct Failure<'a> {
 pub(crate) struct TemplateParser<'a> {
     grammar: Grammar<'a>,
     lexer: Lexer<'a>,
+    /// How many macro bodies are open (blocks may not be inside one).
+    in_macro: usize,
 }
 
 /// A statement tag and its span, boxed: it is large, and the block parser
@@ -52,8 +54,10 @@ impl<'a> TemplateParser<'a> {
                 names: RefCell::new(HashMap::new()),
                 filters: RefCell::default(),
                 tests: RefCell::default(),
+                blocks: RefCell::default(),
             },
             lexer: Lexer::new(source, whitespace),
+            in_macro: 0,
         }
     }
 
@@ -159,16 +163,48 @@ impl<'a> TemplateParser<'a> {
                 Node::SetBlock { target: Box::new(target), body, span }
             }
             Stmt::Macro(name, params) => {
-                let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
+                self.in_macro += 1;
+                let closed = self.closed_body(&["endmacro"], "macro", span);
+                self.in_macro -= 1;
+                let (body, _) = closed?;
                 let name = self.grammar.intern(name);
                 Node::Macro(Box::new(MacroDef { name, params, body }))
             }
             Stmt::Weighted => self.weighted(span)?,
+            Stmt::Include { names, ignore_missing, with_context } => {
+                Node::Include(Box::new(Include { names, ignore_missing, with_context, span }))
+            }
+            Stmt::Import { template, binds, with_context } => {
+                Node::Import(Box::new(Import { template, binds, with_context, span }))
+            }
+            Stmt::Extends(name) => Node::Extends { name: Box::new(name), span },
+            Stmt::Block { .. } if self.in_macro > 0 => {
+                return Err(self.syntax_error("a `block` cannot be inside a macro".into(), span));
+            }
+            Stmt::Block { name, scoped, required } => {
+                let (body, closing) = self.closed_body(&["endblock"], "block", span)?;
+                if let Stmt::EndBlock(Some(end)) = closing
+                    && end != name
+                {
+                    return Err(
+                        self.syntax_error(format!("`endblock {end}` closes block `{name}`"), span)
+                    );
+                }
+                if required
+                    && body.iter().any(|n| !matches!(n, Node::Text(t) if t.trim().is_empty()))
+                {
+                    return Err(self.syntax_error(
+                        format!("required block `{name}` may hold only whitespace and comments"),
+                        span,
+                    ));
+                }
+                Node::Block(Box::new(BlockDef { name, body, scoped, required, span }))
+            }
             Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },
             Stmt::Choice(_) => {
                 return Err(self.syntax_error("`choice` outside a `weighted` block".into(), span));
             }
-            Stmt::Elif(_) | Stmt::Else | Stmt::End(_) => {
+            Stmt::Elif(_) | Stmt::Else | Stmt::End(_) | Stmt::EndBlock(_) => {
                 return Err(self.stray(stmt.word(), span, ends));
             }
         };

@@ -29,8 +29,9 @@ use crate::limits::Limits;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    BinOp, CallArgs, Callee, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop,
-    MacroDef, Name, Node, Slice, Target, TargetName, Template, TestCall,
+    BinOp, BlockDef, CallArgs, Callee, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall,
+    ForLoop, Import, ImportBinds, Include, MacroDef, Name, Node, Slice, Target, TargetName,
+    Template, TestCall,
 };
 use crate::syntax::lexer::{Lexer, Whitespace};
 use crate::syntax::token::{TagKind, Token};
@@ -113,11 +114,6 @@ const RESERVED: &[&str] = &[
 
 /// Jinja tags this language leaves out on purpose.
 const UNSUPPORTED: &[&str] = &[
-    "extends",
-    "block",
-    "include",
-    "import",
-    "from",
     "call",
     "filter",
     "with",
@@ -125,7 +121,6 @@ const UNSUPPORTED: &[&str] = &[
     "autoescape",
     "break",
     "continue",
-    "endblock",
     "endcall",
     "endfilter",
     "endwith",
@@ -164,6 +159,8 @@ pub(crate) struct Grammar<'a> {
     names: RefCell<HashMap<&'a str, u32>>,
     filters: RefCell<Callees<'a>>,
     tests: RefCell<Callees<'a>>,
+    /// Block names defined so far: a name may be defined once.
+    blocks: RefCell<HashSet<&'a str>>,
 }
 
 /// Filter (or test) names numbered in the order first written.
