@@ -325,13 +325,21 @@ impl fmt::Display for Annotated<'_> {
         write!(f, "error[{}]: {}", err.kind(), err.message())?;
         let Some(l) = &err.repr.location else { return Ok(()) };
         let gutter = " ".repeat(l.line.to_string().len());
-        write!(f, "\n{gutter}--> line {}, column {}", l.line, l.column)?;
+        let place = match &err.repr.origin {
+            Origin::Named(name) => format!("{name}, "),
+            _ => String::new(),
+        };
+        write!(f, "\n{gutter}--> {place}line {}, column {}", l.line, l.column)?;
         write!(f, "\n{gutter} |\n{} | {}\n{gutter} | ", l.line, l.source_line)?;
         for c in l.source_line.chars().take(l.column - 1) {
             f.write_str(if c == '\t' { "\t" } else { " " })?;
         }
         let width = l.snippet.chars().count().clamp(1, text::SNIPPET_CHARS);
-        f.write_str(&"^".repeat(width))
+        f.write_str(&"^".repeat(width))?;
+        for line in err.repr.help.iter().flat_map(|h| h.lines()) {
+            write!(f, "\n{gutter} = {line}")?;
+        }
+        Ok(())
     }
 }
 

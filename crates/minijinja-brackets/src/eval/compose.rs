@@ -347,12 +347,16 @@ impl<'t> Renderer<'t> {
     /// Runs `unit` from the top in a table of its own: `with_context`, it
     /// sees the running code's bindings and macros. The block overrides
     /// of the running template do not reach it.
+    /// Errors from inside it get the line `how NAME:LINE:COLUMN` (see
+    /// [`Renderer::loaded_from`]).
     fn run_loaded(
         &mut self,
         unit: &'t Compiled,
         with_context: bool,
         span: Span,
+        how: &str,
     ) -> Result<usize, Error> {
+        let from = self.loaded_from(how, span);
         self.enter(unit, span)?;
         let parent = with_context.then_some(self.table);
         let table = self.push_table(unit, parent, span)?;
@@ -368,7 +372,7 @@ impl<'t> Renderer<'t> {
         self.compose.blocks = blocks;
         self.compose.block_stack = block_stack;
         self.compose.chain.pop();
-        done.map(|()| table)
+        done.map(|()| table).map_err(|e| e.loaded_from(from))
     }
 
     /// `include`: the first of the names that exists, rendered here.
@@ -387,13 +391,14 @@ impl<'t> Renderer<'t> {
             None => vec![self.template_name(&value, include.names.span)?],
         };
         let mut found = None;
+        let mut missing = None;
         for name in &names {
             match self.load(name, span) {
                 Ok(unit) => {
                     found = Some(unit);
                     break;
                 }
-                Err(e) if e.kind() == ErrorKind::TemplateNotFound => {}
+                Err(e) if e.kind() == ErrorKind::TemplateNotFound => missing = Some(e),
                 Err(e) => return Err(e),
             }
         }
@@ -401,15 +406,16 @@ impl<'t> Renderer<'t> {
             if include.ignore_missing {
                 return Ok(());
             }
-            let message = match names.as_slice() {
-                [one] => format!("template {one:?} not found"),
-                all => format!("none of the templates {all:?} was found"),
-            };
-            return Err(self.error(ErrorKind::TemplateNotFound, message, span));
+            return Err(match (names.as_slice(), missing) {
+                ([_], Some(missing)) => missing,
+                (all, _) => self.error(
+                    ErrorKind::TemplateNotFound,
+                    format!("none of the templates {all:?} was found"),
+                    span,
+                ),
+            });
         };
-        let from = self.loaded_from("included from", span);
-        let table =
-            self.run_loaded(unit, include.with_context, span).map_err(|e| e.loaded_from(from))?;
+        let table = self.run_loaded(unit, include.with_context, span, "included from")?;
         if include.with_context {
             self.export_macros(table, span)?;
         }
@@ -445,11 +451,10 @@ impl<'t> Renderer<'t> {
         let value = self.eval(&import.template)?;
         let name = self.template_name(&value, import.template.span)?;
         let unit = self.load(name, span)?;
-        let from = self.loaded_from("imported from", span);
         let mark = self.out.mark();
-        let done = self.run_loaded(unit, import.with_context, span);
+        let done = self.run_loaded(unit, import.with_context, span, "imported from");
         self.out.discard_from(mark);
-        let module = done.map_err(|e| e.loaded_from(from))?;
+        let module = done?;
         match &import.binds {
             ImportBinds::Module(alias) => {
                 let modules = &mut self.tables[self.table].modules;
