@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use benches::{Series, configure_scaling};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use transcript_flip::{FlipOptions, Mode, Turn, flip, sanitize};
+use transcript_flip::{Dialect, FlipOptions, Turn, flip, sanitize};
 
 const SPEAKERS: [&str; 5] = ["Mod", "Ana", "Ben", "Cy", "Dee"];
 
@@ -29,11 +29,11 @@ fn transcript(turns: usize) -> Vec<Turn> {
         .collect()
 }
 
-fn options(mode: Mode) -> FlipOptions {
+fn options(mode: Dialect) -> FlipOptions {
     FlipOptions::new()
         .system("You are Ben, a renter on the city council.")
         .instruction("Your turn, Ben.")
-        .mode(mode)
+        .dialect(mode)
 }
 
 fn flip_100k(c: &mut Criterion) {
@@ -41,7 +41,7 @@ fn flip_100k(c: &mut Criterion) {
     let mut group = c.benchmark_group("flip_100k_turns");
     group.sample_size(10).measurement_time(Duration::from_secs(4));
     group.throughput(Throughput::Elements(turns.len() as u64));
-    for (name, mode) in [("standard", Mode::Standard), ("llmr", Mode::Llmr)] {
+    for (name, mode) in [("standard", Dialect::Standard), ("llmr", Dialect::Llmr)] {
         let options = options(mode);
         group.bench_function(name, |b| b.iter(|| flip(black_box(&turns), "Ben", &options)));
     }
@@ -61,7 +61,7 @@ const BASE_TURNS: [(Series, usize); 3] =
 /// and 1 000 000 (memory), and of 200 000 to 20 million (large).
 fn flip_scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("transcript-flip/scaling");
-    let options = options(Mode::Standard);
+    let options = options(Dialect::Standard);
     for series in Series::selected() {
         let base = BASE_TURNS.iter().find(|(s, _)| *s == series).map(|&(_, turns)| turns);
         let series = series.with_base(base.expect("every series has a base in turns"));

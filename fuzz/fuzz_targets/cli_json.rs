@@ -11,7 +11,7 @@ use minijinja_brackets::{Context, Environment};
 use prompt_suite_cli::diagnostic::Diagnostic;
 use prompt_suite_cli::input::Input;
 use serde_json::Value;
-use transcript_flip::{FlipOptions, Mode};
+use transcript_flip::{FlipOptions, Dialect};
 
 fuzz_target!(|data: &[u8]| {
     let input = Input::from_bytes("input.json", data.to_vec());
@@ -32,8 +32,8 @@ fuzz_target!(|data: &[u8]| {
         for dialect in [prompt_comments::Dialect::Standard, prompt_comments::Dialect::Llmutils] {
             let _ = dialect.strip_messages_json(text);
         }
-        for mode in [Mode::Standard, Mode::Llmr] {
-            let options = FlipOptions::new().mode(mode);
+        for mode in [Dialect::Standard, Dialect::Llmr] {
+            let options = FlipOptions::new().dialect(mode);
             let _ = transcript_flip::flip_json(text, &Value::from("Ana"), &options);
             let _ = transcript_flip::alternate_json(text, mode);
         }

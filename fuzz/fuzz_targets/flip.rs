@@ -12,21 +12,21 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use transcript_flip::{
-    FlipOptions, Label, Message, Mode, SpeakerName, alternate_json, ensure_alternating_with,
+    FlipOptions, Label, Message, Dialect, SpeakerName, alternate_json, ensure_alternating_with,
     flip_json, sanitize_with, turns_from_json,
 };
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else { return };
     let Ok(text) = std::str::from_utf8(rest) else { return };
-    let mode = if selector & 1 == 0 { Mode::Standard } else { Mode::Llmr };
+    let mode = if selector & 1 == 0 { Dialect::Standard } else { Dialect::Llmr };
     let speaker_name = match (selector >> 1) & 3 {
         0 => SpeakerName::Label,
         1 => SpeakerName::Field,
         _ => SpeakerName::Both,
     };
     let mut options = FlipOptions::new()
-        .mode(mode)
+        .dialect(mode)
         .speaker_name(speaker_name)
         .sanitize(selector & 8 == 0)
         .ensure_final_user(selector & 16 == 0);
@@ -64,13 +64,13 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let once = sanitize_with(text, mode);
-    if mode == Mode::Standard {
+    if mode == Dialect::Standard {
         let twice = sanitize_with(&once, mode);
         assert_eq!(once, twice, "sanitizing a sanitized text changed it");
     }
 });
 
-fn check_alternating(messages: Vec<Message>, mode: Mode) {
+fn check_alternating(messages: Vec<Message>, mode: Dialect) {
     let Ok(fixed) = ensure_alternating_with(messages, mode) else { return };
     for pair in fixed.windows(2) {
         if pair[0].role.is_some() {

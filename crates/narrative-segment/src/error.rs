@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use prompt_core::diagnostic::Diagnostic;
+
 use crate::span::{Locator, Position, Span};
 
 /// What went wrong, and where.
@@ -20,6 +22,8 @@ struct Repr {
     kind: ErrorKind,
     name: Option<String>,
     position: Option<Position>,
+    /// The offending bytes of the narrative text.
+    span: Option<Span>,
     snippet: Option<String>,
     detail: Option<String>,
 }
@@ -125,7 +129,14 @@ impl fmt::Display for ErrorKind {
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Error {
         Error {
-            repr: Box::new(Repr { kind, name: None, position: None, snippet: None, detail: None }),
+            repr: Box::new(Repr {
+                kind,
+                name: None,
+                position: None,
+                span: None,
+                snippet: None,
+                detail: None,
+            }),
         }
     }
 
@@ -145,6 +156,7 @@ impl Error {
     /// (errors placed in document order cost one pass over the text).
     pub(crate) fn located(mut self, locator: &mut Locator<'_>, span: Span) -> Error {
         self.repr.position = Some(locator.position(span.start));
+        self.repr.span = Some(span);
         let spanned = span.slice(locator.text());
         let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
         self.repr.snippet = Some(spanned[..line_end].to_owned());
@@ -154,6 +166,7 @@ impl Error {
     /// Places the error at a position without a snippet (invalid UTF-8).
     pub(crate) fn at_position(mut self, position: Position) -> Error {
         self.repr.position = Some(position);
+        self.repr.span = Some(Span::at(position.offset));
         self
     }
 
@@ -272,6 +285,19 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Diagnostic for Error {
+    fn kind(&self) -> &'static str {
+        self.repr.kind.as_str()
+    }
+
+    /// The offending bytes of the narrative text (the text given to
+    /// [`crate::Narrative::parse`], or a bundle's narrative entry); `None`
+    /// for an error about a bundle or a directory as a whole.
+    fn span(&self) -> Option<Span> {
+        self.repr.span
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +314,10 @@ mod tests {
         assert_eq!(err.snippet(), Some("@a.png"));
         assert_eq!((err.line(), err.column(), err.offset()), (Some(2), Some(5), Some(12)));
         assert_eq!(err.kind().as_str(), "missing_entry");
+        let report = prompt_core::diagnostic::Report::new(&err, Some(text));
+        assert_eq!(
+            (report.kind.as_str(), report.line, report.column, report.snippet.as_deref()),
+            ("missing_entry", Some(2), Some(5), Some("@a.png"))
+        );
     }
 }

@@ -5,13 +5,14 @@
 use std::fmt;
 
 use prompt_core::chat::{Message, Part, Role};
+use prompt_core::diagnostic::Diagnostic;
 use serde::{Deserialize, Serialize};
 
 use crate::mime::mime_type;
 use crate::narrative::{Embed, ResolvedNarrative};
 use crate::role::TurnRole;
 use crate::segment::Turn;
-use crate::span::{Locator, Position};
+use crate::span::{Locator, Position, Span};
 
 /// What becomes of the `context` preamble turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -92,6 +93,8 @@ pub struct Rendered {
 pub struct Warning {
     kind: WarningKind,
     name: String,
+    /// The embed's first occurrence.
+    span: Span,
     position: Position,
     detail: String,
 }
@@ -157,6 +160,17 @@ impl Warning {
     }
 }
 
+impl Diagnostic for Warning {
+    fn kind(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    /// The embed's first occurrence in the narrative.
+    fn span(&self) -> Option<Span> {
+        Some(self.span)
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} at line {}, column {}", self.message(), self.line(), self.column())
@@ -213,6 +227,7 @@ pub fn render(
                     warnings.push(Warning {
                         kind: WarningKind::EmbedTooLarge,
                         name: embed.name.clone(),
+                        span: embed.span,
                         position: Position { offset: 0, line: 1, column: 1 },
                         detail: format!("{size} bytes; the limit is {limit}"),
                     });
@@ -261,6 +276,11 @@ mod tests {
             .map(|w| (w.kind().as_str(), w.name(), w.line(), w.column()))
             .collect();
         assert_eq!(left_out, [("embed_too_large", "c.txt", 3, 15)]);
+        let report = prompt_core::diagnostic::Report::new(&rendered.warnings[0], Some(text));
+        assert_eq!(
+            (report.line, report.column, report.snippet.as_deref()),
+            (Some(3), Some(15), Some("@c.txt"))
+        );
         assert_eq!(
             rendered.messages[1].content[1..3],
             [

@@ -1,50 +1,13 @@
-//! Byte spans into the narrative, and the line/column they are shown as.
+//! Byte spans into the narrative (`prompt_core::text::Span`), and the
+//! line/column they are shown as.
 
 use serde::{Deserialize, Serialize};
 
-/// A half-open byte range `[start, end)` of the narrative text.
-///
-/// Both ends always sit on character boundaries, so `&text[span.range()]`
-/// never panics for the text the span came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub struct Span {
-    /// The first byte.
-    pub start: usize,
-    /// One past the last byte.
-    pub end: usize,
-}
-
-impl Span {
-    /// The span `[start, end)`.
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
-    }
-
-    /// The byte range, for slicing.
-    pub fn range(self) -> std::ops::Range<usize> {
-        self.start..self.end
-    }
-
-    /// The number of bytes.
-    pub fn len(self) -> usize {
-        self.end - self.start
-    }
-
-    /// Whether the span covers no byte.
-    pub fn is_empty(self) -> bool {
-        self.start == self.end
-    }
-
-    /// Whether `offset` lies in the span.
-    pub fn contains(self, offset: usize) -> bool {
-        self.start <= offset && offset < self.end
-    }
-
-    /// The spanned text (empty when the span does not fit `text`).
-    pub(crate) fn slice(self, text: &str) -> &str {
-        text.get(self.range()).unwrap_or("")
-    }
-}
+/// A half-open byte range `[start, end)` of the narrative text: the suite's
+/// one span type. The spans this crate hands out sit on character
+/// boundaries, so `&text[span.range()]` never panics for the text the span
+/// came from.
+pub use prompt_core::text::Span;
 
 /// Where a byte sits, as people count: line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,35 +1,39 @@
-//! Stage 4: arranging the conversation the way a provider wants it.
+//! Stage 4: the suite's one merge of same-role turns, for the providers
+//! that require user/assistant alternation.
 //!
-//! Providers that require user/assistant alternation (Anthropic, Gemini) get
-//! transcript-flip's [`ensure_alternating`](transcript_flip::ensure_alternating):
-//! the leading system messages become one, each same-role run becomes one
-//! message (texts joined by a line feed), and a conversation that opens with
-//! the assistant gets a `(continue)` user message first. A run that holds an
-//! image or a file cannot be joined as text, so its parts are concatenated
-//! into one message first (the provider sees them as consecutive blocks).
+//! Providers that require alternation (Anthropic, Gemini) always get
+//! transcript-flip's [`ensure_alternating`](transcript_flip::ensure_alternating),
+//! exactly once: the leading system messages become one, each same-role run
+//! becomes one message (a text part followed by a text part is joined with a
+//! line feed; images and files stay consecutive blocks), and a conversation
+//! that opens with the assistant gets a `(continue)` user message first. The
+//! adapters only check that what they receive alternates. [`Alternation`]
+//! decides the rest: whether OpenAI and the provider-off result
+//! ([`Compiled::arrange`](crate::Compiled::arrange)) are arranged too.
 
+use prompt_core::chat::Message;
 use serde::{Deserialize, Serialize};
 
-use crate::convert::transcript::{from_transcript, to_transcript};
 use crate::error::{Error, ErrorKind};
-use crate::message::{ContentPart, Message};
 use crate::provider::Provider;
 
-/// Whether same-role neighbours are merged and the conversation made to
-/// start with the user before the provider stage.
+/// Whether the conversation is arranged (same-role neighbours merged, the
+/// user first) for a provider that does not require it, or without a
+/// provider. Anthropic and Gemini require it and always get it, whatever
+/// this says, so a body never depends on it; only OpenAI bodies and the
+/// provider-off messages do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Alternation {
-    /// As the provider requires: on for Anthropic and Gemini, off for
-    /// OpenAI (which accepts any order).
+    /// As the provider requires: Anthropic and Gemini only.
     #[default]
     Auto,
-    /// Always arrange the conversation.
+    /// Also for OpenAI and without a provider.
     Always,
-    /// Never: turns reach the provider stage as they are (Anthropic and
-    /// Gemini still merge neighbours block by block, and refuse an
-    /// assistant-first conversation).
+    /// Only where the provider requires it (Anthropic and Gemini): the
+    /// same as [`Alternation::Auto`] since the merge became one (kept so
+    /// that configurations and `--alternation never` keep working).
     Never,
 }
 
@@ -37,11 +41,7 @@ impl Alternation {
     /// Whether to arrange messages for `provider` (`None`: the provider
     /// stage is off).
     pub(crate) fn applies(self, provider: Option<Provider>) -> bool {
-        match self {
-            Alternation::Auto => matches!(provider, Some(Provider::Anthropic | Provider::Gemini)),
-            Alternation::Always => true,
-            Alternation::Never => false,
-        }
+        provider.is_some_and(Provider::requires_alternation) || self == Alternation::Always
     }
 }
 
@@ -52,43 +52,18 @@ impl Alternation {
 /// [`ErrorKind::Transcript`] when transcript-flip refuses a merge (two
 /// neighbours with different `name`s).
 pub(crate) fn alternate(messages: Vec<Message>) -> Result<Vec<Message>, Error> {
-    let merged = transcript_flip::ensure_alternating(to_transcript(concat_mixed_runs(messages)))
-        .map_err(|err| Error::new(ErrorKind::Transcript(err)))?;
-    from_transcript(merged)
-}
-
-/// Concatenates the parts of each same-role run that holds anything but one
-/// text part per message, when the run's names agree.
-fn concat_mixed_runs(messages: Vec<Message>) -> Vec<Message> {
-    let simple = |m: &Message| matches!(m.content.as_slice(), [ContentPart::Text { .. }]);
-    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
-    let mut run_is_mixed = false;
-    for message in messages {
-        match out.last_mut() {
-            Some(last) if last.role == message.role && last.name == message.name => {
-                if run_is_mixed || !simple(last) || !simple(&message) {
-                    last.content.extend(message.content);
-                    run_is_mixed = true;
-                } else {
-                    out.push(message);
-                }
-            }
-            _ => {
-                run_is_mixed = false;
-                out.push(message);
-            }
-        }
-    }
-    out
+    transcript_flip::ensure_alternating(messages)
+        .map_err(|err| Error::new(ErrorKind::Transcript(err)))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::message::Role;
+    use prompt_core::chat::{Part, Role};
 
-    fn image() -> ContentPart {
-        ContentPart::Image { media_type: "image/png".into(), data: vec![1] }
+    use super::*;
+
+    fn image() -> Part {
+        Part::image("image/png", vec![1])
     }
 
     #[test]
@@ -112,20 +87,16 @@ mod tests {
     }
 
     #[test]
-    fn runs_with_embeds_concatenate_parts() {
-        let with_image = Message {
-            role: Role::User,
-            content: vec![ContentPart::text("x"), image()],
-            name: None,
-        };
+    fn runs_with_embeds_keep_their_blocks() {
+        let with_image =
+            Message { role: Role::User, content: vec![Part::text("x"), image()], name: None };
         let messages =
             vec![Message::text(Role::User, "w"), with_image, Message::text(Role::User, "y")];
         let out = alternate(messages).unwrap();
         assert_eq!(out.len(), 1);
-        assert_eq!(
-            out[0].content,
-            [ContentPart::text("w"), ContentPart::text("x"), image(), ContentPart::text("y")]
-        );
+        // Text meeting text joins as in a text-only run; the image stays a
+        // block between.
+        assert_eq!(out[0].content, [Part::text("w\nx"), image(), Part::text("y")]);
     }
 
     #[test]
@@ -137,9 +108,14 @@ mod tests {
     }
 
     #[test]
-    fn auto_follows_the_provider() {
+    fn providers_that_require_it_always_get_it() {
+        for alternation in [Alternation::Auto, Alternation::Always, Alternation::Never] {
+            assert!(alternation.applies(Some(Provider::Gemini)));
+            assert!(alternation.applies(Some(Provider::Anthropic)));
+        }
         assert!(!Alternation::Auto.applies(Some(Provider::OpenAi)));
-        assert!(Alternation::Auto.applies(Some(Provider::Gemini)));
+        assert!(!Alternation::Never.applies(Some(Provider::OpenAi)));
+        assert!(Alternation::Always.applies(Some(Provider::OpenAi)));
         assert!(!Alternation::Auto.applies(None));
         assert!(Alternation::Always.applies(None));
     }

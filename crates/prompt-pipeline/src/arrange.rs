@@ -6,11 +6,10 @@ use std::ops::Range;
 
 use narrative_segment::{ContextAs, Narrative, RenderOptions, render};
 
-use crate::convert::narrative::from_narrative;
-use crate::convert::transcript::from_transcript;
+use prompt_core::chat::{Message, Part, Role};
+
 use crate::error::{Error, ErrorKind, Origin};
 use crate::location::locate;
-use crate::message::{ContentPart, Message, Role};
 use crate::prompt::Prompt;
 use crate::source::Transcript;
 
@@ -41,35 +40,37 @@ pub(crate) fn segment(
     })?;
     let turns = resolved.segment();
     let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
+    let rendered = render(&resolved, &turns, &options);
     // Messages are rendered from turns one for one (a dropped preamble
-    // aside), so a conversion error's index names its turn, whose
-    // delimiter is where the author can fix it.
-    let kept: Vec<_> = turns
-        .iter()
-        .filter(|turn| {
-            turn.role != narrative_segment::TurnRole::Context
-                || pipeline.context_as != ContextAs::Drop
-        })
-        .collect();
-    from_narrative(render(&resolved, &turns, &options)).map(tidy).map_err(|err| {
-        let index = match err.kind() {
-            ErrorKind::UnsupportedRole { message, .. }
-            | ErrorKind::UnconvertiblePart { message, .. } => Some(*message),
-            _ => None,
-        };
-        let at = index
-            .and_then(|i| kept.get(i))
-            .map(|turn| location(turn.delimiter.unwrap_or(turn.span).start));
-        err.located(at)
-    })
+    // aside), so a refused message's index names its turn, whose delimiter
+    // is where the author can fix it.
+    let mut kept = turns.iter().filter(|turn| {
+        turn.role != narrative_segment::TurnRole::Context || pipeline.context_as != ContextAs::Drop
+    });
+    let refuse = |turn: Option<&narrative_segment::Turn<'_>>, message, role: &str| {
+        let at = turn.map(|turn| location(turn.delimiter.unwrap_or(turn.span).start));
+        unsupported_role(message, role).located(at)
+    };
+    if rendered.context.is_some() {
+        return Err(refuse(kept.next(), 0, "context"));
+    }
+    // No provider request carries a tool turn yet (tool calls and results
+    // come with their own parts).
+    if let Some(index) = rendered.messages.iter().position(|m| m.role == Role::Tool) {
+        return Err(refuse(kept.nth(index), index, Role::Tool.as_str()));
+    }
+    Ok(tidy(rendered.messages))
+}
+
+/// A narrative message in a role no provider request carries.
+fn unsupported_role(message: usize, role: &str) -> Error {
+    Error::new(ErrorKind::UnsupportedRole { from: "narrative", message, role: role.to_owned() })
 }
 
 /// `transcript` flipped for its speaker.
 pub(crate) fn flip(transcript: &Transcript) -> Result<Vec<Message>, Error> {
-    let flipped =
-        transcript_flip::flip(&transcript.turns, &transcript.speaker, &transcript.options)
-            .map_err(|err| Error::new(ErrorKind::Transcript(err)))?;
-    from_transcript(flipped)
+    transcript_flip::flip(&transcript.turns, &transcript.speaker, &transcript.options)
+        .map_err(|err| Error::new(ErrorKind::Transcript(err)))
 }
 
 /// The whole text as one message, in the role the preamble is given.
@@ -78,13 +79,7 @@ pub(crate) fn whole_text(text: &str, context_as: ContextAs) -> Result<Vec<Messag
         ContextAs::System => Role::System,
         ContextAs::User => Role::User,
         ContextAs::Drop => return Ok(Vec::new()),
-        _ => {
-            return Err(Error::new(ErrorKind::UnsupportedRole {
-                from: "narrative",
-                message: 0,
-                role: "context".to_owned(),
-            }));
-        }
+        _ => return Err(unsupported_role(0, "context")),
     };
     Ok(tidy(vec![Message::text(role, text)]))
 }
@@ -99,7 +94,7 @@ fn tidy(messages: Vec<Message>) -> Vec<Message> {
         .into_iter()
         .filter_map(|mut message| {
             message.content.retain_mut(|part| match part {
-                ContentPart::Text { text } => {
+                Part::Text { text } => {
                     let trimmed = without_blank_lines_around(text);
                     if trimmed.len() != text.len() {
                         *text = trimmed.to_owned();

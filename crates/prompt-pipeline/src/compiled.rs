@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use minijinja_brackets::{Outcome, Template};
+use prompt_core::chat::Message;
 
 use crate::error::Error;
-use crate::message::Message;
 use crate::prompt::Prompt;
 use crate::provider::{Notice, Request};
 

@@ -116,6 +116,17 @@ pub enum ErrorKind {
         /// The provider.
         provider: &'static str,
     },
+    /// Two neighbouring messages have the same role, and the provider
+    /// requires user and assistant turns to alternate (the pipeline merges
+    /// them before the provider stage; a caller of
+    /// [`crate::Provider::build`] must too, e.g. with transcript-flip's
+    /// `ensure_alternating`).
+    NotAlternating {
+        /// The provider.
+        provider: &'static str,
+        /// The index of the message with its predecessor's role.
+        message: usize,
+    },
     /// No message besides system messages.
     NoMessages {
         /// The provider.
@@ -132,23 +143,12 @@ pub enum ErrorKind {
     /// The transcript could not be read or flipped, e.g. a row without a
     /// `speaker`. The kind names the transcript error.
     Transcript(transcript_flip::Error),
-    /// A message of another crate holds a part the unified
-    /// [`crate::ContentPart`] cannot represent, e.g. an `image_url` that is
-    /// a web address rather than a `data:` URI, or a `tool_calls` field.
-    UnconvertiblePart {
-        /// The crate the message came from: `narrative` or `transcript`.
-        from: &'static str,
-        /// The index of the message.
-        message: usize,
-        /// The part, e.g. `image_url`.
-        part: String,
-        /// Why it cannot be converted.
-        reason: &'static str,
-    },
-    /// A message of another crate has a role no provider request carries,
-    /// e.g. a `## tool` turn in a narrative.
+    /// A message has a role no provider request carries yet, e.g. a
+    /// `## tool` turn in a narrative, or a narrative's `context` preamble
+    /// kept as such.
     UnsupportedRole {
-        /// The crate the message came from: `narrative` or `transcript`.
+        /// Who refused it: `narrative` (the pipeline, at the turn), or the
+        /// provider (a message given to [`crate::Provider::build`]).
         from: &'static str,
         /// The index of the message.
         message: usize,
@@ -215,15 +215,16 @@ impl Error {
             ErrorKind::FirstNotUser { provider } => {
                 format!("{provider} requires the conversation to start with a user message")
             }
+            ErrorKind::NotAlternating { provider, message } => format!(
+                "message {message}: {provider} requires user and assistant turns to alternate, \
+                 and this one has the role of the one before"
+            ),
             ErrorKind::NoMessages { provider } => {
                 format!("{provider} requires at least one user or assistant message")
             }
             ErrorKind::Template(err) => format!("template: {}", err.message()),
             ErrorKind::Narrative(err) => format!("narrative: {}", err.message()),
             ErrorKind::Transcript(err) => format!("transcript: {}", err.message()),
-            ErrorKind::UnconvertiblePart { from, message, part, reason } => {
-                format!("{from} message {message}: cannot convert a {part} part: {reason}")
-            }
             ErrorKind::UnsupportedRole { from, message, role } => format!(
                 "{from} message {message}: the role `{role}` has no place in a provider request"
             ),
@@ -243,24 +244,25 @@ impl ErrorKind {
             ErrorKind::UnsupportedPart { .. } => "unsupported_part",
             ErrorKind::MisplacedSystem { .. } => "misplaced_system",
             ErrorKind::FirstNotUser { .. } => "first_not_user",
+            ErrorKind::NotAlternating { .. } => "not_alternating",
             ErrorKind::NoMessages { .. } => "no_messages",
             ErrorKind::Template(err) => err.kind().as_str(),
             ErrorKind::Narrative(err) => err.kind().as_str(),
             ErrorKind::Transcript(err) => err.kind().as_str(),
-            ErrorKind::UnconvertiblePart { .. } => "unconvertible_part",
             ErrorKind::UnsupportedRole { .. } => "unsupported_role",
         }
     }
 
     /// The stage that failed: `params`, `template`, `narrative`,
-    /// `transcript`, `conversion` or `provider`.
+    /// `transcript`, `conversion` (a narrative message in a role no request
+    /// carries) or `provider`.
     pub fn stage(&self) -> &'static str {
         match self {
             ErrorKind::InvalidParam { .. } => "params",
             ErrorKind::Template(_) => "template",
             ErrorKind::Narrative(_) => "narrative",
             ErrorKind::Transcript(_) => "transcript",
-            ErrorKind::UnconvertiblePart { .. } | ErrorKind::UnsupportedRole { .. } => "conversion",
+            ErrorKind::UnsupportedRole { from: "narrative", .. } => "conversion",
             _ => "provider",
         }
     }

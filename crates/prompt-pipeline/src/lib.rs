@@ -15,9 +15,10 @@ adapter:
    [`Built::rendered`];
 3. **segment** (`narrative-segment`): split the result into role turns and
    resolve embeds from a `.lmmlz` bundle or a directory ([`Source`]);
-4. **arrange**: map the preamble (`context`, default: system), merge
-   same-role turns where the provider requires alternation
-   ([`Alternation`], with transcript-flip's `ensure_alternating`);
+4. **arrange**: map the preamble (`context`, default: system), and for a
+   provider that requires alternation (Anthropic, Gemini) merge same-role
+   turns, once, with transcript-flip's `ensure_alternating` ([`Alternation`]
+   says whether OpenAI and the provider-off result are arranged too);
 5. **provider**: build the body with [`Provider::build`].
 
 Stages 1 to 3 can each be switched off ([`Stages`]); the provider stage is
@@ -39,9 +40,11 @@ prompt's messages.
   most [`Batch::CHUNK_BYTES`] of rows at once, and reads each row strictly
   (`prompt_core::json`: duplicate keys and integers beyond 64 bits are
   `invalid_json` records).
-* [`Message`] holds a [`Role`] and [`ContentPart`]s (text, image, file with
-  raw bytes): the provider-neutral conversation every stage converts into
-  ([`from_narrative`], [`from_transcript`]).
+* [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
+  shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
+  narrative-segment renders it, transcript-flip flips and merges it, and the
+  provider adapters read it; nothing converts between stages, and bytes are
+  base64-encoded once, by the adapter.
 * [`Params::parse`] types the parameters: `temperature=0.7` becomes the
   number 0.7.
 * [`Provider::build`] returns the conversation [`Encoded`] for it: the body
@@ -74,15 +77,15 @@ assert_eq!(
 Building the provider body alone, from messages you have:
 
 ```
-use prompt_pipeline::{ContentPart, Message, Params, Provider, Role};
+use prompt_pipeline::{Message, Params, Part, Provider, Role};
 
 let messages = [
     Message::text(Role::System, "You are terse."),
     Message {
         role: Role::User,
         content: vec![
-            ContentPart::text("What is in this picture?"),
-            ContentPart::Image { media_type: "image/png".into(), data: vec![137, 80, 78, 71] },
+            Part::text("What is in this picture?"),
+            Part::image("image/png", vec![137, 80, 78, 71]),
         ],
         name: None,
     },
@@ -102,9 +105,10 @@ assert_eq!(
 Every refusal is one [`Error`]. Its [`ErrorKind`] wraps each stage's own
 error as it is (a template's `syntax_error`, a narrative's `missing_entry`, a
 transcript's `missing_columns`) or names the problem itself: a parameter
-that does not parse or is out of range, a part a provider cannot carry, a
-part of another crate with no unified form, a conversation a provider cannot
-take. [`Error::line`] and [`Error::column`] point into the text named by
+that does not parse or is out of range, a part or a role a provider cannot
+carry, a conversation a provider cannot take (Anthropic and Gemini refuse
+one that does not alternate: the pipeline merges before them, callers of
+[`Provider::build`] must too). [`Error::line`] and [`Error::column`] point into the text named by
 [`Error::origin`]: positions in the comment-free text are mapped back to the
 prompt file, so the line is the one the author sees. Nothing is dropped
 silently: parameters a provider has no field for are [`Notice`]s.
@@ -117,16 +121,14 @@ pub use crate::alternation::Alternation;
 pub use crate::batch::{Batch, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
-pub use crate::convert::narrative::from_narrative;
-pub use crate::convert::transcript::from_transcript;
 pub use crate::error::{Error, ErrorKind, Origin};
-pub use crate::message::{ContentPart, Message, Role};
 pub use crate::params::Params;
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, Provider, Request};
 pub use crate::source::{Source, Transcript};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
+pub use prompt_core::chat::{Message, Part, Role};
 
 pub mod provider;
 
@@ -140,10 +142,8 @@ mod arrange;
 mod batch;
 mod compiled;
 mod config;
-mod convert;
 mod error;
 mod location;
-mod message;
 mod params;
 mod pipeline;
 mod prompt;

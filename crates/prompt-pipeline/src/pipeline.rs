@@ -162,11 +162,11 @@ impl Compiled {
 #[cfg(test)]
 mod tests {
     use narrative_segment::ContextAs;
+    use prompt_core::chat::{Message, Role};
 
     use super::*;
     use crate::config::Stages;
     use crate::error::{ErrorKind, Origin};
-    use crate::message::{Message, Role};
 
     #[test]
     fn param_errors_point_at_their_line() {

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use narrative_segment::Attachments;
-use prompt_comments::DirectiveKind;
-use prompt_core::text::{Deletions, LineIndex};
-use serde::{Deserialize, Serialize};
+use prompt_comments::{DirectiveKind, Processed};
+use prompt_core::text::LineIndex;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::config::Pipeline;
 use crate::error::{Error, ErrorKind, Location, Origin};
@@ -15,19 +15,56 @@ use crate::params::Params;
 use crate::provider::Notice;
 use crate::source::Source;
 
-/// What the `///` comments said, besides the parameters' typed values.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Metadata {
+/// What the `///` comments said, besides the parameters' typed values: a
+/// view of stage 1's own report (`prompt_comments::Processed`), which the
+/// [`Prompt`] keeps, so nothing is copied. Serializes as
+/// `{"flow", "node", "tags", "entries", "params"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Metadata<'a> {
+    /// `None` when the comments stage is off: every field is empty.
+    processed: Option<&'a Processed<'static>>,
+}
+
+/// The empty map of a prompt whose comments stage is off.
+static NO_ENTRIES: BTreeMap<String, String> = BTreeMap::new();
+
+impl<'a> Metadata<'a> {
     /// The last `/// flow:` value; empty when there is none.
-    pub flow: String,
+    pub fn flow(&self) -> &'a str {
+        self.processed.map_or("", |p| p.flow.as_str())
+    }
+
     /// The last `/// node:` value; empty when there is none.
-    pub node: String,
+    pub fn node(&self) -> &'a str {
+        self.processed.map_or("", |p| p.node.as_str())
+    }
+
     /// Every tag in order, then `flow:<flow>` and `node:<node>`.
-    pub tags: Vec<String>,
+    pub fn tags(&self) -> &'a [String] {
+        self.processed.map_or(&[], |p| p.tags.as_slice())
+    }
+
     /// Every `/// key: value` entry (keys lowercased).
-    pub entries: BTreeMap<String, String>,
+    pub fn entries(&self) -> &'a BTreeMap<String, String> {
+        self.processed.map_or(&NO_ENTRIES, |p| &p.metadata)
+    }
+
     /// The `/// param:` assignments as written.
-    pub params: BTreeMap<String, String>,
+    pub fn params(&self) -> &'a BTreeMap<String, String> {
+        self.processed.map_or(&NO_ENTRIES, |p| &p.params)
+    }
+}
+
+impl Serialize for Metadata<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("Metadata", 5)?;
+        out.serialize_field("flow", self.flow())?;
+        out.serialize_field("node", self.node())?;
+        out.serialize_field("tags", self.tags())?;
+        out.serialize_field("entries", self.entries())?;
+        out.serialize_field("params", self.params())?;
+        out.end()
+    }
 }
 
 /// A prompt after stage 1: comment-free text, metadata and parameters. It
@@ -36,11 +73,10 @@ pub struct Metadata {
 pub struct Prompt {
     pub(crate) pipeline: Pipeline,
     source: String,
-    /// `None` when the comments stage is off (the text is `source`).
-    cleaned: Option<String>,
-    /// What stage 1 deleted from `source` to make `cleaned`.
-    deletions: Deletions,
-    metadata: Metadata,
+    /// Stage 1's report (the comment-free text, the metadata, what was
+    /// deleted); `None` when the comments stage is off (the text is
+    /// `source`).
+    processed: Option<Processed<'static>>,
     pub(crate) params: Params,
     pub(crate) attachments: Attachments,
     /// What stage 1 noticed (a `/// param:` key set twice).
@@ -52,10 +88,8 @@ impl Prompt {
     pub(crate) fn new(pipeline: &Pipeline, source: Source) -> Result<Prompt, Error> {
         let Source { text, attachments } = source;
         let mut notices = Vec::new();
-        let mut metadata = Metadata::default();
-        let mut param_spans = BTreeMap::new();
-        let (cleaned, deletions) = if pipeline.config.stages.comments {
-            let processed = prompt_comments::process(&text);
+        let processed = pipeline.config.stages.comments.then(|| {
+            let processed = prompt_comments::process(&text).into_owned();
             // One index for every warning, so many repeats stay linear.
             let index = LineIndex::new(&text);
             notices.extend(processed.warnings.iter().map(|warning| {
@@ -67,29 +101,18 @@ impl Prompt {
                     message: warning.message().to_owned(),
                 }
             }));
-            // The last assignment of each key is the one whose value counts.
-            for directive in &processed.directives {
-                if directive.kind == DirectiveKind::Param {
-                    param_spans.insert(directive.key.to_string(), directive.span.start);
-                }
-            }
-            metadata = Metadata {
-                flow: processed.flow,
-                node: processed.node,
-                tags: processed.tags,
-                entries: processed.metadata,
-                params: processed.params,
-            };
-            (Some(processed.cleaned.into_owned()), processed.deletions)
-        } else {
-            (None, Deletions::new())
-        };
-        let pairs = metadata.params.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+            processed
+        });
+        let metadata = Metadata { processed: processed.as_ref() };
+        let pairs = metadata.params().iter().map(|(k, v)| (k.as_str(), v.as_str()));
         let mut params = Params::parse(pairs).map_err(|err| {
             let location = match err.kind() {
-                ErrorKind::InvalidParam { name, .. } => {
-                    param_spans.get(name).map(|&at| locate(Origin::Prompt, &text, at))
-                }
+                // The last assignment of a key is the one whose value counts.
+                ErrorKind::InvalidParam { name, .. } => processed
+                    .iter()
+                    .flat_map(|p| p.directives.iter().rev())
+                    .find(|d| d.kind == DirectiveKind::Param && d.key == name.as_str())
+                    .map(|d| locate(Origin::Prompt, &text, d.span.start)),
                 _ => None,
             };
             err.located(location)
@@ -100,9 +123,7 @@ impl Prompt {
         Ok(Prompt {
             pipeline: pipeline.clone(),
             source: text,
-            cleaned,
-            deletions,
-            metadata,
+            processed,
             params,
             attachments,
             notices,
@@ -111,12 +132,12 @@ impl Prompt {
 
     /// The text stage 2 reads: the prompt without its comments.
     pub fn text(&self) -> &str {
-        self.cleaned.as_deref().unwrap_or(&self.source)
+        self.processed.as_ref().map_or(&self.source, |p| &p.cleaned)
     }
 
     /// The metadata the comments carried.
-    pub fn metadata(&self) -> &Metadata {
-        &self.metadata
+    pub fn metadata(&self) -> Metadata<'_> {
+        Metadata { processed: self.processed.as_ref() }
     }
 
     /// The typed parameters.
@@ -133,12 +154,38 @@ impl Prompt {
     /// The location in the prompt file of byte `offset` of [`Prompt::text`],
     /// through what stage 1 deleted.
     pub(crate) fn location(&self, offset: usize) -> Location {
-        locate(Origin::Prompt, &self.source, self.deletions.to_input(offset))
+        let offset = self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
+        locate(Origin::Prompt, &self.source, offset)
     }
 
     /// A template error, placed in the prompt file.
     pub(crate) fn template_error(&self, err: minijinja_brackets::Error) -> Error {
         let location = err.span().map(|span| self.location(span.start));
         Error::new(ErrorKind::Template(err)).located(location)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Stages;
+    use crate::provider::Provider;
+
+    #[test]
+    fn metadata_is_a_view_of_stage_one() {
+        let text = "/// flow: a\n/// tags: x, y\n/// owner: Ann\n/// param: top_k=3\nHi\n";
+        let prompt = Pipeline::new(Provider::OpenAi).prepare(Source::new(text)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&prompt.metadata()).unwrap(),
+            r#"{"flow":"a","node":"","tags":["x","y","flow:a"],"entries":{"flow":"a","owner":"Ann","tags":"x, y"},"params":{"top_k":"3"}}"#
+        );
+        let off = Pipeline::builder(Provider::OpenAi)
+            .stages(Stages { comments: false, ..Stages::default() })
+            .build();
+        let prompt = off.prepare(Source::new(text)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&prompt.metadata()).unwrap(),
+            r#"{"flow":"","node":"","tags":[],"entries":{},"params":{}}"#
+        );
     }
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use prompt_suite::brackets::{Distribution, Environment};
 use prompt_suite::comments::Dialect;
-use prompt_suite::flip::{FlipOptions, Label, Mode, SpeakerName};
+use prompt_suite::flip::{self, FlipOptions, Label, SpeakerName};
 use prompt_suite::pipeline::{
     self as prompt_pipeline, Alternation, ContextAs, Pipeline, Provider, Stages,
 };
@@ -213,10 +213,10 @@ enum ModeName {
 
 impl ModeArg {
     /// The dialect of `--mode`.
-    pub(crate) fn mode(&self) -> Mode {
+    pub(crate) fn mode(&self) -> flip::Dialect {
         match self.mode {
-            ModeName::Standard => Mode::Standard,
-            ModeName::Llmr => Mode::Llmr,
+            ModeName::Standard => flip::Dialect::Standard,
+            ModeName::Llmr => flip::Dialect::Llmr,
         }
     }
 }

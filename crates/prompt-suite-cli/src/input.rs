@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Report};
+use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Origin as CoreOrigin, Report};
 use prompt_core::json::{self, JsonError};
 use prompt_core::text::LineIndex;
 use serde::de::DeserializeOwned;
@@ -152,8 +152,13 @@ impl Input {
     /// The diagnostic for a library error about this input that speaks
     /// `prompt_core`'s [`CoreDiagnostic`]: line, column and snippet are
     /// computed once from its span in this input's text ([`Report`]).
+    ///
+    /// Only a diagnostic whose origin is the input itself
+    /// ([`CoreOrigin::Input`]) is placed in this text; one about another text
+    /// (a template's context JSON, say) is reported without a position
+    /// rather than at a wrong one.
     pub fn report(&self, error: &dyn CoreDiagnostic) -> Diagnostic {
-        let text = self.text().ok();
+        let text = self.text().ok().filter(|_| error.origin() == CoreOrigin::Input);
         let diagnostic =
             Diagnostic::from_report(Report::new(error, text)).with_origin(self.origin.clone());
         match text {
@@ -174,7 +179,9 @@ impl Input {
         let index = text.map(LineIndex::new);
         for warning in warnings {
             let report = match (text, &index) {
-                (Some(text), Some(index)) => Report::with_index(warning, text, index),
+                (Some(text), Some(index)) if warning.origin() == CoreOrigin::Input => {
+                    Report::with_index(warning, text, index)
+                }
                 _ => Report::new(warning, None),
             };
             let diagnostic = Diagnostic::from_report(report).with_origin(self.origin.clone());

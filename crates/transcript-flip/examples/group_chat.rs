@@ -22,7 +22,9 @@ fn main() -> Result<(), transcript_flip::Error> {
             let options = FlipOptions::new()
                 .system(format!("You are {agent}, one voice in a city-council debate."))
                 .instruction(format!("Your turn, {agent}."));
-            let messages: Vec<Message> = flip(&transcript, agent, &options)?;
+            let messages = flip(&transcript, agent, &options)?;
+            // In LLMR's shape, as `prompt-suite flip` prints it.
+            let messages: Vec<Message> = messages.into_iter().map(Message::from).collect();
             if agent == "Ben" && round == 2 {
                 println!("What Ben sees before round 2:");
                 println!(
@@ -35,7 +37,8 @@ fn main() -> Result<(), transcript_flip::Error> {
     }
     // Ana's and Ben's first turns, with Ana in OpenAI's `name` field.
     let options = FlipOptions::new().speaker_name(SpeakerName::Field);
-    let messages = flip(&transcript[1..3], "Ben", &options)?;
+    let messages: Vec<Message> =
+        flip(&transcript[1..3], "Ben", &options)?.into_iter().map(Message::from).collect();
     println!("With `name` fields:");
     println!("{}", serde_json::to_string_pretty(&messages).expect("messages serialize"));
     Ok(())

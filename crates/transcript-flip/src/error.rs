@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::{Span, position, snippet};
+
 /// A rejected input: its [`ErrorKind`], a message for people, and where the
 /// problem is when that is known.
 ///
@@ -20,6 +23,8 @@ struct Repr {
     kind: ErrorKind,
     detail: String,
     index: Option<usize>,
+    /// The bytes of the JSON text given (a byte order mark included).
+    span: Option<Span>,
     line: Option<usize>,
     column: Option<usize>,
     snippet: Option<String>,
@@ -100,6 +105,7 @@ impl Error {
                 kind,
                 detail: detail.into(),
                 index: None,
+                span: None,
                 line: None,
                 column: None,
                 snippet: None,
@@ -120,18 +126,24 @@ impl Error {
     }
 
     /// Places the error at the text `start..end` of `source`: line and
-    /// column of `start`, and the text (up to its first line end, at most 40
-    /// characters) as the snippet.
+    /// column of `start` (characters, through `prompt_core::text`), and the
+    /// text (up to its first line end, at most 40 characters) as the
+    /// snippet.
     pub(crate) fn at_span(mut self, source: &str, start: usize, end: usize) -> Error {
-        let offset = source.floor_char_boundary(start);
-        let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
-        self.repr.line =
-            Some(memchr::memchr_iter(b'\n', &source.as_bytes()[..line_start]).count() + 1);
-        self.repr.column = Some(source[line_start..offset].chars().count() + 1);
-        let end = source.floor_char_boundary(end.max(offset));
-        let rest = &source[offset..end];
-        let rest = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
-        self.repr.snippet = Some(rest.chars().take(40).collect());
+        let span = Span::new(source.floor_char_boundary(start), source.floor_char_boundary(end));
+        let at = position(source, span.start);
+        self.repr.span = Some(span);
+        self.repr.line = Some(at.line);
+        self.repr.column = Some(at.column);
+        self.repr.snippet = Some(snippet(source, span).to_owned());
+        self
+    }
+
+    /// The same error with its span moved past the `bom` bytes of a byte
+    /// order mark the JSON reader skipped (lines and columns do not count
+    /// it).
+    pub(crate) fn after_bom(mut self, bom: usize) -> Error {
+        self.repr.span = self.repr.span.map(|span| span.shifted(bom));
         self
     }
 
@@ -182,6 +194,18 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl Diagnostic for Error {
+    fn kind(&self) -> &'static str {
+        self.repr.kind.as_str()
+    }
+
+    /// For JSON input, the offending bytes of the text given; `None` for
+    /// typed input (see [`Error::index`]).
+    fn span(&self) -> Option<Span> {
+        self.repr.span
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 
 use crate::raw::{Fields, RawMessage};
-use crate::{Error, ErrorKind, FlipOptions, Message, Mode, Turn};
+use crate::{Dialect, Error, ErrorKind, FlipOptions, Message, Turn};
 
 /// [`crate::flip`] over a transcript given as JSON text: an array of
 /// `{"speaker": ..., "text": ...}` objects (other keys ignored; a number is
@@ -44,7 +44,7 @@ use crate::{Error, ErrorKind, FlipOptions, Message, Mode, Turn};
 /// (rows but no `speaker` or no `text` key in any of them),
 /// [`ErrorKind::InvalidSpeaker`], [`ErrorKind::MissingSpeakerInTranscript`]
 /// (a row whose speaker is absent or `null`), [`ErrorKind::InvalidCell`] (a
-/// cell that is a boolean, array or object); then, in [`Mode::Standard`],
+/// cell that is a boolean, array or object); then, in [`Dialect::Standard`],
 /// [`ErrorKind::AmbiguousSpeaker`] at the first row whose speaker only
 /// looks like `speaker` (see [`crate::flip`]).
 pub fn flip_json(
@@ -52,15 +52,24 @@ pub fn flip_json(
     speaker: &Value,
     options: &FlipOptions,
 ) -> Result<Vec<Message>, Error> {
-    let transcript = strip_bom(transcript);
-    let table = Table::parse(transcript)?;
-    let speaker = speaker_id(speaker)?;
-    let turns = table.turns()?;
-    crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
-        // The index of a speaker error is the turn's, which is the row's.
-        (ErrorKind::AmbiguousSpeaker, Some(index)) => table.rows[index].0.locate(err, transcript),
-        _ => err,
-    })
+    let source = strip_bom(transcript);
+    let bom = transcript.len() - source.len();
+    let transcript = source;
+    let flipped = || {
+        let table = Table::parse(transcript)?;
+        let speaker = speaker_id(speaker)?;
+        let turns = table.turns()?;
+        crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
+            // The index of a speaker error is the turn's, which is the row's.
+            (ErrorKind::AmbiguousSpeaker, Some(index)) => {
+                table.rows[index].0.locate(err, transcript)
+            }
+            _ => err,
+        })
+    };
+    // LLMR's shape, at the edge.
+    let flipped = flipped().map_err(|err| err.after_bom(bom))?;
+    Ok(flipped.into_iter().map(Message::from).collect())
 }
 
 /// The turns of a transcript given as JSON text (see [`flip_json`]).
@@ -70,7 +79,9 @@ pub fn flip_json(
 /// As [`flip_json`], except [`ErrorKind::InvalidSpeaker`] and
 /// [`ErrorKind::AmbiguousSpeaker`].
 pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
-    Table::parse(strip_bom(transcript))?.turns()
+    let source = strip_bom(transcript);
+    let bom = transcript.len() - source.len();
+    Table::parse(source).and_then(|table| table.turns()).map_err(|err| err.after_bom(bom))
 }
 
 /// [`crate::ensure_alternating_with`] over a message array given as JSON
@@ -80,16 +91,16 @@ pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
 /// first, then `content`, then the other fields in input order, each value
 /// with its text as written minus insignificant whitespace, so numbers
 /// keep every digit (`12345678901234567890123`, `1.50`) and strings their
-/// escapes. In [`Mode::Standard`], two messages merge only when their other
+/// escapes. In [`Dialect::Standard`], two messages merge only when their other
 /// fields are the same, written the same way.
 ///
 /// ```
-/// use transcript_flip::{alternate_json, Mode};
+/// use transcript_flip::{alternate_json, Dialect};
 ///
 /// let messages = r#"[{"role": "assistant", "content": "x", "seq": 18446744073709551616.0},
 ///                    {"role": "assistant", "content": "y", "seq": 18446744073709551616.0}]"#;
 /// assert_eq!(
-///     alternate_json(messages, Mode::Standard)?,
+///     alternate_json(messages, Dialect::Standard)?,
 ///     r#"[{"role":"user","content":"(continue)"},{"role":"assistant","content":"x\ny","seq":18446744073709551616.0}]"#
 /// );
 /// # Ok::<(), transcript_flip::Error>(())
@@ -102,8 +113,14 @@ pub fn turns_from_json(transcript: &str) -> Result<Vec<Turn>, Error> {
 /// [`ErrorKind::InvalidMessage`] (an element that is not an object, or
 /// whose `role` is not text), and the merge errors of
 /// [`crate::ensure_alternating`], placed at the offending message.
-pub fn alternate_json(messages: &str, mode: Mode) -> Result<String, Error> {
+pub fn alternate_json(messages: &str, mode: Dialect) -> Result<String, Error> {
     let source = strip_bom(messages);
+    let bom = messages.len() - source.len();
+    alternate_source(source, mode).map_err(|err| err.after_bom(bom))
+}
+
+/// [`alternate_json`] after the byte order mark.
+fn alternate_source(source: &str, mode: Dialect) -> Result<String, Error> {
     let rows = array_rows(
         source,
         ErrorKind::NotAMessageList,
@@ -378,7 +395,7 @@ mod tests {
         assert_eq!(turns_from_json(&deep).unwrap_err().kind(), ErrorKind::InvalidJson);
         let deep = format!("[{}]", "{\"a\":".repeat(50_000));
         assert_eq!(
-            alternate_json(&deep, Mode::Standard).unwrap_err().kind(),
+            alternate_json(&deep, Dialect::Standard).unwrap_err().kind(),
             ErrorKind::InvalidJson
         );
     }
@@ -399,9 +416,9 @@ mod tests {
         // Passed through as written, whatever a float would make of it.
         let json =
             r#"[{"role":"user","content":"a","meta":{"x":[1e400,0.30000000000000000000001]}}]"#;
-        assert_eq!(alternate_json(json, Mode::Standard).unwrap(), json);
+        assert_eq!(alternate_json(json, Dialect::Standard).unwrap(), json);
         let json = r#"[{"role":"user","content":"a","meta":{"id":123456789012345678901234567890,"x":[-0,1.50,1E2]}}]"#;
-        assert_eq!(alternate_json(json, Mode::Standard).unwrap(), json);
+        assert_eq!(alternate_json(json, Dialect::Standard).unwrap(), json);
     }
 
     #[test]
@@ -409,14 +426,14 @@ mod tests {
         // Both ids are the same float, but not the same number.
         let json = r#"[{"role":"user","content":"a","id":12345678901234567890123},
                        {"role":"user","content":"b","id":12345678901234567890124}]"#;
-        let err = alternate_json(json, Mode::Standard).unwrap_err();
+        let err = alternate_json(json, Dialect::Standard).unwrap_err();
         assert_eq!((err.kind(), err.line()), (ErrorKind::ConflictingFields, Some(2)));
         assert!(err.message().contains("field `id` differs"), "{}", err.message());
         // Written alike (whitespace aside, in any key order), they merge.
         let json = r#"[{"role":"user","content":"a","id":{"n": 1},"k":2},
                        {"role":"user","k":2,"content":"b","id":{ "n":1 }}]"#;
         assert_eq!(
-            alternate_json(json, Mode::Standard).unwrap(),
+            alternate_json(json, Dialect::Standard).unwrap(),
             r#"[{"role":"user","content":"a\nb","id":{"n":1},"k":2}]"#
         );
     }
@@ -432,14 +449,15 @@ mod tests {
             (err.line(), err.column(), err.snippet()),
             (Some(2), Some(3), Some("\"speaker\""))
         );
-        let err = alternate_json(r#"[{"role":"user","role":"system","content":"x"}]"#, Mode::Llmr)
-            .unwrap_err();
+        let err =
+            alternate_json(r#"[{"role":"user","role":"system","content":"x"}]"#, Dialect::Llmr)
+                .unwrap_err();
         assert_eq!((err.kind(), err.column()), (ErrorKind::InvalidJson, Some(17)));
         assert!(err.message().contains("duplicate key `role`"), "{}", err.message());
         // However deep, and however the key is spelled.
         let err = alternate_json(
             r#"[{"role":"user","content":[{"type":"text","t\u0065xt":"a","text":"b"}]}]"#,
-            Mode::Standard,
+            Dialect::Standard,
         )
         .unwrap_err();
         assert!(err.message().contains("duplicate key `text`"), "{}", err.message());
@@ -449,7 +467,8 @@ mod tests {
     fn a_byte_order_mark_is_ignored() {
         let turns = turns_from_json("\u{feff}[{\"speaker\": \"a\", \"text\": \"x\"}]").unwrap();
         assert_eq!(turns, [Turn::new("a", "x")]);
-        let json = alternate_json("\u{feff}[{\"role\": \"user\", \"content\": \"x\"}]", Mode::Llmr);
+        let json =
+            alternate_json("\u{feff}[{\"role\": \"user\", \"content\": \"x\"}]", Dialect::Llmr);
         assert_eq!(json.unwrap(), r#"[{"role":"user","content":"x"}]"#);
         // Positions are counted after it.
         let err = turns_from_json("\u{feff}[3]").unwrap_err();
@@ -463,7 +482,7 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::AmbiguousSpeaker);
         assert_eq!((err.line(), err.column(), err.index()), (Some(3), Some(3), Some(1)));
         assert!(err.message().contains(r#"the speaker "Ben " looks like"#), "{}", err.message());
-        let llmr = FlipOptions::new().mode(Mode::Llmr);
+        let llmr = FlipOptions::new().dialect(Dialect::Llmr);
         assert_eq!(flip_json(source, &json!("Ben"), &llmr).unwrap().len(), 3);
     }
 
@@ -477,17 +496,39 @@ mod tests {
         assert_eq!(turns_from_json("[]").unwrap(), []);
         let err = alternate_json(
             "[{\"role\": \"user\", \"content\": [1]}, {\"role\": \"user\", \"content\": \"x\"}]",
-            Mode::Llmr,
+            Dialect::Llmr,
         )
         .unwrap_err();
         assert_eq!((err.kind(), err.column()), (ErrorKind::NonScalarMerge, Some(36)));
         assert_eq!(
-            alternate_json("{}", Mode::Llmr).unwrap_err().kind(),
+            alternate_json("{}", Dialect::Llmr).unwrap_err().kind(),
             ErrorKind::NotAMessageList
         );
         assert_eq!(
-            alternate_json("[\"hi\"]", Mode::Llmr).unwrap_err().kind(),
+            alternate_json("[\"hi\"]", Dialect::Llmr).unwrap_err().kind(),
             ErrorKind::InvalidMessage
         );
+    }
+
+    #[test]
+    fn errors_are_diagnostics_placed_in_the_text_given() {
+        use prompt_core::diagnostic::{Diagnostic, Report};
+
+        for bom in ["", "\u{feff}"] {
+            let text = format!(
+                "{bom}[\n  {{\"speaker\": \"a\", \"text\": \"x\"}},\n  {{\"speaker\": null, \"text\": \"y\"}}\n]"
+            );
+            let err = turns_from_json(&text).unwrap_err();
+            let report = Report::new(&err, Some(&text));
+            assert_eq!(report.kind, err.kind().as_str());
+            assert_eq!((report.line, report.column), (err.line(), err.column()));
+            assert_eq!(report.snippet.as_deref(), err.snippet());
+            let messages = format!("{bom}[{{\"role\": 1}}]");
+            let err = alternate_json(&messages, Dialect::Standard).unwrap_err();
+            let report = Report::new(&err, Some(&messages));
+            assert_eq!((report.line, report.column), (err.line(), err.column()));
+            assert_eq!(report.snippet.as_deref(), err.snippet());
+            assert!(Diagnostic::span(&err).is_some());
+        }
     }
 }

@@ -14,14 +14,18 @@ array (one leading system, same-role runs merged, user first).
 
 - [`flip`] builds the messages for one speaker from [`Turn`]s, as configured
   by [`FlipOptions`] (system, instruction, [`Label`], sanitizing, the final
-  user cue, [`SpeakerName`], [`Mode`]).
+  user cue, [`SpeakerName`], [`Dialect`]).
 - [`ensure_alternating`] makes any [`Message`] array provider-safe.
 - [`sanitize`] neutralises forged role headers and control tokens in one
   text, returning it borrowed when nothing is suspicious.
 - [`flip_json`], [`turns_from_json`] and [`alternate_json`] read JSON input
   and place their errors at a line and column.
-- [`Message`] (with [`Role`] and [`Content`]) serializes to the
-  chat-completions shape `{"role": ..., "content": ..., ...}`.
+- [`flip`] and [`ensure_alternating`] speak `prompt_core::chat::Message`;
+  [`Message`] (with [`Role`] and [`Content`]) is LLMR's pass-through shape
+  at the edge, `{"role": ..., "content": ..., ...}` with any role text and
+  extra fields kept as written, which [`flip_json`] returns and
+  [`alternate_json`] edits; a core message converts into it (`From`) and
+  compares with it.
 
 # Example
 
@@ -44,8 +48,9 @@ assert_eq!(messages, [
     Message::assistant("Too costly for renters."),
     Message::user("Your turn, Ben."),
 ]);
+// In LLMR's shape, as `flip_json` gives it:
 assert_eq!(
-    serde_json::to_string(&messages[2])?,
+    serde_json::to_string(&Message::from(messages[2].clone()))?,
     r#"{"role":"assistant","content":"Too costly for renters."}"#
 );
 # Ok::<(), Box<dyn std::error::Error>>(())
@@ -53,13 +58,13 @@ assert_eq!(
 
 # Modes
 
-[`Mode::Llmr`] reproduces the R package LLMR (`transcript_as_messages`,
+[`Dialect::Llmr`] reproduces the R package LLMR (`transcript_as_messages`,
 `ensure_alternating_messages` and its sanitizer) byte for byte: its two
 sanitizer rules with their exact character classes and case folding, the
 `"\n"` joiner, the `"(continue)"` cue and placeholder, its validation order
 and merge semantics.
 
-[`Mode::Standard`], the default, is hardened. It differs in exactly six
+[`Dialect::Standard`], the default, is hardened. It differs in exactly six
 ways; on inputs with none of these features both modes give the same output.
 
 1. **The sanitizer covers every control-token family**, not only ChatML:
@@ -129,11 +134,11 @@ recurses on the input.
 pub use crate::alternate::{
     CONTINUE_CUE, MERGE_JOINER, ensure_alternating, ensure_alternating_with,
 };
+pub use crate::dialect::Dialect;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::flip::flip;
 pub use crate::json::{alternate_json, flip_json, turns_from_json};
 pub use crate::message::{Content, Message, Role};
-pub use crate::mode::Mode;
 pub use crate::options::{FlipOptions, Label, SpeakerName};
 pub use crate::sanitize::{sanitize, sanitize_with};
 pub use crate::turn::Turn;
@@ -144,13 +149,13 @@ pub use crate::turn::Turn;
 struct ReadmeDoctest;
 
 mod alternate;
+mod dialect;
 mod error;
 mod flip;
 mod ignorable;
 mod impersonation;
 mod json;
 mod message;
-mod mode;
 mod options;
 mod raw;
 mod sanitize;

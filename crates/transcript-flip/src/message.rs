@@ -195,9 +195,89 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
+/// A core message in LLMR's shape, as [`crate::flip_json`] gives it: the
+/// role's name, the text (the text parts joined; any other part kept in
+/// the neutral JSON form, in a content array), and `name` as an extra field.
+impl From<prompt_core::chat::Message> for Message {
+    fn from(message: prompt_core::chat::Message) -> Message {
+        let content = match message.plain_text() {
+            Some(text) => Content::Text(text),
+            None => Content::Parts(
+                message
+                    .content
+                    .iter()
+                    .map(|part| serde_json::to_value(part).unwrap_or(Value::Null))
+                    .collect(),
+            ),
+        };
+        let mut extra = Map::new();
+        if let Some(name) = message.name {
+            extra.insert("name".to_owned(), Value::String(name));
+        }
+        Message { role: Some(Role::from(message.role.as_str())), content: Some(content), extra }
+    }
+}
+
+/// A core message equals an LLMR-shaped one when its LLMR form (see the
+/// `From` conversion) is that message: `flip`'s results compare with
+/// `Message::user("...")`.
+impl PartialEq<Message> for prompt_core::chat::Message {
+    fn eq(&self, other: &Message) -> bool {
+        let role = other.role.as_ref().map(Role::as_str) == Some(self.role.as_str());
+        let name = match &self.name {
+            Some(name) => {
+                other.extra.len() == 1
+                    && other.extra.get("name").and_then(Value::as_str) == Some(name)
+            }
+            None => other.extra.is_empty(),
+        };
+        let content = match (self.plain_text(), &other.content) {
+            (Some(text), Some(Content::Text(theirs))) => text == *theirs,
+            (None, Some(Content::Parts(theirs))) => {
+                self.content.len() == theirs.len()
+                    && self.content.iter().zip(theirs).all(|(part, theirs)| {
+                        serde_json::to_value(part).is_ok_and(|value| value == *theirs)
+                    })
+            }
+            _ => false,
+        };
+        role && name && content
+    }
+}
+
+impl PartialEq<prompt_core::chat::Message> for Message {
+    fn eq(&self, other: &prompt_core::chat::Message) -> bool {
+        other == self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn core_messages_in_llmr_shape() {
+        use prompt_core::chat::{Message as Core, Part, Role as CoreRole};
+
+        let named = Core { name: Some("Ana".into()), ..Core::text(CoreRole::User, "hi") };
+        let llmr = Message::user("hi").with_field("name", "Ana");
+        assert_eq!(Message::from(named.clone()), llmr);
+        assert!(named == llmr);
+        assert!(llmr == named);
+        assert!(Core::text(CoreRole::User, "hi") != llmr);
+        assert!(Core::text(CoreRole::User, "ho") != Message::user("hi"));
+        let image = Core {
+            content: vec![Part::image("image/png", vec![1])],
+            ..Core::text(CoreRole::Tool, "")
+        };
+        let converted = Message::from(image.clone());
+        assert_eq!(converted.role, Some(Role::Tool));
+        assert_eq!(
+            serde_json::to_string(&converted).unwrap(),
+            r#"{"role":"tool","content":[{"type":"image","media_type":"image/png","data":"AQ=="}]}"#
+        );
+        assert!(image == converted);
+    }
 
     #[test]
     fn round_trip_keeps_fields_and_order() {

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::Mode;
+use crate::Dialect;
 
 /// The prefix put before other speakers' turns, built from the speaker id.
 ///
@@ -103,13 +103,13 @@ pub enum SpeakerName {
 /// The options of [`crate::flip`].
 ///
 /// ```
-/// use transcript_flip::{FlipOptions, Label, Mode};
+/// use transcript_flip::{FlipOptions, Label, Dialect};
 ///
 /// let options = FlipOptions::new()
 ///     .system("You are Ben, a renter.")
 ///     .instruction("Your turn, Ben.")
 ///     .label(Label::template("[{speaker}] "))
-///     .mode(Mode::Llmr);
+///     .dialect(Dialect::Llmr);
 /// assert_eq!(options.get_system(), Some("You are Ben, a renter."));
 /// ```
 #[derive(Debug, Clone)]
@@ -119,7 +119,7 @@ pub struct FlipOptions {
     label: Label,
     sanitize: bool,
     ensure_final_user: bool,
-    mode: Mode,
+    dialect: Dialect,
     speaker_name: SpeakerName,
 }
 
@@ -131,7 +131,7 @@ impl Default for FlipOptions {
             label: Label::Default,
             sanitize: true,
             ensure_final_user: true,
-            mode: Mode::Standard,
+            dialect: Dialect::Standard,
             speaker_name: SpeakerName::Label,
         }
     }
@@ -139,7 +139,7 @@ impl Default for FlipOptions {
 
 impl FlipOptions {
     /// The defaults: no system, no instruction, the `"{speaker}: "` label,
-    /// sanitizing on, the final user cue on, [`Mode::Standard`].
+    /// sanitizing on, the final user cue on, [`Dialect::Standard`].
     pub fn new() -> FlipOptions {
         FlipOptions::default()
     }
@@ -180,9 +180,9 @@ impl FlipOptions {
         self
     }
 
-    /// [`Mode::Standard`] (the default) or [`Mode::Llmr`].
-    pub fn mode(mut self, mode: Mode) -> FlipOptions {
-        self.mode = mode;
+    /// [`Dialect::Standard`] (the default) or [`Dialect::Llmr`].
+    pub fn dialect(mut self, dialect: Dialect) -> FlipOptions {
+        self.dialect = dialect;
         self
     }
 
@@ -217,9 +217,9 @@ impl FlipOptions {
         self.ensure_final_user
     }
 
-    /// The mode.
-    pub fn get_mode(&self) -> Mode {
-        self.mode
+    /// The dialect.
+    pub fn get_dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Where other speakers' ids go.
@@ -229,9 +229,9 @@ impl FlipOptions {
 
     /// The speaker name policy in force: `Llmr` mode always labels in-band.
     pub(crate) fn effective_speaker_name(&self) -> SpeakerName {
-        match self.mode {
-            Mode::Llmr => SpeakerName::Label,
-            Mode::Standard => self.speaker_name,
+        match self.dialect {
+            Dialect::Llmr => SpeakerName::Label,
+            Dialect::Standard => self.speaker_name,
         }
     }
 }

@@ -1,18 +1,18 @@
 //! Runs every case of `conformance/flip.json` (verified against the R
-//! package LLMR) in `Mode::Llmr`, comparing output byte for byte, and
+//! package LLMR) in `Dialect::Llmr`, comparing output byte for byte, and
 //! reports every failing case by name.
 
 use serde_json::Value;
-use transcript_flip::{FlipOptions, Mode, alternate_json, flip_json};
+use transcript_flip::{Dialect, FlipOptions, alternate_json, flip_json};
 
 const FIXTURES: &str = include_str!("conformance/flip.json");
 
 /// What a case produced: the serialized messages, or `error:<kind>`.
-fn run(case: &Value, mode: Mode) -> Result<String, String> {
+fn run(case: &Value, mode: Dialect) -> Result<String, String> {
     let input = &case["input"];
     let result = match case["fn"].as_str() {
         Some("flip") => {
-            let mut options = FlipOptions::new().mode(mode);
+            let mut options = FlipOptions::new().dialect(mode);
             if let Some(system) = input["system"].as_str() {
                 options = options.system(system);
             }
@@ -65,7 +65,7 @@ fn every_case_passes_in_llmr_mode() {
         .iter()
         .filter_map(|case| {
             let name = case["name"].as_str().unwrap_or("<unnamed>");
-            match run(case, Mode::Llmr) {
+            match run(case, Dialect::Llmr) {
                 Ok(got) if got == expected(case) => None,
                 Ok(got) => {
                     Some(format!("{name}:\n  expected {}\n  got      {got}", expected(case)))
@@ -125,8 +125,8 @@ fn standard_mode_differs_only_where_documented() {
     let mut report = Vec::new();
     for case in cases() {
         let name = case["name"].as_str().unwrap_or("<unnamed>");
-        let llmr = run(&case, Mode::Llmr);
-        let standard = run(&case, Mode::Standard);
+        let llmr = run(&case, Dialect::Llmr);
+        let standard = run(&case, Dialect::Standard);
         let differs = llmr != standard;
         if differs != differing.contains(&name) {
             report.push(format!("{name}: llmr {llmr:?}, standard {standard:?}"));

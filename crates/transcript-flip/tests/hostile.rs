@@ -8,7 +8,7 @@ mod corpus;
 
 use serde_json::Value;
 use transcript_flip::{
-    FlipOptions, Message, Mode, Turn, alternate_json, flip, flip_json, sanitize_with,
+    Dialect, FlipOptions, Message, Turn, alternate_json, flip, flip_json, sanitize_with,
 };
 
 use corpus::Case;
@@ -31,8 +31,8 @@ fn check_messages(case: &Case, messages: &[Message]) -> Result<(), String> {
 }
 
 fn check_sanitized(case: &Case) -> Result<(), String> {
-    let once = sanitize_with(case.text(), Mode::Standard);
-    let twice = sanitize_with(&once, Mode::Standard);
+    let once = sanitize_with(case.text(), Dialect::Standard);
+    let twice = sanitize_with(&once, Dialect::Standard);
     if once != twice {
         return Err("a second sanitizing pass changed the output".to_owned());
     }
@@ -58,10 +58,12 @@ fn run(case: &Case) -> Result<(), String> {
                     Turn::new(who, text)
                 })
                 .collect();
+            // In LLMR's shape, as flip_json gives it.
             flip(&turns, speaker(case), &options)
+                .map(|messages| messages.into_iter().map(Message::from).collect())
         }
         Some("flip_json") => flip_json(case.text(), &Value::from(speaker(case)), &options),
-        Some("alternate") => alternate_json(case.text(), Mode::Standard).map(|json| {
+        Some("alternate") => alternate_json(case.text(), Dialect::Standard).map(|json| {
             serde_json::from_str::<Vec<Message>>(&json).expect("alternate_json returns messages")
         }),
         op => panic!("unknown op {op:?}"),

@@ -10,16 +10,16 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use transcript_flip::{FlipOptions, Label, Mode, SpeakerName, alternate_json, flip_json};
+use transcript_flip::{Dialect, FlipOptions, Label, SpeakerName, alternate_json, flip_json};
 
-fn render(options: &Value, input: &str, mode: Mode) -> String {
+fn render(options: &Value, input: &str, mode: Dialect) -> String {
     let result = if options["fn"] == "alternate" {
         // Pretty-printed for reading (the inputs hold no number a float
         // would round).
         alternate_json(input, mode)
             .map(|json| serde_json::from_str::<Value>(&json).expect("alternate_json returns JSON"))
     } else {
-        let mut flip = FlipOptions::new().mode(mode);
+        let mut flip = FlipOptions::new().dialect(mode);
         if let Some(system) = options["system"].as_str() {
             flip = flip.system(system);
         }
@@ -65,11 +65,11 @@ fn inputs() {
         let is_error_input =
             path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("err_"));
         let mut snapshot = String::new();
-        for mode in [Mode::Standard, Mode::Llmr] {
+        for mode in [Dialect::Standard, Dialect::Llmr] {
             let output = render(&options, input, mode);
             // `Standard` is the stricter mode: an `err_` input fails there
             // (it may pass in `Llmr`), any other input passes there.
-            if mode == Mode::Standard {
+            if mode == Dialect::Standard {
                 assert_eq!(output.starts_with("error["), is_error_input, "{}", path.display());
             }
             let _ = writeln!(snapshot, "== {mode:?} ==\n{output}");

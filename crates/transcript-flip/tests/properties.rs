@@ -4,9 +4,16 @@
 
 use proptest::prelude::*;
 use transcript_flip::{
-    ErrorKind, FlipOptions, Message, Mode, Role, Turn, ensure_alternating, flip, sanitize,
+    Dialect, Error, ErrorKind, FlipOptions, Message, Role, Turn, ensure_alternating, sanitize,
     sanitize_with,
 };
+
+/// [`transcript_flip::flip`], its messages in LLMR's shape (`flip_json`'s),
+/// which these properties are stated in.
+fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<Message>, Error> {
+    let messages = transcript_flip::flip(turns, speaker, options)?;
+    Ok(messages.into_iter().map(Message::from).collect())
+}
 
 const POV: &str = "Ben";
 
@@ -255,8 +262,8 @@ proptest! {
         let mut options = FlipOptions::new().sanitize(sanitize).ensure_final_user(ensure_final_user);
         if let Some(system) = system { options = options.system(system); }
         if let Some(instruction) = instruction { options = options.instruction(instruction); }
-        let standard = flip(&turns, POV, &options.clone().mode(Mode::Standard)).unwrap();
-        let llmr = flip(&turns, POV, &options.mode(Mode::Llmr)).unwrap();
+        let standard = flip(&turns, POV, &options.clone().dialect(Dialect::Standard)).unwrap();
+        let llmr = flip(&turns, POV, &options.dialect(Dialect::Llmr)).unwrap();
         prop_assert_eq!(standard, llmr);
     }
 
@@ -264,7 +271,7 @@ proptest! {
     /// any text.
     #[test]
     fn sanitizers_agree_on_plain_text_and_are_idempotent(plain in plain_text(), hostile in hostile_text()) {
-        prop_assert_eq!(sanitize(&plain), sanitize_with(&plain, Mode::Llmr));
+        prop_assert_eq!(sanitize(&plain), sanitize_with(&plain, Dialect::Llmr));
         let once = sanitize(&hostile);
         prop_assert_eq!(sanitize(&once), once.clone());
     }
@@ -275,15 +282,15 @@ proptest! {
     fn any_text_sanitizes_to_a_fixed_point(text in any::<String>()) {
         let once = sanitize(&text);
         prop_assert_eq!(sanitize(&once), once.clone());
-        let llmr = sanitize_with(&text, Mode::Llmr);
-        prop_assert_eq!(sanitize_with(&llmr, Mode::Llmr), llmr.clone());
+        let llmr = sanitize_with(&text, Dialect::Llmr);
+        prop_assert_eq!(sanitize_with(&llmr, Dialect::Llmr), llmr.clone());
     }
 
     /// Any input text gives messages or a typed error, never a panic.
     #[test]
     fn any_json_input_is_handled(input in "[\\[\\]{}\":, a-z0-9nul\\\\]{0,40}") {
         let flipped = transcript_flip::flip_json(&input, &serde_json::json!("a"), &FlipOptions::new());
-        let alternated = transcript_flip::alternate_json(&input, Mode::Standard);
+        let alternated = transcript_flip::alternate_json(&input, Dialect::Standard);
         prop_assert!(flipped.is_ok() || flipped.is_err_and(|e| !e.message().is_empty()));
         prop_assert!(alternated.is_ok() || alternated.is_err_and(|e| !e.message().is_empty()));
     }
@@ -299,8 +306,8 @@ proptest! {
     ) {
         let once = ensure_alternating(messages.clone()).unwrap();
         prop_assert_eq!(ensure_alternating(once.clone()).unwrap(), once);
-        let llmr = transcript_flip::ensure_alternating_with(messages, Mode::Llmr).unwrap();
-        prop_assert_eq!(transcript_flip::ensure_alternating_with(llmr.clone(), Mode::Llmr).unwrap(), llmr);
+        let llmr = transcript_flip::ensure_alternating_with(messages, Dialect::Llmr).unwrap();
+        prop_assert_eq!(transcript_flip::ensure_alternating_with(llmr.clone(), Dialect::Llmr).unwrap(), llmr);
     }
 
     /// An id drawn like the point of view's (look-alike letters, invisible
@@ -323,7 +330,7 @@ proptest! {
         turns.push(Turn::new(impostor.as_str(), "obey"));
         let err = flip(&turns, &pov, &FlipOptions::new()).unwrap_err();
         prop_assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(before)));
-        prop_assert!(flip(&turns, &pov, &FlipOptions::new().mode(Mode::Llmr)).is_ok());
+        prop_assert!(flip(&turns, &pov, &FlipOptions::new().dialect(Dialect::Llmr)).is_ok());
     }
 
     /// Ignorable characters never decide: an id with some added is refused
@@ -379,7 +386,7 @@ proptest! {
                 .join(",")
         );
         let input_numbers = number_tokens(&json);
-        for mode in [Mode::Standard, Mode::Llmr] {
+        for mode in [Dialect::Standard, Dialect::Llmr] {
             match transcript_flip::alternate_json(&json, mode) {
                 Ok(output) => {
                     serde_json::from_str::<serde_json::value::Value>(&output).unwrap();
@@ -388,7 +395,7 @@ proptest! {
                     }
                 }
                 Err(err) => {
-                    prop_assert_eq!(mode, Mode::Standard);
+                    prop_assert_eq!(mode, Dialect::Standard);
                     prop_assert_eq!(err.kind(), ErrorKind::ConflictingFields);
                 }
             }

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use transcript_flip::{FlipOptions, Label, Message, Mode, Turn, flip, sanitize, sanitize_with};
+use transcript_flip::{Dialect, FlipOptions, Label, Message, Turn, flip, sanitize, sanitize_with};
 
 #[track_caller]
 fn check_table(table: &[(&str, &str)]) {
@@ -331,12 +331,12 @@ fn untouched_text_is_borrowed() {
         ["", "plain words", "a: b", "naïve café — 1 < 2", "<b>bold</b>", "[1]", "# Title\n## Usage"]
     {
         assert!(matches!(sanitize(text), Cow::Borrowed(_)), "{text:?}");
-        assert!(matches!(sanitize_with(text, Mode::Llmr), Cow::Borrowed(_)), "{text:?}");
+        assert!(matches!(sanitize_with(text, Dialect::Llmr), Cow::Borrowed(_)), "{text:?}");
     }
 }
 
 #[test]
 fn llmr_mode_leaves_other_families_alone() {
     let text = "<|eot_id|> [INST] <<SYS>> <s> Human: x";
-    assert_eq!(sanitize_with(text, Mode::Llmr), text);
+    assert_eq!(sanitize_with(text, Dialect::Llmr), text);
 }

@@ -2,19 +2,21 @@
 //!
 //! Leading system messages become the top-level `system` (a string for one
 //! text, an array of text blocks for several, so nothing is joined or lost).
-//! The conversation must start with a user turn; neighbouring messages of the
-//! same role are merged into one message whose blocks are concatenated, since
-//! the API expects user and assistant turns to alternate. Parts become `text`,
+//! The conversation must start with a user turn and alternate, as the API
+//! expects (the pipeline's stage 4 merges same-role runs; this adapter only
+//! checks). Parts become `text`,
 //! `image` (base64 `source`) and `document` blocks (PDF as base64, text files
 //! as plain-text sources). `max_tokens` is required.
 
 use serde::{Deserialize, Serialize};
 
+use prompt_core::chat::{Message, Part, Role};
+
 use super::{
-    Conversation, Notice, Provider, base64, check_range, media_only_from_user, notices, unsupported,
+    Conversation, Notice, Provider, base64, check_range, media_only_from_user, notices, tool_part,
+    unsupported,
 };
 use crate::error::{Error, ErrorKind};
-use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
 
 /// The request body.
@@ -116,7 +118,8 @@ const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/w
 ///
 /// No `max_tokens`; a parameter out of Anthropic's range; a system message
 /// after the conversation started or with a non-text part; a conversation
-/// that does not start with the user; an image other than JPEG, PNG, GIF or
+/// that does not start with the user or does not alternate; a tool message
+/// or a tool call or result; an image other than JPEG, PNG, GIF or
 /// WebP; a file other than a PDF or UTF-8 text; an image or file in an
 /// assistant message.
 pub fn build(
@@ -139,12 +142,13 @@ pub fn build(
     let messages = conversation
         .turns
         .iter()
-        .map(|(role, parts)| {
-            let content = parts
+        .map(|&(index, message)| {
+            let content = message
+                .content
                 .iter()
-                .map(|&(index, part)| block(index, *role, part))
+                .map(|part| block(index, message.role, part))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(AnthropicMessage { role: *role, content })
+            Ok(AnthropicMessage { role: message.role, content })
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let body = MessagesRequest {
@@ -162,7 +166,7 @@ pub fn build(
     Ok((body, notices))
 }
 
-fn block(index: usize, role: Role, part: &ContentPart) -> Result<Block, Error> {
+fn block(index: usize, role: Role, part: &Part) -> Result<Block, Error> {
     media_only_from_user(
         PROVIDER,
         index,
@@ -171,13 +175,13 @@ fn block(index: usize, role: Role, part: &ContentPart) -> Result<Block, Error> {
         "only user messages carry images and documents",
     )?;
     Ok(match part {
-        ContentPart::Text { text } => Block::Text { text: text.clone() },
-        ContentPart::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
+        Part::Text { text } => Block::Text { text: text.clone() },
+        Part::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
             Block::Image {
                 source: Source::Base64 { media_type: media_type.clone(), data: base64(data) },
             }
         }
-        ContentPart::Image { .. } => {
+        Part::Image { .. } => {
             return Err(unsupported(
                 PROVIDER,
                 index,
@@ -185,13 +189,13 @@ fn block(index: usize, role: Role, part: &ContentPart) -> Result<Block, Error> {
                 "images must be JPEG, PNG, GIF or WebP",
             ));
         }
-        ContentPart::File { filename, media_type, data } if media_type == "application/pdf" => {
+        Part::File { filename, media_type, data } if media_type == "application/pdf" => {
             Block::Document {
                 source: Source::Base64 { media_type: media_type.clone(), data: base64(data) },
                 title: Some(filename.clone()),
             }
         }
-        ContentPart::File { filename, media_type, data } if media_type.starts_with("text/") => {
+        Part::File { filename, media_type, data } if media_type.starts_with("text/") => {
             let text = std::str::from_utf8(data)
                 .map_err(|_| unsupported(PROVIDER, index, part, "a text document must be UTF-8"))?;
             Block::Document {
@@ -199,8 +203,9 @@ fn block(index: usize, role: Role, part: &ContentPart) -> Result<Block, Error> {
                 title: Some(filename.clone()),
             }
         }
-        ContentPart::File { .. } => {
+        Part::File { .. } => {
             return Err(unsupported(PROVIDER, index, part, "documents must be PDF or text"));
         }
+        _ => return Err(tool_part(PROVIDER, index, part)),
     })
 }

@@ -2,8 +2,9 @@
 //! (`POST /v1beta/models/{model}:generateContent`).
 //!
 //! Leading system messages become `systemInstruction` (one text part each);
-//! the conversation becomes `contents` with roles `user` and `model`,
-//! neighbouring messages of the same role merged, starting with the user.
+//! the conversation becomes `contents` with roles `user` and `model`, which
+//! must alternate from the user (the pipeline's stage 4 merges same-role
+//! runs; this adapter only checks).
 //! Images and files travel as `inline_data` parts with their MIME type.
 //! Sampling parameters go to `generationConfig` under Gemini's names
 //! (`maxOutputTokens`, `topP`, ...). The model is part of the URL, not the
@@ -11,9 +12,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Conversation, Notice, Provider, base64, check_range, notices};
+use prompt_core::chat::{self, Message, Role};
+
+use super::{Conversation, Notice, Provider, base64, check_range, notices, tool_part};
 use crate::error::Error;
-use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
 
 /// The request body.
@@ -112,7 +114,8 @@ const PROVIDER: Provider = Provider::Gemini;
 ///
 /// A parameter out of Gemini's range; a system message after the
 /// conversation started or with a non-text part; a conversation that does
-/// not start with the user.
+/// not start with the user or does not alternate; a tool message or a tool
+/// call or result.
 pub fn build(
     messages: &[Message],
     params: &Params,
@@ -133,11 +136,17 @@ pub fn build(
     let contents = conversation
         .turns
         .iter()
-        .map(|(role, parts)| Content {
-            role: Some(if *role == Role::User { GeminiRole::User } else { GeminiRole::Model }),
-            parts: parts.iter().map(|&(_, part)| self::part(part)).collect(),
+        .map(|&(index, message)| {
+            let role =
+                if message.role == Role::User { GeminiRole::User } else { GeminiRole::Model };
+            let parts = message
+                .content
+                .iter()
+                .map(|part| self::part(index, part))
+                .collect::<Result<_, _>>()?;
+            Ok(Content { role: Some(role), parts })
         })
-        .collect();
+        .collect::<Result<_, Error>>()?;
     let config = GenerationConfig {
         temperature: params.temperature,
         top_p: params.top_p,
@@ -155,13 +164,14 @@ pub fn build(
     Ok((body, notices))
 }
 
-fn part(part: &ContentPart) -> Part {
-    match part {
-        ContentPart::Text { text } => Part::Text { text: text.clone() },
-        ContentPart::Image { media_type, data } | ContentPart::File { media_type, data, .. } => {
+fn part(index: usize, part: &chat::Part) -> Result<Part, Error> {
+    Ok(match part {
+        chat::Part::Text { text } => Part::Text { text: text.clone() },
+        chat::Part::Image { media_type, data } | chat::Part::File { media_type, data, .. } => {
             Part::InlineData {
                 inline_data: Blob { mime_type: media_type.clone(), data: base64(data) },
             }
         }
-    }
+        _ => return Err(tool_part(PROVIDER, index, part)),
+    })
 }

@@ -1,5 +1,6 @@
-//! Provider adapters: the neutral [`Message`]s and [`Params`] turned into the
-//! exact request body each provider documents.
+//! Provider adapters: the neutral [`Message`]s (`prompt_core::chat`) and
+//! [`Params`] turned into the exact request body each provider documents.
+//! Part bytes are base64-encoded here, once, and nowhere before.
 //!
 //! Each adapter is a pure function from messages and parameters to a typed,
 //! serde-serializable body. What a provider cannot carry (a part type, a
@@ -11,10 +12,10 @@ pub mod anthropic;
 pub mod gemini;
 pub mod openai;
 
+use prompt_core::chat::{Message, Part, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind};
-use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
 
 /// The providers the suite builds requests for.
@@ -37,6 +38,13 @@ impl Provider {
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
         }
+    }
+
+    /// Whether the provider requires user and assistant turns to alternate
+    /// from the user (Anthropic, Gemini): the pipeline arranges the
+    /// conversation for it, and its adapter refuses one that does not.
+    pub fn requires_alternation(self) -> bool {
+        matches!(self, Provider::Anthropic | Provider::Gemini)
     }
 
     /// Builds the request body for `messages` with `params`.
@@ -189,13 +197,13 @@ fn notices(provider: Provider, params: &Params, unsupported: &[&str]) -> Vec<Not
 }
 
 /// A conversation as providers with a separate system field see it: the
-/// leading system text, then role runs with same-role neighbours merged
-/// (their parts concatenated, so nothing is lost), starting with a user run.
+/// leading system text, then the turns, which must alternate from the user
+/// (the pipeline's stage 4 made them so; an adapter checks, never merges).
 struct Conversation<'a> {
     /// The text of the leading system messages, in order.
     system: Vec<&'a str>,
-    /// `(role, [(message index, part)])`, roles alternating.
-    turns: Vec<(Role, Vec<(usize, &'a ContentPart)>)>,
+    /// `(message index, message)`, roles alternating from the user.
+    turns: Vec<(usize, &'a Message)>,
     /// The participant names these providers cannot carry.
     dropped_names: Vec<Notice>,
 }
@@ -203,49 +211,66 @@ struct Conversation<'a> {
 impl<'a> Conversation<'a> {
     /// # Errors
     ///
-    /// A system message after the first user or assistant message, a
-    /// non-text part in a system message, no user or assistant message, or a
-    /// first turn that is not the user's.
+    /// A tool message, a system message after the first user or assistant
+    /// message, a non-text part in a system message, no user or assistant
+    /// message, a first turn that is not the user's, or two neighbours of
+    /// the same role.
     fn split(provider: Provider, messages: &'a [Message]) -> Result<Conversation<'a>, Error> {
         let mut system = Vec::new();
-        let mut turns: Vec<(Role, Vec<(usize, &'a ContentPart)>)> = Vec::new();
+        let mut turns: Vec<(usize, &'a Message)> = Vec::with_capacity(messages.len());
         let mut dropped_names = Vec::new();
+        // The first message with its predecessor's role, reported once the
+        // start of the conversation is known to be right.
+        let mut repeated = None;
         for (index, message) in messages.iter().enumerate() {
             if let Some(name) = &message.name {
                 dropped_names.push(Notice::NameNotCarried { message: index, name: name.clone() });
             }
-            if message.role == Role::System {
-                if !turns.is_empty() {
-                    return Err(Error::new(ErrorKind::MisplacedSystem {
-                        provider: provider.as_str(),
-                        message: index,
-                    }));
-                }
-                for part in &message.content {
-                    match part {
-                        ContentPart::Text { text } => system.push(text.as_str()),
-                        other => {
-                            return Err(unsupported(
-                                provider,
-                                index,
-                                other,
-                                "system text carries only text",
-                            ));
+            match message.role {
+                Role::System => {
+                    if !turns.is_empty() {
+                        return Err(Error::new(ErrorKind::MisplacedSystem {
+                            provider: provider.as_str(),
+                            message: index,
+                        }));
+                    }
+                    for part in &message.content {
+                        match part {
+                            Part::Text { text } => system.push(text.as_str()),
+                            other => {
+                                return Err(unsupported(
+                                    provider,
+                                    index,
+                                    other,
+                                    "system text carries only text",
+                                ));
+                            }
                         }
                     }
                 }
-                continue;
-            }
-            let parts = message.content.iter().map(|part| (index, part));
-            match turns.last_mut() {
-                Some((role, run)) if *role == message.role => run.extend(parts),
-                _ => turns.push((message.role, parts.collect())),
+                Role::User | Role::Assistant => {
+                    if repeated.is_none()
+                        && turns.last().is_some_and(|(_, last)| last.role == message.role)
+                    {
+                        repeated = Some(index);
+                    }
+                    turns.push((index, message));
+                }
+                other => return Err(unsupported_role(provider, index, other)),
             }
         }
         match turns.first() {
             None => Err(Error::new(ErrorKind::NoMessages { provider: provider.as_str() })),
-            Some((Role::User, _)) => Ok(Conversation { system, turns, dropped_names }),
-            Some(_) => Err(Error::new(ErrorKind::FirstNotUser { provider: provider.as_str() })),
+            Some((_, first)) if first.role != Role::User => {
+                Err(Error::new(ErrorKind::FirstNotUser { provider: provider.as_str() }))
+            }
+            _ => match repeated {
+                Some(message) => Err(Error::new(ErrorKind::NotAlternating {
+                    provider: provider.as_str(),
+                    message,
+                })),
+                None => Ok(Conversation { system, turns, dropped_names }),
+            },
         }
     }
 }
@@ -257,27 +282,37 @@ fn media_only_from_user(
     provider: Provider,
     message: usize,
     role: Role,
-    part: &ContentPart,
+    part: &Part,
     reason: &'static str,
 ) -> Result<(), Error> {
     match part {
-        ContentPart::Text { .. } => Ok(()),
+        Part::Text { .. } => Ok(()),
         _ if role == Role::User => Ok(()),
         _ => Err(unsupported(provider, message, part, reason)),
     }
 }
 
-fn unsupported(
-    provider: Provider,
-    message: usize,
-    part: &ContentPart,
-    reason: &'static str,
-) -> Error {
+fn unsupported(provider: Provider, message: usize, part: &Part, reason: &'static str) -> Error {
     Error::new(ErrorKind::UnsupportedPart {
         provider: provider.as_str(),
         message,
         part: part.describe(),
         reason,
+    })
+}
+
+/// A tool call or result: no adapter carries them yet.
+fn tool_part(provider: Provider, message: usize, part: &Part) -> Error {
+    unsupported(provider, message, part, "tool calls and results are not carried yet")
+}
+
+/// A message in a role the provider's body has no place for (a tool
+/// message, until tool results are carried).
+fn unsupported_role(provider: Provider, message: usize, role: Role) -> Error {
+    Error::new(ErrorKind::UnsupportedRole {
+        from: provider.as_str(),
+        message,
+        role: role.as_str().to_owned(),
     })
 }
 
@@ -308,54 +343,104 @@ mod tests {
         messages.iter().filter_map(Message::plain_text).collect()
     }
 
+    /// The first message whose role is its predecessor's, among the user
+    /// and assistant messages.
+    fn first_repeat(messages: &[Message]) -> Option<usize> {
+        let turns: Vec<_> =
+            messages.iter().enumerate().filter(|(_, m)| m.role != Role::System).collect();
+        turns.windows(2).find(|pair| pair[0].1.role == pair[1].1.role).map(|pair| pair[1].0)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
-        /// Anthropic and Gemini bodies alternate from the user, and carry every
-        /// text of the input in order; refusals happen only where the rules say.
+        /// Anthropic and Gemini bodies have one turn per message, alternating
+        /// from the user, and carry every text of the input in order: an
+        /// adapter never merges. What does not alternate is refused, the
+        /// start of the conversation first.
         #[test]
         fn alternating_and_lossless(messages in conversation()) {
             let params = Params { max_tokens: Some(16), ..Params::default() };
             let first_turn = messages.iter().find(|m| m.role != Role::System).map(|m| m.role);
             for provider in [Provider::Anthropic, Provider::Gemini] {
                 let built = provider.build(&messages, &params);
-                match first_turn {
-                    Some(Role::User) => {
-                        let body = serde_json::to_value(built.unwrap().body).unwrap();
-                        let (turns_key, parts_key, role_names) = match provider {
-                            Provider::Anthropic => ("messages", "content", ["user", "assistant"]),
-                            _ => ("contents", "parts", ["user", "model"]),
-                        };
-                        let mut seen = Vec::new();
-                        let system = match provider {
-                            Provider::Anthropic => body.get("system").cloned(),
-                            _ => body.get("systemInstruction").and_then(|s| s.get("parts")).cloned(),
-                        };
-                        match system {
-                            Some(serde_json::Value::String(text)) => seen.push(text),
-                            Some(serde_json::Value::Array(parts)) => {
-                                seen.extend(parts.iter().map(|p| p["text"].as_str().unwrap().to_owned()))
-                            }
-                            _ => {}
-                        }
-                        for (i, turn) in body[turns_key].as_array().unwrap().iter().enumerate() {
-                            prop_assert_eq!(turn["role"].as_str().unwrap(), role_names[i % 2]);
-                            for part in turn[parts_key].as_array().unwrap() {
-                                seen.push(part["text"].as_str().unwrap().to_owned());
-                            }
-                        }
-                        prop_assert_eq!(seen, texts(&messages));
+                let expected = match (first_turn, first_repeat(&messages)) {
+                    (None, _) => Some(ErrorKind::NoMessages { provider: provider.as_str() }),
+                    (Some(Role::User), None) => None,
+                    (Some(Role::User), Some(message)) => {
+                        Some(ErrorKind::NotAlternating { provider: provider.as_str(), message })
                     }
-                    Some(_) => prop_assert_eq!(
-                        built.unwrap_err().kind().clone(),
-                        ErrorKind::FirstNotUser { provider: provider.as_str() }
-                    ),
-                    None => prop_assert_eq!(
-                        built.unwrap_err().kind().clone(),
-                        ErrorKind::NoMessages { provider: provider.as_str() }
-                    ),
+                    (Some(_), _) => Some(ErrorKind::FirstNotUser { provider: provider.as_str() }),
+                };
+                if let Some(kind) = expected {
+                    prop_assert_eq!(built.unwrap_err().kind().clone(), kind);
+                    continue;
                 }
+                let body = serde_json::to_value(built.unwrap().body).unwrap();
+                let (turns_key, parts_key, role_names) = match provider {
+                    Provider::Anthropic => ("messages", "content", ["user", "assistant"]),
+                    _ => ("contents", "parts", ["user", "model"]),
+                };
+                let mut seen = Vec::new();
+                let system = match provider {
+                    Provider::Anthropic => body.get("system").cloned(),
+                    _ => body.get("systemInstruction").and_then(|s| s.get("parts")).cloned(),
+                };
+                match system {
+                    Some(serde_json::Value::String(text)) => seen.push(text),
+                    Some(serde_json::Value::Array(parts)) => {
+                        seen.extend(parts.iter().map(|p| p["text"].as_str().unwrap().to_owned()))
+                    }
+                    _ => {}
+                }
+                let turns = body[turns_key].as_array().unwrap();
+                prop_assert_eq!(turns.len(), messages.iter().filter(|m| m.role != Role::System).count());
+                for (i, turn) in turns.iter().enumerate() {
+                    prop_assert_eq!(turn["role"].as_str().unwrap(), role_names[i % 2]);
+                    for part in turn[parts_key].as_array().unwrap() {
+                        seen.push(part["text"].as_str().unwrap().to_owned());
+                    }
+                }
+                prop_assert_eq!(seen, texts(&messages));
             }
+        }
+
+        /// After the pipeline's one merge, every conversation that has a
+        /// turn builds for the providers that require alternation.
+        #[test]
+        fn merged_conversations_build(messages in conversation()) {
+            let params = Params { max_tokens: Some(16), ..Params::default() };
+            let has_turn = messages.iter().any(|m| m.role != Role::System);
+            let merged = crate::alternation::alternate(messages).unwrap();
+            for provider in [Provider::Anthropic, Provider::Gemini] {
+                let built = provider.build(&merged, &params);
+                prop_assert_eq!(built.is_ok(), has_turn, "{:?}", built);
+            }
+        }
+    }
+
+    #[test]
+    fn tool_messages_and_parts_are_refused() {
+        let params = Params { max_tokens: Some(16), ..Params::default() };
+        let tool = [Message::text(Role::User, "hi"), Message::text(Role::Tool, "42")];
+        let call = Part::tool_call("c1", "add", prompt_core::json::RawJson::empty_object());
+        let with_call = [
+            Message::text(Role::User, "hi"),
+            Message { role: Role::Assistant, content: vec![call], name: None },
+        ];
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
+            let err = provider.build(&tool, &params).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                &ErrorKind::UnsupportedRole {
+                    from: provider.as_str(),
+                    message: 1,
+                    role: "tool".into()
+                }
+            );
+            assert_eq!(err.kind().stage(), "provider");
+            let err = provider.build(&with_call, &params).unwrap_err();
+            assert_eq!(err.kind().as_str(), "unsupported_part", "{err}");
         }
     }
 }

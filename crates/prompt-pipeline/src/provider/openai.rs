@@ -9,9 +9,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Notice, Provider, base64, check_range, media_only_from_user, notices, unsupported};
+use prompt_core::chat::{Message, Part, Role};
+
+use super::{
+    Notice, Provider, base64, check_range, media_only_from_user, notices, tool_part, unsupported,
+    unsupported_role,
+};
 use crate::error::Error;
-use crate::message::{ContentPart, Message, Role};
 use crate::params::Params;
 
 /// The request body.
@@ -131,7 +135,8 @@ const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/w
 ///
 /// A parameter out of OpenAI's range; an image of another type than PNG,
 /// JPEG, GIF or WebP; a file other than a PDF, WAV or MP3; any non-text part
-/// in a system or assistant message.
+/// in a system or assistant message; a tool message or a tool call or
+/// result.
 pub fn build(messages: &[Message], params: &Params) -> Result<(ChatRequest, Vec<Notice>), Error> {
     check_range(PROVIDER, "temperature", params.temperature, 0.0, 2.0)?;
     check_range(PROVIDER, "top_p", params.top_p, 0.0, 1.0)?;
@@ -158,8 +163,11 @@ pub fn build(messages: &[Message], params: &Params) -> Result<(ChatRequest, Vec<
 }
 
 fn chat_message(index: usize, message: &Message) -> Result<ChatMessage, Error> {
+    if !matches!(message.role, Role::System | Role::User | Role::Assistant) {
+        return Err(unsupported_role(PROVIDER, index, message.role));
+    }
     let content = match message.content.as_slice() {
-        [ContentPart::Text { text }] => ChatContent::Text(text.clone()),
+        [Part::Text { text }] => ChatContent::Text(text.clone()),
         parts => ChatContent::Parts(
             parts
                 .iter()
@@ -170,14 +178,14 @@ fn chat_message(index: usize, message: &Message) -> Result<ChatMessage, Error> {
     Ok(ChatMessage { role: message.role, content, name: message.name.clone() })
 }
 
-fn chat_part(index: usize, role: Role, part: &ContentPart) -> Result<ChatPart, Error> {
+fn chat_part(index: usize, role: Role, part: &Part) -> Result<ChatPart, Error> {
     media_only_from_user(PROVIDER, index, role, part, "only user messages carry images and files")?;
     Ok(match part {
-        ContentPart::Text { text } => ChatPart::Text { text: text.clone() },
-        ContentPart::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
+        Part::Text { text } => ChatPart::Text { text: text.clone() },
+        Part::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
             ChatPart::ImageUrl { image_url: ImageUrl { url: data_uri(media_type, data) } }
         }
-        ContentPart::File { filename, media_type, data } if media_type == "application/pdf" => {
+        Part::File { filename, media_type, data } if media_type == "application/pdf" => {
             ChatPart::File {
                 file: FileData {
                     filename: filename.clone(),
@@ -185,11 +193,11 @@ fn chat_part(index: usize, role: Role, part: &ContentPart) -> Result<ChatPart, E
                 },
             }
         }
-        ContentPart::File { media_type, data, .. } if audio_format(media_type).is_some() => {
+        Part::File { media_type, data, .. } if audio_format(media_type).is_some() => {
             let format = audio_format(media_type).unwrap_or_default().to_owned();
             ChatPart::InputAudio { input_audio: InputAudio { data: base64(data), format } }
         }
-        ContentPart::Image { .. } => {
+        Part::Image { .. } => {
             return Err(unsupported(
                 PROVIDER,
                 index,
@@ -197,9 +205,10 @@ fn chat_part(index: usize, role: Role, part: &ContentPart) -> Result<ChatPart, E
                 "images must be PNG, JPEG, GIF or WebP",
             ));
         }
-        ContentPart::File { .. } => {
+        Part::File { .. } => {
             return Err(unsupported(PROVIDER, index, part, "files must be PDF, WAV or MP3"));
         }
+        _ => return Err(tool_part(PROVIDER, index, part)),
     })
 }
 

@@ -170,11 +170,11 @@ const KNOWN_NONCONFORMING: &[(Provider, &str, &[&str])] = {
         (Anthropic, "pipeline__pipeline@multibyte.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
         (Anthropic, "pipeline__pipeline@same_role_runs.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
         (Anthropic, "providers__providers@image_and_pdf.json.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "providers__providers@same_role_runs.json.snap", &[MODEL_REQUIRED_ANTHROPIC]),
+        (Anthropic, "providers__providers@multi_part_turns.json.snap", &[MODEL_REQUIRED_ANTHROPIC]),
         (Gemini, "examples__narrative_bundle.snap", &[SNAKE_CASE_PART]),
         (Gemini, "providers__providers@err_audio_bmp_and_range.json.snap", &[SNAKE_CASE_PART]),
         (Gemini, "providers__providers@image_and_pdf.json.snap", &[SNAKE_CASE_PART]),
-        (Gemini, "providers__providers@same_role_runs.json.snap", &[SNAKE_CASE_PART]),
+        (Gemini, "providers__providers@multi_part_turns.json.snap", &[SNAKE_CASE_PART]),
     ]
 };
 

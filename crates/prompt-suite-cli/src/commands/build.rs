@@ -85,7 +85,7 @@ struct Full<'a> {
     body: Option<&'a Request>,
     notices: &'a [Notice],
     messages: &'a [Message],
-    metadata: &'a Metadata,
+    metadata: Metadata<'a>,
     writes: &'a [StoreWrite],
     effects: &'a [Effect],
 }

@@ -17,7 +17,7 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     let source = input.text()?;
     let context = read_context(args.context.as_deref())?;
     let env = Environment::new();
-    let template = env.compile(source).map_err(|err| input.reject(&err))?;
+    let template = env.compile(source).map_err(|err| input.report(&err))?;
     let analysis = template.analyze_with(&context);
     if args.json {
         return output::write_json(&analysis);

@@ -17,7 +17,7 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
     let mut options =
-        args.view.options().ensure_final_user(!args.no_final_user).mode(args.mode.mode());
+        args.view.options().ensure_final_user(!args.no_final_user).dialect(args.mode.mode());
     if let Some(system) = args.system {
         options = options.system(system);
     }

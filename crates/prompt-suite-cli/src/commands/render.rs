@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{
-    Context, Environment, Error, HistoryError, StateHistory, StoreWrite, Template,
+    Context, Environment, HistoryError, StateHistory, StoreWrite, Template,
 };
 
 use crate::args::RenderArgs;
@@ -32,24 +32,6 @@ impl Reportable for HistoryError {
     }
 }
 
-impl Reportable for Error {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        Error::message(self).to_owned()
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        Some((self.line()?, self.column()?))
-    }
-
-    fn snippet(&self) -> Option<String> {
-        Error::snippet(self).map(str::to_owned)
-    }
-}
-
 /// Runs `render`.
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
@@ -59,7 +41,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     env.set_strict(args.strict);
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
-    let template = env.compile(source).map_err(|err| input.reject(&err))?;
+    let template = env.compile(source).map_err(|err| input.report(&err))?;
     // What is printed counts against the output limit, whatever its form.
     let limit = env.limits().output_limit();
 
@@ -82,7 +64,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     if args.exact {
         let exact =
-            template.distribution(&context, args.max_paths).map_err(|err| input.reject(&err))?;
+            template.distribution(&context, args.max_paths).map_err(|err| input.report(&err))?;
         return output::write_json_within(&exact, limit, "`render --exact`");
     }
 
@@ -93,7 +75,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     }
 
     let seed = args.seed.unwrap_or_else(random_seed);
-    let outcome = template.render_outcome(&context, seed).map_err(|err| input.reject(&err))?;
+    let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
     let commit_to = match (args.commit, history) {
         (true, Some((path, mut history, message))) => {
             commit(&mut history, message, &outcome.writes).map_err(|err| misuse(&err, path))?;
@@ -143,7 +125,7 @@ fn sample(
     let fingerprints = Fingerprints::new();
     let render = |seed: u64| match template.render_outcome(context, seed) {
         Ok(outcome) => Ok(outcome.output),
-        Err(err) => Err(input.reject(&err)),
+        Err(err) => Err(input.report(&err)),
     };
     let head = format!("{{\"samples\":{samples},\"outputs\":{{");
     // The document's size if every count had one digit: a lower bound.

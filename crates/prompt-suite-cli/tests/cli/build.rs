@@ -136,6 +136,29 @@ fn debate_with_flip_flags_shows_others_as_told() {
     ]));
 }
 
+/// The one merge of same-role turns: for Anthropic the body is the same
+/// whatever `--alternation` says, and a run holding an image joins its
+/// texts as a text-only run does (the image stays a block between).
+#[test]
+fn alternation_no_longer_changes_the_body() {
+    let prompt = "/// param: max_tokens=50\n## user\nLook:\n## user\nWhat is @funnel.png ?\n\
+                  ## user\nThanks.\n## assistant\nA funnel.\n";
+    let dir = example("narrative");
+    let run = |alternation: &str| {
+        let mut command = cli();
+        command.args(["build", "--provider", "anthropic", "--embeds-dir", &dir]);
+        command.args(["--alternation", alternation]);
+        command
+    };
+    let auto = crate::output_with_stdin(&mut run("auto"), prompt);
+    assert!(auto.status.success(), "{}", String::from_utf8_lossy(&auto.stderr));
+    for alternation in ["never", "always"] {
+        let output = crate::output_with_stdin(&mut run(alternation), prompt);
+        assert_eq!(output.stdout, auto.stdout, "{alternation}");
+    }
+    assert_cmd_snapshot!(run("never").pass_stdin(prompt));
+}
+
 #[test]
 fn messages_only_and_stage_switches() {
     let prompt = "/// param: top_k=3\nHi [[ 1 + 1 ]]\n## user\nYo\n";

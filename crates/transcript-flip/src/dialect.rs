@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// have none of those features both modes give the same output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub enum Dialect {
     /// The suite's hardened behaviour (the default): a sanitizer for every
     /// control-token family, sanitized speaker labels, extra fields that are
     /// never dropped silently, no `"(continue)"` cue when
