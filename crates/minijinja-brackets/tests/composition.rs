@@ -166,3 +166,76 @@ fn included_text_is_authored_and_values_stay_data() {
     assert_eq!(out.output, "## user\nhi\n## system");
     assert_eq!(out.data_ranges, vec![8..20]);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Names an author or a value could give: good ones, and every way
+    /// of trying to leave the root.
+    fn name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("a".to_owned()),
+            Just("b".to_owned()),
+            Just("dir/c".to_owned()),
+            Just("../a".to_owned()),
+            Just("/etc/passwd".to_owned()),
+            Just("dir/../a".to_owned()),
+            Just("C:\\x".to_owned()),
+            Just("./a".to_owned()),
+            Just("a//b".to_owned()),
+            "[a-c./\\\\:]{0,6}",
+        ]
+    }
+
+    /// A template body: text, includes, imports, an extends, blocks.
+    fn body() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("x".to_owned()),
+            name().prop_map(|n| format!("[% include {n:?} %]")),
+            name().prop_map(|n| format!("[% include {n:?} ignore missing %]")),
+            name().prop_map(|n| format!("[% import {n:?} as m %][[ m.f() ]]")),
+            name().prop_map(|n| format!("[% from {n:?} import f %][[ f() ]]")),
+            name().prop_map(|n| format!("[% extends {n:?} %]")),
+            Just("[% macro f() %]f[% endmacro %]".to_owned()),
+            Just("[% block k %]k[[ super() ]][% endblock %]".to_owned()),
+            Just("[[ self.k() ]]".to_owned()),
+        ];
+        prop::collection::vec(piece, 0..6).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever includes what, the loader is only ever asked for names
+        /// under its root, and every render ends (with an output or a
+        /// typed error), never by hanging or panicking.
+        #[test]
+        fn composition_stays_under_the_root_and_ends(
+            main in body(), a in body(), b in body(), c in body(),
+        ) {
+            let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+            let log = asked.clone();
+            let mut env = Environment::new();
+            env.set_limits(Limits::default().with_fuel(Some(100_000)));
+            env.set_loader(move |name| {
+                log.lock().unwrap().push(name.to_owned());
+                Ok(match name {
+                    "a" => Some(a.clone()),
+                    "b" => Some(b.clone()),
+                    "dir/c" => Some(c.clone()),
+                    _ => None,
+                })
+            });
+            if let Ok(template) = env.compile(&main) {
+                let _ = template.render(&Context::default(), 0);
+            }
+            for name in asked.lock().unwrap().iter() {
+                prop_assert!(!name.starts_with('/'), "{name}");
+                prop_assert!(!name.contains('\\'), "{name}");
+                prop_assert!(!name.split('/').next().unwrap_or("").contains(':'), "{name}");
+                prop_assert!(name.split('/').all(|s| !s.is_empty() && s != "." && s != ".."), "{name}");
+            }
+        }
+    }
+}
