@@ -8,7 +8,6 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::callable::{Filter, Function, IntoFilter, IntoFunction, IntoTest, Test};
-use crate::error::Error;
 use crate::limits::Limits;
 use crate::loader::{Library, LoadError};
 use crate::syntax::lexer::Whitespace;
@@ -205,32 +204,6 @@ impl Environment {
         let registry = Arc::make_mut(&mut self.registry);
         registry.functions.insert(Arc::from(name.as_str()), entry);
         registry.host.functions.push(name);
-    }
-
-    /// Compiles `source` and stores it under `name` (replacing a template
-    /// of that name), for `include`, `import`, `extends` and
-    /// [`Environment::template`]. Names follow the loader's rule (see
-    /// [`Environment::set_loader`]). The store is shared by every clone of
-    /// this environment and every template compiled from it, so a template
-    /// compiled before its parts were added finds them when it renders.
-    ///
-    /// ```
-    /// use minijinja_brackets::Environment;
-    ///
-    /// let mut env = Environment::new();
-    /// env.add_template("base.txt", "<[% block body %]base[% endblock %]>")?;
-    /// let child = env.compile("[% extends 'base.txt' %][% block body %]child[% endblock %]")?;
-    /// assert_eq!(child.render(&Default::default(), 0)?.output, "<child>");
-    /// # Ok::<(), minijinja_brackets::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// `invalid_template_name`, `memory_limit` past
-    /// [`Limits::template_bytes`], and the template's compile errors
-    /// (naming it).
-    pub fn add_template(&mut self, name: &str, source: &str) -> Result<(), Error> {
-        self.library.add(self, name, source)
     }
 
     /// Sets the function asked for a template that is not stored, the first

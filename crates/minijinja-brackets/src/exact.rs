@@ -22,7 +22,7 @@ use crate::context::Context;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::random::{Draws, PathWalk};
-use crate::template::Compiled;
+use crate::unit::Compiled;
 
 /// The exact distribution of a template's output over its random choices:
 /// each distinct output with its probability, most likely first (ties in

@@ -206,6 +206,7 @@ mod suggest;
 mod syntax;
 mod template;
 mod tests;
+mod unit;
 mod value;
 
 /// The README's example runs as a doctest.

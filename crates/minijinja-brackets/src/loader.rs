@@ -11,9 +11,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
-use crate::template::Compiled;
+use crate::unit::Compiled;
 
 /// The longest template name, in bytes.
 pub(crate) const MAX_NAME: usize = 255;
@@ -98,11 +97,18 @@ impl Library {
 
     /// Compiles `source` and stores it under `name`, replacing a template
     /// of that name.
-    pub(crate) fn add(&self, env: &Environment, name: &str, source: &str) -> Result<(), Error> {
+    /// `compile` compiles it; `cap` is the byte cap.
+    pub(crate) fn add(
+        &self,
+        name: &str,
+        source: Arc<str>,
+        cap: usize,
+        compile: impl FnOnce(Arc<str>) -> Result<Compiled, Error>,
+    ) -> Result<(), Error> {
         check_name(name)?;
         let mut stored = self.stored.lock().unwrap_or_else(PoisonError::into_inner);
         let replaced = stored.templates.get(name).map_or(0, |t| t.source().len());
-        let compiled = stored.admit(env, name, source.into(), replaced)?;
+        let compiled = stored.admit(name, source, replaced, cap, compile)?;
         stored.templates.insert(Arc::from(name), compiled);
         Ok(())
     }
@@ -114,7 +120,12 @@ impl Library {
     /// `invalid_template_name` (checked before the loader is asked),
     /// `template_not_found`, `load_error`, `memory_limit` past the byte cap,
     /// and the template's compile errors (naming it).
-    pub(crate) fn load(&self, env: &Environment, name: &str) -> Result<Arc<Compiled>, Error> {
+    pub(crate) fn load(
+        &self,
+        name: &str,
+        cap: usize,
+        compile: impl FnOnce(Arc<str>) -> Result<Compiled, Error>,
+    ) -> Result<Arc<Compiled>, Error> {
         check_name(name)?;
         // Held while the loader runs: two renders needing the same new
         // template load it once.
@@ -139,7 +150,7 @@ impl Library {
                 ));
             }
         };
-        let compiled = stored.admit(env, name, source.into(), 0)?;
+        let compiled = stored.admit(name, source.into(), 0, cap, compile)?;
         stored.templates.insert(Arc::from(name), compiled.clone());
         Ok(compiled)
     }
@@ -154,12 +165,12 @@ impl Stored {
     /// bytes), then compiles it.
     fn admit(
         &mut self,
-        env: &Environment,
         name: &str,
         source: Arc<str>,
         replaced: usize,
+        cap: usize,
+        compile: impl FnOnce(Arc<str>) -> Result<Compiled, Error>,
     ) -> Result<Arc<Compiled>, Error> {
-        let cap = env.limits().template_bytes;
         let total = (self.bytes - replaced).saturating_add(source.len());
         if total > cap {
             return Err(Error::new(
@@ -171,7 +182,7 @@ impl Stored {
                 ),
             ));
         }
-        let compiled = env.compile_unit(Some(Arc::from(name)), source)?;
+        let compiled = compile(source)?;
         self.bytes = total;
         Ok(Arc::new(compiled))
     }
@@ -214,6 +225,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::environment::Environment;
 
     #[test]
     fn names_cannot_leave_the_root() {

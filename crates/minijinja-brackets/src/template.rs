@@ -10,20 +10,8 @@ use crate::context::{Context, Outcome, Rendered};
 use crate::environment::Environment;
 use crate::error::Error;
 use crate::exact::Distribution;
-use crate::resolve::Resolution;
 use crate::syntax::ast;
-
-/// The syntax tree, borrowing the source it holds.
-type Tree<'a> = ast::Template<'a>;
-
-self_cell::self_cell!(
-    /// The source and its syntax tree.
-    struct Parsed {
-        owner: Arc<str>,
-        #[covariant]
-        dependent: Tree,
-    }
-);
+use crate::unit::Compiled;
 
 /// A compiled template: parse once, render many times with different
 /// contexts and seeds.
@@ -57,32 +45,6 @@ pub struct Template {
     compiled: Arc<Compiled>,
 }
 
-/// What compiling makes of a source, without the environment: the
-/// environment's template store keeps these (a store that kept whole
-/// [`Template`]s would hold its own environment).
-pub(crate) struct Compiled {
-    /// The name it is stored under; `None` for [`Environment::compile`].
-    pub(crate) name: Option<Arc<str>>,
-    parsed: Parsed,
-    pub(crate) resolved: Resolution,
-}
-
-impl Compiled {
-    pub(crate) fn source(&self) -> &str {
-        self.parsed.borrow_owner()
-    }
-
-    pub(crate) fn tree(&self) -> &ast::Template<'_> {
-        self.parsed.borrow_dependent()
-    }
-
-    /// The name errors in it carry: its own, or `main` for the template
-    /// being rendered.
-    pub(crate) fn display_name(&self) -> &str {
-        self.name.as_deref().unwrap_or("main")
-    }
-}
-
 impl fmt::Debug for Template {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Template").field("source", &self.source()).finish_non_exhaustive()
@@ -110,30 +72,37 @@ impl Environment {
     ///
     /// As [`Environment::compile`].
     pub fn compile_shared(&self, source: Arc<str>) -> Result<Template, Error> {
-        let compiled = Arc::new(self.compile_unit(None, source)?);
+        let compiled = Arc::new(crate::resolve::compile_unit(self, None, source)?);
         Ok(Template { env: self.clone(), compiled })
     }
 
-    /// Parses and resolves `source`; errors in a named template carry its
-    /// name.
-    pub(crate) fn compile_unit(
-        &self,
-        name: Option<Arc<str>>,
-        source: Arc<str>,
-    ) -> Result<Compiled, Error> {
-        let mut resolved = None;
-        let parsed = Parsed::try_new(source, |source| {
-            let (tree, resolution) = crate::resolve::compile(self, source)?;
-            resolved = Some(resolution);
-            Ok::<_, Error>(tree)
+    /// Compiles `source` and stores it under `name` (replacing a template
+    /// of that name), for `include`, `import`, `extends` and
+    /// [`Environment::template`]. Names follow the loader's rule (see
+    /// [`Environment::set_loader`]). The store is shared by every clone of
+    /// this environment and every template compiled from it, so a template
+    /// compiled before its parts were added finds them when it renders.
+    ///
+    /// ```
+    /// use minijinja_brackets::Environment;
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_template("base.txt", "<[% block body %]base[% endblock %]>")?;
+    /// let child = env.compile("[% extends 'base.txt' %][% block body %]child[% endblock %]")?;
+    /// assert_eq!(child.render(&Default::default(), 0)?.output, "<child>");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_template_name`, `memory_limit` past
+    /// [`Limits::template_bytes`], and the template's compile errors
+    /// (naming it).
+    pub fn add_template(&mut self, name: &str, source: &str) -> Result<(), Error> {
+        let cap = self.limits().template_bytes;
+        self.library().add(name, source.into(), cap, |source| {
+            crate::resolve::compile_unit(self, Some(Arc::from(name)), source)
         })
-        .map_err(|e| match &name {
-            Some(name) => e.in_template(name),
-            None => e,
-        })?;
-        // Set whenever the tree was built.
-        let resolved = resolved.unwrap_or_else(Resolution::none);
-        Ok(Compiled { name, parsed, resolved })
     }
 
     /// The template stored under `name`: added with
@@ -162,7 +131,7 @@ impl Environment {
     ///
     /// [`Limits::template_bytes`]: crate::Limits::template_bytes
     pub fn template(&self, name: &str) -> Result<Template, Error> {
-        let compiled = self.library().load(self, name)?;
+        let compiled = crate::resolve::load(self, name)?;
         Ok(Template { env: self.clone(), compiled })
     }
 
@@ -189,7 +158,7 @@ impl Template {
 
     /// The template's source text, shared.
     pub fn shared_source(&self) -> &Arc<str> {
-        self.compiled.parsed.borrow_owner()
+        self.compiled.shared_source()
     }
 
     /// The name it was stored under ([`Environment::template`]), if any.

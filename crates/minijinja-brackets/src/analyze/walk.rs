@@ -14,11 +14,11 @@ use crate::context::{Context, Scope};
 use prompt_core::text::{LineIndex, Position};
 
 use crate::environment::Environment;
-use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::syntax::ast::{
     CallArgs, EffectKind, Expr, ExprKind, ForLoop, ImportBinds, MacroDef, Node, Target, TargetName,
 };
+use crate::unit::Resolution;
 
 /// Analyses a parsed template; `context` tells which state variables the
 /// host provides.

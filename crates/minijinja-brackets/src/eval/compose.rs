@@ -26,7 +26,7 @@ use crate::span::Span;
 use crate::syntax::ast::{
     BlockDef, CallArgs, Expr, ExprKind, Import, ImportBinds, Include, MacroDef, Name, Node,
 };
-use crate::template::Compiled;
+use crate::unit::Compiled;
 use crate::value::Value;
 
 /// Where a render keeps the templates it loads.
@@ -296,7 +296,7 @@ impl<'t> Renderer<'t> {
         if let Some(&unit) = self.compose.loaded.get(name) {
             return Ok(unit);
         }
-        let compiled = self.env.library().load(self.env, name).map_err(self.locate(span))?;
+        let compiled = crate::resolve::load(self.env, name).map_err(self.locate(span))?;
         let key = compiled.name.clone().unwrap_or_else(|| Arc::from(name));
         let unit: &'t Compiled = self.compose.arena.alloc(compiled);
         self.compose.loaded.insert(key, unit);

@@ -25,13 +25,13 @@ use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::provenance::TextBuf;
 use crate::random::Draws;
-use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
     CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
 };
-use crate::template::Compiled;
+use crate::unit::Compiled;
+use crate::unit::Resolution;
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
