@@ -490,19 +490,26 @@ fn print_as_brackets(
 /// default of dropping one final newline applied to the source first (this
 /// crate always keeps it, a documented difference), the context as the
 /// state store, strict mode for `undefined: strict`, and `get_args` (which
-/// sees positional arguments only).
+/// sees positional arguments only); a `*.html` case (or ref) inside
+/// `[% autoescape true %]`.
 fn brackets(case: &Case, refs: &[(String, String)]) -> Result<Rendered, Unconvertible> {
     use minijinja_brackets::{Context, Environment, Value};
 
-    // minijinja drops one final newline of every template it is given.
-    let trimmed = |mut source: &'_ str| {
+    // minijinja drops one final newline of every template it is given, and
+    // its harness escapes templates named `*.html`; this language escapes
+    // inside `autoescape` blocks only, so that is the conversion.
+    let trimmed = |name: &str, mut source: &'_ str| {
         if !case.settings.keep_trailing_newline {
             source = source.strip_suffix('\n').unwrap_or(source);
             source = source.strip_suffix('\r').unwrap_or(source);
         }
-        to_brackets(source)
+        let converted = to_brackets(source)?;
+        Ok(match name.ends_with(".html") {
+            true => format!("[% autoescape true %]{converted}[% endautoescape %]"),
+            false => converted,
+        })
     };
-    let converted = trimmed(&case.template)?;
+    let converted = trimmed(&case.name, &case.template)?;
     let mut env = Environment::new();
     env.set_strict(case.settings.undefined.as_deref() == Some("strict"));
     env.set_trim_blocks(case.settings.trim_blocks);
@@ -522,7 +529,7 @@ fn brackets(case: &Case, refs: &[(String, String)]) -> Result<Rendered, Unconver
     // the case itself under its name, so that errors name it.
     let mut templates = Vec::with_capacity(refs.len());
     for (name, source) in refs {
-        templates.push((name, trimmed(source)?));
+        templates.push((name, trimmed(name, source)?));
     }
     let render = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         for (name, source) in &templates {

@@ -135,7 +135,10 @@ fn collect_blocks<'t>(nodes: &'t [Node<'t>]) -> HashMap<&'t str, &'t BlockDef<'t
                     todo.push(&l.body);
                     todo.push(&l.otherwise);
                 }
-                Node::SetBlock { body, .. } => todo.push(body),
+                Node::SetBlock(block) => todo.push(&block.body),
+                Node::With(block) => todo.push(&block.body),
+                Node::FilterBlock(block) => todo.push(&block.body),
+                Node::Autoescape { body, .. } => todo.push(body),
                 Node::Macro(def) => todo.push(&def.body),
                 Node::Text(_)
                 | Node::Print(_)
@@ -143,7 +146,9 @@ fn collect_blocks<'t>(nodes: &'t [Node<'t>]) -> HashMap<&'t str, &'t BlockDef<'t
                 | Node::Effect { .. }
                 | Node::Include(_)
                 | Node::Import(_)
-                | Node::Extends { .. } => {}
+                | Node::Extends { .. }
+                | Node::Control(..)
+                | Node::Do(_) => {}
             }
         }
     }
