@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 
 use crate::callable::{Filter, Function, IntoFilter, IntoFunction, IntoTest, Test};
 use crate::limits::Limits;
+use crate::loader::{Library, LoadError};
 use crate::syntax::lexer::Whitespace;
 
 /// The filters, tests and functions by name: the built-ins of
@@ -58,6 +59,9 @@ pub struct Environment {
     /// Shared by the templates compiled from it; copied when a host adds to
     /// it afterwards.
     registry: Arc<Registry>,
+    /// The named templates: shared by every clone and every template
+    /// compiled from it.
+    library: Arc<Library>,
 }
 
 #[derive(Clone, Default)]
@@ -82,6 +86,7 @@ impl fmt::Debug for Environment {
             .field("host_filters", &sorted(&self.registry.host.filters))
             .field("host_tests", &sorted(&self.registry.host.tests))
             .field("host_functions", &sorted(&self.registry.host.functions))
+            .field("library", &self.library)
             .finish()
     }
 }
@@ -199,6 +204,40 @@ impl Environment {
         let registry = Arc::make_mut(&mut self.registry);
         registry.functions.insert(Arc::from(name.as_str()), entry);
         registry.host.functions.push(name);
+    }
+
+    /// Sets the function asked for a template that is not stored, the first
+    /// time a render (or [`Environment::template`]) needs it: `Ok(None)`
+    /// means not found. What it returns is compiled once and stored (for
+    /// every clone, thread-safe). It runs while the store is locked: it must
+    /// not use this environment.
+    ///
+    /// A name is checked before the loader sees it: `/`-separated
+    /// segments, none empty, `.` or `..`; no `\`, NUL or leading `/`; no
+    /// `:` in the first segment; at most 255 bytes
+    /// (`invalid_template_name` otherwise). Names are relative to the
+    /// loader's root, never to the template that names them (Jinja's rule).
+    /// A loader reading files must still open them without following links
+    /// out of its root.
+    ///
+    /// ```
+    /// use minijinja_brackets::Environment;
+    ///
+    /// let mut env = Environment::new();
+    /// env.set_loader(|name| Ok((name == "sig.txt").then(|| "-- Ann".to_owned())));
+    /// let out = env.render_str("Bye.\n[% include 'sig.txt' %]", &Default::default(), 0)?;
+    /// assert_eq!(out.output, "Bye.\n-- Ann");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    pub fn set_loader<F>(&mut self, loader: F)
+    where
+        F: Fn(&str) -> Result<Option<String>, LoadError> + Send + Sync + 'static,
+    {
+        self.library.set_loader(Arc::new(loader));
+    }
+
+    pub(crate) fn library(&self) -> &Library {
+        &self.library
     }
 
     /// The filters, tests and functions templates compiled now resolve

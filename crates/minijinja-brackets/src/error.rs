@@ -64,6 +64,30 @@ pub enum ErrorKind {
     /// have 2^20 paths, far beyond the default cap of 10 000; sample
     /// instead.
     TooManyPaths,
+    /// `include`, `import`, `extends` or [`Environment::template`] named a
+    /// template that is neither stored nor found by the loader (an
+    /// `include ... ignore missing` prints nothing instead). E.g.
+    /// `[% include "missing.txt" %]`.
+    ///
+    /// [`Environment::template`]: crate::Environment::template
+    TemplateNotFound,
+    /// A template name that could leave the loader's root: empty, with an
+    /// empty, `.` or `..` segment, a `\`, a NUL, a leading `/`, a `:` in
+    /// its first segment, or longer than 255 bytes. E.g.
+    /// `[% include "../secrets.txt" %]`.
+    InvalidTemplateName,
+    /// The loader itself failed (it returned a [`LoadError`]).
+    ///
+    /// [`LoadError`]: crate::LoadError
+    LoadError,
+    /// Templates nested inside one another (`include`, `extends`,
+    /// `import`) deeper than [`Limits::composition_depth`].
+    ///
+    /// [`Limits::composition_depth`]: crate::Limits::composition_depth
+    CompositionLimit,
+    /// A template includes, extends or imports itself through the active
+    /// chain, which the message names (`a.txt → b.txt → a.txt`).
+    TemplateCycle,
 }
 
 impl ErrorKind {
@@ -83,6 +107,11 @@ impl ErrorKind {
             ErrorKind::UndefinedError => "undefined_error",
             ErrorKind::InvalidJson => "invalid_json",
             ErrorKind::TooManyPaths => "too_many_paths",
+            ErrorKind::TemplateNotFound => "template_not_found",
+            ErrorKind::InvalidTemplateName => "invalid_template_name",
+            ErrorKind::LoadError => "load_error",
+            ErrorKind::CompositionLimit => "composition_limit",
+            ErrorKind::TemplateCycle => "template_cycle",
         }
     }
 }
@@ -115,6 +144,9 @@ struct Repr {
     message: String,
     origin: Origin,
     location: Option<Location>,
+    /// Where a loaded template was included from (`included from
+    /// main.txt:3:5`), innermost first.
+    help: Option<String>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -131,7 +163,13 @@ impl Error {
     /// Host filters and functions return these; the renderer adds the
     /// position of the call.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        let repr = Repr { kind, message: message.into(), origin: Origin::Input, location: None };
+        let repr = Repr {
+            kind,
+            message: message.into(),
+            origin: Origin::Input,
+            location: None,
+            help: None,
+        };
         Error { repr: Box::new(repr) }
     }
 
@@ -152,12 +190,45 @@ impl Error {
         self
     }
 
+    /// Places the error as [`Error::at`] does, in the template named `name`
+    /// (`None`: the main one, [`Origin::Input`]), unless it already has a
+    /// place.
+    pub(crate) fn at_in(self, source: &str, span: impl Into<Span>, name: Option<&str>) -> Error {
+        if self.repr.location.is_some() {
+            return self;
+        }
+        let mut error = self.at(source, span);
+        if let Some(name) = name {
+            error.repr.origin = Origin::Named(name.to_owned());
+        }
+        error
+    }
+
+    /// Adds a line to the chain of statements that loaded the template the
+    /// error is in (`included from main:3:5`), outermost last.
+    pub(crate) fn loaded_from(mut self, line: String) -> Error {
+        self.repr.help = Some(match self.repr.help.take() {
+            Some(inner) => format!("{inner}\n{line}"),
+            None => line,
+        });
+        self
+    }
+
     /// An `invalid_json` error for `err` in the JSON `text` of a context,
     /// at its place there.
     pub(crate) fn json(text: &str, err: &prompt_core::json::JsonError) -> Error {
         let mut error = Error::new(ErrorKind::InvalidJson, err.message()).at(text, err.span());
         error.repr.origin = Origin::Named("context".to_owned());
         error
+    }
+
+    /// Names the template the error is in, unless it is already placed
+    /// in one (a compile error of a stored template).
+    pub(crate) fn in_template(mut self, name: &str) -> Error {
+        if self.repr.origin == Origin::Input {
+            self.repr.origin = Origin::Named(name.to_owned());
+        }
+        self
     }
 
     /// The kind of error.
@@ -209,10 +280,18 @@ impl Diagnostic for Error {
         Error::span(self)
     }
 
-    /// The template ([`Origin::Input`]), or `context` for the JSON text of
-    /// a context.
+    /// The template ([`Origin::Input`]), the name of a template the main
+    /// one included, imported or extended ([`Origin::Named`]), or `context`
+    /// for the JSON text of a context.
     fn origin(&self) -> Origin {
         self.repr.origin.clone()
+    }
+
+    /// For an error in a loaded template: the chain of statements that
+    /// loaded it, one `included from NAME:LINE:COLUMN` line per level,
+    /// innermost first (the main template is `main`).
+    fn help(&self) -> Option<String> {
+        self.repr.help.clone()
     }
 }
 
@@ -246,13 +325,21 @@ impl fmt::Display for Annotated<'_> {
         write!(f, "error[{}]: {}", err.kind(), err.message())?;
         let Some(l) = &err.repr.location else { return Ok(()) };
         let gutter = " ".repeat(l.line.to_string().len());
-        write!(f, "\n{gutter}--> line {}, column {}", l.line, l.column)?;
+        let place = match &err.repr.origin {
+            Origin::Named(name) => format!("{name}, "),
+            _ => String::new(),
+        };
+        write!(f, "\n{gutter}--> {place}line {}, column {}", l.line, l.column)?;
         write!(f, "\n{gutter} |\n{} | {}\n{gutter} | ", l.line, l.source_line)?;
         for c in l.source_line.chars().take(l.column - 1) {
             f.write_str(if c == '\t' { "\t" } else { " " })?;
         }
         let width = l.snippet.chars().count().clamp(1, text::SNIPPET_CHARS);
-        f.write_str(&"^".repeat(width))
+        f.write_str(&"^".repeat(width))?;
+        for line in err.repr.help.iter().flat_map(|h| h.lines()) {
+            write!(f, "\n{gutter} = {line}")?;
+        }
+        Ok(())
     }
 }
 

@@ -22,8 +22,7 @@ use crate::context::Context;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::random::{Draws, PathWalk};
-use crate::resolve::Resolution;
-use crate::syntax::ast;
+use crate::unit::Compiled;
 
 /// The exact distribution of a template's output over its random choices:
 /// each distinct output with its probability, most likely first (ties in
@@ -109,12 +108,10 @@ fn tidy(x: f64) -> f64 {
 const FUEL_RENDERS: u64 = 10;
 
 /// Enumerates every random path of `template`, rendering at most `max_paths`.
-pub(crate) fn distribution<'t>(
-    env: &'t Environment,
-    resolved: &'t Resolution,
-    source: &'t str,
-    template: &'t ast::Template<'t>,
-    context: &'t Context,
+pub(crate) fn distribution(
+    env: &Environment,
+    template: &Compiled,
+    context: &Context,
     max_paths: usize,
 ) -> Result<Distribution, Error> {
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -139,7 +136,7 @@ pub(crate) fn distribution<'t>(
         let fuel = per_render.zip(budget).map(|(one, left)| one.min(left));
         let walk = Draws::Path(PathWalk::replay(next));
         let (rendered, draws, left) =
-            match crate::eval::render_with(env, resolved, source, template, context, walk, fuel) {
+            match crate::eval::render_with(env, template, context, walk, fuel) {
                 Ok(done) => done,
                 // The shared budget ran out, not this render's own fuel.
                 Err(err) if err.kind() == ErrorKind::OutOfFuel && fuel < per_render => {

@@ -16,6 +16,11 @@ language is described in the suite's `docs/language.md`.
   (positional and keyword). [`Environment::compile`] parses a template
   once, then resolves its filter and test names; unknown ones are reported
   then, with a "did you mean" for typos.
+* Templates find each other by name (`include`, `import`, `extends`) in the
+  environment's store: [`Environment::add_template`] adds one, a loader
+  ([`Environment::set_loader`]) is asked for the others once, and
+  [`Environment::template`] gives one; names never leave the loader's root.
+  Every template of a render shares its stores and its one write log.
 * [`Template`] is a compiled template, owned (`Clone + Send + Sync +
   'static`: it holds its source and its syntax tree); [`Template::render`] takes a
   [`Context`] (the state, local and global stores, each a JSON object) and a
@@ -104,7 +109,9 @@ Every failure is an [`Error`] with an [`ErrorKind`] (`syntax_error`,
 `unknown_filter`, `unknown_test`, `unknown_function`, `bad_arguments`,
 `invalid_operation`, `recursion_limit`, `out_of_fuel`, `output_limit`,
 `memory_limit`, `undefined_error`, `too_many_paths` for an exact
-distribution beyond its cap, and `invalid_json` for [`Context::from_json`]),
+distribution beyond its cap, `invalid_json` for [`Context::from_json`],
+and for composition `template_not_found`, `invalid_template_name`,
+`load_error`, `composition_limit`, `template_cycle`),
 a message, and for anything the template (or the JSON text) caused, a
 byte [`Span`], the line, column and snippet (computed through
 `prompt_core::text`). [`Error`] is a `prompt_core::diagnostic::Diagnostic`:
@@ -139,7 +146,9 @@ never run. [`StateHistory`] operations and files fail with a
   prints as nothing; the template's final newline is kept.
 * Undefined is chainable (`missing.a.b` is undefined, not an error), but
   arithmetic on it is an error; `"a" + 1` is an error (use `~`).
-* No HTML escaping, no `include`/`extends`/`import`/`call`/`filter` tags.
+* No HTML escaping, no `call`/`filter` tags. Composition follows minijinja:
+  blocks see the bindings around them, an include's macros stay visible
+  after it.
 * Integers are 64-bit: a literal outside the range is a syntax error and a
   context integer outside it an error, never a float; `1.e5` is a float, as
   in Python.
@@ -168,6 +177,7 @@ pub use crate::error::{Error, ErrorKind};
 pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
+pub use crate::loader::LoadError;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
 /// The byte span errors carry (the suite's one span type).
@@ -186,6 +196,7 @@ mod filters;
 mod functions;
 mod history;
 mod limits;
+mod loader;
 mod provenance;
 mod random;
 mod resolve;
@@ -195,6 +206,7 @@ mod suggest;
 mod syntax;
 mod template;
 mod tests;
+mod unit;
 mod value;
 
 /// The README's example runs as a doctest.

@@ -20,6 +20,8 @@ pub struct Limits {
     pub(crate) range_limit: usize,
     pub(crate) memory_limit: usize,
     pub(crate) stack_limit: usize,
+    pub(crate) composition_depth: usize,
+    pub(crate) template_bytes: usize,
 }
 
 impl Default for Limits {
@@ -33,6 +35,8 @@ impl Default for Limits {
             range_limit: 100_000,
             memory_limit: 128 << 20,
             stack_limit: 1 << 20,
+            composition_depth: 32,
+            template_bytes: 16 << 20,
         }
     }
 }
@@ -164,6 +168,38 @@ impl Limits {
     /// Sets [`Limits::stack_limit`].
     pub fn with_stack_limit(mut self, bytes: usize) -> Limits {
         self.stack_limit = bytes;
+        self
+    }
+
+    /// How many templates may be active inside one another (default 32):
+    /// `include`, `extends` and `import` levels together, the main template
+    /// not counted. Deeper is a `composition_limit` error; a template that
+    /// is already on the active chain is a `template_cycle` error whatever
+    /// the depth.
+    pub fn composition_depth(&self) -> usize {
+        self.composition_depth
+    }
+
+    /// Sets [`Limits::composition_depth`].
+    pub fn with_composition_depth(mut self, levels: usize) -> Limits {
+        self.composition_depth = levels;
+        self
+    }
+
+    /// The total source bytes of every template one [`Environment`] stores
+    /// (default 16 MiB): those added with [`Environment::add_template`] and
+    /// those its loader returned. A template that would pass it is refused
+    /// with a `memory_limit` error naming it.
+    ///
+    /// [`Environment`]: crate::Environment
+    /// [`Environment::add_template`]: crate::Environment::add_template
+    pub fn template_bytes(&self) -> usize {
+        self.template_bytes
+    }
+
+    /// Sets [`Limits::template_bytes`].
+    pub fn with_template_bytes(mut self, bytes: usize) -> Limits {
+        self.template_bytes = bytes;
         self
     }
 }

@@ -140,6 +140,12 @@ impl TextBuf {
         value
     }
 
+    /// Removes what was written since `mark`.
+    pub(crate) fn discard_from(&mut self, mark: Mark) {
+        self.text.truncate(mark.len);
+        self.data.truncate(mark.pieces);
+    }
+
     /// The text and its data ranges.
     pub(crate) fn finish(self) -> (String, Vec<Range<usize>>) {
         (self.text, self.data)

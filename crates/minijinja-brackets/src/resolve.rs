@@ -5,10 +5,32 @@
 //! `unknown_test` error with a "did you mean", wherever it appears, even
 //! in branches that never run.
 
+use std::sync::Arc;
+
 use crate::callable::{Filter, Test};
 use crate::environment::{Environment, Registry};
 use crate::error::{Error, ErrorKind};
 use crate::syntax::{self, ast, ast::Callee};
+use crate::unit::{Compiled, Resolution};
+
+/// Compiles `source` into a unit named `name`.
+pub(crate) fn compile_unit(
+    env: &Environment,
+    name: Option<Arc<str>>,
+    source: Arc<str>,
+) -> Result<Compiled, Error> {
+    Compiled::build(name, source, |source| compile(env, source))
+}
+
+/// The template `name` of `env`'s store, loaded and compiled at first use.
+///
+/// # Errors
+///
+/// As `Library::load`.
+pub(crate) fn load(env: &Environment, name: &str) -> Result<Arc<Compiled>, Error> {
+    let cap = env.limits().template_bytes;
+    env.library().load(name, cap, |source| compile_unit(env, Some(Arc::from(name)), source))
+}
 
 /// Parses `source` and resolves its names in `env`: what compiling is.
 ///
@@ -29,22 +51,6 @@ pub(crate) fn compile<'a>(
         Err(failed) => Err(resolve(registry, source, &failed.filters, &failed.tests)
             .err()
             .unwrap_or(failed.error)),
-    }
-}
-
-/// What a template's filter and test numbers stand for, in one registry.
-#[derive(Clone)]
-pub(crate) struct Resolution {
-    /// By [`FilterCall::id`](crate::syntax::ast::FilterCall::id).
-    pub(crate) filters: Box<[Filter]>,
-    /// By [`TestCall::id`](crate::syntax::ast::TestCall::id).
-    pub(crate) tests: Box<[Test]>,
-}
-
-impl Resolution {
-    /// No filters and no tests.
-    pub(crate) fn none() -> Resolution {
-        Resolution { filters: Box::new([]), tests: Box::new([]) }
     }
 }
 

@@ -10,20 +10,8 @@ use crate::context::{Context, Outcome, Rendered};
 use crate::environment::Environment;
 use crate::error::Error;
 use crate::exact::Distribution;
-use crate::resolve::Resolution;
 use crate::syntax::ast;
-
-/// The syntax tree, borrowing the source it holds.
-type Tree<'a> = ast::Template<'a>;
-
-self_cell::self_cell!(
-    /// The source and its syntax tree.
-    struct Parsed {
-        owner: Arc<str>,
-        #[covariant]
-        dependent: Tree,
-    }
-);
+use crate::unit::Compiled;
 
 /// A compiled template: parse once, render many times with different
 /// contexts and seeds.
@@ -54,8 +42,7 @@ self_cell::self_cell!(
 #[derive(Clone)]
 pub struct Template {
     env: Environment,
-    parsed: Arc<Parsed>,
-    resolved: Arc<Resolution>,
+    compiled: Arc<Compiled>,
 }
 
 impl fmt::Debug for Template {
@@ -85,15 +72,67 @@ impl Environment {
     ///
     /// As [`Environment::compile`].
     pub fn compile_shared(&self, source: Arc<str>) -> Result<Template, Error> {
-        let mut resolved = None;
-        let parsed = Parsed::try_new(source, |source| {
-            let (tree, resolution) = crate::resolve::compile(self, source)?;
-            resolved = Some(resolution);
-            Ok::<_, Error>(tree)
-        })?;
-        // Set whenever the tree was built.
-        let resolved = Arc::new(resolved.unwrap_or_else(Resolution::none));
-        Ok(Template { env: self.clone(), parsed: Arc::new(parsed), resolved })
+        let compiled = Arc::new(crate::resolve::compile_unit(self, None, source)?);
+        Ok(Template { env: self.clone(), compiled })
+    }
+
+    /// Compiles `source` and stores it under `name` (replacing a template
+    /// of that name), for `include`, `import`, `extends` and
+    /// [`Environment::template`]. Names follow the loader's rule (see
+    /// [`Environment::set_loader`]). The store is shared by every clone of
+    /// this environment and every template compiled from it, so a template
+    /// compiled before its parts were added finds them when it renders.
+    ///
+    /// ```
+    /// use minijinja_brackets::Environment;
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_template("base.txt", "<[% block body %]base[% endblock %]>")?;
+    /// let child = env.compile("[% extends 'base.txt' %][% block body %]child[% endblock %]")?;
+    /// assert_eq!(child.render(&Default::default(), 0)?.output, "<child>");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_template_name`, `memory_limit` past
+    /// [`Limits::template_bytes`], and the template's compile errors
+    /// (naming it).
+    pub fn add_template(&mut self, name: &str, source: &str) -> Result<(), Error> {
+        let cap = self.limits().template_bytes;
+        self.library().add(name, source.into(), cap, |source| {
+            crate::resolve::compile_unit(self, Some(Arc::from(name)), source)
+        })
+    }
+
+    /// The template stored under `name`: added with
+    /// [`Environment::add_template`], or asked of the loader
+    /// ([`Environment::set_loader`]) the first time and kept. Errors in it
+    /// and in what it includes name the template they are in.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_template("greeting.txt", "Hello [[ name ]]!")?;
+    /// env.add_template("main.txt", "[% include 'greeting.txt' %] Bye.")?;
+    /// let mut context = Context::default();
+    /// context.state.insert("name".into(), "Ann".into());
+    /// let out = env.template("main.txt")?.render(&context, 0)?;
+    /// assert_eq!(out.output, "Hello Ann! Bye.");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_template_name`, `template_not_found`, `load_error`,
+    /// `memory_limit` past [`Limits::template_bytes`], and the template's
+    /// own compile errors.
+    ///
+    /// [`Limits::template_bytes`]: crate::Limits::template_bytes
+    pub fn template(&self, name: &str) -> Result<Template, Error> {
+        let compiled = crate::resolve::load(self, name)?;
+        Ok(Template { env: self.clone(), compiled })
     }
 
     /// Compiles and renders in one step.
@@ -114,16 +153,21 @@ impl Environment {
 impl Template {
     /// The template's source text.
     pub fn source(&self) -> &str {
-        self.parsed.borrow_owner()
+        self.compiled.source()
     }
 
     /// The template's source text, shared.
     pub fn shared_source(&self) -> &Arc<str> {
-        self.parsed.borrow_owner()
+        self.compiled.shared_source()
+    }
+
+    /// The name it was stored under ([`Environment::template`]), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.compiled.name.as_deref()
     }
 
     fn tree(&self) -> &ast::Template<'_> {
-        self.parsed.borrow_dependent()
+        self.compiled.tree()
     }
 
     /// Renders the template with the three stores of `context` and the
@@ -154,7 +198,7 @@ impl Template {
     ///
     /// As [`Template::render`].
     pub fn render_outcome(&self, context: &Context, seed: u64) -> Result<Outcome, Error> {
-        crate::eval::render(&self.env, &self.resolved, self.source(), self.tree(), context, seed)
+        crate::eval::render(&self.env, &self.compiled, context, seed)
     }
 
     /// What the template reads, writes, calls and rolls, and what looks
@@ -170,7 +214,7 @@ impl Template {
     pub fn analyze_with(&self, context: &Context) -> Analysis {
         crate::analyze::analyze(
             &self.env,
-            &self.resolved,
+            &self.compiled.resolved,
             self.source(),
             &self.tree().body,
             context,
@@ -189,13 +233,6 @@ impl Template {
     /// paths (sample with [`Template::render`] and many seeds instead), and
     /// any error a render of one of the paths raises.
     pub fn distribution(&self, context: &Context, max_paths: usize) -> Result<Distribution, Error> {
-        crate::exact::distribution(
-            &self.env,
-            &self.resolved,
-            self.source(),
-            self.tree(),
-            context,
-            max_paths,
-        )
+        crate::exact::distribution(&self.env, &self.compiled, context, max_paths)
     }
 }

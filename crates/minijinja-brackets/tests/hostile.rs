@@ -39,9 +39,43 @@ fn limits(case: &Case) -> Limits {
     limits
 }
 
+/// The `templates` option (name → text, or `{"repeat": s, "times": n}`)
+/// stored in `env`, and the `loader` option: `"chain"` answers `tN` with
+/// a template including `tN+1`, forever.
+fn compose(case: &Case, env: &mut Environment) -> Result<(), String> {
+    if let Some(templates) = case.options.get("templates").and_then(serde_json::Value::as_object) {
+        for (name, text) in templates {
+            let text = match text {
+                serde_json::Value::String(text) => text.clone(),
+                piece => {
+                    let times = piece["times"].as_u64().unwrap_or(1) as usize;
+                    piece["repeat"].as_str().unwrap_or_default().repeat(times)
+                }
+            };
+            if let Err(err) = env.add_template(name, &text) {
+                return corpus::expect_error(case, Some(err.kind().as_str()))
+                    .and(Err(String::new()));
+            }
+        }
+    }
+    if case.options.get("loader").and_then(serde_json::Value::as_str) == Some("chain") {
+        env.set_loader(|name| {
+            let n: u64 = name.strip_prefix('t').and_then(|n| n.parse().ok()).unwrap_or(0);
+            Ok(Some(format!("[% include 't{}' %]", n + 1)))
+        });
+    }
+    Ok(())
+}
+
 fn run(case: &Case) -> Result<(), String> {
     let mut env = Environment::new();
     env.set_limits(limits(case));
+    match compose(case, &mut env) {
+        Ok(()) => {}
+        // The expected error came from storing a template.
+        Err(why) if why.is_empty() => return Ok(()),
+        Err(why) => return Err(why),
+    }
     if let Some(expected) = case.expect.get("warnings").and_then(serde_json::Value::as_u64) {
         // `check`: the analysis, not a render.
         let template = env.compile(case.text()).map_err(|e| e.to_string())?;

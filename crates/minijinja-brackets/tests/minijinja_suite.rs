@@ -490,22 +490,26 @@ fn print_as_brackets(
 /// default of dropping one final newline applied to the source first (this
 /// crate always keeps it, a documented difference), the context as the
 /// state store, strict mode for `undefined: strict`, and `get_args` (which
-/// sees positional arguments only); a `*.html` case inside
+/// sees positional arguments only); a `*.html` case (or ref) inside
 /// `[% autoescape true %]`.
-fn brackets(case: &Case) -> Result<Rendered, Unconvertible> {
+fn brackets(case: &Case, refs: &[(String, String)]) -> Result<Rendered, Unconvertible> {
     use minijinja_brackets::{Context, Environment, Value};
 
-    let mut source = case.template.as_str();
-    if !case.settings.keep_trailing_newline {
-        source = source.strip_suffix('\n').unwrap_or(source);
-        source = source.strip_suffix('\r').unwrap_or(source);
-    }
-    let mut converted = to_brackets(source)?;
-    // minijinja's harness escapes templates named `*.html`; this language
-    // escapes inside `autoescape` blocks only, so that is the conversion.
-    if case.name.ends_with(".html") {
-        converted = format!("[% autoescape true %]{converted}[% endautoescape %]");
-    }
+    // minijinja drops one final newline of every template it is given, and
+    // its harness escapes templates named `*.html`; this language escapes
+    // inside `autoescape` blocks only, so that is the conversion.
+    let trimmed = |name: &str, mut source: &'_ str| {
+        if !case.settings.keep_trailing_newline {
+            source = source.strip_suffix('\n').unwrap_or(source);
+            source = source.strip_suffix('\r').unwrap_or(source);
+        }
+        let converted = to_brackets(source)?;
+        Ok(match name.ends_with(".html") {
+            true => format!("[% autoescape true %]{converted}[% endautoescape %]"),
+            false => converted,
+        })
+    };
+    let converted = trimmed(&case.name, &case.template)?;
     let mut env = Environment::new();
     env.set_strict(case.settings.undefined.as_deref() == Some("strict"));
     env.set_trim_blocks(case.settings.trim_blocks);
@@ -521,8 +525,18 @@ fn brackets(case: &Case) -> Result<Rendered, Unconvertible> {
     };
     // A panic is a bug of this crate, reported as the case's outcome so
     // that the rest of the suite still runs.
+    // The refs, converted, by file name, as minijinja's harness adds them;
+    // the case itself under its name, so that errors name it.
+    let mut templates = Vec::with_capacity(refs.len());
+    for (name, source) in refs {
+        templates.push((name, trimmed(name, source)?));
+    }
     let render = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        env.compile(&converted)
+        for (name, source) in &templates {
+            env.add_template(name, source)?;
+        }
+        env.add_template(&case.name, &converted)?;
+        env.template(&case.name)
             .and_then(|template| template.render_outcome(&context, 0))
             .map(|outcome| outcome.output)
     }));
@@ -552,7 +566,7 @@ fn compare(case: &Case, refs: &[(String, String)]) -> Outcome {
         let ours = Err(Unconvertible("custom delimiters or line statements".into()));
         return Outcome::Differs { theirs: minijinja(case, refs), ours };
     }
-    match (minijinja(case, refs), brackets(case)) {
+    match (minijinja(case, refs), brackets(case, refs)) {
         (Ok(theirs), Ok(Ok(ours))) if theirs == ours => Outcome::Same,
         (Err(theirs), Ok(Err(ours))) if ours.kind != "PANIC" => Outcome::BothFail { theirs, ours },
         (theirs, ours) => Outcome::Differs { theirs, ours },

@@ -14,11 +14,12 @@ use crate::context::{Context, Scope};
 use prompt_core::text::{LineIndex, Position};
 
 use crate::environment::Environment;
-use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::syntax::ast::{
-    CallArgs, EffectKind, Expr, ExprKind, FilterCall, ForLoop, MacroDef, Node, Target, TargetName,
+    CallArgs, EffectKind, Expr, ExprKind, FilterCall, ForLoop, ImportBinds, MacroDef, Node, Target,
+    TargetName,
 };
+use crate::unit::Resolution;
 
 /// Analyses a parsed template; `context` tells which state variables the
 /// host provides.
@@ -30,14 +31,16 @@ pub(crate) fn analyze(
     context: &Context,
 ) -> Analysis {
     let mut macros = Vec::new();
-    collect_macros(body, &mut macros);
+    let mut imported = Vec::new();
+    collect_macros(body, &mut macros, &mut imported);
     let mut walk = Walk {
         env,
         resolved,
         source,
         lines: LineIndex::new(source),
         last_position: Cell::new((0, Position { line: 1, column: 1 })),
-        macro_names: macros.iter().map(|m| m.name.text).collect(),
+        // Imported macros and modules are called like macros.
+        macro_names: macros.iter().map(|m| m.name.text).chain(imported).collect(),
         frames: Vec::new(),
         reads: [Names::default(), Names::default(), Names::default()],
         writes: [Names::default(), Names::default(), Names::default()],
@@ -55,38 +58,52 @@ pub(crate) fn analyze(
     walk.finish(&macros, context)
 }
 
-/// Every macro definition, wherever it is nested, in source order.
-fn collect_macros<'a>(nodes: &'a [Node<'a>], out: &mut Vec<&'a MacroDef<'a>>) {
+/// Every macro definition, wherever it is nested, in source order, and
+/// the names imports bind (`imported`).
+fn collect_macros<'a>(
+    nodes: &'a [Node<'a>],
+    out: &mut Vec<&'a MacroDef<'a>>,
+    imported: &mut Vec<&'a str>,
+) {
     for node in nodes {
         match node {
             Node::Macro(def) => {
                 out.push(def);
-                collect_macros(&def.body, out);
+                collect_macros(&def.body, out, imported);
             }
+            Node::Block(def) => collect_macros(&def.body, out, imported),
+            Node::Import(import) => match &import.binds {
+                ImportBinds::Module(alias) => imported.push(alias.text),
+                ImportBinds::Macros(names) => {
+                    imported.extend(names.iter().map(|(_, alias, _)| alias.text));
+                }
+            },
             Node::If { branches, otherwise } | Node::Chance { branches, otherwise } => {
                 for (_, body) in branches {
-                    collect_macros(body, out);
+                    collect_macros(body, out, imported);
                 }
-                collect_macros(otherwise, out);
+                collect_macros(otherwise, out, imported);
             }
             Node::Weighted { choices } => {
                 for (_, body) in choices {
-                    collect_macros(body, out);
+                    collect_macros(body, out, imported);
                 }
             }
             Node::For(l) => {
-                collect_macros(&l.body, out);
-                collect_macros(&l.otherwise, out);
+                collect_macros(&l.body, out, imported);
+                collect_macros(&l.otherwise, out, imported);
             }
-            Node::SetBlock(block) => collect_macros(&block.body, out),
-            Node::With(block) => collect_macros(&block.body, out),
-            Node::FilterBlock(block) => collect_macros(&block.body, out),
-            Node::Autoescape { body, .. } => collect_macros(body, out),
-            Node::CallBlock(block) => collect_macros(&block.body, out),
+            Node::SetBlock(block) => collect_macros(&block.body, out, imported),
+            Node::With(block) => collect_macros(&block.body, out, imported),
+            Node::FilterBlock(block) => collect_macros(&block.body, out, imported),
+            Node::Autoescape { body, .. } => collect_macros(body, out, imported),
+            Node::CallBlock(block) => collect_macros(&block.body, out, imported),
             Node::Text(_)
             | Node::Print(_)
             | Node::Set { .. }
             | Node::Effect { .. }
+            | Node::Include(_)
+            | Node::Extends { .. }
             | Node::Control(..)
             | Node::Do(_) => {}
         }
@@ -304,6 +321,10 @@ impl<'a> Walk<'_, 'a> {
                 self.effects.push(EffectSite { kind, value: value_text, line, column });
                 self.expr(value, false);
             }
+            Node::Include(include) => self.expr(&include.names, false),
+            Node::Import(import) => self.expr(&import.template, false),
+            Node::Extends { name, .. } => self.expr(name, false),
+            Node::Block(def) => self.nodes(&def.body),
         }
     }
 
@@ -425,11 +446,19 @@ impl<'a> Walk<'_, 'a> {
 
     /// A call: macros and functions by name are not state reads.
     fn call(&mut self, callee: &'a Expr<'a>, guarded: bool) {
+        // `self.block()`: a block of the template, not a state read.
+        if let ExprKind::Attr(base, _) = &callee.kind
+            && matches!(base.kind, ExprKind::Name(n) if n.text == "self" && !self.is_bound("self"))
+        {
+            return;
+        }
         let ExprKind::Name(name) = callee.kind else {
             return self.expr(callee, guarded);
         };
         let name = name.text;
-        if self.is_bound(name) || self.macro_names.contains(name) {
+        if name == "super" && !self.is_bound(name) {
+            // A block's parent block: known when rendering.
+        } else if self.is_bound(name) || self.macro_names.contains(name) {
             self.name(name, callee.span, guarded);
         } else if self.env.registry().function(name).is_some() {
             self.functions.add(name);

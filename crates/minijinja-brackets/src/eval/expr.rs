@@ -132,9 +132,11 @@ impl<'t> Renderer<'t> {
         }
         if let Some((var, Resolved::State)) = resolved {
             self.spend(1, base.span)?;
-            let source = self.source;
-            let found =
-                self.stores.get_ref(Scope::State, &var).map_err(|e| e.at(source, base.span))?;
+            let (source, unit) = (self.source, self.unit.name.as_deref());
+            let found = self
+                .stores
+                .get_ref(Scope::State, &var)
+                .map_err(|e| e.at_in(source, base.span, unit))?;
             return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
@@ -147,7 +149,7 @@ impl<'t> Renderer<'t> {
     /// `m.name`, `m.arguments`, `m.caller`; any other attribute of a macro
     /// is an error, never a silent undefined.
     fn macro_attr(&mut self, macro_name: &str, attr: &str, span: Span) -> Result<Value, Error> {
-        let def = self.macro_named(macro_name);
+        let def = self.macro_named(macro_name).map(|m| m.def);
         match (attr, def) {
             ("name", _) => Ok(Value::str(macro_name)),
             ("arguments", Some(def)) => self.param_names(&def.params, span),
@@ -406,6 +408,9 @@ impl<'t> Renderer<'t> {
         args: &'t CallArgs<'t>,
         span: Span,
     ) -> Result<Value, Error> {
+        if let Some(value) = self.composed_call(callee, args, span)? {
+            return Ok(value);
+        }
         match &callee.kind {
             ExprKind::Attr(base, "cycle")
                 if matches!(base.kind, ExprKind::Name(n) if n.text == "loop")

@@ -9,6 +9,7 @@
 //! returns its whole result or only an error: stores, writes and effects
 //! live in the renderer until it succeeds.
 
+mod compose;
 mod expr;
 mod scope;
 mod stores;
@@ -24,17 +25,19 @@ use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::provenance::TextBuf;
 use crate::random::Draws;
-use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
     self, CallArgs, CallBlock, Control, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node,
     Target, TargetName, WithBlock,
 };
+use crate::unit::Compiled;
+use crate::unit::Resolution;
 use crate::value::text::{escape_html, escaped_len};
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
+use compose::{Composition, MacroRef, Table};
 use scope::{CallerRef, Frame, LoopState};
 use stores::Stores;
 
@@ -52,43 +55,44 @@ const MAX_VALUE_DEPTH: usize = 128;
 const ENTRY: usize = 64;
 
 /// Renders a compiled template.
-pub(crate) fn render<'t>(
-    env: &'t Environment,
-    resolved: &'t Resolution,
-    source: &'t str,
-    template: &'t ast::Template<'t>,
-    context: &'t Context,
+pub(crate) fn render(
+    env: &Environment,
+    template: &Compiled,
+    context: &Context,
     seed: u64,
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, resolved, source, template, context, Draws::new(seed), fuel)
-        .map(|(outcome, ..)| outcome)
+    render_with(env, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
 /// back the decisions and the fuel left (the exact enumeration reads the
 /// path it recorded and shares one fuel budget among its renders).
-pub(crate) fn render_with<'t>(
-    env: &'t Environment,
-    resolved: &'t Resolution,
-    source: &'t str,
-    template: &'t ast::Template<'t>,
-    context: &'t Context,
+pub(crate) fn render_with(
+    env: &Environment,
+    template: &Compiled,
+    context: &Context,
     draws: Draws,
     fuel: Option<u64>,
 ) -> Result<(Outcome, Draws, Option<u64>), Error> {
+    // The templates the render loads stay here until it ends, so that it
+    // borrows their syntax trees as it borrows the main one's.
+    let arena = compose::Arena::new();
     let mut renderer = Renderer {
         env,
-        resolved,
+        resolved: &template.resolved,
         limits: env.limits(),
-        source,
+        source: template.source(),
+        unit: template,
         stores: Stores::new(context),
         effects: Vec::new(),
-        out: TextBuf::with_capacity(source.len()),
+        out: TextBuf::with_capacity(template.source().len()),
         memory: env.limits().memory_limit,
         frames: Vec::new(),
-        names: &template.names,
-        macros: Vec::new(),
+        names: &template.tree().names,
+        tables: vec![Table::new(template, None)],
+        table: 0,
+        compose: Composition::new(&arena, template),
         fuel,
         macro_depth: 0,
         depth: 0,
@@ -97,7 +101,7 @@ pub(crate) fn render_with<'t>(
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
-    renderer.exec(&template.body)?;
+    renderer.exec_root(0)?;
     renderer.finish()
 }
 
@@ -106,6 +110,9 @@ pub(crate) struct Renderer<'t> {
     /// The filters and tests the template names.
     resolved: &'t Resolution,
     limits: &'t Limits,
+    /// The template whose code runs now, its source and names (copied out
+    /// of it: every error and lookup reads them).
+    unit: &'t Compiled,
     source: &'t str,
     stores: Stores<'t>,
     effects: Vec<Effect>,
@@ -113,11 +120,15 @@ pub(crate) struct Renderer<'t> {
     /// The bytes left under [`Limits::memory_limit`].
     memory: usize,
     frames: Vec<Frame<'t>>,
-    /// The template's bare names and their numbers ([`Name::id`]).
+    /// The running template's bare names and their numbers ([`Name::id`]).
     names: &'t HashMap<&'t str, u32>,
-    /// The macro defined so far under each name number (a later definition
-    /// replaces an earlier one); empty until a definition runs.
-    macros: Vec<Option<&'t MacroDef<'t>>>,
+    /// One per run of a template's top level (the main one, each include,
+    /// import and parent): its macros and imports.
+    tables: Vec<Table<'t>>,
+    /// The table of the code running now.
+    table: usize,
+    /// The loaded templates, the active chain, the blocks.
+    compose: Composition<'t>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
@@ -133,13 +144,13 @@ pub(crate) struct Renderer<'t> {
 impl<'t> Renderer<'t> {
     /// An error of `kind` at `span`.
     fn error(&self, kind: ErrorKind, message: impl Into<String>, span: Span) -> Error {
-        Error::new(kind, message).at(self.source, span)
+        Error::new(kind, message).at_in(self.source, span, self.unit.name.as_deref())
     }
 
     /// Places an error without a position (from an operator, a filter, a
     /// host callback) at `span`.
     fn locate(&self, span: Span) -> impl Fn(Error) -> Error + '_ {
-        move |e| e.at(self.source, span)
+        move |e| e.at_in(self.source, span, self.unit.name.as_deref())
     }
 
     /// Spends `units` of fuel.
@@ -363,18 +374,17 @@ impl<'t> Renderer<'t> {
             }
             Node::Macro(def) => {
                 self.spend(1, Span::default())?;
-                if self.macros.is_empty() {
-                    self.macros = vec![None; self.names.len()];
-                }
-                if let Some(slot) = self.macros.get_mut(def.name.id as usize) {
-                    *slot = Some(def);
-                }
-                Ok(())
+                let table = self.table;
+                self.define_macro(def.name, MacroRef { def, table }, Span::default())
             }
             Node::CallBlock(block) => self.exec_call_block(block),
             Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
             Node::Weighted { choices } => self.exec_weighted(choices),
             Node::Effect { kind, value, span } => self.exec_effect(*kind, value, *span),
+            Node::Include(include) => self.exec_include(include),
+            Node::Import(import) => self.exec_import(import),
+            Node::Extends { name, span } => self.exec_extends(name, *span),
+            Node::Block(def) => self.exec_block_node(def),
         }
     }
 
@@ -743,14 +753,17 @@ impl<'t> Renderer<'t> {
     /// a string value.
     fn call_macro(
         &mut self,
-        def: &'t MacroDef<'t>,
+        mref: MacroRef<'t>,
         args: Arguments<'t>,
         span: Span,
     ) -> Result<Value, Error> {
+        let def = mref.def;
         self.enter_macro(def, args, span)?;
-        let output = self.capture(&def.body, span)?;
+        let caller = self.switch_table(mref.table);
+        let output = self.capture(&def.body, span);
+        self.switch_table(caller);
         self.leave_macro();
-        Ok(output)
+        output
     }
 
     /// `[[ m(args) ]]`: the macro's body rendered where the call is. That
@@ -759,16 +772,20 @@ impl<'t> Renderer<'t> {
     /// copy; the most common use of a macro costs nothing for provenance.
     fn print_macro(
         &mut self,
-        def: &'t MacroDef<'t>,
+        mref: MacroRef<'t>,
         args: &'t CallArgs<'t>,
         span: Span,
     ) -> Result<(), Error> {
+        let def = mref.def;
         // What evaluating the call expression costs.
         self.spend(1, span)?;
         self.descend(span)?;
         let args = self.eval_args(args)?;
         self.enter_macro(def, args, span)?;
-        self.exec_block(&def.body, span)?;
+        let caller = self.switch_table(mref.table);
+        let done = self.exec_block(&def.body, span);
+        self.switch_table(caller);
+        done?;
         self.leave_macro();
         self.depth -= 1;
         Ok(())
@@ -861,7 +878,7 @@ impl<'t> Renderer<'t> {
         let args = self.eval_args(args)?;
         let value = match callee.kind {
             ExprKind::Name(name) => match self.resolve(name) {
-                Resolved::Macro(def) => Some(def),
+                Resolved::Macro(m) => Some(m),
                 Resolved::Value(value) => self.macro_of(&value),
                 Resolved::Caller(_) | Resolved::State => None,
             },
@@ -870,7 +887,7 @@ impl<'t> Renderer<'t> {
                 self.macro_of(&value)
             }
         };
-        let Some(def) = value else {
+        let Some(mref) = value else {
             let what = &self.source[callee.span.start()..callee.span.end()];
             return Err(self.error(
                 ErrorKind::InvalidOperation,
@@ -878,6 +895,7 @@ impl<'t> Renderer<'t> {
                 callee.span,
             ));
         };
+        let def = mref.def;
         if !def.caller {
             // The body would be dropped unseen (minijinja: an unexpected
             // `caller` argument).
@@ -892,8 +910,12 @@ impl<'t> Renderer<'t> {
         }
         let frames = self.frames.len();
         self.enter_macro(def, args, span)?;
-        self.frames.push(Frame::Caller(CallerRef { block, frames }));
-        self.exec_block(&def.body, span)?;
+        // The body runs in the call site's template; the macro in its own.
+        self.frames.push(Frame::Caller(CallerRef { block, frames, table: self.table }));
+        let call_site = self.switch_table(mref.table);
+        let done = self.exec_block(&def.body, span);
+        self.switch_table(call_site);
+        done?;
         self.frames.pop();
         self.leave_macro();
         self.depth -= 1;
@@ -901,7 +923,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// The macro a macro value names, if it is one that is defined.
-    fn macro_of(&self, value: &Value) -> Option<&'t MacroDef<'t>> {
+    fn macro_of(&self, value: &Value) -> Option<MacroRef<'t>> {
         match &value.0 {
             Repr::Macro(name) => self.macro_named(name),
             _ => None,
@@ -919,7 +941,10 @@ impl<'t> Renderer<'t> {
         self.descend(span)?;
         let args = self.eval_args(args)?;
         self.enter_caller(caller, args, span)?;
-        self.exec_block(&caller.block.body, span)?;
+        let macro_table = self.switch_table(caller.table);
+        let done = self.exec_block(&caller.block.body, span);
+        self.switch_table(macro_table);
+        done?;
         self.leave_macro();
         self.depth -= 1;
         Ok(())
@@ -933,7 +958,10 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         self.enter_caller(caller, args, span)?;
-        let output = self.capture(&caller.block.body, span)?;
+        let macro_table = self.switch_table(caller.table);
+        let output = self.capture(&caller.block.body, span);
+        self.switch_table(macro_table);
+        let output = output?;
         self.leave_macro();
         Ok(output)
     }
@@ -967,9 +995,14 @@ impl<'t> Renderer<'t> {
     fn lookup(&mut self, name: Name<'t>, span: Span) -> Result<Value, Error> {
         match self.resolve(name) {
             Resolved::Value(value) => Ok(value),
-            Resolved::Macro(def) => Ok(Value(Repr::Macro(Arc::from(def.name.text)))),
+            Resolved::Macro(m) => Ok(Value(Repr::Macro(Arc::from(m.def.name.text)))),
             Resolved::Caller(_) => Ok(Value(Repr::Macro(Arc::from("caller")))),
-            Resolved::State => self.stores.get(Scope::State, &name).map_err(self.locate(span)),
+            Resolved::State => {
+                if let Some(module) = self.module_value(name, span) {
+                    return Err(module);
+                }
+                self.stores.get(Scope::State, &name).map_err(self.locate(span))
+            }
         }
     }
 
@@ -997,20 +1030,10 @@ impl<'t> Renderer<'t> {
                 _ => {}
             }
         }
-        match self.macro_numbered(name.id) {
-            Some(def) => Resolved::Macro(def),
+        match self.macro_in_scope(name) {
+            Some(m) => Resolved::Macro(m),
             None => Resolved::State,
         }
-    }
-
-    /// The macro defined under the name numbered `id`, if one is.
-    fn macro_numbered(&self, id: u32) -> Option<&'t MacroDef<'t>> {
-        self.macros.get(id as usize).copied().flatten()
-    }
-
-    /// The macro defined under `name` (a macro value's name), if one is.
-    fn macro_named(&self, name: &str) -> Option<&'t MacroDef<'t>> {
-        self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
     /// The innermost loop whose `loop` is visible from here (not across a
@@ -1040,7 +1063,7 @@ impl<'t> Renderer<'t> {
 enum Resolved<'t> {
     /// A loop variable, `loop`, or a macro parameter.
     Value(Value),
-    Macro(&'t MacroDef<'t>),
+    Macro(MacroRef<'t>),
     /// `caller` in a macro that a `call` block called.
     Caller(CallerRef<'t>),
     /// Not bound here: read the state store.

@@ -31,6 +31,8 @@ pub(crate) enum Frame<'a> {
 pub(crate) struct CallerRef<'a> {
     pub(crate) block: &'a CallBlock<'a>,
     pub(crate) frames: usize,
+    /// The table of the template the `call` block is written in.
+    pub(crate) table: usize,
 }
 
 impl Frame<'_> {

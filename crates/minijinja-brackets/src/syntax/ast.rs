@@ -107,6 +107,58 @@ pub(crate) enum Node<'a> {
     Weighted { choices: Vec<(Expr<'a>, Vec<Node<'a>>)> },
     /// `[% qr name %]` or `[% st command %]`.
     Effect { kind: EffectKind, value: Box<Expr<'a>>, span: Span },
+    /// `[% include name [ignore missing] [with|without context] %]`
+    Include(Box<Include<'a>>),
+    /// `[% import name as alias %]`, `[% from name import a as b, c %]`
+    Import(Box<Import<'a>>),
+    /// `[% extends name %]`
+    Extends { name: Box<Expr<'a>>, span: Span },
+    /// `[% block name [scoped] [required] %]...[% endblock %]`
+    Block(Box<BlockDef<'a>>),
+}
+
+/// `include`: a name, or a list of names (the first that exists).
+#[derive(Debug)]
+pub(crate) struct Include<'a> {
+    pub(crate) names: Expr<'a>,
+    pub(crate) ignore_missing: bool,
+    /// `with context` (the default): the local bindings and macros so far
+    /// are visible in the included template.
+    pub(crate) with_context: bool,
+    pub(crate) span: Span,
+}
+
+/// `import` and `from ... import`.
+#[derive(Debug)]
+pub(crate) struct Import<'a> {
+    pub(crate) template: Expr<'a>,
+    pub(crate) binds: ImportBinds<'a>,
+    /// `with context` (not the default, as in Jinja).
+    pub(crate) with_context: bool,
+    pub(crate) span: Span,
+}
+
+/// What an import binds in the importing template.
+#[derive(Debug)]
+pub(crate) enum ImportBinds<'a> {
+    /// `import name as alias`: the template's macros as `alias.macro(...)`.
+    Module(Name<'a>),
+    /// `from name import a as b, c`: each macro under its name here.
+    Macros(Vec<(&'a str, Name<'a>, Span)>),
+}
+
+/// `block name [scoped] [required]`.
+#[derive(Debug)]
+pub(crate) struct BlockDef<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) body: Vec<Node<'a>>,
+    /// `scoped`, as written: accepted and without effect (as in minijinja,
+    /// every block sees the bindings around it); the printer keeps it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) scoped: bool,
+    /// `required`: a template extending this one must override it.
+    pub(crate) required: bool,
+    pub(crate) span: Span,
 }
 
 // A 100 MiB template is mostly these nodes: small ones keep compiling and

@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use crate::context::Scope;
 use crate::syntax::ast::{
-    BinOp, CallArgs, CmpOp, Control, EffectKind, Expr, ExprKind, FilterCall, Node, Pattern, Target,
-    TargetName, Template,
+    BinOp, CallArgs, CmpOp, Control, EffectKind, Expr, ExprKind, FilterCall, ImportBinds, Node,
+    Pattern, Target, TargetName, Template,
 };
 use crate::value::{Repr, Value};
 
@@ -151,6 +151,64 @@ fn node(out: &mut String, node: &Node<'_>) {
             });
             expr(out, value);
             out.push_str(" %]");
+        }
+        Node::Include(include) => {
+            out.push_str("[% include ");
+            expr(out, &include.names);
+            if include.ignore_missing {
+                out.push_str(" ignore missing");
+            }
+            if !include.with_context {
+                out.push_str(" without context");
+            }
+            out.push_str(" %]");
+        }
+        Node::Import(import) => {
+            match &import.binds {
+                ImportBinds::Module(alias) => {
+                    out.push_str("[% import ");
+                    expr(out, &import.template);
+                    out.push_str(" as ");
+                    out.push_str(alias.text);
+                }
+                ImportBinds::Macros(names) => {
+                    out.push_str("[% from ");
+                    expr(out, &import.template);
+                    out.push_str(" import ");
+                    for (i, (name, alias, _)) in names.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push_str(name);
+                        if *name != alias.text {
+                            out.push_str(" as ");
+                            out.push_str(alias.text);
+                        }
+                    }
+                }
+            }
+            if import.with_context {
+                out.push_str(" with context");
+            }
+            out.push_str(" %]");
+        }
+        Node::Extends { name, .. } => {
+            out.push_str("[% extends ");
+            expr(out, name);
+            out.push_str(" %]");
+        }
+        Node::Block(def) => {
+            out.push_str("[% block ");
+            out.push_str(def.name);
+            if def.scoped {
+                out.push_str(" scoped");
+            }
+            if def.required {
+                out.push_str(" required");
+            }
+            out.push_str(" %]");
+            nodes(out, &def.body);
+            out.push_str("[% endblock %]");
         }
     }
 }

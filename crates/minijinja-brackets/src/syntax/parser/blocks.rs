@@ -18,6 +18,8 @@ pub(crate) struct Failure<'a> {
 pub(crate) struct TemplateParser<'a> {
     grammar: Grammar<'a>,
     lexer: Lexer<'a>,
+    /// How many macro bodies are open (blocks may not be inside one).
+    in_macro: usize,
     /// How many `for` bodies enclose the current tag within the current
     /// macro body: `break` and `continue` need one.
     loops: usize,
@@ -56,8 +58,10 @@ impl<'a> TemplateParser<'a> {
                 callers: Cell::new(0),
                 filters: RefCell::default(),
                 tests: RefCell::default(),
+                blocks: RefCell::default(),
             },
             lexer: Lexer::new(source, whitespace),
+            in_macro: 0,
             loops: 0,
         }
     }
@@ -159,7 +163,10 @@ impl<'a> TemplateParser<'a> {
                 let macro_def = matches!(stmt, Stmt::Macro(..));
                 let (end, opener) =
                     if macro_def { ("endmacro", "macro") } else { ("endcall", "call") };
+                // Left as it is on an error: the parse stops there.
+                self.in_macro += 1;
                 let (body, _) = self.closed_body(&[end], opener, span)?;
+                self.in_macro -= 1;
                 self.loops = loops;
                 let caller = self.grammar.callers.get() > callers;
                 match stmt {
@@ -179,13 +186,52 @@ impl<'a> TemplateParser<'a> {
             Stmt::Choice(_) => {
                 return Err(self.syntax_error("`choice` outside a `weighted` block".into(), span));
             }
-            Stmt::Elif(_) | Stmt::Else | Stmt::End(_) => {
+            Stmt::Elif(_) | Stmt::Else | Stmt::End(_) | Stmt::EndBlock(_) => {
                 return Err(self.stray(stmt.word(), span, ends));
             }
             stmt => self.scoped_block(stmt, span)?,
         };
         self.grammar.leave(1);
         Ok(node)
+    }
+
+    /// `include`, `import`, `from`, `extends`, `block`: apart from
+    /// [`Self::block`] and [`Self::scoped_block`], whose frames are on the
+    /// native stack once per nesting level and so stay small.
+    #[inline(never)]
+    fn composition(&mut self, stmt: Stmt<'a>, span: Span) -> Result<Node<'a>, Error> {
+        Ok(match stmt {
+            Stmt::Include { names, ignore_missing, with_context } => {
+                Node::Include(Box::new(Include { names, ignore_missing, with_context, span }))
+            }
+            Stmt::Import { template, binds, with_context } => {
+                Node::Import(Box::new(Import { template, binds, with_context, span }))
+            }
+            Stmt::Extends(name) => Node::Extends { name: Box::new(name), span },
+            Stmt::Block { .. } if self.in_macro > 0 => {
+                return Err(self.syntax_error("a `block` cannot be inside a macro".into(), span));
+            }
+            Stmt::Block { name, scoped, required } => {
+                let (body, closing) = self.closed_body(&["endblock"], "block", span)?;
+                if let Stmt::EndBlock(Some(end)) = closing
+                    && end != name
+                {
+                    return Err(
+                        self.syntax_error(format!("`endblock {end}` closes block `{name}`"), span)
+                    );
+                }
+                if required
+                    && body.iter().any(|n| !matches!(n, Node::Text(t) if t.trim().is_empty()))
+                {
+                    return Err(self.syntax_error(
+                        format!("required block `{name}` may hold only whitespace and comments"),
+                        span,
+                    ));
+                }
+                Node::Block(Box::new(BlockDef { name, body, scoped, required, span }))
+            }
+            stmt => return Err(self.stray(stmt.word(), span, &[])),
+        })
     }
 
     /// `for`, `set` blocks, `with`, `filter`, `autoescape`, `call`,
@@ -234,7 +280,7 @@ impl<'a> TemplateParser<'a> {
                 let (body, _) = self.closed_body(&["endautoescape"], "autoescape", span)?;
                 Node::Autoescape { on, body }
             }
-            _ => return Err(self.syntax_error(format!("unexpected `{}`", stmt.word()), span)),
+            stmt => self.composition(stmt, span)?,
         })
     }
 

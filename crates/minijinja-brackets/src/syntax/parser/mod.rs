@@ -29,9 +29,9 @@ use crate::limits::Limits;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    BinOp, CallArgs, CallBlock, Callee, CmpOp, Conditional, Control, EffectKind, Expr, ExprKind,
-    FilterBlock, FilterCall, ForLoop, MacroDef, Name, Node, Pattern, SetBlock, Slice, Target,
-    TargetName, Template, TestCall, WithBlock,
+    BinOp, BlockDef, CallArgs, CallBlock, Callee, CmpOp, Conditional, Control, EffectKind, Expr,
+    ExprKind, FilterBlock, FilterCall, ForLoop, Import, ImportBinds, Include, MacroDef, Name, Node,
+    Pattern, SetBlock, Slice, Target, TargetName, Template, TestCall, WithBlock,
 };
 use crate::syntax::lexer::{Lexer, Whitespace};
 use crate::syntax::token::{TagKind, Token};
@@ -113,7 +113,7 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Jinja tags this language leaves out on purpose.
-const UNSUPPORTED: &[&str] = &["extends", "block", "include", "import", "from", "endblock"];
+const UNSUPPORTED: &[&str] = &[];
 
 /// The byte length of the token starting `i`: a word, a two-character
 /// operator, or one character (0 at the end).
@@ -150,6 +150,8 @@ pub(crate) struct Grammar<'a> {
     callers: Cell<usize>,
     filters: RefCell<Callees<'a>>,
     tests: RefCell<Callees<'a>>,
+    /// Block names defined so far: a name may be defined once.
+    blocks: RefCell<HashSet<&'a str>>,
 }
 
 /// Filter (or test) names numbered in the order first written.

@@ -33,6 +33,25 @@ pub(super) enum Stmt<'a> {
     Weighted,
     Choice(Expr<'a>),
     Effect(EffectKind, Expr<'a>),
+    /// `include`, without its span (the tag's).
+    Include {
+        names: Expr<'a>,
+        ignore_missing: bool,
+        with_context: bool,
+    },
+    Import {
+        template: Expr<'a>,
+        binds: ImportBinds<'a>,
+        with_context: bool,
+    },
+    Extends(Expr<'a>),
+    Block {
+        name: &'a str,
+        scoped: bool,
+        required: bool,
+    },
+    /// `endblock`, with the name it may repeat.
+    EndBlock(Option<&'a str>),
 }
 
 impl Stmt<'_> {
@@ -58,6 +77,12 @@ impl Stmt<'_> {
             Stmt::Choice(_) => "choice",
             Stmt::Effect(EffectKind::QuickReply, _) => "qr",
             Stmt::Effect(EffectKind::SlashCommand, _) => "st",
+            Stmt::Include { .. } => "include",
+            Stmt::Import { binds: ImportBinds::Module(_), .. } => "import",
+            Stmt::Import { .. } => "from",
+            Stmt::Extends(_) => "extends",
+            Stmt::Block { .. } => "block",
+            Stmt::EndBlock(_) => "endblock",
         }
     }
 }
@@ -95,6 +120,15 @@ impl<'a> Grammar<'a> {
             "choice" => self.expr(i).map(|(i, e)| (i, Stmt::Choice(e)))?,
             "qr" => self.expr(i).map(|(i, e)| (i, Stmt::Effect(EffectKind::QuickReply, e)))?,
             "st" => self.expr(i).map(|(i, e)| (i, Stmt::Effect(EffectKind::SlashCommand, e)))?,
+            "include" => self.include(i)?,
+            "import" => self.import(i)?,
+            "from" => self.import_from(i)?,
+            "extends" => self.expr(i).map(|(i, e)| (i, Stmt::Extends(e)))?,
+            "block" => self.block_header(i)?,
+            "endblock" => match peek_ok(ident, i)? {
+                Some((j, name)) => (j, Stmt::EndBlock(Some(name))),
+                None => (i, Stmt::EndBlock(None)),
+            },
             "endraw" => return syntax(start, "stray `endraw`: no `raw` block is open".into()),
             _ if UNSUPPORTED.contains(&word) => {
                 return syntax(
@@ -106,6 +140,91 @@ impl<'a> Grammar<'a> {
         };
         self.end_of_tag(i)?;
         Ok((i, stmt))
+    }
+
+    /// `include name [ignore missing] [with context | without context]`
+    fn include(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, names) = self.expr(i)?;
+        let (i, ignore_missing) = match peek_ok(kw("ignore"), i)? {
+            Some((j, _)) => match peek_ok(kw("missing"), j)? {
+                Some((j, _)) => (j, true),
+                None => return syntax(j, format!("expected `missing`, found {}", describe(j))),
+            },
+            None => (i, false),
+        };
+        let (i, with_context) = self.context_clause(i, true)?;
+        Ok((i, Stmt::Include { names, ignore_missing, with_context }))
+    }
+
+    /// `[with context | without context]`, `default` when absent.
+    fn context_clause(&self, i: &'a str, default: bool) -> PResult<'a, bool> {
+        let (i, with) = match (peek_ok(kw("with"), i)?, peek_ok(kw("without"), i)?) {
+            (Some((j, _)), _) => (j, true),
+            (_, Some((j, _))) => (j, false),
+            _ => return Ok((i, default)),
+        };
+        match peek_ok(kw("context"), i)? {
+            Some((j, _)) => Ok((j, with)),
+            None => syntax(i, format!("expected `context`, found {}", describe(i))),
+        }
+    }
+
+    /// `import name as alias [with context]`
+    fn import(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, template) = self.expr(i)?;
+        let Some((i, _)) = peek_ok(kw("as"), i)? else {
+            return syntax(i, format!("expected `as`, found {}", describe(i)));
+        };
+        let (i, alias) = self.binding(i, "an import alias")?;
+        let (i, with_context) = self.context_clause(i, false)?;
+        let binds = ImportBinds::Module(self.intern(alias));
+        Ok((i, Stmt::Import { template, binds, with_context }))
+    }
+
+    /// `from name import a [as b], c [with context]`
+    fn import_from(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, template) = self.expr(i)?;
+        let Some((mut i, _)) = peek_ok(kw("import"), i)? else {
+            return syntax(i, format!("expected `import`, found {}", describe(i)));
+        };
+        let mut names = Vec::new();
+        loop {
+            let (start, _) = multispace0(i)?;
+            let (j, name) = self.binding(start, "a macro name")?;
+            let (j, alias) = match peek_ok(kw("as"), j)? {
+                Some((k, _)) => self.binding(k, "an import alias")?,
+                None => (j, name),
+            };
+            names.push((name, self.intern(alias), self.span(start, j)));
+            match peek_ok(sym(","), j)? {
+                Some((k, _)) => i = k,
+                None => {
+                    i = j;
+                    break;
+                }
+            }
+        }
+        let (i, with_context) = self.context_clause(i, false)?;
+        Ok((i, Stmt::Import { template, binds: ImportBinds::Macros(names), with_context }))
+    }
+
+    /// `block name [scoped] [required]`: a name defined once per template.
+    fn block_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (start, _) = multispace0(i)?;
+        let (mut i, name) = self.binding(start, "a block name")?;
+        if !self.blocks.borrow_mut().insert(name) {
+            return syntax(start, format!("block `{name}` is defined twice in this template"));
+        }
+        let (mut scoped, mut required) = (false, false);
+        loop {
+            if let Some((j, _)) = peek_ok(kw("scoped"), i)? {
+                (i, scoped) = (j, true);
+            } else if let Some((j, _)) = peek_ok(kw("required"), i)? {
+                (i, required) = (j, true);
+            } else {
+                return Ok((i, Stmt::Block { name, scoped, required }));
+            }
+        }
     }
 
     /// A name that a loop, macro parameter or `set` binds.
