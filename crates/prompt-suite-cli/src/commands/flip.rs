@@ -16,13 +16,16 @@ use crate::output;
 pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
-    let mut options =
-        args.view.options().ensure_final_user(!args.no_final_user).dialect(args.mode.mode());
+    let mut options = args
+        .view
+        .options()
+        .with_ensure_final_user(!args.no_final_user)
+        .with_dialect(args.mode.mode());
     if let Some(system) = args.system {
-        options = options.system(system);
+        options = options.with_system(system);
     }
     if let Some(instruction) = args.instruction {
-        options = options.instruction(instruction);
+        options = options.with_instruction(instruction);
     }
     let messages = transcript_flip::flip_json(text, &Value::String(args.speaker), &options)
         .map_err(|err| input.reject(&err))?;
