@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
 use std::sync::OnceLock;
 
+use prompt_core::chat::Data as Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::attachments::Attachments;
@@ -213,7 +214,7 @@ impl Narrative {
         for occurrence in self.first_occurrences() {
             let (content, origin) = match occurrence.kind {
                 OccurrenceKind::Inline { content } => {
-                    (content.slice(&self.text).as_bytes().to_vec(), EmbedOrigin::Inline)
+                    (Bytes::from(content.slice(&self.text).as_bytes()), EmbedOrigin::Inline)
                 }
                 OccurrenceKind::Reference => {
                     let at = |err: Error| err.at(&self.text, occurrence.span);
@@ -347,8 +348,9 @@ impl ResolvedNarrative {
 pub struct Embed {
     /// Its name, as written.
     pub name: String,
-    /// Its raw bytes.
-    pub content: Vec<u8>,
+    /// Its raw bytes, shared: cloning the embed or rendering it into a
+    /// [`prompt_core::chat::Part`] never copies them.
+    pub content: Bytes,
     /// Inline content or an attachment.
     pub origin: EmbedOrigin,
     /// Its first occurrence, which decides its content and its turn.
@@ -393,7 +395,7 @@ mod tests {
         let embeds: Vec<_> = resolved
             .embeds()
             .iter()
-            .map(|e| (e.name.as_str(), e.content.as_slice(), e.origin))
+            .map(|e| (e.name.as_str(), e.content.as_bytes(), e.origin))
             .collect();
         assert_eq!(
             embeds,

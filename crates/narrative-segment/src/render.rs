@@ -59,7 +59,7 @@ pub struct RenderOptions {
 /// ```
 pub fn part_for_embed(embed: &Embed) -> Part {
     let mime = mime_type(&embed.name);
-    let data = embed.content.as_slice();
+    let data = embed.content.clone();
     if mime.starts_with("image/") {
         Part::image(mime, data)
     } else {
@@ -299,5 +299,25 @@ mod tests {
         let rendered = render(&resolved, &turns, &dropped);
         assert_eq!((rendered.context.as_ref(), rendered.messages.len()), (None, 1));
         assert_eq!(rendered.messages[0].content.len(), 4);
+    }
+
+    /// The bytes of an embed are read once and shared by every render and
+    /// every narrative resolved against the same attachments (a batch's
+    /// rows): none copies them.
+    #[test]
+    fn renders_share_embed_bytes() {
+        let attachments = Attachments::from_entries([("a.png", vec![7; 1 << 16])]).unwrap();
+        let image = |text: &str| {
+            let resolved = Narrative::parse(text, Dialect::Standard).resolve(&attachments).unwrap();
+            let rendered = render(&resolved, &resolved.segment(), &RenderOptions::default());
+            match rendered.messages[0].content.last() {
+                Some(Part::Image { data, .. }) => data.clone(),
+                other => panic!("not an image: {other:?}"),
+            }
+        };
+        let (first, second) = (image("## user\n@a.png"), image("## user\nrow 2 @a.png"));
+        assert!(std::ptr::eq(first.as_bytes(), second.as_bytes()));
+        let fetched = attachments.fetch("a.png").unwrap();
+        assert!(std::ptr::eq(first.as_bytes(), fetched.as_bytes()));
     }
 }

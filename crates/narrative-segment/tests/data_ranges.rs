@@ -78,7 +78,7 @@ fn a_reference_in_a_value_attaches_nothing() {
         assert!(turns.iter().all(|turn| turn.embeds.is_empty()));
         // Unmarked, the value would have attached the file.
         let unmarked = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
-        assert_eq!(unmarked.embeds()[0].content, b"the secret");
+        assert_eq!(unmarked.embeds()[0].content.as_bytes(), b"the secret");
     }
 }
 
