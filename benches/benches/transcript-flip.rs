@@ -31,9 +31,9 @@ fn transcript(turns: usize) -> Vec<Turn> {
 
 fn options(mode: Dialect) -> FlipOptions {
     FlipOptions::new()
-        .system("You are Ben, a renter on the city council.")
-        .instruction("Your turn, Ben.")
-        .dialect(mode)
+        .with_system("You are Ben, a renter on the city council.")
+        .with_instruction("Your turn, Ben.")
+        .with_dialect(mode)
 }
 
 fn flip_100k(c: &mut Criterion) {

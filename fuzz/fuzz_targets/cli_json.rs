@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = dialect.strip_messages_json(text);
         }
         for mode in [Dialect::Standard, Dialect::Llmr] {
-            let options = FlipOptions::new().dialect(mode);
+            let options = FlipOptions::new().with_dialect(mode);
             let _ = transcript_flip::flip_json(text, &Value::from("Ana"), &options);
             let _ = transcript_flip::alternate_json(text, mode);
         }

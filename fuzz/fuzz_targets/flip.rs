@@ -26,15 +26,15 @@ fuzz_target!(|data: &[u8]| {
         _ => SpeakerName::Both,
     };
     let mut options = FlipOptions::new()
-        .dialect(mode)
-        .speaker_name(speaker_name)
-        .sanitize(selector & 8 == 0)
-        .ensure_final_user(selector & 16 == 0);
+        .with_dialect(mode)
+        .with_speaker_name(speaker_name)
+        .with_sanitize(selector & 8 == 0)
+        .with_ensure_final_user(selector & 16 == 0);
     if selector & 32 != 0 {
-        options = options.system("You are {speaker}.").instruction("Your turn.");
+        options = options.with_system("You are {speaker}.").with_instruction("Your turn.");
     }
     if selector & 64 != 0 {
-        options = options.label(Label::template("[{speaker}] {speaker}: "));
+        options = options.with_label(Label::template("[{speaker}] {speaker}: "));
     }
 
     // Flip as every speaker the transcript names (at most a few).

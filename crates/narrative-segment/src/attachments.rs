@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use prompt_core::chat::Data;
+
 use crate::entry::is_unsafe_name;
 use crate::error::{Error, ErrorKind};
 use crate::root::{FileId, Root};
@@ -46,7 +48,7 @@ pub struct Attachments {
 enum Source {
     #[default]
     None,
-    Entries(BTreeMap<String, Vec<u8>>),
+    Entries(BTreeMap<String, Data>),
     Directory {
         root: Arc<Root>,
         limits: AttachmentLimits,
@@ -56,8 +58,8 @@ enum Source {
 
 /// The files a directory source has read, by file identity (device and
 /// inode: every name and link reaching one file shares its entry), so that
-/// resolving the same reference again (every row of a batch) copies bytes
-/// from memory instead of reading the file again. Shared by clones, holds
+/// resolving the same reference again (every row of a batch) shares the
+/// bytes read the first time instead of reading (or copying) them again. Shared by clones, holds
 /// at most the limits' `max_total_bytes`, and left out of comparisons: it
 /// is a cache, not part of the value.
 #[derive(Debug, Clone, Default)]
@@ -65,7 +67,7 @@ struct ReadOnce(Arc<Mutex<ReadFiles>>);
 
 #[derive(Debug, Default)]
 struct ReadFiles {
-    files: HashMap<FileId, Vec<u8>>,
+    files: HashMap<FileId, Data>,
     bytes: u64,
 }
 
@@ -76,13 +78,13 @@ impl ReadOnce {
         id: &FileId,
         budget: u64,
         read: impl FnOnce() -> Result<Vec<u8>, Error>,
-    ) -> Result<Vec<u8>, Error> {
+    ) -> Result<Data, Error> {
         // A panic elsewhere cannot leave the map half-written: take it as is.
         let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(bytes) = lock().files.get(id) {
             return Ok(bytes.clone());
         }
-        let bytes = read()?;
+        let bytes = Data::from(read()?);
         let mut cache = lock();
         let size = bytes.len() as u64;
         if cache.bytes.saturating_add(size) <= budget && !cache.files.contains_key(id) {
@@ -118,7 +120,7 @@ impl Attachments {
     ) -> Result<Attachments, Error>
     where
         N: Into<String>,
-        B: Into<Vec<u8>>,
+        B: Into<Data>,
     {
         let mut map = BTreeMap::new();
         for (name, bytes) in entries {
@@ -201,10 +203,11 @@ impl Attachments {
             Source::Entries(map) => Some(map),
             _ => None,
         };
-        map.into_iter().flatten().map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        map.into_iter().flatten().map(|(name, bytes)| (name.as_str(), bytes.as_bytes()))
     }
 
-    /// The bytes of the attachment `name`.
+    /// The bytes of the attachment `name`, shared with these attachments
+    /// (and with every earlier fetch of it): fetching never copies them.
     ///
     /// # Errors
     ///
@@ -212,7 +215,7 @@ impl Attachments {
     /// attachments), [`ErrorKind::MissingEntry`],
     /// [`ErrorKind::OutsideDirectory`], [`ErrorKind::NotAFile`],
     /// [`ErrorKind::EntryTooLarge`] or [`ErrorKind::Io`]; each names `name`.
-    pub fn fetch(&self, name: &str) -> Result<Vec<u8>, Error> {
+    pub fn fetch(&self, name: &str) -> Result<Data, Error> {
         let error = |kind| Error::new(kind).with_name(name);
         if is_unsafe_name(name) {
             return Err(error(ErrorKind::UnsafeEntry));
@@ -240,7 +243,7 @@ mod tests {
         let err = Attachments::from_entries([("../x", b"".to_vec())]).unwrap_err();
         assert_eq!((err.kind(), err.name()), (ErrorKind::UnsafeEntry, Some("../x")));
         let entries = Attachments::from_entries([("a.txt", b"A".to_vec())]).unwrap();
-        assert_eq!(entries.fetch("a.txt").unwrap(), b"A");
+        assert_eq!(entries.fetch("a.txt").unwrap().as_bytes(), b"A");
         assert_eq!(entries.fetch("b.txt").unwrap_err().kind(), ErrorKind::MissingEntry);
         assert_eq!(
             Attachments::none().fetch("a").unwrap_err().kind(),
@@ -256,15 +259,15 @@ mod tests {
         let limits = AttachmentLimits { max_total_bytes: 8, ..AttachmentLimits::default() };
         let attachments = Attachments::directory(dir.path(), limits).unwrap();
         let clone = attachments.clone();
-        assert_eq!(attachments.fetch("a.txt").unwrap(), b"first");
-        assert_eq!(attachments.fetch("big.txt").unwrap(), b"0123456789");
+        assert_eq!(attachments.fetch("a.txt").unwrap().as_bytes(), b"first");
+        assert_eq!(attachments.fetch("big.txt").unwrap().as_bytes(), b"0123456789");
         std::fs::write(dir.path().join("a.txt"), "second").unwrap();
         std::fs::write(dir.path().join("big.txt"), "changed").unwrap();
         // The first read is kept, for the clone too; the file over the
         // budget was not kept and is read again.
-        assert_eq!(attachments.fetch("a.txt").unwrap(), b"first");
-        assert_eq!(clone.fetch("./a.txt").unwrap(), b"first");
-        assert_eq!(attachments.fetch("big.txt").unwrap(), b"changed");
+        assert_eq!(attachments.fetch("a.txt").unwrap().as_bytes(), b"first");
+        assert_eq!(clone.fetch("./a.txt").unwrap().as_bytes(), b"first");
+        assert_eq!(attachments.fetch("big.txt").unwrap().as_bytes(), b"changed");
         // A file that disappears is still checked for: safety and existence
         // are decided on every fetch, before the cache.
         std::fs::remove_file(dir.path().join("a.txt")).unwrap();

@@ -169,7 +169,7 @@ impl Bundle {
     ) -> Result<Bundle, Error>
     where
         N: Into<String>,
-        B: Into<Vec<u8>>,
+        B: Into<prompt_core::chat::Data>,
     {
         Ok(Bundle { text: text.into(), attachments: Attachments::from_entries(entries)? })
     }

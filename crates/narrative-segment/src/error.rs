@@ -4,14 +4,24 @@
 use std::fmt;
 
 use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::{Cursor, snippet};
 
-use crate::span::{Locator, Position, Span};
+use crate::span::{Position, Span};
 
 /// What went wrong, and where.
 ///
 /// Errors about the narrative text (an unresolvable reference, an invalid
-/// byte) carry a [`Position`]; errors about a bundle or a directory (an
-/// unsafe entry name, an archive over its limits) carry the entry name.
+/// byte) carry its byte [`Span`] ([`Diagnostic::span`]) and the
+/// [`Position`] it is shown at, computed through `prompt_core::text`;
+/// errors about a bundle or a directory (an unsafe entry name, an archive
+/// over its limits) carry the entry name. `Display` is the message alone,
+/// as every [`Diagnostic`]: a position is the reader's to show
+/// (`prompt_core::diagnostic::Report`).
+///
+/// An invalid byte in a bundle's narrative entry is placed in the valid
+/// text before it: that entry is not text, so there is nothing to compute
+/// a position from later. Its [`Error::position`] is the one place it is
+/// kept ([`Diagnostic::span`] still gives its offset in the entry).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     repr: Box<Repr>,
@@ -24,7 +34,11 @@ struct Repr {
     position: Option<Position>,
     /// The offending bytes of the narrative text.
     span: Option<Span>,
+    /// The offending text (`prompt_core::text::snippet`).
     snippet: Option<String>,
+    /// The spanned text up to its line end, quoted whole by the message of
+    /// an invalid role value.
+    quoted: Option<String>,
     detail: Option<String>,
 }
 
@@ -135,6 +149,7 @@ impl Error {
                 position: None,
                 span: None,
                 snippet: None,
+                quoted: None,
                 detail: None,
             }),
         }
@@ -146,27 +161,32 @@ impl Error {
         self
     }
 
-    /// Places the error at `span` of `text`; the snippet is the spanned
-    /// text, cut at the end of its line.
+    /// Places the error at `span` of `text`; the snippet is
+    /// `prompt_core::text::snippet`'s.
     pub(crate) fn at(self, text: &str, span: Span) -> Error {
-        self.located(&mut Locator::new(text), span)
+        self.located(&mut Cursor::new(text), span)
     }
 
-    /// [`Error::at`] for the text of `locator`, which finds the position
+    /// [`Error::at`] for the text of `cursor`, which finds the position
     /// (errors placed in document order cost one pass over the text).
-    pub(crate) fn located(mut self, locator: &mut Locator<'_>, span: Span) -> Error {
-        self.repr.position = Some(locator.position(span.start));
+    pub(crate) fn located(mut self, cursor: &mut Cursor<'_>, span: Span) -> Error {
+        let text = cursor.text();
+        self.repr.position = Some(cursor.position(span.start));
         self.repr.span = Some(span);
-        let spanned = span.slice(locator.text());
-        let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
-        self.repr.snippet = Some(spanned[..line_end].to_owned());
+        self.repr.snippet = Some(snippet(text, span).to_owned());
+        if self.repr.kind == ErrorKind::InvalidRoleValue {
+            let spanned = span.slice(text);
+            let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
+            self.repr.quoted = Some(spanned[..line_end].to_owned());
+        }
         self
     }
 
-    /// Places the error at a position without a snippet (invalid UTF-8).
-    pub(crate) fn at_position(mut self, position: Position) -> Error {
-        self.repr.position = Some(position);
-        self.repr.span = Some(Span::at(position.offset));
+    /// Places the error at byte `offset`, the end of the valid text
+    /// `prefix`, without a snippet (invalid UTF-8).
+    pub(crate) fn at_invalid_byte(mut self, prefix: &str, offset: usize) -> Error {
+        self.repr.position = Some(prompt_core::text::position(prefix, offset));
+        self.repr.span = Some(Span::at(offset));
         self
     }
 
@@ -193,7 +213,7 @@ impl Error {
 
     /// The byte offset in the narrative, when the error has a position.
     pub fn offset(&self) -> Option<usize> {
-        self.repr.position.map(|p| p.offset)
+        self.repr.span.map(|span| span.start)
     }
 
     /// The 1-based line, when the error has a position.
@@ -206,7 +226,8 @@ impl Error {
         self.repr.position.map(|p| p.column)
     }
 
-    /// The offending text (one line at most), when there is one.
+    /// The offending text (one line, 40 characters at most:
+    /// `prompt_core::text::snippet`), when there is one.
     pub fn snippet(&self) -> Option<&str> {
         self.repr.snippet.as_deref()
     }
@@ -250,7 +271,7 @@ impl Error {
                 format!("the embed `{name}` is never closed by `@@@`; it stays ordinary text")
             }
             ErrorKind::InvalidRoleValue => {
-                let value = match self.repr.snippet.as_deref().unwrap_or("") {
+                let value = match self.repr.quoted.as_deref().unwrap_or("") {
                     blank if blank.trim().is_empty() => "a blank value".to_owned(),
                     value => format!("the value `{value}`"),
                 };
@@ -275,11 +296,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())?;
-        if let Some(position) = self.repr.position {
-            write!(f, " at line {}, column {}", position.line, position.column)?;
-        }
-        Ok(())
+        f.write_str(&self.message())
     }
 }
 
@@ -307,10 +324,7 @@ mod tests {
         let text = "## user\nsee @a.png\n";
         let err =
             Error::new(ErrorKind::MissingEntry).with_name("a.png").at(text, Span::new(12, 18));
-        assert_eq!(
-            err.to_string(),
-            "the reference `@a.png` names no attachment at line 2, column 5"
-        );
+        assert_eq!(err.to_string(), "the reference `@a.png` names no attachment");
         assert_eq!(err.snippet(), Some("@a.png"));
         assert_eq!((err.line(), err.column(), err.offset()), (Some(2), Some(5), Some(12)));
         assert_eq!(err.kind().as_str(), "missing_entry");

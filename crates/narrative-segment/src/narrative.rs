@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::ops::{ControlFlow, Range};
 use std::sync::OnceLock;
 
+use prompt_core::chat::Data as Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::attachments::Attachments;
@@ -13,7 +14,7 @@ use crate::dialect::Dialect;
 use crate::entry::is_unsafe_name;
 use crate::error::{Error, ErrorKind};
 use crate::source::Line;
-use crate::span::{Locator, Position, Span};
+use crate::span::Span;
 use crate::syntax::{Occurrence, OccurrenceKind, Parsed, parse};
 
 /// A narrative with its embeds and references located.
@@ -59,7 +60,7 @@ fn invalid_utf8(bytes: &[u8], err: std::str::Utf8Error) -> Error {
     let offset = err.valid_up_to();
     // The prefix is valid by definition; its line and column are exact.
     let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
-    Error::new(ErrorKind::InvalidUtf8).at_position(Position::of(prefix, offset))
+    Error::new(ErrorKind::InvalidUtf8).at_invalid_byte(prefix, offset)
 }
 
 impl Narrative {
@@ -213,7 +214,7 @@ impl Narrative {
         for occurrence in self.first_occurrences() {
             let (content, origin) = match occurrence.kind {
                 OccurrenceKind::Inline { content } => {
-                    (content.slice(&self.text).as_bytes().to_vec(), EmbedOrigin::Inline)
+                    (Bytes::from(content.slice(&self.text).as_bytes()), EmbedOrigin::Inline)
                 }
                 OccurrenceKind::Reference => {
                     let at = |err: Error| err.at(&self.text, occurrence.span);
@@ -287,9 +288,9 @@ impl Narrative {
             problems.push((span, Error::new(ErrorKind::UnclosedEmbed).with_name(name.slice(text))));
         }
         problems.sort_by_key(|&(span, _)| span.start);
-        let mut locator = Locator::new(text);
+        let mut cursor = prompt_core::text::Cursor::new(text);
         let mut problems: Vec<Error> =
-            problems.into_iter().map(|(span, error)| error.located(&mut locator, span)).collect();
+            problems.into_iter().map(|(span, error)| error.located(&mut cursor, span)).collect();
         if let Some(entries) = attachments.entry_names() {
             let referenced: HashMap<&str, ()> = self
                 .occurrences()
@@ -347,8 +348,9 @@ impl ResolvedNarrative {
 pub struct Embed {
     /// Its name, as written.
     pub name: String,
-    /// Its raw bytes.
-    pub content: Vec<u8>,
+    /// Its raw bytes, shared: cloning the embed or rendering it into a
+    /// [`prompt_core::chat::Part`] never copies them.
+    pub content: Bytes,
     /// Inline content or an attachment.
     pub origin: EmbedOrigin,
     /// Its first occurrence, which decides its content and its turn.
@@ -379,10 +381,11 @@ mod tests {
             Narrative::from_utf8(b"## user\nab\xffc".to_vec(), Dialect::Standard).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
         assert_eq!((err.offset(), err.line(), err.column()), (Some(10), Some(2), Some(3)));
-        assert_eq!(
-            err.to_string(),
-            "the narrative is not valid UTF-8 (invalid byte at offset 10) at line 2, column 3"
-        );
+        assert_eq!(err.to_string(), "the narrative is not valid UTF-8 (invalid byte at offset 10)");
+        // A leading byte order mark is not a column (prompt_core's rule).
+        let err =
+            Narrative::from_utf8(b"\xef\xbb\xbfab\xff".to_vec(), Dialect::Standard).unwrap_err();
+        assert_eq!((err.offset(), err.line(), err.column()), (Some(5), Some(1), Some(3)));
     }
 
     #[test]
@@ -393,7 +396,7 @@ mod tests {
         let embeds: Vec<_> = resolved
             .embeds()
             .iter()
-            .map(|e| (e.name.as_str(), e.content.as_slice(), e.origin))
+            .map(|e| (e.name.as_str(), e.content.as_bytes(), e.origin))
             .collect();
         assert_eq!(
             embeds,

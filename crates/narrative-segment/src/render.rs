@@ -12,7 +12,7 @@ use crate::mime::mime_type;
 use crate::narrative::{Embed, ResolvedNarrative};
 use crate::role::TurnRole;
 use crate::segment::Turn;
-use crate::span::{Locator, Position, Span};
+use crate::span::{Position, Span};
 
 /// What becomes of the `context` preamble turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -59,7 +59,7 @@ pub struct RenderOptions {
 /// ```
 pub fn part_for_embed(embed: &Embed) -> Part {
     let mime = mime_type(&embed.name);
-    let data = embed.content.as_slice();
+    let data = embed.content.clone();
     if mime.starts_with("image/") {
         Part::image(mime, data)
     } else {
@@ -173,7 +173,7 @@ impl Diagnostic for Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at line {}, column {}", self.message(), self.line(), self.column())
+        f.write_str(&self.message())
     }
 }
 
@@ -195,9 +195,9 @@ impl fmt::Display for Warning {
 /// assert_eq!(rendered.warnings[0].kind().as_str(), "embed_too_large");
 /// assert_eq!(
 ///     rendered.warnings[0].to_string(),
-///     "the embed `scan.pdf` is left out of its message (2048 bytes; the limit is 1024) \
-///      at line 2, column 5"
+///     "the embed `scan.pdf` is left out of its message (2048 bytes; the limit is 1024)"
 /// );
+/// assert_eq!((rendered.warnings[0].line(), rendered.warnings[0].column()), (2, 5));
 /// # Ok::<(), narrative_segment::Error>(())
 /// ```
 pub fn render(
@@ -228,7 +228,7 @@ pub fn render(
                         kind: WarningKind::EmbedTooLarge,
                         name: embed.name.clone(),
                         span: embed.span,
-                        position: Position { offset: 0, line: 1, column: 1 },
+                        position: Position { line: 1, column: 1 },
                         detail: format!("{size} bytes; the limit is {limit}"),
                     });
                 }
@@ -243,9 +243,9 @@ pub fn render(
         }
     }
     offsets.sort_unstable();
-    let mut locator = Locator::new(resolved.text());
+    let mut cursor = prompt_core::text::Cursor::new(resolved.text());
     for (offset, index) in offsets {
-        warnings[index].position = locator.position(offset);
+        warnings[index].position = cursor.position(offset);
     }
     Rendered { context, messages, warnings }
 }
@@ -299,5 +299,25 @@ mod tests {
         let rendered = render(&resolved, &turns, &dropped);
         assert_eq!((rendered.context.as_ref(), rendered.messages.len()), (None, 1));
         assert_eq!(rendered.messages[0].content.len(), 4);
+    }
+
+    /// The bytes of an embed are read once and shared by every render and
+    /// every narrative resolved against the same attachments (a batch's
+    /// rows): none copies them.
+    #[test]
+    fn renders_share_embed_bytes() {
+        let attachments = Attachments::from_entries([("a.png", vec![7; 1 << 16])]).unwrap();
+        let image = |text: &str| {
+            let resolved = Narrative::parse(text, Dialect::Standard).resolve(&attachments).unwrap();
+            let rendered = render(&resolved, &resolved.segment(), &RenderOptions::default());
+            match rendered.messages[0].content.last() {
+                Some(Part::Image { data, .. }) => data.clone(),
+                other => panic!("not an image: {other:?}"),
+            }
+        };
+        let (first, second) = (image("## user\n@a.png"), image("## user\nrow 2 @a.png"));
+        assert!(std::ptr::eq(first.as_bytes(), second.as_bytes()));
+        let fetched = attachments.fetch("a.png").unwrap();
+        assert!(std::ptr::eq(first.as_bytes(), fetched.as_bytes()));
     }
 }

@@ -167,7 +167,8 @@ fn searched_offsets<'a, P: Provenance<'a>>(
         if embed.origin != EmbedOrigin::Inline {
             continue;
         }
-        let fence = [b"@@@", embed.name.as_bytes(), b"\n", &embed.content, b"@@@"].concat();
+        let fence =
+            [b"@@@", embed.name.as_bytes(), b"\n", embed.content.as_bytes(), b"@@@"].concat();
         // The first match can be no later than the embed itself (where lmml
         // parsed it), so the search stops there: linear in total.
         let window = (embed.span.start + fence.len()).min(text.len());

@@ -43,7 +43,7 @@ fn a_bundle_resolves_references_from_its_entries() {
     let resolved = Narrative::parse(text, Dialect::Lmml).resolve(&attachments).unwrap();
     let turns = resolved.segment();
     assert_eq!(turns[0].embeds, ["pic.png", "docs/spec.txt"]);
-    assert_eq!(resolved.embed("docs/spec.txt").unwrap().content, b"spec");
+    assert_eq!(resolved.embed("docs/spec.txt").unwrap().content.as_bytes(), b"spec");
 }
 
 #[test]
@@ -158,8 +158,8 @@ fn directories_are_never_escaped() {
         std::os::unix::fs::symlink(root.join("a.txt"), root.join("absolute.txt")).unwrap();
     }
     let attachments = Attachments::directory(&root, AttachmentLimits::default()).unwrap();
-    assert_eq!(attachments.fetch("a.txt").unwrap(), b"A");
-    assert_eq!(attachments.fetch("sub/b.txt").unwrap(), b"B");
+    assert_eq!(attachments.fetch("a.txt").unwrap().as_bytes(), b"A");
+    assert_eq!(attachments.fetch("sub/b.txt").unwrap().as_bytes(), b"B");
     let kind = |name: &str| attachments.fetch(name).unwrap_err().kind();
     assert_eq!(kind("../secret.txt"), ErrorKind::UnsafeEntry);
     assert_eq!(kind("sub/../../secret.txt"), ErrorKind::UnsafeEntry);
@@ -174,8 +174,8 @@ fn directories_are_never_escaped() {
     {
         assert_eq!(kind("link.txt"), ErrorKind::OutsideDirectory);
         assert_eq!(kind("absolute.txt"), ErrorKind::OutsideDirectory);
-        assert_eq!(attachments.fetch("inside.txt").unwrap(), b"A");
-        assert_eq!(attachments.fetch("sub/up.txt").unwrap(), b"A");
+        assert_eq!(attachments.fetch("inside.txt").unwrap().as_bytes(), b"A");
+        assert_eq!(attachments.fetch("sub/up.txt").unwrap().as_bytes(), b"A");
     }
     let small = Attachments::directory(
         &root,

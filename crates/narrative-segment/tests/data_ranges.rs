@@ -78,7 +78,7 @@ fn a_reference_in_a_value_attaches_nothing() {
         assert!(turns.iter().all(|turn| turn.embeds.is_empty()));
         // Unmarked, the value would have attached the file.
         let unmarked = Narrative::parse(text, dialect).resolve(&attachments).unwrap();
-        assert_eq!(unmarked.embeds()[0].content, b"the secret");
+        assert_eq!(unmarked.embeds()[0].content.as_bytes(), b"the secret");
     }
 }
 
@@ -328,13 +328,14 @@ fn a_byte_order_mark_is_skipped_in_standard_only() {
     let resolved = Narrative::parse(text, Dialect::Lmml).resolve(&Attachments::none()).unwrap();
     let turns = resolved.segment();
     assert_eq!((turns.len(), turns[0].role), (1, TurnRole::Context));
-    // Positions count the mark.
+    // Offsets count the mark; columns do not (prompt_core's rule: a
+    // leading byte order mark is not a column).
     let err = Narrative::parse("\u{feff}@@@x.txt\n", Dialect::Standard)
         .validate(&Attachments::none())
         .remove(0);
     assert_eq!(
         (err.kind(), err.offset(), err.column()),
-        (ErrorKind::UnclosedEmbed, Some(3), Some(2))
+        (ErrorKind::UnclosedEmbed, Some(3), Some(1))
     );
     // A mark that came from a value is data, kept.
     let (text, data) = fill("{}## user\n", &["\u{feff}"]);

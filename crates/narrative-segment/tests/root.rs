@@ -156,7 +156,7 @@ fn a_swapper_racing_the_reads_never_leaks_and_never_hangs() {
         let (root, attachments) = (root.clone(), attachments.clone());
         std::thread::spawn(move || {
             let outcome = if through_attachments {
-                reader(done, || attachments.fetch("target.txt"))
+                reader(done, || attachments.fetch("target.txt").map(|data| data.to_vec()))
             } else {
                 reader(done, || root.read("target.txt", 1024))
             };

@@ -38,8 +38,14 @@ fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
     let resolved = match narrative.resolve(&attachments) {
         Ok(resolved) => resolved,
         Err(err) => {
+            // `Display` is the message alone; the position is shown as the
+            // command line shows it, after it.
+            let at = match err.position() {
+                Some(at) => format!(" at line {}, column {}", at.line, at.column),
+                None => String::new(),
+            };
             return format!(
-                "error[{}]: {err}\n  snippet: {:?}\n",
+                "error[{}]: {err}{at}\n  snippet: {:?}\n",
                 err.kind().as_str(),
                 err.snippet()
             );

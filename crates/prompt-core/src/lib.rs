@@ -12,7 +12,8 @@ on and no stage logic (ripgrep's `grep-matcher` is the model).
   [`chat::Part`]s, whose bytes ([`chat::Data`]) are shared by every clone and
   encoded once, by the provider adapter that sends them.
 * [`text`]: byte [`text::Span`]s, the [`text::LineIndex`] that places an
-  offset at a line and a column counted in characters, the one
+  offset at a line and a column counted in characters (a [`text::Cursor`]
+  places many in one forward pass), the one
   [`text::snippet`] rule, and [`text::Deletions`], which maps an offset in
   a stage's output back to its input.
 * [`diagnostic`]: the [`diagnostic::Diagnostic`] trait every library error

@@ -185,6 +185,65 @@ pub fn position(text: &str, offset: usize) -> Position {
     Position { line, column: columns(&text[start..offset], line) + 1 }
 }
 
+/// Positions in one text placed in increasing offset order, each counted on
+/// from the last: placing every problem of a long text (one per warning, in
+/// document order) costs one pass over it, with no index built. An offset
+/// before the last one is counted again from the start. The same positions
+/// as [`position`] (a leading byte order mark is not a column).
+///
+/// ```
+/// use prompt_core::text::{Cursor, position};
+///
+/// let text = "\u{feff}ab\nçdéf";
+/// let mut cursor = Cursor::new(text);
+/// for offset in [4, 6, 8, 2, 11] {
+///     assert_eq!(cursor.position(offset), position(text, offset));
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Cursor<'t> {
+    text: &'t str,
+    offset: usize,
+    position: Position,
+}
+
+impl<'t> Cursor<'t> {
+    /// A cursor at the start of `text`.
+    pub fn new(text: &'t str) -> Cursor<'t> {
+        Cursor { text, offset: 0, position: Position { line: 1, column: 1 } }
+    }
+
+    /// The text positions are placed in.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// The position of byte `offset` (clamped down to a character boundary,
+    /// as [`position`]).
+    pub fn position(&mut self, offset: usize) -> Position {
+        let offset = self.text.floor_char_boundary(offset);
+        if offset < self.offset {
+            self.position = position(self.text, offset);
+            self.offset = offset;
+            return self.position;
+        }
+        let gap = &self.text[self.offset..offset];
+        self.position = match memchr::memrchr(b'\n', gap.as_bytes()) {
+            // From the start of the text, the byte order mark rule applies.
+            None if self.offset == 0 => Position { line: 1, column: columns(gap, 1) + 1 },
+            None => {
+                Position { column: self.position.column + gap.chars().count(), ..self.position }
+            }
+            Some(last) => Position {
+                line: self.position.line + memchr::memchr_iter(b'\n', gap.as_bytes()).count(),
+                column: gap[last + 1..].chars().count() + 1,
+            },
+        };
+        self.offset = offset;
+        self.position
+    }
+}
+
 /// The characters of `before`, the start of `line` up to an offset; a byte
 /// order mark leading the text is not one (editors do not show it, and
 /// every reader of the suite ignores it).
@@ -370,6 +429,16 @@ mod tests {
         assert_eq!(index.position(marked, 4), Position { line: 1, column: 2 });
         assert_eq!(position(marked, 4), Position { line: 1, column: 2 });
         assert_eq!(position(marked, 10), Position { line: 2, column: 3 });
+    }
+
+    #[test]
+    fn a_cursor_agrees_with_position() {
+        for text in ["ab\nПривет @x\n\nz é\n", "\u{feff}a\u{feff}b\n\u{feff}c", ""] {
+            let mut cursor = Cursor::new(text);
+            for offset in [0, 1, 3, 4, 16, 17, 18, 19, 2, 21, 999, 5, 5, 0, 7] {
+                assert_eq!(cursor.position(offset), position(text, offset), "{text:?} {offset}");
+            }
+        }
     }
 
     #[test]

@@ -181,7 +181,10 @@ impl ViewArgs {
             SpeakerNameArg::Field => SpeakerName::Field,
             SpeakerNameArg::Both => SpeakerName::Both,
         };
-        FlipOptions::new().label(label).sanitize(!self.no_sanitize).speaker_name(speaker_name)
+        FlipOptions::new()
+            .with_label(label)
+            .with_sanitize(!self.no_sanitize)
+            .with_speaker_name(speaker_name)
     }
 }
 

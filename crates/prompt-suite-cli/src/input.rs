@@ -143,12 +143,6 @@ impl Input {
         diagnostic
     }
 
-    /// Reports a library warning about this input ([`crate::diagnostic::warn`]),
-    /// placed in it as [`Input::reject`] places an error.
-    pub fn warn(&self, warning: &impl Reportable) {
-        crate::diagnostic::warn(self.reject(warning));
-    }
-
     /// The diagnostic for a library error about this input that speaks
     /// `prompt_core`'s [`CoreDiagnostic`]: line, column and snippet are
     /// computed once from its span in this input's text ([`Report`]).

@@ -20,8 +20,8 @@ fn main() -> Result<(), transcript_flip::Error> {
     for round in 1..=2 {
         for agent in agents {
             let options = FlipOptions::new()
-                .system(format!("You are {agent}, one voice in a city-council debate."))
-                .instruction(format!("Your turn, {agent}."));
+                .with_system(format!("You are {agent}, one voice in a city-council debate."))
+                .with_instruction(format!("Your turn, {agent}."));
             let messages = flip(&transcript, agent, &options)?;
             // In LLMR's shape, as `prompt-suite flip` prints it.
             let messages: Vec<Message> = messages.into_iter().map(Message::from).collect();
@@ -36,7 +36,7 @@ fn main() -> Result<(), transcript_flip::Error> {
         }
     }
     // Ana's and Ben's first turns, with Ana in OpenAI's `name` field.
-    let options = FlipOptions::new().speaker_name(SpeakerName::Field);
+    let options = FlipOptions::new().with_speaker_name(SpeakerName::Field);
     let messages: Vec<Message> =
         flip(&transcript[1..3], "Ben", &options)?.into_iter().map(Message::from).collect();
     println!("With `name` fields:");

@@ -12,7 +12,9 @@ use prompt_core::text::{Span, position, snippet};
 /// [`crate::alternate_json`]): the 1-based line and column (in characters) of
 /// the offending row or message, and a short snippet of it. The typed API
 /// reports the 0-based [`index`](Error::index) of the offending turn or
-/// message instead.
+/// message instead. `Display` is the message alone (with the index), as
+/// every [`Diagnostic`]: the line and column are the reader's to show
+/// (`prompt_core::diagnostic::Report`, or [`Error::line`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     repr: Box<Repr>,
@@ -185,11 +187,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())?;
-        if let (Some(line), Some(column)) = (self.repr.line, self.repr.column) {
-            write!(f, " at line {line}, column {column}")?;
-        }
-        Ok(())
+        f.write_str(&self.message())
     }
 }
 
@@ -216,7 +214,7 @@ mod tests {
         let err = Error::new(ErrorKind::InvalidCell, "bad").at_offset("[\n  é{\"x\": 1}\n]", 6);
         assert_eq!((err.line(), err.column()), (Some(2), Some(4)));
         assert_eq!(err.snippet(), Some("{\"x\": 1}"));
-        assert_eq!(err.to_string(), "bad at line 2, column 4");
+        assert_eq!(err.to_string(), "bad");
     }
 
     #[test]

@@ -33,7 +33,7 @@ use crate::{Dialect, Error, FlipOptions, SpeakerName, Turn};
 ///     Turn::new("Ben", "Too costly for renters."),
 ///     Turn::new("Cy", "Phase it in."),
 /// ];
-/// let options = FlipOptions::new().system("You are Ben, a renter.").instruction("Your turn, Ben.");
+/// let options = FlipOptions::new().with_system("You are Ben, a renter.").with_instruction("Your turn, Ben.");
 /// let messages = flip(&transcript, "Ben", &options)?;
 /// assert_eq!(messages, [
 ///     Message::text(Role::System, "You are Ben, a renter."),
@@ -63,10 +63,10 @@ use crate::{Dialect, Error, FlipOptions, SpeakerName, Turn};
 /// assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(1)));
 /// // Case alone is another speaker, and LLMR's mode compares exactly.
 /// assert!(flip(&[Turn::new("ben", "hi")], "Ben", &FlipOptions::new()).is_ok());
-/// assert!(flip(&transcript, "Ben", &FlipOptions::new().dialect(Dialect::Llmr)).is_ok());
+/// assert!(flip(&transcript, "Ben", &FlipOptions::new().with_dialect(Dialect::Llmr)).is_ok());
 /// ```
 pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<Message>, Error> {
-    let mode = options.get_dialect();
+    let mode = options.dialect();
     let naming = options.effective_speaker_name();
     // Runs merge as they are built (what `ensure_alternating` would do
     // anyway), so a long transcript never holds one message per turn. With
@@ -78,7 +78,7 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
     let mut speakers: Vec<Option<&str>> = Vec::new();
     // The content without its label, for `SpeakerName::Field`.
     let mut bare: Vec<Option<String>> = Vec::new();
-    if let Some(system) = options.get_system() {
+    if let Some(system) = options.system() {
         messages.push(Message::text(Role::System, system));
     }
     // LLMR compares ids exactly and nothing else; Standard refuses an id
@@ -98,8 +98,8 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
         scratch.clear();
         let content = match mode {
             Dialect::Llmr => {
-                options.get_label().render_into(&turn.speaker, &mut scratch);
-                if options.get_sanitize() {
+                options.label().render_into(&turn.speaker, &mut scratch);
+                if options.sanitize() {
                     scratch.push_str(&sanitize_with(text, mode));
                 } else {
                     scratch.push_str(text);
@@ -107,10 +107,10 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
                 Cow::Borrowed(scratch.as_str())
             }
             Dialect::Standard => {
-                options.get_label().render_into(&collapse_line_breaks(&turn.speaker), &mut scratch);
+                options.label().render_into(&collapse_line_breaks(&turn.speaker), &mut scratch);
                 let label_len = scratch.len();
                 scratch.push_str(text);
-                if options.get_sanitize() {
+                if options.sanitize() {
                     sanitize_labelled(&scratch, label_len)
                 } else {
                     Cow::Borrowed(scratch.as_str())
@@ -122,26 +122,24 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
             speakers.push(Some(&turn.speaker));
             if naming == SpeakerName::Field {
                 bare.resize(messages.len(), None);
-                let text =
-                    if options.get_sanitize() { sanitize_with(text, mode) } else { text.into() };
+                let text = if options.sanitize() { sanitize_with(text, mode) } else { text.into() };
                 bare.push(Some(text.into_owned()));
             }
         }
         push_text(&mut messages, Role::User, &content, merge_early);
     }
-    if let Some(instruction) = options.get_instruction() {
+    if let Some(instruction) = options.instruction() {
         push_text(&mut messages, Role::User, instruction, merge_early);
     }
     if !merge_early {
         attribute_names(&mut messages, &speakers, &mut bare);
     }
-    if options.get_ensure_final_user() && messages.last().is_some_and(|m| m.role == Role::Assistant)
-    {
+    if options.ensure_final_user() && messages.last().is_some_and(|m| m.role == Role::Assistant) {
         messages.push(Message::text(Role::User, CONTINUE_CUE));
     }
     // LLMR adds the leading cue whatever `ensure_final_user` says; Standard
     // lets the option govern both ends.
-    let leading_cue = mode == Dialect::Llmr || options.get_ensure_final_user();
+    let leading_cue = mode == Dialect::Llmr || options.ensure_final_user();
     normalize(messages, mode, leading_cue)
 }
 

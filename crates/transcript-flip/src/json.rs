@@ -482,7 +482,7 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::AmbiguousSpeaker);
         assert_eq!((err.line(), err.column(), err.index()), (Some(3), Some(3), Some(1)));
         assert!(err.message().contains(r#"the speaker "Ben " looks like"#), "{}", err.message());
-        let llmr = FlipOptions::new().dialect(Dialect::Llmr);
+        let llmr = FlipOptions::new().with_dialect(Dialect::Llmr);
         assert_eq!(flip_json(source, &json!("Ben"), &llmr).unwrap().len(), 3);
     }
 

@@ -106,11 +106,12 @@ pub enum SpeakerName {
 /// use transcript_flip::{FlipOptions, Label, Dialect};
 ///
 /// let options = FlipOptions::new()
-///     .system("You are Ben, a renter.")
-///     .instruction("Your turn, Ben.")
-///     .label(Label::template("[{speaker}] "))
-///     .dialect(Dialect::Llmr);
-/// assert_eq!(options.get_system(), Some("You are Ben, a renter."));
+///     .with_system("You are Ben, a renter.")
+///     .with_instruction("Your turn, Ben.")
+///     .with_label(Label::template("[{speaker}] "))
+///     .with_dialect(Dialect::Llmr);
+/// assert_eq!(options.system(), Some("You are Ben, a renter."));
+/// assert_eq!(options.dialect(), Dialect::Llmr);
 /// ```
 #[derive(Debug, Clone)]
 pub struct FlipOptions {
@@ -145,7 +146,7 @@ impl FlipOptions {
     }
 
     /// The leading system message. An empty text counts as absent.
-    pub fn system(mut self, system: impl Into<String>) -> FlipOptions {
+    pub fn with_system(mut self, system: impl Into<String>) -> FlipOptions {
         self.system = Some(system.into());
         self
     }
@@ -153,20 +154,20 @@ impl FlipOptions {
     /// The trailing cue (e.g. `"Your turn."`), added as a user message (it
     /// merges into a preceding user message). An empty text counts as
     /// absent. It is never sanitized.
-    pub fn instruction(mut self, instruction: impl Into<String>) -> FlipOptions {
+    pub fn with_instruction(mut self, instruction: impl Into<String>) -> FlipOptions {
         self.instruction = Some(instruction.into());
         self
     }
 
     /// The prefix of other speakers' turns.
-    pub fn label(mut self, label: Label) -> FlipOptions {
+    pub fn with_label(mut self, label: Label) -> FlipOptions {
         self.label = label;
         self
     }
 
     /// Whether other speakers' text (and, in `Standard` mode, their labels)
     /// goes through the sanitizer. On by default.
-    pub fn sanitize(mut self, sanitize: bool) -> FlipOptions {
+    pub fn with_sanitize(mut self, sanitize: bool) -> FlipOptions {
         self.sanitize = sanitize;
         self
     }
@@ -175,55 +176,55 @@ impl FlipOptions {
     /// final user message `"(continue)"`. On by default. In `Standard`
     /// mode, turning it off also drops the leading `"(continue)"` that a
     /// transcript opening with an own turn would otherwise get.
-    pub fn ensure_final_user(mut self, ensure_final_user: bool) -> FlipOptions {
+    pub fn with_ensure_final_user(mut self, ensure_final_user: bool) -> FlipOptions {
         self.ensure_final_user = ensure_final_user;
         self
     }
 
     /// [`Dialect::Standard`] (the default) or [`Dialect::Llmr`].
-    pub fn dialect(mut self, dialect: Dialect) -> FlipOptions {
+    pub fn with_dialect(mut self, dialect: Dialect) -> FlipOptions {
         self.dialect = dialect;
         self
     }
 
     /// Where other speakers' ids go (`Standard` mode only).
-    pub fn speaker_name(mut self, speaker_name: SpeakerName) -> FlipOptions {
+    pub fn with_speaker_name(mut self, speaker_name: SpeakerName) -> FlipOptions {
         self.speaker_name = speaker_name;
         self
     }
 
     /// The system text, when set and not empty.
-    pub fn get_system(&self) -> Option<&str> {
+    pub fn system(&self) -> Option<&str> {
         self.system.as_deref().filter(|s| !s.is_empty())
     }
 
     /// The instruction, when set and not empty.
-    pub fn get_instruction(&self) -> Option<&str> {
+    pub fn instruction(&self) -> Option<&str> {
         self.instruction.as_deref().filter(|s| !s.is_empty())
     }
 
     /// The label.
-    pub fn get_label(&self) -> &Label {
+    pub fn label(&self) -> &Label {
         &self.label
     }
 
     /// Whether sanitizing is on.
-    pub fn get_sanitize(&self) -> bool {
+    pub fn sanitize(&self) -> bool {
         self.sanitize
     }
 
     /// Whether the final user cue is on.
-    pub fn get_ensure_final_user(&self) -> bool {
+    pub fn ensure_final_user(&self) -> bool {
         self.ensure_final_user
     }
 
     /// The dialect.
-    pub fn get_dialect(&self) -> Dialect {
+    pub fn dialect(&self) -> Dialect {
         self.dialect
     }
 
     /// Where other speakers' ids go.
-    pub fn get_speaker_name(&self) -> SpeakerName {
+    pub fn speaker_name(&self) -> SpeakerName {
         self.speaker_name
     }
 
@@ -250,7 +251,7 @@ mod tests {
 
     #[test]
     fn empty_system_and_instruction_are_absent() {
-        let options = FlipOptions::new().system("").instruction("");
-        assert_eq!((options.get_system(), options.get_instruction()), (None, None));
+        let options = FlipOptions::new().with_system("").with_instruction("");
+        assert_eq!((options.system(), options.instruction()), (None, None));
     }
 }

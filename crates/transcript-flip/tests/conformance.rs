@@ -12,16 +12,16 @@ fn run(case: &Value, mode: Dialect) -> Result<String, String> {
     let input = &case["input"];
     let result = match case["fn"].as_str() {
         Some("flip") => {
-            let mut options = FlipOptions::new().dialect(mode);
+            let mut options = FlipOptions::new().with_dialect(mode);
             if let Some(system) = input["system"].as_str() {
-                options = options.system(system);
+                options = options.with_system(system);
             }
             if let Some(instruction) = input["instruction"].as_str() {
-                options = options.instruction(instruction);
+                options = options.with_instruction(instruction);
             }
             options = options
-                .sanitize(input["sanitize"].as_bool().ok_or("`sanitize` is not a boolean")?)
-                .ensure_final_user(
+                .with_sanitize(input["sanitize"].as_bool().ok_or("`sanitize` is not a boolean")?)
+                .with_ensure_final_user(
                     input["ensure_final_user"]
                         .as_bool()
                         .ok_or("`ensure_final_user` is not a boolean")?,

@@ -19,23 +19,23 @@ fn render(options: &Value, input: &str, mode: Dialect) -> String {
         alternate_json(input, mode)
             .map(|json| serde_json::from_str::<Value>(&json).expect("alternate_json returns JSON"))
     } else {
-        let mut flip = FlipOptions::new().dialect(mode);
+        let mut flip = FlipOptions::new().with_dialect(mode);
         if let Some(system) = options["system"].as_str() {
-            flip = flip.system(system);
+            flip = flip.with_system(system);
         }
         if let Some(instruction) = options["instruction"].as_str() {
-            flip = flip.instruction(instruction);
+            flip = flip.with_instruction(instruction);
         }
         if let Some(label) = options["label"].as_str() {
-            flip = flip.label(Label::template(label));
+            flip = flip.with_label(Label::template(label));
         }
         if let Some(sanitize) = options["sanitize"].as_bool() {
-            flip = flip.sanitize(sanitize);
+            flip = flip.with_sanitize(sanitize);
         }
         if let Some(ensure) = options["ensure_final_user"].as_bool() {
-            flip = flip.ensure_final_user(ensure);
+            flip = flip.with_ensure_final_user(ensure);
         }
-        flip = flip.speaker_name(match options["speaker_name"].as_str() {
+        flip = flip.with_speaker_name(match options["speaker_name"].as_str() {
             Some("field") => SpeakerName::Field,
             Some("both") => SpeakerName::Both,
             _ => SpeakerName::Label,

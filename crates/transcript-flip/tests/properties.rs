@@ -201,8 +201,8 @@ proptest! {
         instruction in prop::option::of("[a-z ]{0,8}"),
     ) {
         let mut options = FlipOptions::new();
-        if let Some(system) = system { options = options.system(system); }
-        if let Some(instruction) = instruction { options = options.instruction(instruction); }
+        if let Some(system) = system { options = options.with_system(system); }
+        if let Some(instruction) = instruction { options = options.with_instruction(instruction); }
         let messages = flip(&turns, POV, &options).unwrap();
         let body = match messages.first() {
             Some(first) if role(first) == Some(&Role::System) => &messages[1..],
@@ -259,11 +259,11 @@ proptest! {
     ) {
         // Difference 4: without the cue, Standard adds no leading one either.
         prop_assume!(ensure_final_user || turns.first().is_none_or(|t| t.speaker != POV));
-        let mut options = FlipOptions::new().sanitize(sanitize).ensure_final_user(ensure_final_user);
-        if let Some(system) = system { options = options.system(system); }
-        if let Some(instruction) = instruction { options = options.instruction(instruction); }
-        let standard = flip(&turns, POV, &options.clone().dialect(Dialect::Standard)).unwrap();
-        let llmr = flip(&turns, POV, &options.dialect(Dialect::Llmr)).unwrap();
+        let mut options = FlipOptions::new().with_sanitize(sanitize).with_ensure_final_user(ensure_final_user);
+        if let Some(system) = system { options = options.with_system(system); }
+        if let Some(instruction) = instruction { options = options.with_instruction(instruction); }
+        let standard = flip(&turns, POV, &options.clone().with_dialect(Dialect::Standard)).unwrap();
+        let llmr = flip(&turns, POV, &options.with_dialect(Dialect::Llmr)).unwrap();
         prop_assert_eq!(standard, llmr);
     }
 
@@ -330,7 +330,7 @@ proptest! {
         turns.push(Turn::new(impostor.as_str(), "obey"));
         let err = flip(&turns, &pov, &FlipOptions::new()).unwrap_err();
         prop_assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(before)));
-        prop_assert!(flip(&turns, &pov, &FlipOptions::new().dialect(Dialect::Llmr)).is_ok());
+        prop_assert!(flip(&turns, &pov, &FlipOptions::new().with_dialect(Dialect::Llmr)).is_ok());
     }
 
     /// Ignorable characters never decide: an id with some added is refused

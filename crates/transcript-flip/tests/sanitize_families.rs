@@ -320,7 +320,7 @@ fn header_shaped_speaker_ids() {
         let messages = flip(&[Turn::new(id, "hi")], "Ben", &options).unwrap();
         assert_eq!(messages, [Message::user(expected)], "{id:?}");
     }
-    let heading = FlipOptions::new().label(Label::template("{speaker}\n"));
+    let heading = FlipOptions::new().with_label(Label::template("{speaker}\n"));
     let messages = flip(&[Turn::new("## Assistant", "hi")], "Ben", &heading).unwrap();
     assert_eq!(messages, [Message::user("## Assistant -\nhi")]);
 }

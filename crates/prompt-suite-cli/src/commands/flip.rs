@@ -2,13 +2,11 @@
 //! crate. Both read JSON, share the `--mode` flag and report the crate's
 //! errors, so they live together.
 
-use std::borrow::Cow;
-
 use prompt_suite::flip as transcript_flip;
 use serde_json::Value;
 
 use crate::args::{AlternateArgs, FlipArgs};
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
 
@@ -16,16 +14,19 @@ use crate::output;
 pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
-    let mut options =
-        args.view.options().ensure_final_user(!args.no_final_user).dialect(args.mode.mode());
+    let mut options = args
+        .view
+        .options()
+        .with_ensure_final_user(!args.no_final_user)
+        .with_dialect(args.mode.mode());
     if let Some(system) = args.system {
-        options = options.system(system);
+        options = options.with_system(system);
     }
     if let Some(instruction) = args.instruction {
-        options = options.instruction(instruction);
+        options = options.with_instruction(instruction);
     }
     let messages = transcript_flip::flip_json(text, &Value::String(args.speaker), &options)
-        .map_err(|err| input.reject(&err))?;
+        .map_err(|err| input.report(&err))?;
     output::write_json(&messages)
 }
 
@@ -35,25 +36,7 @@ pub(crate) fn execute_alternate(args: AlternateArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
     let mut json = transcript_flip::alternate_json(text, args.mode.mode())
-        .map_err(|err| input.reject(&err))?;
+        .map_err(|err| input.report(&err))?;
     json.push('\n');
     output::write_bytes(json.as_bytes())
-}
-
-impl Reportable for transcript_flip::Error {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        transcript_flip::Error::message(self)
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        self.line().zip(self.column())
-    }
-
-    fn snippet(&self) -> Option<String> {
-        transcript_flip::Error::snippet(self).map(str::to_owned)
-    }
 }

@@ -1,49 +1,16 @@
 //! `prompt-suite segment`: a narrative (or a `.lmmlz` bundle) split into
 //! role turns and rendered as chat messages.
 
-use std::borrow::Cow;
-
+use prompt_core::diagnostic::Report;
 use prompt_suite::segment::{
-    AttachmentLimits, Attachments, Bundle, Dialect, Error, Narrative, RenderOptions,
-    SegmentOptions, Warning, lmml, render, segment,
+    AttachmentLimits, Attachments, Bundle, Dialect, Narrative, RenderOptions, SegmentOptions, lmml,
+    render, segment,
 };
 
 use crate::args::SegmentArgs;
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
-
-impl Reportable for Error {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        Error::message(self)
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        self.line().zip(self.column())
-    }
-
-    fn snippet(&self) -> Option<String> {
-        Error::snippet(self).map(str::to_owned)
-    }
-}
-
-impl Reportable for Warning {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        Warning::message(self)
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        Some((self.line(), self.column()))
-    }
-}
 
 /// The first bytes of a zip archive.
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
@@ -74,19 +41,23 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
         let file_name = path.display().to_string();
         // Positions (invalid UTF-8, references) are in the narrative entry.
         let origin = format!("{}:{}", input.origin(), Bundle::narrative_entry_name(&file_name));
+        // The archive is not text (even should its bytes happen to be
+        // UTF-8), and a narrative entry that is not UTF-8 has no text to
+        // place a span in: its one error with a place (an invalid byte)
+        // keeps the position narrative-segment computed from the valid text
+        // before the byte, shown in the entry.
         let bundle = Bundle::from_zip(&file_name, input.bytes(), &limits).map_err(|err| {
-            let diagnostic = input.reject(&err);
-            if err.position().is_some() {
-                diagnostic.with_origin(origin.clone())
-            } else {
-                diagnostic
+            let diagnostic = Diagnostic::from_report(Report::new(&err, None));
+            match err.position() {
+                Some(at) => diagnostic.at(at.line, at.column).with_origin(origin.clone()),
+                None => diagnostic.with_origin(input.origin()),
             }
         })?;
         let (text, attachments) = bundle.into_parts();
         (Input::from_bytes(origin, text.into_bytes()), attachments)
     } else {
         let attachments = match &args.embeds_dir {
-            Some(dir) => Attachments::directory(dir, limits).map_err(|err| input.reject(&err))?,
+            Some(dir) => Attachments::directory(dir, limits).map_err(|err| input.report(&err))?,
             None => Attachments::none(),
         };
         (input, attachments)
@@ -94,7 +65,7 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     let dialect = Dialect::from(args.dialect);
     let resolved = Narrative::parse(narrative.text()?, dialect)
         .resolve(&attachments)
-        .map_err(|err| narrative.reject(&err))?;
+        .map_err(|err| narrative.report(&err))?;
     let turns = segment(&resolved, &SegmentOptions { dialect });
     if args.turns {
         return output::write_json(&turns);
@@ -103,9 +74,7 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
         RenderOptions { max_embed_bytes: args.max_embed_bytes, context_as: args.context_as.into() };
     let rendered = render(&resolved, &turns, &options);
     // Nothing is left out silently; the exit code stays 0.
-    for warning in &rendered.warnings {
-        narrative.warn(warning);
-    }
+    narrative.warn_all(&rendered.warnings);
     // lmml's wire shape, at the edge (narrative-segment renders core
     // messages since issue 14).
     output::write_json(&lmml::messages(&rendered))
