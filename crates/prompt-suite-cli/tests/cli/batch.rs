@@ -270,7 +270,7 @@ fn openai_line_errors(line: &str) -> Vec<String> {
     if keys != ["custom_id", "method", "url", "body"] {
         errors.push(format!("keys {keys:?}"));
     }
-    if !object["custom_id"].as_str().is_some_and(|id| !id.is_empty()) {
+    if object["custom_id"].as_str().is_none_or(str::is_empty) {
         errors.push("custom_id is not a non-empty string".to_owned());
     }
     if object["method"] != "POST" {
