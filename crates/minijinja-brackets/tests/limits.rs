@@ -42,7 +42,7 @@ fn one_hundred_levels_of_each_kind_of_nesting_work_at_the_default_limit() {
     let env = Environment::new();
     let context: Context = serde_json::from_str(r#"{"state": {"x": [0]}}"#).unwrap();
     type Make = fn(usize) -> String;
-    let kinds: [(&str, Make); 9] = [
+    let kinds: [(&str, Make); 11] = [
         ("parentheses", |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n))),
         ("lists", |n| format!("[[ {}x{} -> length ]]", "[".repeat(n), "]".repeat(n))),
         ("maps", |n| format!("[[ {}x{} -> length ]]", "{\"a\": ".repeat(n), "}".repeat(n))),
@@ -53,6 +53,12 @@ fn one_hundred_levels_of_each_kind_of_nesting_work_at_the_default_limit() {
         ("if blocks", |n| format!("{}y{}", "[% if x %]".repeat(n), "[% endif %]".repeat(n))),
         ("for blocks", |n| {
             format!("{}y{}", "[% for i in x %]".repeat(n), "[% endfor %]".repeat(n))
+        }),
+        ("with blocks", |n| {
+            format!("{}y{}", "[% with a = x %]".repeat(n), "[% endwith %]".repeat(n))
+        }),
+        ("filter blocks", |n| {
+            format!("{}y{}", "[% filter upper %]".repeat(n), "[% endfilter %]".repeat(n))
         }),
     ];
     for (kind, make) in kinds {

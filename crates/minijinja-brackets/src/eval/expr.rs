@@ -131,7 +131,34 @@ impl<'t> Renderer<'t> {
             return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
+        if let Repr::Macro(macro_name) = &value.0 {
+            return self.macro_attr(macro_name, name, base.span);
+        }
         Ok(value.get(name).cloned().unwrap_or_default())
+    }
+
+    /// `m.name`, `m.arguments`, `m.caller`; any other attribute of a macro
+    /// is an error, never a silent undefined.
+    fn macro_attr(&mut self, macro_name: &str, attr: &str, span: Span) -> Result<Value, Error> {
+        let def = self.macro_named(macro_name);
+        match (attr, def) {
+            ("name", _) => Ok(Value::str(macro_name)),
+            ("arguments", Some(def)) => {
+                let names = def.params.iter().map(|(p, _)| Value::str(p)).collect();
+                let list = Value::list(names);
+                self.charge(list.owned_size(), span)?;
+                Ok(list)
+            }
+            ("caller", Some(def)) => Ok(Value::from(def.caller)),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "macro `{macro_name}` has no attribute `{attr}` \
+                     (a macro has `name`, `arguments` and `caller`)"
+                ),
+                span,
+            )),
+        }
     }
 
     fn item(
@@ -166,6 +193,16 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let value = self.eval(value)?;
+        self.apply_filter(value, call, span)
+    }
+
+    /// Runs the filter `call` on `value`.
+    pub(super) fn apply_filter(
+        &mut self,
+        value: Value,
+        call: &'t FilterCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let filter = &self.resolved.filters[call.id as usize];
@@ -354,6 +391,11 @@ impl<'t> Renderer<'t> {
                     }
                     Resolved::State => self.lookup(name, callee.span)?,
                 };
+                if !matches!(value.0, Repr::Macro(_)) {
+                    // Arguments are evaluated before the callee is checked
+                    // (minijinja's order): their errors come first.
+                    self.eval_args(args)?;
+                }
                 match value.0 {
                     Repr::Macro(_) => self.call_value(&value, args, span),
                     Repr::Undefined => Err(self.error(
@@ -407,6 +449,7 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let Repr::Macro(name) = &value.0 else {
+            self.eval_args(args)?;
             return Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("{} is not callable", describe(value)),

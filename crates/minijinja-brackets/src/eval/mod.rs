@@ -28,8 +28,10 @@ use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    self, CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
+    self, CallArgs, Control, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target,
+    TargetName, WithBlock,
 };
+use crate::value::text::{escape_html, escaped_len};
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
@@ -90,6 +92,8 @@ pub(crate) fn render_with<'t>(
         fuel,
         macro_depth: 0,
         depth: 0,
+        control: None,
+        autoescape: false,
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
@@ -117,6 +121,11 @@ pub(crate) struct Renderer<'t> {
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
+    /// A `break` or `continue` ran: every block on the way out to the
+    /// innermost loop stops, and that loop takes it.
+    control: Option<Control>,
+    /// Inside `[% autoescape true %]`: `[[ ]]` HTML-escapes what it prints.
+    autoescape: bool,
     draws: Draws,
     stack: StackBudget,
 }
@@ -211,6 +220,7 @@ impl<'t> Renderer<'t> {
                 span,
             )),
             Repr::Undefined | Repr::None => Ok(()),
+            _ if self.autoescape => self.write_escaped(value, span),
             Repr::Str(text) => {
                 if self.out.len() + text.len() > self.limits.output_limit {
                     return Err(self.output_limit(span));
@@ -238,9 +248,53 @@ impl<'t> Renderer<'t> {
         }
     }
 
+    /// Prints `value` HTML-escaped (inside `autoescape`): each authored or
+    /// data piece escaped on its own, so it keeps its provenance.
+    fn write_escaped(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        let max = self.limits.output_limit;
+        let printed: Cow<'_, str> = match value.as_str() {
+            Some(text) => Cow::Borrowed(text),
+            None => {
+                let mut text = String::new();
+                value.write_printed(&mut text, max).map_err(|TooLong| self.output_limit(span))?;
+                Cow::Owned(text)
+            }
+        };
+        let whole = 0..printed.len();
+        let all = std::slice::from_ref(&whole);
+        let data = match &value.0 {
+            Repr::Text(text) => text.data(),
+            _ => all,
+        };
+        self.charge(RANGE * data.len(), span)?;
+        let mut at = 0;
+        let mut escaped = String::new();
+        let end = printed.len()..printed.len();
+        for piece in data.iter().cloned().chain(std::iter::once(end)) {
+            for (range, is_data) in [(at..piece.start, false), (piece.clone(), true)] {
+                let text = &printed[range];
+                if self.out.len().saturating_add(escaped_len(text)) > max {
+                    return Err(self.output_limit(span));
+                }
+                escaped.clear();
+                escape_html(text, &mut escaped);
+                if is_data {
+                    self.out.push_data(&escaped);
+                } else {
+                    self.out.push_authored(&escaped);
+                }
+            }
+            at = piece.end;
+        }
+        Ok(())
+    }
+
     fn exec(&mut self, nodes: &'t [Node<'t>]) -> Result<(), Error> {
         for node in nodes {
             self.exec_node(node)?;
+            if self.control.is_some() {
+                break;
+            }
         }
         Ok(())
     }
@@ -276,9 +330,28 @@ impl<'t> Renderer<'t> {
                 let value = self.eval(value)?;
                 self.assign(target, value, *span)
             }
-            Node::SetBlock { target, body, span } => {
-                let captured = self.capture(body, *span)?;
-                self.assign(target, captured, *span)
+            Node::SetBlock(block) => {
+                let captured = self.capture(&block.body, block.span)?;
+                let value = self.filtered(captured, &block.filters, block.span)?;
+                self.assign(&block.target, value, block.span)
+            }
+            Node::Control(control, span) => {
+                self.spend(1, *span)?;
+                self.control = Some(*control);
+                Ok(())
+            }
+            Node::Do(e) => self.eval(e).map(drop),
+            Node::With(block) => self.exec_with(block),
+            Node::FilterBlock(block) => {
+                let captured = self.capture(&block.body, block.span)?;
+                let value = self.filtered(captured, &block.filters, block.span)?;
+                self.write_value(&value, block.span)
+            }
+            Node::Autoescape { on, body } => {
+                let outer = std::mem::replace(&mut self.autoescape, *on);
+                let result = self.exec_block(body, Span::default());
+                self.autoescape = outer;
+                result
             }
             Node::Macro(def) => {
                 self.spend(1, Span::default())?;
@@ -424,8 +497,15 @@ impl<'t> Renderer<'t> {
             self.charge(items.owned_size(), l.iterable.span)?;
         }
         let names = NameIndex::of(l.targets.iter().copied());
-        let mut state =
-            LoopState { targets: &l.targets, names, values: Vec::new(), items, index: 0 };
+        let mut state = LoopState {
+            targets: &l.targets,
+            pattern: &l.pattern,
+            names,
+            values: Vec::new(),
+            items,
+            index: 0,
+            filtering: true,
+        };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
             let mut kept = Vec::new();
@@ -440,6 +520,7 @@ impl<'t> Renderer<'t> {
             state = s;
             state.items = Arc::new(List::new(kept));
         }
+        state.filtering = false;
         if state.items.is_empty() {
             return self.exec_block(&l.otherwise, l.span);
         }
@@ -450,6 +531,9 @@ impl<'t> Renderer<'t> {
             self.spend(1, l.span)?;
             self.bind_loop(index, item, l.span)?;
             self.exec(&l.body)?;
+            if self.control.take() == Some(Control::Break) {
+                break;
+            }
         }
         self.depth -= 1;
         self.frames.pop();
@@ -467,22 +551,69 @@ impl<'t> Renderer<'t> {
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();
-        if let [_] = state.targets {
-            state.values.push(item.clone());
-            return Ok(());
-        }
-        let wanted = state.targets.len();
-        match item.as_list() {
-            Some(parts) if parts.len() == wanted => {
-                state.values.extend(parts.iter().cloned());
-                Ok(())
+        let pattern = state.pattern;
+        let unpacked = unpack(pattern, item, &mut state.values);
+        unpacked.map_err(|message| self.error(ErrorKind::InvalidOperation, message, span))
+    }
+
+    /// `with`: each value evaluated in turn, seeing the names bound before
+    /// it (minijinja's order; a name not bound yet is the outer one), then
+    /// unpacked into the body's frame.
+    fn exec_with(&mut self, block: &'t WithBlock<'t>) -> Result<(), Error> {
+        self.spend(block.names.len() as u64 / 64, block.span)?;
+        let index = NameIndex::of(block.names.iter().copied());
+        self.frames.push(Frame::With(Vec::with_capacity(block.names.len()), index));
+        let mut values = Vec::new();
+        let mut names = block.names.iter().copied();
+        for (pattern, e) in &block.bindings {
+            let value = self.eval(e);
+            let unpacked = value.and_then(|value| {
+                values.clear();
+                unpack(pattern, &value, &mut values)
+                    .map_err(|message| self.error(ErrorKind::InvalidOperation, message, e.span))
+            });
+            if let Err(err) = unpacked {
+                self.frames.pop();
+                return Err(err);
             }
-            _ => Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!("cannot unpack {} into {wanted} loop variables", describe(item)),
-                span,
-            )),
+            if let Some(Frame::With(bound, _)) = self.frames.last_mut() {
+                bound.extend(names.by_ref().zip(values.drain(..)));
+            }
         }
+        let result = self.exec_block(&block.body, block.span);
+        self.frames.pop();
+        result
+    }
+
+    /// A `filter` block's or filtered `set` block's result: the captured
+    /// body through each filter. Authored when everything the filters read
+    /// was (the body had no data and every argument is a literal), else
+    /// all data: a filter cannot say which output byte came from which
+    /// input byte.
+    fn filtered(
+        &mut self,
+        captured: Value,
+        filters: &'t [ast::FilterCall<'t>],
+        span: Span,
+    ) -> Result<Value, Error> {
+        if filters.is_empty() {
+            return Ok(captured);
+        }
+        let literal = |e: &Expr<'_>| matches!(e.kind, ExprKind::Const(_));
+        let authored = captured.is_all_authored()
+            && filters.iter().all(|f| {
+                f.args.positional.iter().all(literal)
+                    && f.args.keywords.iter().all(|(_, e)| literal(e))
+            });
+        let mut value = captured;
+        for call in filters {
+            value = self.apply_filter(value, call, span)?;
+        }
+        Ok(match (authored, value.as_str()) {
+            (true, Some(text)) => Value::authored(text),
+            (false, Some(text)) if matches!(value.0, Repr::Text(_)) => Value::str(text),
+            _ => value,
+        })
     }
 
     /// Writes `value` into a store, recording the write.
@@ -662,12 +793,23 @@ impl<'t> Renderer<'t> {
         self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
-    /// The innermost loop visible from here (not across a macro call).
+    /// The innermost loop whose `loop` is visible from here (not across a
+    /// macro call; a loop's `if` filter sees the enclosing loop's).
     fn current_loop(&self) -> Option<&LoopState<'t>> {
-        match self.frames.last()? {
-            Frame::Loop(state) => Some(state),
-            Frame::Macro(..) => None,
+        for frame in self.frames.iter().rev() {
+            match frame {
+                // A filter's own target named `loop` hides the outer one.
+                Frame::Loop(state) if state.filtering => {
+                    if state.targets.contains(&"loop") {
+                        return None;
+                    }
+                }
+                Frame::Loop(state) => return Some(state),
+                Frame::With(..) => {}
+                Frame::Macro(..) => return None,
+            }
         }
+        None
     }
 }
 
@@ -678,6 +820,27 @@ enum Resolved<'t> {
     Macro(&'t MacroDef<'t>),
     /// Not bound here: read the state store.
     State,
+}
+
+/// Unpacks `item` by `pattern`, pushing the values of its names in order;
+/// the message when it does not fit.
+fn unpack(pattern: &ast::Pattern<'_>, item: &Value, out: &mut Vec<Value>) -> Result<(), String> {
+    let parts = match pattern {
+        ast::Pattern::Name(_) => {
+            out.push(item.clone());
+            return Ok(());
+        }
+        ast::Pattern::Tuple(parts) => parts,
+    };
+    match item.as_list() {
+        Some(items) if items.len() == parts.len() => {
+            for (part, item) in parts.iter().zip(items.iter()) {
+                unpack(part, item, out)?;
+            }
+            Ok(())
+        }
+        _ => Err(format!("cannot unpack {} into {} variables", describe(item), parts.len())),
+    }
 }
 
 /// The loop frame is pushed just before and popped just after its body;

@@ -84,8 +84,19 @@ pub(crate) enum Node<'a> {
     For(Box<ForLoop<'a>>),
     /// `[% set target = value %]`
     Set { target: Box<Target<'a>>, value: Box<Expr<'a>>, span: Span },
-    /// `[% set target %]body[% endset %]`
-    SetBlock { target: Box<Target<'a>>, body: Vec<Node<'a>>, span: Span },
+    /// `[% set target [-> filters] %]body[% endset %]`
+    SetBlock(Box<SetBlock<'a>>),
+    /// `[% break %]` or `[% continue %]` (only inside a `for` body).
+    Control(Control, Span),
+    /// `[% with a = x, (b, c) = y %]body[% endwith %]`
+    With(Box<WithBlock<'a>>),
+    /// `[% do expr %]`: evaluated, its value (and a macro's output) dropped.
+    Do(Expr<'a>),
+    /// `[% filter f -> g %]body[% endfilter %]`
+    FilterBlock(Box<FilterBlock<'a>>),
+    /// `[% autoescape on %]body[% endautoescape %]`: whether `[[ ]]` inside
+    /// HTML-escapes what it prints.
+    Autoescape { on: bool, body: Vec<Node<'a>> },
     /// `[% macro name(params) %]`
     Macro(Box<MacroDef<'a>>),
     /// `[% chance p %]`, with `elif q` branches, each rolled in turn.
@@ -103,6 +114,59 @@ pub(crate) enum Node<'a> {
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<Node<'static>>() <= 56 && size_of::<Expr<'static>>() <= 40);
 
+/// `break` or `continue`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Control {
+    Break,
+    Continue,
+}
+
+/// `set target -> filters` with a body up to `endset`.
+#[derive(Debug)]
+pub(crate) struct SetBlock<'a> {
+    pub(crate) target: Target<'a>,
+    /// Applied to the captured body, in order (none: the body as it is).
+    pub(crate) filters: Vec<FilterCall<'a>>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// `with pattern = value, ...` and its body.
+#[derive(Debug)]
+pub(crate) struct WithBlock<'a> {
+    /// Every name the patterns bind, in order (what the body's frame holds).
+    pub(crate) names: Vec<&'a str>,
+    pub(crate) bindings: Vec<(Pattern<'a>, Expr<'a>)>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// `filter f(args) -> g` and its body.
+#[derive(Debug)]
+pub(crate) struct FilterBlock<'a> {
+    pub(crate) filters: Vec<FilterCall<'a>>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// What a `for` or `with` binds: a name, or a tuple of patterns that
+/// unpacks a list of as many items (`(a, (b, c))`).
+#[derive(Debug)]
+pub(crate) enum Pattern<'a> {
+    Name(&'a str),
+    Tuple(Vec<Pattern<'a>>),
+}
+
+impl<'a> Pattern<'a> {
+    /// The names bound, left to right.
+    pub(crate) fn names(&self, out: &mut Vec<&'a str>) {
+        match self {
+            Pattern::Name(name) => out.push(name),
+            Pattern::Tuple(parts) => parts.iter().for_each(|p| p.names(out)),
+        }
+    }
+}
+
 /// `qr` or `st`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EffectKind {
@@ -113,7 +177,10 @@ pub(crate) enum EffectKind {
 /// `for targets in iterable [if filter]`.
 #[derive(Debug)]
 pub(crate) struct ForLoop<'a> {
+    /// Every name the pattern binds, left to right.
     pub(crate) targets: Vec<&'a str>,
+    /// How an item unpacks into the targets (a name: the item itself).
+    pub(crate) pattern: Pattern<'a>,
     pub(crate) iterable: Expr<'a>,
     pub(crate) filter: Option<Expr<'a>>,
     pub(crate) body: Vec<Node<'a>>,
@@ -127,6 +194,8 @@ pub(crate) struct MacroDef<'a> {
     pub(crate) name: Name<'a>,
     pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
     pub(crate) body: Vec<Node<'a>>,
+    /// Whether the body reads `caller` (`m.caller`).
+    pub(crate) caller: bool,
 }
 
 /// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or
