@@ -20,7 +20,7 @@ use prompt_pipeline::{
 use serde_json::{Map, Value};
 
 const SEED: u64 = 42;
-const PROVIDERS: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
+const PROVIDERS: [Provider; 4] = Provider::ALL;
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
