@@ -134,7 +134,7 @@ impl Tool {
                     if !parameters.is_object() {
                         return Err(invalid(&name, "`parameters` is a JSON Schema object".into()));
                     }
-                    parameters
+                    compact(parameters)
                 }
                 None => RawJson::parse(r#"{"type":"object","properties":{}}"#)
                     .unwrap_or_else(|_| RawJson::empty_object()),
@@ -209,8 +209,35 @@ impl ResponseSchema {
         let title =
             fields.get("title").and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
         let name = title.filter(|title| valid_name(title)).unwrap_or_else(|| "response".to_owned());
-        Ok(ResponseSchema { name, schema })
+        Ok(ResponseSchema { name, schema: compact(schema) })
     }
+}
+
+/// `json` (valid JSON) without the whitespace between its tokens, so a
+/// body stays one line (a JSONL batch line above all); strings, numbers and
+/// key order are kept byte for byte.
+fn compact(json: RawJson) -> RawJson {
+    let text = json.as_str();
+    if !text.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
+        return json;
+    }
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(c, ' ' | '\n' | '\r' | '\t') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    RawJson::parse(&out).unwrap_or(json)
 }
 
 /// Tool names: the provider rule, not reserved, each once.
@@ -263,10 +290,13 @@ mod tests {
                 {"type": "function", "function": {"name": "b", "strict": true}}]"#,
         )
         .unwrap();
+        // Compact (one line in a body), digits and strings kept.
         assert_eq!(
             tools[0].parameters.as_str(),
-            r#"{"type": "object", "n": 123456789012345678901234567890}"#
+            r#"{"type":"object","n":123456789012345678901234567890}"#
         );
+        let schema = ResponseSchema::parse("{\n \"a b\": \"x \\\" y\"\t}").unwrap();
+        assert_eq!(schema.schema.as_str(), r#"{"a b":"x \" y"}"#);
         assert_eq!(tools[1].description, None);
         let reason = |json: &str| match Tool::parse_list(json).unwrap_err().kind() {
             ErrorKind::InvalidTool { reason, .. } => reason.clone(),

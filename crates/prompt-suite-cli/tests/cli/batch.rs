@@ -25,7 +25,7 @@ fn roleplay_rows_with_one_failing() {
 #[test]
 fn bad_rows_are_error_records_in_both_formats() {
     let rows = format!("{INPUTS}/mixed.jsonl");
-    let args = ["batch", "--rows", &rows, "--seed", "1"];
+    let args = ["batch", "--rows", &rows, "--seed", "1", "--param", "model=gpt-5.4"];
     assert_cmd_snapshot!("mixed_rows_human", cli().args(args).pass_stdin("## user\n[[ q ]]\n"));
     assert_cmd_snapshot!(
         "mixed_rows_json",
@@ -41,6 +41,7 @@ fn rows_from_stdin() {
     assert_cmd_snapshot!(
         cli()
             .args(["batch", prompt.to_str().unwrap(), "--rows", "-", "--seed", "0"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin("{\"state\": {\"n\": 1}}\n{\"state\": {\"n\": 2}}\n")
     );
 }
@@ -71,7 +72,7 @@ fn order_and_seeds_do_not_depend_on_jobs() {
     let run = |jobs: &str| {
         let output = cli()
             .args(["batch", prompt.to_str().unwrap(), "--rows", rows.to_str().unwrap()])
-            .args(["--seed", "3", "--jobs", jobs])
+            .args(["--seed", "3", "--jobs", jobs, "--param", "model=gpt-5.4"])
             .output()
             .unwrap();
         assert!(output.status.success());
@@ -97,6 +98,7 @@ fn rows_are_strict_json() {
     assert_cmd_snapshot!(
         cli()
             .args(["batch", "--rows", &format!("{INPUTS}/strict.jsonl"), "--seed", "1"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin("## user\n[[ q ]]\n")
     );
 }
