@@ -784,7 +784,7 @@ mod tests {
         rows: &[u8],
         batch: impl Fn(Batch<'_>) -> Batch<'_>,
     ) -> (Summary, Vec<String>) {
-        let pipeline = Pipeline::new(Provider::OpenAi);
+        let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
         let prompt = pipeline.prepare(Source::new(prompt)).unwrap();
         let compiled = prompt.compile().unwrap();
         let batch = batch(Batch::new(&compiled, 0, 1));
@@ -808,10 +808,16 @@ mod tests {
         for jobs in [1, 2, 3] {
             let (summary, lines) = run(rows, jobs, 40);
             assert_eq!(summary, Summary { rows: 4, failed: 2 });
-            assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+            assert_eq!(
+                lines[0],
+                r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#
+            );
             assert!(lines[1].starts_with(r#"{"row":1,"error":{"kind":"invalid_utf8""#));
             assert!(lines[2].starts_with(r#"{"row":2,"error":{"kind":"row_too_large""#));
-            assert_eq!(lines[3], r#"{"messages":[{"role":"user","content":"4"}]}"#);
+            assert_eq!(
+                lines[3],
+                r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"4"}]}"#
+            );
         }
     }
 
@@ -833,7 +839,7 @@ mod tests {
                     {\"state\": {\"é\": 1,}}\n";
         let (summary, lines) = run(rows.as_bytes(), 2, 1000);
         assert_eq!(summary, Summary { rows: 5, failed: 4 });
-        assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+        assert_eq!(lines[0], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#);
         let duplicate = error(&lines[1]);
         assert_eq!(duplicate["kind"], "invalid_json");
         assert_eq!(duplicate["message"], "duplicate key `n` in an object");
@@ -866,7 +872,8 @@ mod tests {
         assert_eq!(whole.0, Summary { rows: 50, failed: 0 });
         for (jobs, chunk_bytes) in [(1, 1), (3, 1), (3, 50), (4, 10_000)] {
             let mut chunks = 0;
-            let pipeline = Pipeline::new(Provider::OpenAi);
+            let pipeline =
+                Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
             let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
             let compiled = prompt.compile().unwrap();
             let batch = Batch::new(&compiled, 0, jobs).chunk_bytes(chunk_bytes);
@@ -890,7 +897,7 @@ mod tests {
         let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
         assert_eq!(summary, Summary { rows: 6, failed: 3 });
         assert_eq!(lines.len(), 6);
-        assert_eq!(lines[2], r#"{"messages":[{"role":"user","content":"x5"}]}"#);
+        assert_eq!(lines[2], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"x5"}]}"#);
         for i in [1, 3, 4] {
             assert_eq!(error(&lines[i])["message"], "EOF while parsing a value", "{}", lines[i]);
         }
@@ -915,7 +922,7 @@ mod tests {
         // Every row fits one chunk, but a few pieces of 1 KB lines pass the
         // budget of lines waiting: the threads wait for the writer.
         let rows: String = (0..2000).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
-        let pipeline = Pipeline::new(Provider::OpenAi);
+        let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
         let prompt = pipeline.prepare(Source::new("## user\n[[ n ]][[ \"x\" * 1000 ]]\n")).unwrap();
         let compiled = prompt.compile().unwrap();
         let batch = Batch::new(&compiled, 0, 4).chunk_bytes(100_000);
@@ -987,7 +994,7 @@ mod tests {
         for jobs in [1, 2] {
             let (summary, out, errors) = envelope(
                 Provider::OpenAi,
-                "## user\n[[ n ]]\n",
+                "/// param: model=gpt-4o-mini\n## user\n[[ n ]]\n",
                 rows,
                 Format::OpenAiBatch,
                 None,
@@ -996,8 +1003,8 @@ mod tests {
             assert_eq!(summary, Summary { rows: 3, failed: 1 });
             assert_eq!(
                 out,
-                "{\"custom_id\":\"row-0\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"messages\":[{\"role\":\"user\",\"content\":\"1\"}]}}\n\
-                 {\"custom_id\":\"row-2\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"messages\":[{\"role\":\"user\",\"content\":\"3\"}]}}\n"
+                "{\"custom_id\":\"row-0\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"1\"}]}}\n\
+                 {\"custom_id\":\"row-2\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"3\"}]}}\n"
             );
             assert_eq!(errors.len(), 1);
             assert_eq!(
@@ -1161,14 +1168,22 @@ mod tests {
         }
     }
 
-    /// Gemini's lines carry no model: the model is the batch's.
+    /// Gemini's lines carry no model: the model is the batch's. A row
+    /// cannot set one (its keys are the stores and the id): one that tries
+    /// is an error record naming the key.
     #[test]
     fn gemini_batch_lines_are_key_and_request() {
         let prompt = "/// param: model=gemini-2.5-flash\n## user\n[[ n ]]\n";
-        let rows = "{\"key\": \"k 1\", \"state\": {\"n\": 1}}\n";
+        let rows = "{\"key\": \"k 1\", \"state\": {\"n\": 1}}\n\
+                    {\"key\": \"k 2\", \"model\": \"gemini-2.5-pro\", \"state\": {\"n\": 2}}\n";
         let (summary, out, errors) =
             envelope(Provider::Gemini, prompt, rows, Format::GeminiBatch, Some("key"), 1);
-        assert_eq!((summary.failed, errors.len()), (0, 0));
+        assert_eq!((summary.failed, errors.len()), (1, 1));
+        assert_eq!(errors[0]["row"], 1);
+        assert_eq!(
+            errors[0]["error"]["message"],
+            "unknown field `model`, expected one of `state`, `local`, `global`, `key`"
+        );
         assert_eq!(
             out,
             "{\"key\":\"k 1\",\"request\":{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"1\"}]}]}}\n"

@@ -23,6 +23,7 @@ use crate::provider::Provider;
 /// use prompt_pipeline::{Format, Provider};
 ///
 /// assert!(Format::AnthropicBatch.accepts(Provider::Anthropic));
+/// assert!(Format::OpenAiBatch.accepts(Provider::OpenAiResponses));
 /// assert!(!Format::OpenAiBatch.accepts(Provider::Gemini));
 /// assert!(Format::Bodies.accepts(Provider::Gemini));
 /// assert!(Format::GeminiBatch.valid_id("any text, even spaces").is_ok());
@@ -76,7 +77,7 @@ impl Format {
     pub fn accepts(self, provider: Provider) -> bool {
         match self {
             Format::Bodies => true,
-            Format::OpenAiBatch => matches!(provider, Provider::OpenAi),
+            Format::OpenAiBatch => matches!(provider, Provider::OpenAi | Provider::OpenAiResponses),
             Format::AnthropicBatch => provider == Provider::Anthropic,
             Format::GeminiBatch => provider == Provider::Gemini,
         }
@@ -154,6 +155,7 @@ impl Format {
 fn openai_url(provider: Provider) -> &'static str {
     match provider {
         Provider::OpenAi => "/v1/chat/completions",
+        Provider::OpenAiResponses => "/v1/responses",
         // Only OpenAI bodies are in an OpenAI batch (`Format::accepts`).
         Provider::Anthropic | Provider::Gemini => "",
     }
@@ -321,6 +323,9 @@ mod tests {
             String::from_utf8(out).unwrap(),
             r#"{"custom_id":"a\"b","method":"POST","url":"/v1/chat/completions","body":{}}"#
         );
+        let mut out = Vec::new();
+        Format::OpenAiBatch.open(Provider::OpenAiResponses, "r", &mut out);
+        assert!(String::from_utf8_lossy(&out).contains(r#""url":"/v1/responses","body":"#));
         let mut out = Vec::new();
         Format::GeminiBatch.open(Provider::Gemini, "k", &mut out);
         out.extend_from_slice(b"{}");

@@ -90,12 +90,16 @@ let messages = [
         name: None,
     },
 ];
-let params = Params::parse([("temperature", "0.2"), ("max_tokens", "300")])?;
+let params = Params::parse([
+    ("model", "claude-sonnet-4-5"),
+    ("temperature", "0.2"),
+    ("max_tokens", "300"),
+])?;
 
 let encoded = Provider::Anthropic.build(&messages, &params)?;
 assert_eq!(
     serde_json::to_string(&encoded.body)?,
-    r#"{"max_tokens":300,"system":"You are terse.","messages":[{"role":"user","content":[{"type":"text","text":"What is in this picture?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}}]}],"temperature":0.2}"#
+    r#"{"model":"claude-sonnet-4-5","max_tokens":300,"system":"You are terse.","messages":[{"role":"user","content":[{"type":"text","text":"What is in this picture?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}}]}],"temperature":0.2}"#
 );
 # Ok::<(), Box<dyn std::error::Error>>(())
 ```
@@ -123,10 +127,11 @@ pub use crate::compiled::{Arranged, Built, Compiled};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::envelope::Format;
 pub use crate::error::{Error, ErrorKind, Origin};
-pub use crate::params::Params;
+pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, Provider, Request};
 pub use crate::source::{Source, Transcript};
+pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 pub use prompt_core::chat::{Message, Part, Role};
@@ -150,3 +155,4 @@ mod params;
 mod pipeline;
 mod prompt;
 mod source;
+mod tools;

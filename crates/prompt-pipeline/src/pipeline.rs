@@ -118,7 +118,8 @@ impl Compiled {
         // Stage 5: the provider's body.
         let encoded = provider.build(&messages, &self.prompt().params)?;
         notices.extend(encoded.notices);
-        Ok(Built { body: encoded.body, messages, rendered, notices })
+        let model = self.prompt().params.model.clone();
+        Ok(Built { body: encoded.body, model, messages, rendered, notices })
     }
 
     /// Stages 2 to 4, arranged for `provider` (`None`: no provider stage).
@@ -309,7 +310,9 @@ mod tests {
     fn a_compiled_prompt_builds_on_another_thread() {
         let compiled = {
             // Nothing borrowed from here outlives the block.
-            let text = String::from("/// param: max_tokens=9\n## user\nHi [[ x ]]\n");
+            let text = String::from(
+                "/// param: model=claude-sonnet-4-5, max_tokens=9\n## user\nHi [[ x ]]\n",
+            );
             let pipeline = Pipeline::new(Provider::Anthropic);
             pipeline.prepare(Source::new(text)).unwrap().compile().unwrap()
         };
@@ -320,7 +323,7 @@ mod tests {
         assert_eq!(here, there);
         assert_eq!(
             serde_json::to_string(&there.body).unwrap(),
-            r#"{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"Hi there"}]}]}"#
+            r#"{"model":"claude-sonnet-4-5","max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"Hi there"}]}]}"#
         );
     }
 }

@@ -13,7 +13,8 @@ use prompt_suite::brackets::{Distribution, Environment};
 use prompt_suite::comments::Dialect;
 use prompt_suite::flip::{self, FlipOptions, Label, SpeakerName};
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Alternation, ContextAs, Format, Pipeline, Provider, Stages,
+    self as prompt_pipeline, Alternation, ContextAs, Format, Pipeline, PipelineBuilder, Provider,
+    Stages,
 };
 use prompt_suite::segment;
 
@@ -464,6 +465,19 @@ pub(crate) struct PipelineArgs {
     /// example `--param model=claude-sonnet-4-5`; repeatable.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
     pub(crate) params: Vec<(String, String)>,
+
+    /// The tools the model may call, over `/// tools:`: a JSON array of
+    /// `{"name", "description", "parameters"}` (or OpenAI's wrapped form).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<PathBuf>,
+
+    /// Which tool the model must call, over `/// tool_choice:`.
+    #[arg(long, value_name = "auto|none|required|NAME")]
+    pub(crate) tool_choice: Option<String>,
+
+    /// The JSON Schema of a structured answer, over `/// response_schema:`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) response_schema: Option<PathBuf>,
 }
 
 /// `NAME=VALUE`, split at the first `=`, with a value of the parameter's
@@ -483,6 +497,8 @@ fn name_value(arg: &str) -> Result<(String, String), String> {
 pub(crate) enum ProviderName {
     /// OpenAI chat completions.
     Openai,
+    /// OpenAI Responses.
+    OpenaiResponses,
     /// Anthropic Messages.
     Anthropic,
     /// Google Gemini `generateContent`.
@@ -513,10 +529,13 @@ pub(crate) enum AlternationName {
 
 impl PipelineArgs {
     /// The pipeline these flags describe (`--messages` is not part of it:
-    /// it asks for the arranged messages instead of the body).
-    pub(crate) fn pipeline(&self) -> Pipeline {
+    /// it asks for the arranged messages instead of the body), without the
+    /// files `--tools` and `--response-schema` name (`crate::prompt::pipeline`
+    /// reads them).
+    pub(crate) fn builder(&self) -> PipelineBuilder {
         let provider = match self.provider {
             ProviderName::Openai => Provider::OpenAi,
+            ProviderName::OpenaiResponses => Provider::OpenAiResponses,
             ProviderName::Anthropic => Provider::Anthropic,
             ProviderName::Gemini => Provider::Gemini,
         };
@@ -542,7 +561,6 @@ impl PipelineArgs {
                 template: !self.no_template,
                 segment: !self.no_segment,
             })
-            .build()
     }
 }
 
@@ -611,7 +629,7 @@ impl BatchArgs {
     /// Flags that cannot go together, said as a usage error.
     fn conflict(&self) -> Option<String> {
         let format = self.format();
-        let provider = self.pipeline.pipeline().provider();
+        let provider = self.pipeline.builder().build().provider();
         let name = format.as_str();
         if !format.accepts(provider) {
             return Some(format!(

@@ -21,7 +21,7 @@ use crate::prompt::{diagnostic, source, warn_notices};
 /// itself is rejected (nothing is written then).
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
-    let pipeline = args.pipeline.pipeline();
+    let pipeline = crate::prompt::pipeline(&args.pipeline)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, Some(&prompt_text), None);

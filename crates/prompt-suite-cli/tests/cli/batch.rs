@@ -25,7 +25,7 @@ fn roleplay_rows_with_one_failing() {
 #[test]
 fn bad_rows_are_error_records_in_both_formats() {
     let rows = format!("{INPUTS}/mixed.jsonl");
-    let args = ["batch", "--rows", &rows, "--seed", "1"];
+    let args = ["batch", "--rows", &rows, "--seed", "1", "--param", "model=gpt-5.4"];
     assert_cmd_snapshot!("mixed_rows_human", cli().args(args).pass_stdin("## user\n[[ q ]]\n"));
     assert_cmd_snapshot!(
         "mixed_rows_json",
@@ -41,6 +41,7 @@ fn rows_from_stdin() {
     assert_cmd_snapshot!(
         cli()
             .args(["batch", prompt.to_str().unwrap(), "--rows", "-", "--seed", "0"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin("{\"state\": {\"n\": 1}}\n{\"state\": {\"n\": 2}}\n")
     );
 }
@@ -71,7 +72,7 @@ fn order_and_seeds_do_not_depend_on_jobs() {
     let run = |jobs: &str| {
         let output = cli()
             .args(["batch", prompt.to_str().unwrap(), "--rows", rows.to_str().unwrap()])
-            .args(["--seed", "3", "--jobs", jobs])
+            .args(["--seed", "3", "--jobs", jobs, "--param", "model=gpt-5.4"])
             .output()
             .unwrap();
         assert!(output.status.success());
@@ -97,14 +98,16 @@ fn rows_are_strict_json() {
     assert_cmd_snapshot!(
         cli()
             .args(["batch", "--rows", &format!("{INPUTS}/strict.jsonl"), "--seed", "1"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin("## user\n[[ q ]]\n")
     );
 }
 
 /// The batch-file formats: which provider each takes, and the model each
 /// test builds with.
-const ENVELOPES: [(&str, &str, &str); 3] = [
+const ENVELOPES: [(&str, &str, &str); 4] = [
     ("openai-batch", "openai", "gpt-4o-mini"),
+    ("openai-batch", "openai-responses", "gpt-4o-mini"),
     ("anthropic-batch", "anthropic", "claude-sonnet-4-5"),
     ("gemini-batch", "gemini", "gemini-2.5-flash"),
 ];
@@ -138,7 +141,7 @@ fn envelope_args(format: &str, provider: &str, model: &str) -> Vec<String> {
 fn each_format_with_ids_from_the_rows() {
     for (format, provider, model) in ENVELOPES {
         assert_cmd_snapshot!(
-            format!("envelope_{}", format.replace('-', "_")),
+            format!("envelope_{format}_{provider}").replace('-', "_"),
             cli().args(envelope_args(format, provider, model))
         );
     }
@@ -238,7 +241,9 @@ fn envelopes_have_the_providers_shapes() {
         let output = cli().args(envelope_args(format, provider, model)).output().unwrap();
         let stdout = String::from_utf8(output.stdout).unwrap();
         let errors = match format {
-            "openai-batch" => stdout.lines().flat_map(openai_line_errors).collect(),
+            "openai-batch" => {
+                stdout.lines().flat_map(|line| openai_line_errors(line, provider)).collect()
+            }
             "anthropic-batch" => {
                 crate::anthropic::batch_errors(&serde_json::from_str(&stdout).unwrap())
             }
@@ -260,9 +265,10 @@ fn envelopes_have_the_providers_shapes() {
 }
 
 /// `BatchRequestInput`: exactly `{custom_id, method, url, body}`, `method`
-/// "POST", `url` the chat-completions endpoint, `body` an object with a
-/// model and messages.
-fn openai_line_errors(line: &str) -> Vec<String> {
+/// "POST", `url` the endpoint of `provider`'s bodies (`CreateBatchRequest`'s
+/// `endpoint`), `body` an object with a model and messages (chat) or input
+/// (Responses).
+fn openai_line_errors(line: &str, provider: &str) -> Vec<String> {
     let value: serde_json::Value = serde_json::from_str(line).unwrap();
     let Some(object) = value.as_object() else { return vec![format!("not an object: {line}")] };
     let mut errors = Vec::new();
@@ -276,11 +282,15 @@ fn openai_line_errors(line: &str) -> Vec<String> {
     if object["method"] != "POST" {
         errors.push("method is not POST".to_owned());
     }
-    if object["url"] != "/v1/chat/completions" {
+    let (url, conversation) = match provider {
+        "openai" => ("/v1/chat/completions", "messages"),
+        _ => ("/v1/responses", "input"),
+    };
+    if object["url"] != url {
         errors.push(format!("url {}", object["url"]));
     }
     let body = &object["body"];
-    if !(body["model"].is_string() && body["messages"].is_array()) {
+    if !(body["model"].is_string() && body[conversation].is_array()) {
         errors.push(format!("body {body}"));
     }
     errors
