@@ -6,8 +6,10 @@
 
 use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::num::NonZeroUsize;
+use std::path::Path;
 
 use prompt_suite::pipeline::{Batch, Summary};
+use same_file::Handle;
 
 use crate::args::BatchArgs;
 use crate::context::random_seed;
@@ -50,6 +52,7 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     // error (then without the progress count, which would cut into them).
     let mut errors: Box<dyn Write> = match &args.errors {
         Some(path) => {
+            not_an_input(path, &args)?;
             let file = std::fs::File::create(path).map_err(|err| {
                 Diagnostic::new("io_error", format!("cannot write {}: {err}", path.display()))
             })?;
@@ -90,4 +93,27 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         ));
     }
     Ok(())
+}
+
+/// Refuses an `--errors` file that is the rows file, the prompt or standard
+/// output: creating it would empty what is being read or written.
+fn not_an_input(path: &Path, args: &BatchArgs) -> Result<(), Diagnostic> {
+    // A file that does not exist yet is none of them.
+    let Ok(errors) = Handle::from_path(path) else { return Ok(()) };
+    let rows = (args.rows.as_os_str() != "-").then_some(("the rows file", args.rows.as_path()));
+    let prompt = args.input.file.as_deref().filter(|p| p.as_os_str() != "-");
+    let named = rows.into_iter().chain(prompt.map(|p| ("the prompt", p)));
+    let mut same = named.filter(|(_, other)| Handle::from_path(other).is_ok_and(|h| h == errors));
+    let what = match same.next() {
+        Some((what, _)) => what,
+        None if Handle::stdout().is_ok_and(|h| h == errors) => "standard output",
+        None => return Ok(()),
+    };
+    Err(Diagnostic::new(
+        "same_file",
+        format!(
+            "--errors {} is {what}: writing it would overwrite what the batch reads or writes",
+            path.display()
+        ),
+    ))
 }

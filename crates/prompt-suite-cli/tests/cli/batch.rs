@@ -295,3 +295,28 @@ fn openai_line_errors(line: &str, provider: &str) -> Vec<String> {
     }
     errors
 }
+
+/// `--errors` naming the rows file or the prompt is refused before it is
+/// created: the file being read is left as it was.
+#[test]
+fn the_errors_file_is_never_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prompt, rows) = (dir.path().join("p.txt"), dir.path().join("rows.jsonl"));
+    std::fs::write(&prompt, "/// param: model=gpt-4o-mini\n## user\n[[ n ]]\n").unwrap();
+    std::fs::write(&rows, "{\"state\": {\"n\": 1}}\n").unwrap();
+    for (target, what) in [(&rows, "the rows file"), (&prompt, "the prompt")] {
+        let before = std::fs::read(target).unwrap();
+        let output = cli()
+            .args(["batch", prompt.to_str().unwrap(), "--rows", rows.to_str().unwrap()])
+            .args(["--format", "openai-batch", "--errors", target.to_str().unwrap()])
+            .args(["--error-format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let error: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+        assert_eq!(error["error"]["kind"], "same_file");
+        assert!(error["error"]["message"].as_str().unwrap().contains(what), "{error}");
+        assert!(output.stdout.is_empty());
+        assert_eq!(std::fs::read(target).unwrap(), before);
+    }
+}
