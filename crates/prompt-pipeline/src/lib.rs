@@ -39,7 +39,10 @@ prompt's messages.
   per JSONL row of contexts on several threads, in input order, holding at
   most [`Batch::CHUNK_BYTES`] of rows at once, and reads each row strictly
   (`prompt_core::json`: duplicate keys and integers beyond 64 bits are
-  `invalid_json` records).
+  `invalid_json` records); [`Batch::format`] writes a provider's batch file
+  instead of bare bodies ([`Format`]: OpenAI JSONL, Anthropic's one
+  streamed document, Gemini JSONL), each request with an id checked against
+  the API's rules ([`Batch::id_field`]), error records apart.
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the
