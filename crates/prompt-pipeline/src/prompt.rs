@@ -233,4 +233,13 @@ mod tests {
             r#"{"flow":"","node":"","tags":[],"entries":{},"params":{}}"#
         );
     }
+
+    #[test]
+    fn a_param_line_holds_json_values() {
+        let text = "/// param: stop=[\"a\",\"b, c\"], temperature=0.2, logit_bias={\"1\": 2}\nHi\n";
+        let prompt = Pipeline::new(Provider::OpenAi).prepare(Source::new(text)).unwrap();
+        assert_eq!(prompt.params().stop, ["a", "b, c"]);
+        assert_eq!(prompt.params().temperature, Some(0.2));
+        assert_eq!(prompt.params().extra, [("logit_bias".to_owned(), "{\"1\": 2}".to_owned())]);
+    }
 }
