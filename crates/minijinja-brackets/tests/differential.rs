@@ -2,7 +2,9 @@
 //! language shares with Jinja (text, integer and string expressions, common
 //! filters, `if`, `for` with `loop`, `set`, and issue 15's `break`,
 //! `continue`, `with`, `do`, `filter` and filtered `set` blocks,
-//! `autoescape`, nested unpacking, list repetition, bare test arguments)
+//! `autoescape`, nested unpacking, list repetition, bare test arguments,
+//! `call` blocks with `caller(...)`, `namespace()` with `set ns.attr`,
+//! `dict(map, k=v)`)
 //! render exactly as minijinja
 //! renders them once `->` is spelled `|`. minijinja is the independent
 //! oracle; the bracket delimiters are configured on its side.
@@ -55,6 +57,11 @@ fn piece() -> impl Strategy<Value = String> {
         Just("[% if n is divisibleby 5 %]div[% endif %]".to_owned()),
         Just("[% for w in words if loop is undefined %][[ w ]][% endfor %]".to_owned()),
         Just("[[ 1_000 + n ]]".to_owned()),
+        Just("[% with a = m, a = a + n %][[ a ]][% endwith %]".to_owned()),
+        Just("[% set ns = namespace(t=0) %][% for w in words %][% set ns.t = ns.t + w -> length %][% endfor %][[ ns.t ]]".to_owned()),
+        Just("[[ dict(user, age=n).age ]][[ namespace(user).name ]][[ dict(user) -> length ]]".to_owned()),
+        Just("[% macro box(t) %]<[[ t ]]:[[ caller() ]]>[% endmacro %][% call box(s) %]in [[ n ]][% endcall %]".to_owned()),
+        Just("[% macro each(xs) %][% for x in xs %][[ caller(x) ]];[% endfor %][% endmacro %][% for w in words %][% with k = w ~ m %][% call(x) each([w, m]) %][[ x ]]@[[ k ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]".to_owned()),
     ]
 }
 

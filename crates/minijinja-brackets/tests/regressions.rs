@@ -206,3 +206,25 @@ fn arguments_are_evaluated_before_the_callee_is_checked() {
     assert_eq!(kind_and_message("[% set x = 1 %][[ x(1 // 0) ]]", &none).0, "invalid_operation");
     assert_eq!(kind_and_message("[[ foo(1) ]]", &none).0, "unknown_function");
 }
+
+/// A `with` that bound the same name twice showed only the first value
+/// (noticed in issue 15); the later binding wins, as in Jinja, and a
+/// binding between them sees the earlier one.
+#[test]
+fn with_binding_a_name_twice_keeps_the_last_value() {
+    assert_eq!(render("[% with a = 1, b = a, a = 2 %][[ a ]][[ b ]][% endwith %]").unwrap(), "21");
+    assert_eq!(render("[% with (a, a) = [1, 2] %][[ a ]][% endwith %]").unwrap(), "2");
+    // Past the few names a scan finds, the frame is indexed: the same rule.
+    let many: Vec<String> = (0..12).map(|i| format!("v{i} = {i}")).collect();
+    let source = format!("[% with {}, v3 = 30 %][[ v3 ]][[ v11 ]][% endwith %]", many.join(", "));
+    assert_eq!(render(&source).unwrap(), "3011");
+}
+
+/// Issue 15: a `call` block's body sees its call site's names (loop
+/// variables, `with` targets), not the macro's parameters.
+#[test]
+fn call_block_body_is_lexically_scoped() {
+    let source = "[% macro m(x) %][% for y in [9] %][[ caller() ]][% endfor %][% endmacro %]\
+                  [% for x in [1] %][% with y = 2 %][% call m(5) %][[ x ]][[ y ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]";
+    assert_eq!(render(source).unwrap(), "121");
+}

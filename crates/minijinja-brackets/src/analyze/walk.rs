@@ -82,6 +82,7 @@ fn collect_macros<'a>(nodes: &'a [Node<'a>], out: &mut Vec<&'a MacroDef<'a>>) {
             Node::With(block) => collect_macros(&block.body, out),
             Node::FilterBlock(block) => collect_macros(&block.body, out),
             Node::Autoescape { body, .. } => collect_macros(body, out),
+            Node::CallBlock(block) => collect_macros(&block.body, out),
             Node::Text(_)
             | Node::Print(_)
             | Node::Set { .. }
@@ -263,7 +264,9 @@ impl<'a> Walk<'_, 'a> {
             }
             Node::Autoescape { body, .. } => self.nodes(body),
             Node::Macro(def) => {
-                let names = def.params.iter().map(|(name, _)| *name).collect();
+                // `caller` is bound in a macro body (to a `call` block's body).
+                let mut names: Vec<_> = def.params.iter().map(|(name, _)| *name).collect();
+                names.push("caller");
                 self.frames.push(Frame::new(names, true));
                 for (_, default) in &def.params {
                     if let Some(default) = default {
@@ -271,6 +274,19 @@ impl<'a> Walk<'_, 'a> {
                     }
                 }
                 self.nodes(&def.body);
+                self.frames.pop();
+            }
+            Node::CallBlock(block) => {
+                self.expr(&block.call, false);
+                // The body sees the call site's names and its parameters.
+                let names = block.params.iter().map(|(name, _)| *name).collect();
+                self.frames.push(Frame::new(names, false));
+                for (_, default) in &block.params {
+                    if let Some(default) = default {
+                        self.expr(default, false);
+                    }
+                }
+                self.nodes(&block.body);
                 self.frames.pop();
             }
             Node::Chance { branches, otherwise } => self.chance(branches, otherwise),

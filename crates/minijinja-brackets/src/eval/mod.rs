@@ -28,14 +28,14 @@ use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    self, CallArgs, Control, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target,
-    TargetName, WithBlock,
+    self, CallArgs, CallBlock, Control, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node,
+    Target, TargetName, WithBlock,
 };
 use crate::value::text::{escape_html, escaped_len};
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
-use scope::{Frame, LoopState};
+use scope::{CallerRef, Frame, LoopState};
 use stores::Stores;
 
 /// How deep the evaluator itself may recurse (expressions, blocks and
@@ -310,9 +310,14 @@ impl<'t> Renderer<'t> {
             Node::Print(e) => {
                 if let ExprKind::Call(callee, args) = &e.kind
                     && let ExprKind::Name(name) = callee.kind
-                    && let Resolved::Macro(def) = self.resolve(name)
                 {
-                    return self.print_macro(def, args, e.span);
+                    match self.resolve(name) {
+                        Resolved::Macro(def) => return self.print_macro(def, args, e.span),
+                        Resolved::Caller(caller) => {
+                            return self.print_caller(caller, args, e.span);
+                        }
+                        _ => {}
+                    }
                 }
                 let value = self.eval(e)?;
                 self.write_value(&value, e.span)
@@ -363,6 +368,7 @@ impl<'t> Renderer<'t> {
                 }
                 Ok(())
             }
+            Node::CallBlock(block) => self.exec_call_block(block),
             Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
             Node::Weighted { choices } => self.exec_weighted(choices),
             Node::Effect { kind, value, span } => self.exec_effect(*kind, value, *span),
@@ -563,8 +569,7 @@ impl<'t> Renderer<'t> {
         self.spend(block.names.len() as u64 / 64, block.span)?;
         let index = NameIndex::of(block.names.iter().copied());
         self.frames.push(Frame::With(Vec::with_capacity(block.names.len()), index));
-        let mut values = Vec::new();
-        let mut names = block.names.iter().copied();
+        let (mut values, mut names) = (Vec::new(), Vec::new());
         for (pattern, e) in &block.bindings {
             let value = self.eval(e);
             let unpacked = value.and_then(|value| {
@@ -576,8 +581,18 @@ impl<'t> Renderer<'t> {
                 self.frames.pop();
                 return Err(err);
             }
-            if let Some(Frame::With(bound, _)) = self.frames.last_mut() {
-                bound.extend(names.by_ref().zip(values.drain(..)));
+            names.clear();
+            pattern.names(&mut names);
+            if let Some(Frame::With(bound, index)) = self.frames.last_mut() {
+                for (name, value) in names.iter().zip(values.drain(..)) {
+                    // A name bound again replaces its value; a new one is
+                    // the next of `block.names`, so `bound` stays in order.
+                    let at = index.position(name, || bound.iter().position(|(n, _)| n == name));
+                    match at.and_then(|at| bound.get_mut(at)) {
+                        Some(slot) => slot.1 = value,
+                        None => bound.push((name, value)),
+                    }
+                }
             }
         }
         let result = self.exec_block(&block.body, block.span);
@@ -637,6 +652,11 @@ impl<'t> Renderer<'t> {
                 }
             }
         };
+        let value = if target.attrs.is_empty() {
+            value
+        } else {
+            self.updated_map(target, &name, value, span)?
+        };
         if let Some(why) = value.unstorable() {
             let hint = if value.is_undefined() {
                 " (use `-> default(...)` to store a fallback)"
@@ -655,6 +675,58 @@ impl<'t> Renderer<'t> {
         self.charge(cost, span)?;
         self.stores.set(target.scope, name, value);
         Ok(())
+    }
+
+    /// `set ns.a.b = value`: the variable `name`'s map (a namespace or any
+    /// map, decision 6) with the attribute path set, as a new value that
+    /// the `set` then writes whole. Only a stored variable: a loop
+    /// variable, parameter or macro of that name is an `invalid_operation`.
+    fn updated_map(
+        &mut self,
+        target: &'t Target<'t>,
+        name: &str,
+        value: Value,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let shown = match target.scope {
+            Scope::State => name.to_owned(),
+            Scope::Local => format!("L.{name}"),
+            Scope::Global => format!("G.{name}"),
+        };
+        // A name never written bare has no number, and so is no macro.
+        let id = self.names.get(name).copied().unwrap_or(u32::MAX);
+        if target.scope == Scope::State
+            && !matches!(self.resolve(Name { text: name, id }), Resolved::State)
+        {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "cannot set an attribute of `{shown}`: it is a loop variable, parameter, \
+                     `with` name or macro here, not a stored variable"
+                ),
+                span,
+            ));
+        }
+        let current = self.stores.get(target.scope, name).map_err(self.locate(span))?;
+        // Rebuilding a map is work in proportion to its entries.
+        self.charge_size(&current, span)?;
+        match set_path(&current, &target.attrs, value) {
+            Ok(updated) => Ok(updated),
+            Err(depth) => {
+                let path: String = target.attrs[..depth].iter().map(|a| format!(".{a}")).collect();
+                let found = path_value(&current, &target.attrs[..depth]).cloned();
+                let found = found.unwrap_or_default();
+                Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!(
+                        "cannot set an attribute of `{shown}{path}`: it is {}, not a namespace \
+                         or map",
+                        describe(&found)
+                    ),
+                    span,
+                ))
+            }
+        }
     }
 
     fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
@@ -706,24 +778,43 @@ impl<'t> Renderer<'t> {
         args: Arguments<'t>,
         span: Span,
     ) -> Result<(), Error> {
+        let callee = || format!("macro `{}`", def.name);
+        let (params, defaults) = self.bind_params(&def.params, args, &callee, span)?;
+        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
+        self.frames.push(Frame::Macro(params, index));
+        self.eval_defaults(defaults)?;
+        self.macro_depth += 1;
+        Ok(())
+    }
+
+    /// Binds a call's arguments to `params` (a macro's or a `call` block's,
+    /// named by `callee`): the values, undefined where left out, and the
+    /// defaults still to evaluate (by [`Self::eval_defaults`], once the
+    /// frame is pushed). Past the recursion limit, an error.
+    #[allow(clippy::type_complexity)]
+    fn bind_params(
+        &mut self,
+        params: &'t [(&'t str, Option<Expr<'t>>)],
+        args: Arguments<'t>,
+        callee: &dyn Fn() -> String,
+        span: Span,
+    ) -> Result<(Vec<(&'t str, Value)>, Vec<(usize, &'t Expr<'t>)>), Error> {
         if self.macro_depth >= self.limits.recursion_limit {
             return Err(self.error(
                 ErrorKind::RecursionLimit,
                 format!(
-                    "macro `{}` nests deeper than the recursion limit of {} calls",
-                    def.name, self.limits.recursion_limit
+                    "{} nests deeper than the recursion limit of {} calls",
+                    callee(),
+                    self.limits.recursion_limit
                 ),
                 span,
             ));
         }
-        let names = def.params.iter().map(|(p, _)| *p);
-        let bound = args
-            .bind_names(&|| format!("macro `{}`", def.name), names)
-            .map_err(self.locate(span))?;
-        // Parameters left out that have a default (evaluated below).
+        let names = params.iter().map(|(p, _)| *p);
+        let bound = args.bind_names(callee, names).map_err(self.locate(span))?;
+        // Parameters left out that have a default (evaluated later).
         let mut defaults = Vec::new();
-        let params = def
-            .params
+        let values = params
             .iter()
             .zip(bound)
             .enumerate()
@@ -735,16 +826,129 @@ impl<'t> Renderer<'t> {
             })
             .collect();
         // Binding is work in proportion to the parameters, given or not.
-        self.spend(def.params.len() as u64 / 64, span)?;
-        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
-        self.frames.push(Frame::Macro(params, index));
-        // Defaults are evaluated at call time, seeing the earlier parameters.
+        self.spend(params.len() as u64 / 64, span)?;
+        Ok((values, defaults))
+    }
+
+    /// Defaults are evaluated at call time, in the innermost frame (the
+    /// call's), seeing the earlier parameters.
+    fn eval_defaults(&mut self, defaults: Vec<(usize, &'t Expr<'t>)>) -> Result<(), Error> {
         for (index, default) in defaults {
             let value = self.eval(default)?;
-            if let Some(Frame::Macro(params, _)) = self.frames.last_mut() {
+            if let Some(Frame::Macro(params, _) | Frame::CallerBody(params, ..)) =
+                self.frames.last_mut()
+            {
                 params[index].1 = value;
             }
         }
+        Ok(())
+    }
+
+    /// `[% call(params) m(args) %]body[% endcall %]`: the macro's body
+    /// rendered in place (as `[[ m(args) ]]`), with `caller` bound to the
+    /// block's body. The arguments are evaluated before the callee is
+    /// looked up.
+    fn exec_call_block(&mut self, block: &'t CallBlock<'t>) -> Result<(), Error> {
+        let span = block.span;
+        let ExprKind::Call(callee, args) = &block.call.kind else {
+            return Err(self.error(ErrorKind::SyntaxError, "a `call` block needs a call", span));
+        };
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        let value = match callee.kind {
+            ExprKind::Name(name) => match self.resolve(name) {
+                Resolved::Macro(def) => Some(def),
+                Resolved::Value(value) => self.macro_of(&value),
+                Resolved::Caller(_) | Resolved::State => None,
+            },
+            _ => {
+                let value = self.eval(callee)?;
+                self.macro_of(&value)
+            }
+        };
+        let Some(def) = value else {
+            let what = &self.source[callee.span.start()..callee.span.end()];
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("a `call` block calls a macro, and `{what}` is not one"),
+                callee.span,
+            ));
+        };
+        if !def.caller {
+            // The body would be dropped unseen (minijinja: an unexpected
+            // `caller` argument).
+            return Err(self.error(
+                ErrorKind::BadArguments,
+                format!(
+                    "macro `{}` never reads `caller`, so a `call` block's body would be lost",
+                    def.name
+                ),
+                callee.span,
+            ));
+        }
+        let frames = self.frames.len();
+        self.enter_macro(def, args, span)?;
+        self.frames.push(Frame::Caller(CallerRef { block, frames }));
+        self.exec_block(&def.body, span)?;
+        self.frames.pop();
+        self.leave_macro();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// The macro a macro value names, if it is one that is defined.
+    fn macro_of(&self, value: &Value) -> Option<&'t MacroDef<'t>> {
+        match &value.0 {
+            Repr::Macro(name) => self.macro_named(name),
+            _ => None,
+        }
+    }
+
+    /// `[[ caller(args) ]]`: the `call` block's body rendered in place.
+    fn print_caller(
+        &mut self,
+        caller: CallerRef<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        self.enter_caller(caller, args, span)?;
+        self.exec_block(&caller.block.body, span)?;
+        self.leave_macro();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// `caller(args)` as a value: the `call` block's body captured.
+    pub(super) fn call_caller(
+        &mut self,
+        caller: CallerRef<'t>,
+        args: Arguments<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        self.enter_caller(caller, args, span)?;
+        let output = self.capture(&caller.block.body, span)?;
+        self.leave_macro();
+        Ok(output)
+    }
+
+    /// Binds `caller(args)`'s arguments and enters the body's frame, which
+    /// sees the call site's frames and not the macro's. Counts as a macro
+    /// level: a body that calls its macro again recurses.
+    fn enter_caller(
+        &mut self,
+        caller: CallerRef<'t>,
+        args: Arguments<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        let params = &caller.block.params;
+        let (values, defaults) = self.bind_params(params, args, &|| "`caller`".into(), span)?;
+        let index = NameIndex::of(params.iter().map(|(p, _)| *p));
+        self.frames.push(Frame::CallerBody(values, index, caller.frames));
+        self.eval_defaults(defaults)?;
         self.macro_depth += 1;
         Ok(())
     }
@@ -761,6 +965,7 @@ impl<'t> Renderer<'t> {
         match self.resolve(name) {
             Resolved::Value(value) => Ok(value),
             Resolved::Macro(def) => Ok(Value(Repr::Macro(Arc::from(def.name.text)))),
+            Resolved::Caller(_) => Ok(Value(Repr::Macro(Arc::from("caller")))),
             Resolved::State => self.stores.get(Scope::State, &name).map_err(self.locate(span)),
         }
     }
@@ -769,12 +974,24 @@ impl<'t> Renderer<'t> {
     /// finds its bindings in O(1); frames nest at most as deep as the
     /// template's blocks.
     fn resolve(&self, name: Name<'t>) -> Resolved<'t> {
-        for frame in self.frames.iter().rev() {
+        let mut at = self.frames.len();
+        while at > 0 {
+            at -= 1;
+            let frame = &self.frames[at];
+            if let Frame::Caller(caller) = frame {
+                if name.text == "caller" {
+                    return Resolved::Caller(*caller);
+                }
+                continue;
+            }
             if let Some(value) = frame.binding(&name) {
                 return Resolved::Value(value);
             }
-            if let Frame::Macro(..) = frame {
-                break;
+            match frame {
+                Frame::Macro(..) => break,
+                // A `call` block's body: on at its call site.
+                Frame::CallerBody(.., outer) => at = *outer,
+                _ => {}
             }
         }
         match self.macro_numbered(name.id) {
@@ -796,8 +1013,10 @@ impl<'t> Renderer<'t> {
     /// The innermost loop whose `loop` is visible from here (not across a
     /// macro call; a loop's `if` filter sees the enclosing loop's).
     fn current_loop(&self) -> Option<&LoopState<'t>> {
-        for frame in self.frames.iter().rev() {
-            match frame {
+        let mut at = self.frames.len();
+        while at > 0 {
+            at -= 1;
+            match &self.frames[at] {
                 // A filter's own target named `loop` hides the outer one.
                 Frame::Loop(state) if state.filtering => {
                     if state.targets.contains(&"loop") {
@@ -805,7 +1024,8 @@ impl<'t> Renderer<'t> {
                     }
                 }
                 Frame::Loop(state) => return Some(state),
-                Frame::With(..) => {}
+                Frame::With(..) | Frame::Caller(_) => {}
+                Frame::CallerBody(.., outer) => at = *outer,
                 Frame::Macro(..) => return None,
             }
         }
@@ -818,6 +1038,8 @@ enum Resolved<'t> {
     /// A loop variable, `loop`, or a macro parameter.
     Value(Value),
     Macro(&'t MacroDef<'t>),
+    /// `caller` in a macro that a `call` block called.
+    Caller(CallerRef<'t>),
     /// Not bound here: read the state store.
     State,
 }
@@ -841,6 +1063,30 @@ fn unpack(pattern: &ast::Pattern<'_>, item: &Value, out: &mut Vec<Value>) -> Res
         }
         _ => Err(format!("cannot unpack {} into {} variables", describe(item), parts.len())),
     }
+}
+
+/// `base` with `path` set to `value`, each map on the way rebuilt; the
+/// length of the path prefix that is not a map when one is not.
+fn set_path(base: &Value, path: &[&str], value: Value) -> Result<Value, usize> {
+    let Some((first, rest)) = path.split_first() else { return Ok(value) };
+    let Repr::Map(map) = &base.0 else { return Err(0) };
+    let inner = if rest.is_empty() {
+        value
+    } else {
+        let child = map.get(*first).cloned().unwrap_or_default();
+        set_path(&child, rest, value).map_err(|depth| depth + 1)?
+    };
+    let mut entries = (**map).clone();
+    entries.insert(Arc::from(*first), inner);
+    Ok(Value::map(entries))
+}
+
+/// The value at `path` inside `base`, if every step is a map's entry.
+fn path_value<'v>(base: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter().try_fold(base, |value, attr| match &value.0 {
+        Repr::Map(map) => map.get(*attr),
+        _ => None,
+    })
 }
 
 /// The loop frame is pushed just before and popped just after its body;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::arguments::NameIndex;
-use crate::syntax::ast::Pattern;
+use crate::syntax::ast::{CallBlock, Pattern};
 use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
@@ -16,6 +16,21 @@ pub(crate) enum Frame<'a> {
     Macro(Vec<(&'a str, Value)>, NameIndex<'a>),
     /// A `with` block's names; lookups go on past them.
     With(Vec<(&'a str, Value)>, NameIndex<'a>),
+    /// Above a macro's frame when a `call` block called it: what `caller`
+    /// is in its body. Binds nothing else.
+    Caller(CallerRef<'a>),
+    /// A `call` block's body running (`caller(...)`): its parameters; a
+    /// lookup not found here goes on at the call site, the frames below
+    /// [`CallerRef::frames`] (lexical scoping: not the macro's).
+    CallerBody(Vec<(&'a str, Value)>, NameIndex<'a>, usize),
+}
+
+/// A `call` block and where it ran: the frames below `frames` are its call
+/// site's, still on the stack while the macro it called runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallerRef<'a> {
+    pub(crate) block: &'a CallBlock<'a>,
+    pub(crate) frames: usize,
 }
 
 impl Frame<'_> {
@@ -31,7 +46,7 @@ impl Frame<'_> {
                     None => (name == "loop" && !state.filtering).then(|| state.to_value()),
                 }
             }
-            Frame::Macro(params, index) => index
+            Frame::Macro(params, index) | Frame::CallerBody(params, index, _) => index
                 .position(name, || params.iter().position(|(p, _)| *p == name))
                 .map(|i| params[i].1.clone()),
             // A `with` binds its names in turn: one not bound yet is not here.
@@ -39,6 +54,7 @@ impl Frame<'_> {
                 .position(name, || bound.iter().position(|(p, _)| *p == name))
                 .and_then(|i| bound.get(i))
                 .map(|(_, value)| value.clone()),
+            Frame::Caller(_) => None,
         }
     }
 }

@@ -99,6 +99,8 @@ pub(crate) enum Node<'a> {
     Autoescape { on: bool, body: Vec<Node<'a>> },
     /// `[% macro name(params) %]`
     Macro(Box<MacroDef<'a>>),
+    /// `[% call(params) m(args) %]body[% endcall %]`
+    CallBlock(Box<CallBlock<'a>>),
     /// `[% chance p %]`, with `elif q` branches, each rolled in turn.
     Chance { branches: Vec<(Expr<'a>, Vec<Node<'a>>)>, otherwise: Vec<Node<'a>> },
     /// `[% weighted %]` with its `choice w` blocks.
@@ -134,7 +136,8 @@ pub(crate) struct SetBlock<'a> {
 /// `with pattern = value, ...` and its body.
 #[derive(Debug)]
 pub(crate) struct WithBlock<'a> {
-    /// Every name the patterns bind, in order (what the body's frame holds).
+    /// Every name the patterns bind, each once, in the order first bound
+    /// (what the body's frame holds).
     pub(crate) names: Vec<&'a str>,
     pub(crate) bindings: Vec<(Pattern<'a>, Expr<'a>)>,
     pub(crate) body: Vec<Node<'a>>,
@@ -198,12 +201,38 @@ pub(crate) struct MacroDef<'a> {
     pub(crate) caller: bool,
 }
 
-/// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or
-/// `L[expr]` computed when the `set` runs).
+/// `call(params) m(args)` and its body: the macro runs with `caller`
+/// bound to the body, which sees the call site's names (lexical scoping).
 #[derive(Debug)]
+pub(crate) struct CallBlock<'a> {
+    pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
+    /// The call of the macro: an [`ExprKind::Call`].
+    pub(crate) call: Expr<'a>,
+    pub(crate) body: Vec<Node<'a>>,
+    /// Whether the body reads `caller` (`caller.caller`).
+    pub(crate) caller: bool,
+    pub(crate) span: Span,
+}
+
+/// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or
+/// `L[expr]` computed when the `set` runs), and the attributes after it
+/// (`ns.count`: the variable's map, updated; decision 6).
 pub(crate) struct Target<'a> {
     pub(crate) scope: Scope,
     pub(crate) name: TargetName<'a>,
+    pub(crate) attrs: Vec<&'a str>,
+}
+
+/// Without the attributes when there are none (most targets).
+impl fmt::Debug for Target<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("Target");
+        s.field("scope", &self.scope).field("name", &self.name);
+        if !self.attrs.is_empty() {
+            s.field("attrs", &self.attrs);
+        }
+        s.finish()
+    }
 }
 
 /// The name a `set` writes.

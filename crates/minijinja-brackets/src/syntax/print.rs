@@ -118,20 +118,20 @@ fn node(out: &mut String, node: &Node<'_>) {
             out.push_str("[% endautoescape %]");
         }
         Node::Macro(def) => {
-            let _ = write!(out, "[% macro {}(", def.name);
-            for (i, (name, default)) in def.params.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(name);
-                if let Some(default) = default {
-                    out.push('=');
-                    expr(out, default);
-                }
-            }
-            out.push_str(") %]");
+            let _ = write!(out, "[% macro {}", def.name);
+            params(out, &def.params);
+            out.push_str(" %]");
             nodes(out, &def.body);
             out.push_str("[% endmacro %]");
+        }
+        Node::CallBlock(block) => {
+            out.push_str("[% call");
+            params(out, &block.params);
+            out.push(' ');
+            expr(out, &block.call);
+            out.push_str(" %]");
+            nodes(out, &block.body);
+            out.push_str("[% endcall %]");
         }
         Node::Weighted { choices } => {
             out.push_str("[% weighted %]");
@@ -153,6 +153,22 @@ fn node(out: &mut String, node: &Node<'_>) {
             out.push_str(" %]");
         }
     }
+}
+
+/// A macro's or `call` block's parameters, in parentheses.
+fn params(out: &mut String, params: &[(&str, Option<Expr<'_>>)]) {
+    out.push('(');
+    for (i, (name, default)) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        if let Some(default) = default {
+            out.push('=');
+            expr(out, default);
+        }
+    }
+    out.push(')');
 }
 
 /// A `for` or `with` pattern: two or more parts bare (`a, (b, c)`), a
@@ -239,6 +255,10 @@ fn target(out: &mut String, target: &Target<'_>) {
             expr(out, key);
             out.push(']');
         }
+    }
+    for attr in &target.attrs {
+        out.push('.');
+        out.push_str(attr);
     }
 }
 

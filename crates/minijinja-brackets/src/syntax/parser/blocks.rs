@@ -148,17 +148,31 @@ impl<'a> TemplateParser<'a> {
                 let (branches, otherwise) = self.branches(p, "chance", "endchance", span)?;
                 Node::Chance { branches, otherwise }
             }
-            Stmt::Set(target, value) => {
-                Node::Set { target: Box::new(target), value: Box::new(value), span }
-            }
-            Stmt::Macro(name, params) => {
+            Stmt::Set(target, value) => Node::Set { target, value, span },
+            // A macro's or a `call` block's body: outside the loops around
+            // it; whether it reads `caller` (a `call` body's reads count for
+            // the macro it is written in too). One arm for both keeps this
+            // frame small.
+            stmt @ (Stmt::Macro(..) | Stmt::Call(..)) => {
                 let callers = self.grammar.callers.get();
                 let loops = std::mem::take(&mut self.loops);
-                let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
+                let macro_def = matches!(stmt, Stmt::Macro(..));
+                let (end, opener) =
+                    if macro_def { ("endmacro", "macro") } else { ("endcall", "call") };
+                let (body, _) = self.closed_body(&[end], opener, span)?;
                 self.loops = loops;
                 let caller = self.grammar.callers.get() > callers;
-                let name = self.grammar.intern(name);
-                Node::Macro(Box::new(MacroDef { name, params, body, caller }))
+                match stmt {
+                    Stmt::Macro(name, params) => {
+                        let name = self.grammar.intern(name);
+                        Node::Macro(Box::new(MacroDef { name, params, body, caller }))
+                    }
+                    Stmt::Call(params, call) => {
+                        let call = *call;
+                        Node::CallBlock(Box::new(CallBlock { params, call, body, caller, span }))
+                    }
+                    _ => return Err(self.syntax_error("internal error: not a macro".into(), span)),
+                }
             }
             Stmt::Weighted => self.weighted(span)?,
             Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },
@@ -174,8 +188,8 @@ impl<'a> TemplateParser<'a> {
         Ok(node)
     }
 
-    /// `for`, `set` blocks, `with`, `filter`, `autoescape`, `break`,
-    /// `continue`, `do`: apart from [`Self::block`], whose frame is on the
+    /// `for`, `set` blocks, `with`, `filter`, `autoescape`, `call`,
+    /// `break`, `continue`, `do`: apart from [`Self::block`], whose frame is on the
     /// native stack once per nesting level and so stays small.
     #[inline(never)]
     fn scoped_block(&mut self, stmt: Stmt<'a>, span: Span) -> Result<Node<'a>, Error> {
@@ -195,7 +209,7 @@ impl<'a> TemplateParser<'a> {
             }
             Stmt::SetBlock(target, filters) => {
                 let (body, _) = self.closed_body(&["endset"], "set", span)?;
-                Node::SetBlock(Box::new(SetBlock { target, filters, body, span }))
+                Node::SetBlock(Box::new(SetBlock { target: *target, filters, body, span }))
             }
             Stmt::Control(control) if self.loops == 0 => {
                 let word = if control == Control::Break { "break" } else { "continue" };
@@ -209,9 +223,7 @@ impl<'a> TemplateParser<'a> {
             Stmt::Control(control) => Node::Control(control, span),
             Stmt::With(bindings) => {
                 let (body, _) = self.closed_body(&["endwith"], "with", span)?;
-                let mut names = Vec::new();
-                bindings.iter().for_each(|(p, _)| p.names(&mut names));
-                Node::With(Box::new(WithBlock { names, bindings, body, span }))
+                with_block(bindings, body, span)
             }
             Stmt::Do(e) => Node::Do(e),
             Stmt::Filter(filters) => {
@@ -319,4 +331,20 @@ impl<'a> TemplateParser<'a> {
         }
         Err(self.unclosed("weighted", open, &["endweighted"]))
     }
+}
+
+/// A `with` block's node: each name once in the frame, where first bound (a
+/// later binding of it replaces its value). Apart from the parser's
+/// recursion, so its locals take no room there.
+#[inline(never)]
+fn with_block<'a>(
+    bindings: Vec<(Pattern<'a>, Expr<'a>)>,
+    body: Vec<Node<'a>>,
+    span: Span,
+) -> Node<'a> {
+    let mut all = Vec::new();
+    bindings.iter().for_each(|(p, _)| p.names(&mut all));
+    let mut seen = HashSet::new();
+    let names = all.into_iter().filter(|n| seen.insert(*n)).collect();
+    Node::With(Box::new(WithBlock { names, bindings, body, span }))
 }

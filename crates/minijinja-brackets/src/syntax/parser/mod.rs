@@ -29,9 +29,9 @@ use crate::limits::Limits;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    BinOp, CallArgs, Callee, CmpOp, Conditional, Control, EffectKind, Expr, ExprKind, FilterBlock,
-    FilterCall, ForLoop, MacroDef, Name, Node, Pattern, SetBlock, Slice, Target, TargetName,
-    Template, TestCall, WithBlock,
+    BinOp, CallArgs, CallBlock, Callee, CmpOp, Conditional, Control, EffectKind, Expr, ExprKind,
+    FilterBlock, FilterCall, ForLoop, MacroDef, Name, Node, Pattern, SetBlock, Slice, Target,
+    TargetName, Template, TestCall, WithBlock,
 };
 use crate::syntax::lexer::{Lexer, Whitespace};
 use crate::syntax::token::{TagKind, Token};
@@ -113,8 +113,7 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Jinja tags this language leaves out on purpose.
-const UNSUPPORTED: &[&str] =
-    &["extends", "block", "include", "import", "from", "call", "endblock", "endcall"];
+const UNSUPPORTED: &[&str] = &["extends", "block", "include", "import", "from", "endblock"];
 
 /// The byte length of the token starting `i`: a word, a two-character
 /// operator, or one character (0 at the end).

@@ -16,15 +16,19 @@ pub(super) enum Stmt<'a> {
         iterable: Expr<'a>,
         filter: Option<Expr<'a>>,
     },
-    Set(Target<'a>, Expr<'a>),
+    /// Boxed, as every large payload: the block parser holds a statement
+    /// in its frame once per nesting level.
+    Set(Box<Target<'a>>, Box<Expr<'a>>),
     /// `set target [-> filters]`, the body up to `endset`.
-    SetBlock(Target<'a>, Vec<FilterCall<'a>>),
+    SetBlock(Box<Target<'a>>, Vec<FilterCall<'a>>),
     Control(Control),
     With(Vec<(Pattern<'a>, Expr<'a>)>),
     Do(Expr<'a>),
     Filter(Vec<FilterCall<'a>>),
     Autoescape(bool),
     Macro(&'a str, Vec<(&'a str, Option<Expr<'a>>)>),
+    /// `call(params) m(args)`: the parameters and the call.
+    Call(Vec<(&'a str, Option<Expr<'a>>)>, Box<Expr<'a>>),
     Chance(Expr<'a>),
     Weighted,
     Choice(Expr<'a>),
@@ -48,6 +52,7 @@ impl Stmt<'_> {
             Stmt::Filter(_) => "filter",
             Stmt::Autoescape(_) => "autoescape",
             Stmt::Macro(..) => "macro",
+            Stmt::Call(..) => "call",
             Stmt::Chance(_) => "chance",
             Stmt::Weighted => "weighted",
             Stmt::Choice(_) => "choice",
@@ -72,7 +77,9 @@ impl<'a> Grammar<'a> {
             "elif" => self.expr(i).map(|(i, e)| (i, Stmt::Elif(e)))?,
             "else" => (i, Stmt::Else),
             "endif" | "endfor" | "endmacro" | "endchance" | "endweighted" | "endchoice"
-            | "endset" | "endwith" | "endfilter" | "endautoescape" => (i, Stmt::End(word)),
+            | "endset" | "endwith" | "endfilter" | "endautoescape" | "endcall" => {
+                (i, Stmt::End(word))
+            }
             "break" => (i, Stmt::Control(Control::Break)),
             "continue" => (i, Stmt::Control(Control::Continue)),
             "with" => self.with_header(i)?,
@@ -82,6 +89,7 @@ impl<'a> Grammar<'a> {
             "for" => self.for_header(i)?,
             "set" => self.set(i)?,
             "macro" => self.macro_header(i)?,
+            "call" => self.call_header(i)?,
             "chance" => self.expr(i).map(|(i, e)| (i, Stmt::Chance(e)))?,
             "weighted" => (i, Stmt::Weighted),
             "choice" => self.expr(i).map(|(i, e)| (i, Stmt::Choice(e)))?,
@@ -237,7 +245,7 @@ impl<'a> Grammar<'a> {
         let invalid = |at| {
             syntax(
                 at,
-                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]` or `G[\"name\"]`"
+                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]`, `G[\"name\"]` or `ns.attr`"
                     .to_string(),
             )
         };
@@ -264,23 +272,33 @@ impl<'a> Grammar<'a> {
                         format!("`{name}` alone cannot be assigned: write `{name}.name`"),
                     );
                 };
-                (i, Target { scope, name: key })
+                (i, Target { scope, name: key, attrs: Vec::new() })
             }
             _ if RESERVED.contains(&name) => {
                 return syntax(start, format!("`{name}` is reserved and cannot be assigned"));
             }
-            _ => (i, Target { scope: Scope::State, name: TargetName::Static(Cow::Borrowed(name)) }),
+            _ => {
+                let name = TargetName::Static(Cow::Borrowed(name));
+                (i, Target { scope: Scope::State, name, attrs: Vec::new() })
+            }
         };
+        // `ns.attr = v`, `ns.a.b = v`: an attribute of the variable's map.
+        let (mut i, mut target) = (i, target);
+        while let Some((j, _)) = peek_ok(sym("."), i)? {
+            let Some((j, attr)) = peek_ok(ident, j)? else { return invalid(j) };
+            target.attrs.push(attr);
+            i = j;
+        }
         if let Some((i, _)) = peek_ok(sym("->"), i)? {
             let (i, filters) = self.filter_chain(i)?;
-            return Ok((i, Stmt::SetBlock(target, filters)));
+            return Ok((i, Stmt::SetBlock(Box::new(target), filters)));
         }
         match peek_ok(terminated(sym("="), not(char('='))), i)? {
             Some((i, _)) => {
                 let (i, value) = self.expr(i)?;
-                Ok((i, Stmt::Set(target, value)))
+                Ok((i, Stmt::Set(Box::new(target), Box::new(value))))
             }
-            None if i.trim().is_empty() => Ok((i, Stmt::SetBlock(target, Vec::new()))),
+            None if i.trim().is_empty() => Ok((i, Stmt::SetBlock(Box::new(target), Vec::new()))),
             None => invalid(start),
         }
     }
@@ -288,17 +306,38 @@ impl<'a> Grammar<'a> {
     /// `macro name(p1, p2=default)`
     pub(super) fn macro_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
         let (i, name) = self.binding(i, "a macro name")?;
-        let (mut i, _) = self.expect("(", i)?;
+        let (i, _) = self.expect("(", i)?;
+        let (i, params) = self.params(i, "macro")?;
+        Ok((i, Stmt::Macro(name, params)))
+    }
+
+    /// `call [(p1, p2=default)] m(args)`: the call must call something.
+    pub(super) fn call_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, params) = match peek_ok(sym("("), i)? {
+            Some((i, _)) => self.params(i, "`caller`")?,
+            None => (i, Vec::new()),
+        };
+        let (start, _) = multispace0(i)?;
+        let (i, call) = self.expr(start)?;
+        if !matches!(call.kind, ExprKind::Call(..)) {
+            return syntax(start, "a `call` block calls a macro: write `[% call m(...) %]`".into());
+        }
+        Ok((i, Stmt::Call(params, Box::new(call))))
+    }
+
+    /// Parameters up to `)` (the `(` already read): `p1, p2=default`.
+    fn params(&self, mut i: &'a str, owner: &str) -> PResult<'a, Vec<(&'a str, Option<Expr<'a>>)>> {
+        let what = format!("a {owner} parameter");
         let mut params = Vec::new();
         // A set, not a scan: a macro may have thousands of parameters.
         let mut seen = HashSet::new();
         loop {
             if let Some((j, _)) = peek_ok(sym(")"), i)? {
-                return Ok((j, Stmt::Macro(name, params)));
+                return Ok((j, params));
             }
-            let (j, param) = self.binding(i, "a macro parameter")?;
+            let (j, param) = self.binding(i, &what)?;
             if !seen.insert(param) {
-                return syntax(i, format!("duplicate macro parameter `{param}`"));
+                return syntax(i, format!("duplicate {owner} parameter `{param}`"));
             }
             let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
                 Some((j, _)) => self.expr(j).map(|(j, e)| (j, Some(e)))?,
