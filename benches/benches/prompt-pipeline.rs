@@ -56,7 +56,8 @@ fn batch(c: &mut Criterion) {
         let batch = Batch::new(&compiled, 7, jobs);
         group.bench_function(BenchmarkId::new(provider.as_str(), format!("{jobs}_jobs")), |b| {
             b.iter(|| {
-                let summary = batch.run(&rows[..], &mut io::sink(), |_| {}).unwrap();
+                let summary =
+                    batch.run(&rows[..], &mut io::sink(), &mut io::sink(), |_| {}).unwrap();
                 assert_eq!((summary.rows, summary.failed), (ROWS, 0));
                 black_box(summary)
             })

@@ -125,7 +125,7 @@ pub use crate::{
     dialect::Dialect,
     entry::is_unsafe_name,
     error::{Error, ErrorKind},
-    mime::mime_type,
+    mime::{mime_type, sniffed_type},
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
     render::{ContextAs, RenderOptions, Rendered, Warning, WarningKind, part_for_embed, render},
     role::{TurnRole, message_roles, roles},

@@ -20,6 +20,31 @@ pub fn mime_type(name: &str) -> &'static str {
 
 const OCTET_STREAM: &str = "application/octet-stream";
 
+/// The MIME type of `bytes` by their signature, for the types providers
+/// take inline: PNG, JPEG, GIF, WebP and PDF; `None` for anything else.
+///
+/// ```
+/// use narrative_segment::sniffed_type;
+///
+/// assert_eq!(sniffed_type(b"\x89PNG\r\n\x1a\n..."), Some("image/png"));
+/// assert_eq!(sniffed_type(b"%PDF-1.7"), Some("application/pdf"));
+/// assert_eq!(sniffed_type(b"hello"), None);
+/// ```
+pub fn sniffed_type(bytes: &[u8]) -> Option<&'static str> {
+    const SIGNATURES: [(&[u8], &str); 6] = [
+        (b"\x89PNG\r\n\x1a\n", "image/png"),
+        (b"\xff\xd8\xff", "image/jpeg"),
+        (b"GIF87a", "image/gif"),
+        (b"GIF89a", "image/gif"),
+        (b"%PDF-", "application/pdf"),
+        (b"RIFF", "image/webp"),
+    ];
+    SIGNATURES.iter().find_map(|(signature, mime)| {
+        let webp = *mime != "image/webp" || bytes.get(8..12) == Some(b"WEBP");
+        (bytes.starts_with(signature) && webp).then_some(*mime)
+    })
+}
+
 const TABLE: &[(&str, &str)] = &[
     // Images (rendered as `image_url` parts).
     ("png", "image/png"),
@@ -71,6 +96,17 @@ const TABLE: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures() {
+        assert_eq!(sniffed_type(b"\xff\xd8\xff\xe0"), Some("image/jpeg"));
+        assert_eq!(sniffed_type(b"GIF89a"), Some("image/gif"));
+        assert_eq!(sniffed_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        // A RIFF that is not WebP (a WAV) is not an image.
+        assert_eq!(sniffed_type(b"RIFF\0\0\0\0WAVEfmt "), None);
+        assert_eq!(sniffed_type(b"\x89PN"), None);
+        assert_eq!(sniffed_type(b""), None);
+    }
 
     #[test]
     fn extensions() {

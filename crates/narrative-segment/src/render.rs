@@ -8,7 +8,8 @@ use prompt_core::chat::{Message, Part, Role};
 use prompt_core::diagnostic::Diagnostic;
 use serde::{Deserialize, Serialize};
 
-use crate::mime::mime_type;
+use crate::dialect::Dialect;
+use crate::mime::{mime_type, sniffed_type};
 use crate::narrative::{Embed, ResolvedNarrative};
 use crate::role::TurnRole;
 use crate::segment::Turn;
@@ -67,6 +68,25 @@ pub fn part_for_embed(embed: &Embed) -> Part {
     }
 }
 
+/// The part for `embed` in the Standard dialect: as [`part_for_embed`], but
+/// typed by its bytes when their signature names another type than the
+/// extension (with the two types, for the warning).
+fn standard_part(embed: &Embed) -> (Part, Option<(&'static str, &'static str)>) {
+    let by_name = mime_type(&embed.name);
+    let data = embed.content.as_slice();
+    match sniffed_type(data) {
+        Some(by_bytes) if by_bytes != by_name => {
+            let part = if by_bytes.starts_with("image/") {
+                Part::image(by_bytes, data)
+            } else {
+                Part::file(embed.name.clone(), by_bytes, data)
+            };
+            (part, Some((by_name, by_bytes)))
+        }
+        _ => (part_for_embed(embed), None),
+    }
+}
+
 /// The messages of a narrative, and what was left out of them.
 ///
 /// Nothing is left out silently: each embed [`RenderOptions`] kept out of
@@ -97,6 +117,8 @@ pub struct Warning {
     span: Span,
     position: Position,
     detail: String,
+    /// A mismatch's types: the extension's, the bytes'.
+    media: Option<(&'static str, &'static str)>,
 }
 
 /// The kinds of [`Warning`].
@@ -106,6 +128,10 @@ pub enum WarningKind {
     /// An embed larger than [`RenderOptions::max_embed_bytes`], left out of
     /// its message, e.g. a 5 MB `scan.pdf` under a 1 MB limit.
     EmbedTooLarge,
+    /// An embed whose bytes are of another type than its extension says (a
+    /// PNG named `.jpg`), sent with the bytes' type (Standard dialect only;
+    /// lmml judges by the extension alone).
+    MediaTypeMismatch,
 }
 
 impl WarningKind {
@@ -113,6 +139,7 @@ impl WarningKind {
     pub fn as_str(&self) -> &'static str {
         match self {
             WarningKind::EmbedTooLarge => "embed_too_large",
+            WarningKind::MediaTypeMismatch => "media_type_mismatch",
         }
     }
 }
@@ -156,6 +183,18 @@ impl Warning {
             WarningKind::EmbedTooLarge => {
                 format!("the embed `{}` is left out of its message ({})", self.name, self.detail)
             }
+            WarningKind::MediaTypeMismatch => {
+                format!("the embed `{}`: {}", self.name, self.detail)
+            }
+        }
+    }
+
+    /// For [`WarningKind::MediaTypeMismatch`]: the type the extension names
+    /// and the type of the bytes (which is sent).
+    pub fn media_types(&self) -> Option<(&'static str, &'static str)> {
+        match self.kind {
+            WarningKind::MediaTypeMismatch => self.media,
+            _ => None,
         }
     }
 }
@@ -180,8 +219,11 @@ impl fmt::Display for Warning {
 /// Renders each turn as a message: the text part first (the raw turn text,
 /// `""` for an empty turn), then one part per embed of the turn that fits
 /// `max_embed_bytes`, in first-occurrence order; each embed that does not
-/// fit is a [`WarningKind::EmbedTooLarge`] warning instead. The preamble
-/// goes as [`RenderOptions::context_as`] says.
+/// fit is a [`WarningKind::EmbedTooLarge`] warning instead. In the Standard
+/// dialect an embed whose bytes are a PNG, JPEG, GIF, WebP or PDF of another
+/// type than its extension says is sent with the bytes' type, with a
+/// [`WarningKind::MediaTypeMismatch`] warning. The preamble goes as
+/// [`RenderOptions::context_as`] says.
 ///
 /// ```
 /// use narrative_segment::{Attachments, Dialect, Narrative, RenderOptions, render};
@@ -210,6 +252,7 @@ pub fn render(
     let mut offsets = Vec::new();
     let mut context: Option<Vec<Part>> = None;
     let mut messages = Vec::with_capacity(turns.len());
+    let by_bytes = resolved.narrative().dialect() == Dialect::Standard;
     for turn in turns {
         let role = match (turn.role, options.context_as) {
             (TurnRole::Context, ContextAs::Drop) => continue,
@@ -230,7 +273,26 @@ pub fn render(
                         span: embed.span,
                         position: Position { line: 1, column: 1 },
                         detail: format!("{size} bytes; the limit is {limit}"),
+                        media: None,
                     });
+                }
+                _ if by_bytes => {
+                    let (part, mismatch) = standard_part(embed);
+                    if let Some((by_name, by_bytes)) = mismatch {
+                        let detail = format!(
+                            "the extension says {by_name}, the bytes are {by_bytes}; sent as {by_bytes}"
+                        );
+                        offsets.push((embed.span.start, warnings.len()));
+                        warnings.push(Warning {
+                            kind: WarningKind::MediaTypeMismatch,
+                            name: embed.name.clone(),
+                            span: embed.span,
+                            position: Position { offset: 0, line: 1, column: 1 },
+                            detail,
+                            media: mismatch,
+                        });
+                    }
+                    content.push(part);
                 }
                 _ => content.push(part_for_embed(embed)),
             }
@@ -256,6 +318,25 @@ mod tests {
     use crate::attachments::Attachments;
     use crate::dialect::Dialect;
     use crate::narrative::Narrative;
+
+    #[test]
+    fn a_lying_extension_is_typed_by_the_bytes_in_the_standard_dialect() {
+        let png = b"\x89PNG\r\n\x1a\nrest".to_vec();
+        let attachments = Attachments::from_entries([("photo.jpg", png.clone())]).unwrap();
+        let text = "## user\nsee @photo.jpg\n";
+        let standard = Narrative::parse(text, Dialect::Standard).resolve(&attachments).unwrap();
+        let rendered = render(&standard, &standard.segment(), &RenderOptions::default());
+        assert_eq!(rendered.messages[0].content[1], Part::image("image/png", png.clone()));
+        let warning = &rendered.warnings[0];
+        assert_eq!(warning.kind(), WarningKind::MediaTypeMismatch);
+        assert_eq!(warning.media_types(), Some(("image/jpeg", "image/png")));
+        assert_eq!((warning.line(), warning.column()), (2, 5));
+        // lmml judges by the extension alone.
+        let lmml = Narrative::parse(text, Dialect::Lmml).resolve(&attachments).unwrap();
+        let rendered = render(&lmml, &lmml.segment(), &RenderOptions::default());
+        assert_eq!(rendered.messages[0].content[1], Part::image("image/jpeg", png));
+        assert!(rendered.warnings.is_empty());
+    }
 
     #[test]
     fn parts_limits_and_context() {

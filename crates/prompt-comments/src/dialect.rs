@@ -109,6 +109,13 @@ impl Dialect {
     pub(crate) fn warns_on_duplicate_params(self) -> bool {
         self.is_standard()
     }
+
+    /// Whether a `param:` list splits on commas only outside brackets and
+    /// strings (Standard: `stop=["a","b"], temperature=0.2` is two
+    /// assignments), or on every comma (llmutils).
+    pub(crate) fn splits_params_on_json(self) -> bool {
+        self.is_standard()
+    }
 }
 
 impl fmt::Display for Dialect {

@@ -67,7 +67,13 @@ impl<'a> Directives<'a> {
     }
 
     fn read_params(&mut self, list: &'a str, dialect: Dialect, place: Place<'a>) {
-        for pair in list.trim().split(',') {
+        let list = list.trim();
+        let pieces: Box<dyn Iterator<Item = &'a str>> = if dialect.splits_params_on_json() {
+            Box::new(json_aware_pieces(list))
+        } else {
+            Box::new(list.split(','))
+        };
+        for pair in pieces {
             // A piece without `=` (or with an empty key) is not an assignment.
             let pair = pair.trim();
             let Some((key, value)) = pair.split_once('=') else { continue };
@@ -134,6 +140,40 @@ impl<'a> Directives<'a> {
         let Directives { params, metadata, flow, node, tags, warnings, directives, .. } = self;
         Processed { cleaned, params, metadata, flow, node, tags, warnings, directives, deletions }
     }
+}
+
+/// The comma-separated pieces of `list`, splitting only at commas outside
+/// `[...]`, `{...}` and double-quoted strings (with `\"` escapes), so a JSON
+/// value stays whole. Unbalanced brackets keep the rest as one piece (the
+/// value is then refused where it is typed, never cut silently). Linear.
+fn json_aware_pieces(list: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut cuts = Vec::new();
+    for (i, b) in list.bytes().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                cuts.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    cuts.push(&list[start..]);
+    cuts.into_iter()
 }
 
 /// `map[key] = value`, reusing the existing allocations when the key is
@@ -215,6 +255,32 @@ mod tests {
         let params: Vec<_> = p.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(params, [("a", "b = c"), ("empty", ""), ("stop", "END")]);
         assert!(p.metadata.is_empty());
+    }
+
+    #[test]
+    fn standard_params_keep_json_values_whole() {
+        let p = read(
+            &[
+                r#" param: stop=["a, b", "]"], logit_bias={"1": -1, "2": 3}, temperature=0.2, s="x, y""#,
+            ],
+            Dialect::Standard,
+        );
+        let params: Vec<_> = p.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(
+            params,
+            [
+                ("logit_bias", r#"{"1": -1, "2": 3}"#),
+                ("s", r#""x, y""#),
+                ("stop", r#"["a, b", "]"]"#),
+                ("temperature", "0.2")
+            ]
+        );
+        // Unbalanced: the rest is one piece, refused where it is typed.
+        let p = read(&[" param: stop=[\"a\", top_p=1"], Dialect::Standard);
+        assert_eq!(p.params["stop"], "[\"a\", top_p=1");
+        // llmutils still splits on every comma.
+        let p = read(&[r#" param: stop=["a","b"]"#], Dialect::Llmutils);
+        assert_eq!(p.params["stop"], r#"["a""#);
     }
 
     #[test]

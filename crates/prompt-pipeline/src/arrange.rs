@@ -11,6 +11,7 @@ use prompt_core::chat::{Message, Part, Role};
 use crate::error::{Error, ErrorKind, Origin};
 use crate::location::locate;
 use crate::prompt::Prompt;
+use crate::provider::Notice;
 use crate::source::Transcript;
 
 /// Stage 3: turns, embeds, and the preamble mapped. `data_ranges` are
@@ -21,6 +22,7 @@ pub(crate) fn segment(
     prompt: &Prompt,
     text: &str,
     data_ranges: Option<&[Range<usize>]>,
+    notices: &mut Vec<Notice>,
 ) -> Result<Vec<Message>, Error> {
     let pipeline = &*prompt.pipeline.config;
     let location = |offset: usize| {
@@ -41,6 +43,15 @@ pub(crate) fn segment(
     let turns = resolved.segment();
     let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
     let rendered = render(&resolved, &turns, &options);
+    // The only warning without a size limit: an embed typed by its bytes.
+    notices.extend(rendered.warnings.iter().filter_map(|warning| {
+        let (extension, bytes) = warning.media_types()?;
+        Some(Notice::MediaTypeMismatch {
+            file: warning.name().to_owned(),
+            extension: extension.to_owned(),
+            bytes: bytes.to_owned(),
+        })
+    }));
     // Messages are rendered from turns one for one (a dropped preamble
     // aside), so a refused message's index names its turn, whose delimiter
     // is where the author can fix it.

@@ -13,7 +13,9 @@
 //! bytes of lines, and one row in progress per thread.
 //!
 //! A row that fails for any reason, a panic included, is an error record
-//! on its line; every other row still comes out.
+//! on its line; every other row still comes out. With an envelope
+//! ([`Format`], `envelope.rs`) each request carries an id and the error
+//! records go to their own writer.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read, Write};
@@ -22,11 +24,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use prompt_core::json::{self, JsonError};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use serde_json::value::RawValue;
 
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
+use crate::envelope::{Entry, Format, Writer};
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -40,12 +45,16 @@ const MAX_ROW_BYTES: usize = 16 << 20;
 const LINE_OVERHEAD: usize = 64;
 
 /// A batch run: a compiled prompt, the seed of row 0 (row `i` uses
-/// `seed + i`, wrapping) and the number of threads.
+/// `seed + i`, wrapping), the number of threads, and what is written for
+/// each row ([`Format`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Batch<'a> {
     compiled: &'a Compiled,
     /// Each row's line is its arranged messages instead of a request body.
     messages: bool,
+    format: Format,
+    /// The rows' top-level key that holds each request's id.
+    id_field: Option<&'a str>,
     seed: u64,
     jobs: usize,
     max_row_bytes: usize,
@@ -96,6 +105,8 @@ impl<'a> Batch<'a> {
         Batch {
             compiled,
             messages: false,
+            format: Format::Bodies,
+            id_field: None,
             seed,
             jobs: jobs.max(1),
             max_row_bytes: MAX_ROW_BYTES,
@@ -118,6 +129,27 @@ impl<'a> Batch<'a> {
         self
     }
 
+    /// The same batch writing `format`: bare bodies ([`Format::Bodies`], the
+    /// default) or a provider's batch file, each request with its id.
+    pub fn format(mut self, format: Format) -> Batch<'a> {
+        self.format = format;
+        self
+    }
+
+    /// The same batch taking each request's id from the rows' top-level key
+    /// `id_field`, which a row may have beside `state`, `local` and `global`
+    /// (with an envelope format only). Without it, row `i`'s id is `row-i`.
+    /// A row without the key, with a value that is not a string, or with an
+    /// id the API refuses ([`Format::valid_id`]) is a `missing_id` or
+    /// `invalid_id` record; a row whose id an earlier row has is a
+    /// `duplicate_id` record. Each id is remembered for that check: the only
+    /// memory that grows with the number of rows (at most
+    /// [`Format::MAX_ID_BYTES`] and a few words per row).
+    pub fn id_field(mut self, id_field: Option<&'a str>) -> Batch<'a> {
+        self.id_field = id_field;
+        self
+    }
+
     /// The same batch holding at most `chunk_bytes` of rows at once, and as
     /// many bytes of finished lines waiting to be written ([`Batch::CHUNK_BYTES`]
     /// by default; at least one row is always read).
@@ -126,36 +158,74 @@ impl<'a> Batch<'a> {
         self
     }
 
-    /// Reads rows (one JSON context per line) from `rows` and writes one
-    /// line per row to `out`: the request body (or the messages, when the
-    /// provider stage is off), or the error record
+    /// Reads rows (one JSON context per line) from `rows` and writes what
+    /// each gives, in row order: its request, or the error record
     /// `{"row": i, "error": {"kind", "message", "line", "column", "snippet"}}`.
-    /// A row that is not UTF-8 or not a context has its line and column in
-    /// the rows (a byte order mark is allowed at the start of the first row
-    /// only); a row that fails to build has them in the prompt.
-    /// `progress` is called after each chunk.
+    ///
+    /// With [`Format::Bodies`] every row is one line of `out` (the body, or
+    /// the messages when the provider stage is off, or the record) and
+    /// `errors` gets nothing. With an envelope format `out` holds only the
+    /// requests (OpenAI and Gemini: one JSON line each; Anthropic: the one
+    /// document `{"requests":[...]}`, a request per line, valid JSON even
+    /// with no request at all) and every error record is a line of `errors`.
+    ///
+    /// A row that is not UTF-8, not a context, or without a valid id has
+    /// its line and column in the rows (a byte order mark is allowed at the
+    /// start of the first row only); a row that fails to build has them in
+    /// the prompt. `progress` is called after each chunk.
     ///
     /// # Errors
     ///
-    /// Only reading `rows` or writing `out`; a failing row is a record.
+    /// Reading `rows` or writing `out` or `errors` (a failing row is a
+    /// record), and, before any row is read, `InvalidInput` for a batch
+    /// that cannot be: an envelope whose format does not take the
+    /// provider's bodies ([`Format::accepts`]) or with the provider stage
+    /// off, an id field with [`Format::Bodies`], or an id field named
+    /// `state`, `local` or `global`.
     pub fn run(
         &self,
         mut rows: impl BufRead,
         out: &mut impl Write,
+        errors: &mut impl Write,
         mut progress: impl FnMut(&Summary),
     ) -> io::Result<Summary> {
+        self.check().map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
+        let mut writer = Writer::new(self.format, self.id_field.is_some(), out, errors);
+        writer.start()?;
         let mut summary = Summary::default();
         let mut chunk = Chunk::default();
         let mut carry = None;
         loop {
             self.read_chunk(&mut rows, &mut chunk, &mut carry)?;
             if chunk.rows.is_empty() {
+                writer.finish()?;
                 return Ok(summary);
             }
-            summary.failed += self.chunk(summary.rows, &chunk, out)?;
+            summary.failed += self.chunk(summary.rows, &chunk, &mut writer)?;
             summary.rows += chunk.rows.len();
-            out.flush()?;
+            writer.flush()?;
             progress(&summary);
+        }
+    }
+
+    /// Whether the batch can be run; what is wrong, when not.
+    fn check(&self) -> Result<(), String> {
+        let provider = self.compiled.prompt().pipeline.provider();
+        let format = self.format.as_str();
+        if !self.format.accepts(provider) {
+            return Err(format!("{format} does not take {} bodies", provider.as_str()));
+        }
+        if self.format.is_envelope() && self.messages {
+            return Err(format!("{format} holds request bodies, not messages"));
+        }
+        match self.id_field {
+            Some(_) if !self.format.is_envelope() => {
+                Err("an id field needs an envelope format: bodies carry no id".to_owned())
+            }
+            Some(field @ ("state" | "local" | "global")) => {
+                Err(format!("the id field cannot be `{field}`, a store of the context"))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -202,16 +272,23 @@ impl<'a> Batch<'a> {
     /// Builds the rows of `chunk` (`first` is the index of its first row)
     /// on up to `jobs` threads and writes their lines in row order; returns
     /// how many failed.
-    fn chunk(&self, first: usize, chunk: &Chunk, out: &mut impl Write) -> io::Result<usize> {
+    fn chunk<O: Write, E: Write>(
+        &self,
+        first: usize,
+        chunk: &Chunk,
+        out: &mut Writer<'_, O, E>,
+    ) -> io::Result<usize> {
         let count = chunk.rows.len();
         if self.jobs == 1 || count == 1 {
             let mut lines = Lines::default();
+            let mut failed = 0;
             for i in 0..count {
                 lines.bytes.clear();
+                lines.entries.clear();
                 self.line(first + i, chunk.row(i), &mut lines);
-                out.write_all(&lines.bytes)?;
+                failed += out.write(first + i, &lines.bytes, &lines.entries)?;
             }
-            return Ok(lines.failed);
+            return Ok(failed + lines.failed);
         }
         let pieces = pieces(chunk);
         let shared = Shared {
@@ -253,9 +330,11 @@ impl<'a> Batch<'a> {
             let mut row = 0;
             while row < count && written.is_ok() {
                 let (lines, end) = shared.wait_for(row);
-                row = end;
                 failed += lines.failed;
-                written = out.write_all(&lines.bytes);
+                written = out
+                    .write(first + row, &lines.bytes, &lines.entries)
+                    .map(|refused| failed += refused);
+                row = end;
             }
             if written.is_err() {
                 // The threads must not wait for a writer that is gone.
@@ -271,7 +350,9 @@ impl<'a> Batch<'a> {
     /// others down.
     fn line(&self, index: usize, line: Option<&[u8]>, lines: &mut Lines) {
         let start = lines.bytes.len();
-        let built = catch_unwind(AssertUnwindSafe(|| self.row(index, line, &mut lines.bytes)));
+        let mut id = None;
+        let built =
+            catch_unwind(AssertUnwindSafe(|| self.row(index, line, &mut lines.bytes, &mut id)));
         let ok = built.unwrap_or_else(|_| {
             lines.bytes.truncate(start);
             let message = "building this row failed unexpectedly (a bug: please report it)";
@@ -280,19 +361,31 @@ impl<'a> Batch<'a> {
         });
         lines.failed += usize::from(!ok);
         lines.bytes.push(b'\n');
+        if self.format.is_envelope() {
+            lines.entries.push(Entry { end: lines.bytes.len(), built: ok, id });
+        }
     }
 
-    /// Appends the body or error record of row `index` to `out`, without a
-    /// newline; `true` when the row built.
-    fn row(&self, index: usize, line: Option<&[u8]>, out: &mut Vec<u8>) -> bool {
+    /// Appends the request or error record of row `index` to `out`, without
+    /// a newline, and sets `id` to the row's id (with its column in the row)
+    /// when the id comes from the row and is valid; `true` when the row
+    /// built.
+    fn row(
+        &self,
+        index: usize,
+        line: Option<&[u8]>,
+        out: &mut Vec<u8>,
+        id: &mut Option<(Box<str>, usize)>,
+    ) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
             out.extend(record(index, "row_too_large", &message, Some(index + 1), None, None));
             return false;
         };
         let seed = self.seed.wrapping_add(index as u64);
-        let result =
-            row_text(index, line).and_then(|text| row_context(index, text)).and_then(|context| {
+        let result = row_text(index, line)
+            .and_then(|text| self.row_input(index, text, id))
+            .and_then(|context| {
                 let line = if self.messages {
                     self.compiled.arrange(&context, seed).map(Line::Messages)
                 } else {
@@ -317,10 +410,22 @@ impl<'a> Batch<'a> {
             }
         };
         let start = out.len();
+        let provider = self.compiled.prompt().pipeline.provider();
+        let row_id;
+        let request_id = match (id.as_ref(), self.format.is_envelope()) {
+            (Some((id, _)), _) => id,
+            (None, true) => {
+                row_id = format!("row-{index}");
+                row_id.as_str()
+            }
+            (None, false) => "",
+        };
+        self.format.open(provider, request_id, out);
         let encoded = match &line {
             Line::Body(built) => serde_json::to_writer(&mut *out, &built.body),
             Line::Messages(arranged) => serde_json::to_writer(&mut *out, &arranged.messages),
         };
+        self.format.close(out);
         match encoded {
             Ok(()) => true,
             Err(err) => {
@@ -374,13 +479,21 @@ fn content_len(line: &[u8]) -> usize {
     line.strip_suffix(b"\r").unwrap_or(line).len()
 }
 
-/// The output lines of consecutive rows from `start`, and how many of them
-/// failed.
+/// The output lines of consecutive rows from `start`, how many of them
+/// failed, and (with an envelope) how each came out.
 #[derive(Debug, Default)]
 struct Lines {
     start: usize,
     bytes: Vec<u8>,
     failed: usize,
+    entries: Vec<Entry>,
+}
+
+impl Lines {
+    /// What the lines hold, for the budget of lines waiting.
+    fn size(&self) -> usize {
+        self.bytes.len() + LINE_OVERHEAD + self.entries.iter().map(Entry::size).sum::<usize>()
+    }
 }
 
 /// What the threads building one chunk share with its writer.
@@ -402,7 +515,7 @@ struct State {
     done: BTreeMap<usize, (Lines, usize)>,
     /// The row the writer needs next.
     writing: usize,
-    /// What the finished lines hold (bytes plus [`LINE_OVERHEAD`] each).
+    /// What the finished lines hold ([`Lines::size`]).
     waiting: usize,
     /// The writer failed: take no more pieces.
     stop: bool,
@@ -447,7 +560,7 @@ impl Shared {
     /// Hands over `lines`, which end before row `end`.
     fn finish(&self, lines: Lines, end: usize) {
         let mut state = self.lock();
-        state.waiting += lines.bytes.len() + LINE_OVERHEAD;
+        state.waiting += lines.size();
         state.done.insert(lines.start, (lines, end));
         self.finished.notify_one();
     }
@@ -460,7 +573,7 @@ impl Shared {
         self.written.notify_all();
         loop {
             if let Some((lines, end)) = state.done.remove(&row) {
-                state.waiting -= lines.bytes.len() + LINE_OVERHEAD;
+                state.waiting -= lines.size();
                 state.writing = end;
                 self.written.notify_all();
                 return (lines, end);
@@ -491,11 +604,11 @@ fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
     })
 }
 
-/// The context of row `index`, read strictly (`prompt_core::json`): a key
-/// repeated in an object or an integer outside `i64` is an `invalid_json`
-/// record, with the reader's own message, column and snippet. A byte order
-/// mark is the start of a file, so it is ignored before the first row only.
-fn row_context(index: usize, text: &str) -> Result<Context, Vec<u8>> {
+/// Row `index` read strictly (`prompt_core::json`) as `T`: a key repeated
+/// in an object or an integer outside `i64` is an `invalid_json` record,
+/// with the reader's own message, column and snippet. A byte order mark is
+/// the start of a file, so it is ignored before the first row only.
+fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Vec<u8>> {
     if index > 0 && text.starts_with('\u{feff}') {
         let snippet: String = text.chars().take(40).collect();
         let message =
@@ -509,7 +622,7 @@ fn row_context(index: usize, text: &str) -> Result<Context, Vec<u8>> {
             Some(&snippet),
         ));
     }
-    json::from_str::<Context>(text).map_err(|err: JsonError| {
+    json::from_str::<T>(text).map_err(|err: JsonError| {
         record(
             index,
             "invalid_json",
@@ -521,8 +634,129 @@ fn row_context(index: usize, text: &str) -> Result<Context, Vec<u8>> {
     })
 }
 
+impl Batch<'_> {
+    /// The context of row `index`; when the rows carry ids, also its id
+    /// (into `id`, with its column), checked against the format's rules.
+    fn row_input(
+        &self,
+        index: usize,
+        text: &str,
+        id: &mut Option<(Box<str>, usize)>,
+    ) -> Result<Context, Vec<u8>> {
+        let Some(field) = self.id_field else { return row_json(index, text) };
+        let row: IdRow<'_> = row_json(index, text)?;
+        let at = |raw: &RawValue| column_of(text, raw.get());
+        let snippet = |raw: &RawValue| raw.get().chars().take(40).collect::<String>();
+        let mut raw_id = None;
+        for (key, value) in &row.others {
+            if key == field {
+                raw_id = Some(*value);
+            } else {
+                let message = format!(
+                    "unknown field `{key}`, expected one of `state`, `local`, `global`, `{field}`"
+                );
+                let (column, snippet) = (at(value), snippet(value));
+                let line = Some(index + 1);
+                return Err(record(
+                    index,
+                    "invalid_json",
+                    &message,
+                    line,
+                    Some(column),
+                    Some(&snippet),
+                ));
+            }
+        }
+        let Some(raw) = raw_id else {
+            let message = format!("the row has no id: its key `{field}` is missing");
+            let snippet: String = text.chars().take(40).collect();
+            return Err(record(
+                index,
+                "missing_id",
+                &message,
+                Some(index + 1),
+                Some(1),
+                Some(&snippet),
+            ));
+        };
+        let (column, line) = (at(raw), Some(index + 1));
+        let invalid = |message: String| {
+            record(index, "invalid_id", &message, line, Some(column), Some(&snippet(raw)))
+        };
+        let value = match serde_json::from_str::<serde_json::Value>(raw.get()) {
+            Ok(serde_json::Value::String(value)) => value,
+            Ok(other) => {
+                let kind = match other {
+                    serde_json::Value::Null => "null",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    serde_json::Value::Number(_) => "a number",
+                    serde_json::Value::Array(_) => "an array",
+                    _ => "an object",
+                };
+                return Err(invalid(format!("the id `{field}` must be a string, not {kind}")));
+            }
+            // The reader accepted the row: its values are JSON.
+            Err(err) => return Err(invalid(format!("the id `{field}` cannot be read: {err}"))),
+        };
+        self.format.valid_id(&value).map_err(|why| invalid(format!("invalid id: {why}")))?;
+        *id = Some((value.into_boxed_str(), column));
+        Ok(row.context)
+    }
+}
+
+/// The column (in characters, a byte order mark not counted) in `text` of
+/// `part`, a slice of it.
+fn column_of(text: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len());
+    let before = text.get(..offset).unwrap_or_default();
+    before.strip_prefix('\u{feff}').unwrap_or(before).chars().count() + 1
+}
+
+/// A row read when the rows carry ids: its context, and the first two other
+/// top-level keys with their values as written (the id key among them).
+struct IdRow<'a> {
+    context: Context,
+    others: Vec<(String, &'a RawValue)>,
+}
+
+impl<'de> Deserialize<'de> for IdRow<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<IdRow<'de>, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = IdRow<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IdRow<'de>, A::Error> {
+                let mut row = IdRow { context: Context::default(), others: Vec::new() };
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "state" => row.context.state = map.next_value()?,
+                        "local" => row.context.local = map.next_value()?,
+                        "global" => row.context.global = map.next_value()?,
+                        // At most one key is the id (a key cannot repeat), so
+                        // of two others one is unknown: the row fails, and
+                        // more are not kept.
+                        _ if row.others.len() == 2 => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        _ => {
+                            let value = map.next_value()?;
+                            row.others.push((key, value));
+                        }
+                    }
+                }
+                Ok(row)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
 /// `{"row": i, "error": {...}}`, the error in the command line's shape.
-fn record(
+pub(crate) fn record(
     row: usize,
     kind: &str,
     message: &str,
@@ -550,12 +784,12 @@ mod tests {
         rows: &[u8],
         batch: impl Fn(Batch<'_>) -> Batch<'_>,
     ) -> (Summary, Vec<String>) {
-        let pipeline = Pipeline::new(Provider::OpenAi);
+        let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
         let prompt = pipeline.prepare(Source::new(prompt)).unwrap();
         let compiled = prompt.compile().unwrap();
         let batch = batch(Batch::new(&compiled, 0, 1));
         let mut out = Vec::new();
-        let summary = batch.run(rows, &mut out, |_| {}).unwrap();
+        let summary = batch.run(rows, &mut out, &mut io::sink(), |_| {}).unwrap();
         let lines = String::from_utf8(out).unwrap().lines().map(str::to_owned).collect();
         (summary, lines)
     }
@@ -574,10 +808,16 @@ mod tests {
         for jobs in [1, 2, 3] {
             let (summary, lines) = run(rows, jobs, 40);
             assert_eq!(summary, Summary { rows: 4, failed: 2 });
-            assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+            assert_eq!(
+                lines[0],
+                r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#
+            );
             assert!(lines[1].starts_with(r#"{"row":1,"error":{"kind":"invalid_utf8""#));
             assert!(lines[2].starts_with(r#"{"row":2,"error":{"kind":"row_too_large""#));
-            assert_eq!(lines[3], r#"{"messages":[{"role":"user","content":"4"}]}"#);
+            assert_eq!(
+                lines[3],
+                r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"4"}]}"#
+            );
         }
     }
 
@@ -599,7 +839,7 @@ mod tests {
                     {\"state\": {\"é\": 1,}}\n";
         let (summary, lines) = run(rows.as_bytes(), 2, 1000);
         assert_eq!(summary, Summary { rows: 5, failed: 4 });
-        assert_eq!(lines[0], r#"{"messages":[{"role":"user","content":"1"}]}"#);
+        assert_eq!(lines[0], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#);
         let duplicate = error(&lines[1]);
         assert_eq!(duplicate["kind"], "invalid_json");
         assert_eq!(duplicate["message"], "duplicate key `n` in an object");
@@ -632,12 +872,14 @@ mod tests {
         assert_eq!(whole.0, Summary { rows: 50, failed: 0 });
         for (jobs, chunk_bytes) in [(1, 1), (3, 1), (3, 50), (4, 10_000)] {
             let mut chunks = 0;
-            let pipeline = Pipeline::new(Provider::OpenAi);
+            let pipeline =
+                Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
             let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
             let compiled = prompt.compile().unwrap();
             let batch = Batch::new(&compiled, 0, jobs).chunk_bytes(chunk_bytes);
             let mut out = Vec::new();
-            let summary = batch.run(rows.as_bytes(), &mut out, |_| chunks += 1).unwrap();
+            let summary =
+                batch.run(rows.as_bytes(), &mut out, &mut io::sink(), |_| chunks += 1).unwrap();
             assert_eq!(summary, whole.0);
             let lines: Vec<String> =
                 String::from_utf8(out).unwrap().lines().map(str::to_owned).collect();
@@ -655,7 +897,7 @@ mod tests {
         let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
         assert_eq!(summary, Summary { rows: 6, failed: 3 });
         assert_eq!(lines.len(), 6);
-        assert_eq!(lines[2], r#"{"messages":[{"role":"user","content":"x5"}]}"#);
+        assert_eq!(lines[2], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"x5"}]}"#);
         for i in [1, 3, 4] {
             assert_eq!(error(&lines[i])["message"], "EOF while parsing a value", "{}", lines[i]);
         }
@@ -680,11 +922,11 @@ mod tests {
         // Every row fits one chunk, but a few pieces of 1 KB lines pass the
         // budget of lines waiting: the threads wait for the writer.
         let rows: String = (0..2000).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
-        let pipeline = Pipeline::new(Provider::OpenAi);
+        let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
         let prompt = pipeline.prepare(Source::new("## user\n[[ n ]][[ \"x\" * 1000 ]]\n")).unwrap();
         let compiled = prompt.compile().unwrap();
         let batch = Batch::new(&compiled, 0, 4).chunk_bytes(100_000);
-        let err = batch.run(rows.as_bytes(), &mut Full(3), |_| {}).unwrap_err();
+        let err = batch.run(rows.as_bytes(), &mut Full(3), &mut io::sink(), |_| {}).unwrap_err();
         assert_eq!(err.to_string(), "full");
     }
 
@@ -720,5 +962,231 @@ mod tests {
         let large = chunk(&[200 << 10, 100 << 10, 1, 300 << 10, 5]);
         assert_eq!(pieces(&large), [0..2, 2..4, 4..5]);
         assert_eq!(pieces(&Chunk::default()), []);
+    }
+
+    /// Runs `prompt` for `provider` as `format` with ids from `id_field`;
+    /// returns the summary, the output and the error records.
+    fn envelope(
+        provider: Provider,
+        prompt: &str,
+        rows: &str,
+        format: Format,
+        id_field: Option<&str>,
+        jobs: usize,
+    ) -> (Summary, String, Vec<serde_json::Value>) {
+        let prompt = Pipeline::new(provider).prepare(Source::new(prompt)).unwrap();
+        let compiled = prompt.compile().unwrap();
+        let batch = Batch::new(&compiled, 0, jobs).format(format).id_field(id_field);
+        // Tiny chunks and pieces: rows cross every boundary.
+        let batch = batch.chunk_bytes(64);
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let summary = batch.run(rows.as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+        let errors = String::from_utf8(errors).unwrap();
+        let errors = errors.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (summary, String::from_utf8(out).unwrap(), errors)
+    }
+
+    const ANTHROPIC: &str = "/// param: model=claude-sonnet-4-5, max_tokens=10\n## user\n[[ n ]]\n";
+
+    #[test]
+    fn openai_batch_lines_carry_row_ids_and_errors_go_apart() {
+        let rows = "{\"state\": {\"n\": 1}}\n{\"state\": 5}\n{\"state\": {\"n\": 3}}\n";
+        for jobs in [1, 2] {
+            let (summary, out, errors) = envelope(
+                Provider::OpenAi,
+                "/// param: model=gpt-4o-mini\n## user\n[[ n ]]\n",
+                rows,
+                Format::OpenAiBatch,
+                None,
+                jobs,
+            );
+            assert_eq!(summary, Summary { rows: 3, failed: 1 });
+            assert_eq!(
+                out,
+                "{\"custom_id\":\"row-0\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"1\"}]}}\n\
+                 {\"custom_id\":\"row-2\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"3\"}]}}\n"
+            );
+            assert_eq!(errors.len(), 1);
+            assert_eq!(
+                (&errors[0]["row"], &errors[0]["error"]["kind"]),
+                (&1.into(), &"invalid_json".into())
+            );
+        }
+    }
+
+    /// The Anthropic document is valid JSON whatever happens: no rows, every
+    /// row failing, some failing.
+    #[test]
+    fn anthropic_batch_is_one_json_document() {
+        let all_fail = "5\n[]\n";
+        for (rows, requests, failed) in
+            [("", 0, 0), (all_fail, 0, 2), ("{\"state\": {\"n\": 1}}\n5\n{}\n", 1, 2)]
+        {
+            let (summary, out, errors) =
+                envelope(Provider::Anthropic, ANTHROPIC, rows, Format::AnthropicBatch, None, 2);
+            let document: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(document["requests"].as_array().unwrap().len(), requests, "{out}");
+            assert_eq!((summary.failed, errors.len()), (failed, failed));
+        }
+        let (_, out, _) =
+            envelope(Provider::Anthropic, ANTHROPIC, "", Format::AnthropicBatch, None, 1);
+        assert_eq!(out, "{\"requests\":[\n]}\n");
+        let rows = "{\"state\": {\"n\": 1}}\n{\"state\": {\"n\": 2}}\n";
+        let (_, out, _) =
+            envelope(Provider::Anthropic, ANTHROPIC, rows, Format::AnthropicBatch, None, 1);
+        let params = r#"{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"N"}]}]}"#;
+        assert_eq!(
+            out,
+            format!(
+                "{{\"requests\":[\n{{\"custom_id\":\"row-0\",\"params\":{}}},\n{{\"custom_id\":\"row-1\",\"params\":{}}}\n]}}\n",
+                params.replace('N', "1"),
+                params.replace('N', "2")
+            )
+        );
+    }
+
+    /// Ids from the rows: missing, not a string, refused by the API, or
+    /// repeated is an error record for that row (the id's column in the
+    /// row); the first row with an id keeps it, even when it fails to build;
+    /// a repeated id wins over the row's build error; the id key is not part
+    /// of the context, and another unknown key is still `invalid_json`.
+    #[test]
+    fn ids_from_rows_are_checked() {
+        let rows = [
+            r#"{"id": "a", "state": {"n": 1}}"#,
+            r#"{"state": {"n": 2}}"#,
+            r#"{"state": {"n": 3}, "id": 7}"#,
+            r#"{"id": "has space", "state": {"n": 4}}"#,
+            r#"{"state": {"n": 5}, "id": "a"}"#,
+            r#"{"id": "b"}"#,
+            r#"{"id": "b", "state": {"n": 7}}"#,
+            r#"{"id": "c", "state": {"n": 8}, "extra": 1}"#,
+            r#"{"id": "d", "state": {"n": 9}}"#,
+        ]
+        .join("\n");
+        let strict = "/// param: model=claude-sonnet-4-5, max_tokens=10\n## user\n[[ n ]]\n";
+        let mut environment = minijinja_brackets::Environment::new();
+        environment.set_strict(true);
+        let pipeline = Pipeline::builder(Provider::Anthropic).environment(environment).build();
+        let prompt = pipeline.prepare(Source::new(strict)).unwrap();
+        let compiled = prompt.compile().unwrap();
+        let mut runs = Vec::new();
+        for jobs in [1, 3] {
+            let batch = Batch::new(&compiled, 0, jobs)
+                .format(Format::AnthropicBatch)
+                .id_field(Some("id"))
+                .chunk_bytes(100);
+            let (mut out, mut errors) = (Vec::new(), Vec::new());
+            let summary = batch.run(rows.as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+            runs.push((summary, out, errors));
+        }
+        assert!(runs[0] == runs[1], "the output depends on the jobs");
+        let (summary, out, errors) = &runs[0];
+        assert_eq!(*summary, Summary { rows: 9, failed: 7 });
+        let document: serde_json::Value = serde_json::from_slice(out).unwrap();
+        let ids: Vec<&str> = document["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["custom_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["a", "d"]);
+        let errors: Vec<serde_json::Value> = String::from_utf8(errors.clone())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let got: Vec<(u64, &str, u64, u64)> = errors
+            .iter()
+            .map(|e| {
+                let error = &e["error"];
+                (
+                    e["row"].as_u64().unwrap(),
+                    error["kind"].as_str().unwrap(),
+                    error["line"].as_u64().unwrap(),
+                    error["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "missing_id", 2, 1),
+                (2, "invalid_id", 3, 27),
+                (3, "invalid_id", 4, 8),
+                (4, "duplicate_id", 5, 27),
+                // Row 5 has no `n` (strict): it fails, but its id is taken.
+                (5, "undefined_error", 3, 4),
+                (6, "duplicate_id", 7, 8),
+                (7, "invalid_json", 8, 41),
+            ],
+            "{errors:#?}"
+        );
+        assert_eq!(errors[1]["error"]["message"], "the id `id` must be a string, not a number");
+        assert_eq!(errors[1]["error"]["snippet"], "7");
+        assert_eq!(
+            errors[3]["error"]["message"],
+            "the id \"a\" is row 0's already: ids must be unique in a batch"
+        );
+        assert_eq!(
+            errors[6]["error"]["message"],
+            "unknown field `extra`, expected one of `state`, `local`, `global`, `id`"
+        );
+    }
+
+    /// A batch that cannot be is refused before any row is read.
+    #[test]
+    fn impossible_batches_are_refused() {
+        let prompt = Pipeline::new(Provider::Gemini).prepare(Source::new("## user\nHi\n")).unwrap();
+        let compiled = prompt.compile().unwrap();
+        let cases = [
+            (
+                Batch::new(&compiled, 0, 1).format(Format::OpenAiBatch),
+                "openai-batch does not take gemini bodies",
+            ),
+            (
+                Batch::new(&compiled, 0, 1).format(Format::GeminiBatch).messages(true),
+                "gemini-batch holds request bodies, not messages",
+            ),
+            (
+                Batch::new(&compiled, 0, 1).id_field(Some("id")),
+                "an id field needs an envelope format: bodies carry no id",
+            ),
+            (
+                Batch::new(&compiled, 0, 1).format(Format::GeminiBatch).id_field(Some("local")),
+                "the id field cannot be `local`, a store of the context",
+            ),
+        ];
+        for (batch, message) in cases {
+            let (mut out, mut errors) = (Vec::new(), Vec::new());
+            let err = batch.run(&b"{}\n"[..], &mut out, &mut errors, |_| {}).unwrap_err();
+            assert_eq!(
+                (err.kind(), err.to_string()),
+                (io::ErrorKind::InvalidInput, message.to_owned())
+            );
+            assert!(out.is_empty() && errors.is_empty());
+        }
+    }
+
+    /// Gemini's lines carry no model: the model is the batch's. A row
+    /// cannot set one (its keys are the stores and the id): one that tries
+    /// is an error record naming the key.
+    #[test]
+    fn gemini_batch_lines_are_key_and_request() {
+        let prompt = "/// param: model=gemini-2.5-flash\n## user\n[[ n ]]\n";
+        let rows = "{\"key\": \"k 1\", \"state\": {\"n\": 1}}\n\
+                    {\"key\": \"k 2\", \"model\": \"gemini-2.5-pro\", \"state\": {\"n\": 2}}\n";
+        let (summary, out, errors) =
+            envelope(Provider::Gemini, prompt, rows, Format::GeminiBatch, Some("key"), 1);
+        assert_eq!((summary.failed, errors.len()), (1, 1));
+        assert_eq!(errors[0]["row"], 1);
+        assert_eq!(
+            errors[0]["error"]["message"],
+            "unknown field `model`, expected one of `state`, `local`, `global`, `key`"
+        );
+        assert_eq!(
+            out,
+            "{\"key\":\"k 1\",\"request\":{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"1\"}]}]}}\n"
+        );
     }
 }

@@ -67,6 +67,10 @@ pub struct Arranged {
 pub struct Built {
     /// The provider's request body.
     pub body: Request,
+    /// The model the request is for: in the body for OpenAI and Anthropic,
+    /// in the URL for Gemini (`models/{model}:generateContent`), so it is
+    /// kept here for the endpoint and a Gemini batch.
+    pub model: Option<String>,
     /// The conversation handed to the provider stage.
     pub messages: Vec<Message>,
     /// The template's result, as in [`Arranged::rendered`].

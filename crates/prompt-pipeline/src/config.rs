@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::alternation::Alternation;
 use crate::provider::Provider;
+use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// Which of the text stages run. All are on by default; the provider stage
 /// is left out by calling [`Compiled::arrange`](crate::Compiled::arrange)
@@ -55,6 +56,10 @@ pub(crate) struct Config {
     pub(crate) environment: Environment,
     /// `name=value` pairs set over the prompt's own parameters.
     pub(crate) params: Vec<(String, String)>,
+    /// Declarations set over the prompt's directives.
+    pub(crate) tools: Option<Vec<Tool>>,
+    pub(crate) tool_choice: Option<ToolChoice>,
+    pub(crate) response_schema: Option<ResponseSchema>,
 }
 
 /// Sets a [`Pipeline`]'s settings, then [`PipelineBuilder::build`]s it.
@@ -85,6 +90,9 @@ impl Pipeline {
                 attachment_limits: AttachmentLimits::default(),
                 environment: Environment::new(),
                 params: Vec::new(),
+                tools: None,
+                tool_choice: None,
+                response_schema: None,
             },
         }
     }
@@ -170,6 +178,26 @@ impl PipelineBuilder {
         V: Into<String>,
     {
         self.config.params = pairs.into_iter().map(|(n, v)| (n.into(), v.into())).collect();
+        self
+    }
+
+    /// The tools, over the prompt's `/// tools:` (whose file is then not
+    /// read).
+    pub fn tools(mut self, tools: Vec<Tool>) -> PipelineBuilder {
+        self.config.tools = Some(tools);
+        self
+    }
+
+    /// The tool choice, over the prompt's `/// tool_choice:`.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> PipelineBuilder {
+        self.config.tool_choice = Some(choice);
+        self
+    }
+
+    /// The response schema, over the prompt's `/// response_schema:` (whose
+    /// file is then not read).
+    pub fn response_schema(mut self, schema: ResponseSchema) -> PipelineBuilder {
+        self.config.response_schema = Some(schema);
         self
     }
 

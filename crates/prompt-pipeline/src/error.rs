@@ -109,6 +109,8 @@ pub enum ErrorKind {
         provider: &'static str,
         /// The index of the message in the input.
         message: usize,
+        /// Where the provider takes system text.
+        reason: &'static str,
     },
     /// The conversation does not start with a user message, and the provider
     /// requires it (make it alternate first).
@@ -154,6 +156,47 @@ pub enum ErrorKind {
         message: usize,
         /// The role as written.
         role: String,
+    },
+    /// A tool declaration the suite cannot send, e.g. two tools with one
+    /// name, a name with a space, or a tool named `auto`.
+    InvalidTool {
+        /// The tool's name (or `#N`, its index, before the name is known).
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The tool choice names a tool that is not declared (or asks for one,
+    /// `required`, when none is).
+    UnknownTool {
+        /// The choice as written.
+        name: String,
+    },
+    /// A response schema that is not one strict JSON object.
+    InvalidSchema {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A response-schema keyword the provider cannot express, e.g. `not`
+    /// for Gemini: refused, never dropped.
+    UnsupportedSchema {
+        /// The provider.
+        provider: &'static str,
+        /// The keyword.
+        keyword: String,
+        /// Where in the schema, as a JSON pointer.
+        at: String,
+    },
+    /// OpenAI and Anthropic bodies name their model.
+    MissingModel {
+        /// The provider.
+        provider: &'static str,
+    },
+    /// A tool result answers a call id that no earlier tool call has.
+    UnknownToolCall {
+        /// The index of the message holding the result.
+        message: usize,
+        /// The id it names.
+        call_id: String,
     },
 }
 
@@ -209,9 +252,9 @@ impl Error {
             ErrorKind::UnsupportedPart { provider, message, part, reason } => {
                 format!("message {message}: {provider} cannot carry a {part} part: {reason}")
             }
-            ErrorKind::MisplacedSystem { provider, message } => format!(
-                "message {message}: {provider} takes system text only before the conversation starts"
-            ),
+            ErrorKind::MisplacedSystem { provider, message, reason } => {
+                format!("message {message}: {provider} cannot place this system message: {reason}")
+            }
             ErrorKind::FirstNotUser { provider } => {
                 format!("{provider} requires the conversation to start with a user message")
             }
@@ -227,6 +270,23 @@ impl Error {
             ErrorKind::Transcript(err) => format!("transcript: {}", err.message()),
             ErrorKind::UnsupportedRole { from, message, role } => format!(
                 "{from} message {message}: the role `{role}` has no place in a provider request"
+            ),
+            ErrorKind::InvalidTool { tool, reason } if tool.is_empty() => {
+                format!("tools: {reason}")
+            }
+            ErrorKind::InvalidTool { tool, reason } => format!("tool `{tool}`: {reason}"),
+            ErrorKind::UnknownTool { name } => {
+                format!("the tool choice `{name}` names no declared tool")
+            }
+            ErrorKind::InvalidSchema { reason } => format!("response schema: {reason}"),
+            ErrorKind::UnsupportedSchema { provider, keyword, at } => format!(
+                "{provider} cannot express the response-schema keyword `{keyword}` (at `{at}`)"
+            ),
+            ErrorKind::MissingModel { provider } => format!(
+                "{provider} requires a model; set it with `/// param: model=...` or `--param model=...`"
+            ),
+            ErrorKind::UnknownToolCall { message, call_id } => format!(
+                "message {message}: the tool result answers `{call_id}`, which no earlier tool call has"
             ),
         }
     }
@@ -250,6 +310,12 @@ impl ErrorKind {
             ErrorKind::Narrative(err) => err.kind().as_str(),
             ErrorKind::Transcript(err) => err.kind().as_str(),
             ErrorKind::UnsupportedRole { .. } => "unsupported_role",
+            ErrorKind::InvalidTool { .. } => "invalid_tool",
+            ErrorKind::UnknownTool { .. } => "unknown_tool",
+            ErrorKind::InvalidSchema { .. } => "invalid_schema",
+            ErrorKind::UnsupportedSchema { .. } => "unsupported_schema",
+            ErrorKind::MissingModel { .. } => "missing_model",
+            ErrorKind::UnknownToolCall { .. } => "unknown_tool_call",
         }
     }
 
@@ -258,7 +324,10 @@ impl ErrorKind {
     /// carries) or `provider`.
     pub fn stage(&self) -> &'static str {
         match self {
-            ErrorKind::InvalidParam { .. } => "params",
+            ErrorKind::InvalidParam { .. }
+            | ErrorKind::InvalidTool { .. }
+            | ErrorKind::UnknownTool { .. }
+            | ErrorKind::InvalidSchema { .. } => "params",
             ErrorKind::Template(_) => "template",
             ErrorKind::Narrative(_) => "narrative",
             ErrorKind::Transcript(_) => "transcript",

@@ -39,7 +39,10 @@ prompt's messages.
   per JSONL row of contexts on several threads, in input order, holding at
   most [`Batch::CHUNK_BYTES`] of rows at once, and reads each row strictly
   (`prompt_core::json`: duplicate keys and integers beyond 64 bits are
-  `invalid_json` records).
+  `invalid_json` records); [`Batch::format`] writes a provider's batch file
+  instead of bare bodies ([`Format`]: OpenAI JSONL, Anthropic's one
+  streamed document, Gemini JSONL), each request with an id checked against
+  the API's rules ([`Batch::id_field`]), error records apart.
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the
@@ -90,12 +93,16 @@ let messages = [
         name: None,
     },
 ];
-let params = Params::parse([("temperature", "0.2"), ("max_tokens", "300")])?;
+let params = Params::parse([
+    ("model", "claude-sonnet-4-5"),
+    ("temperature", "0.2"),
+    ("max_tokens", "300"),
+])?;
 
 let encoded = Provider::Anthropic.build(&messages, &params)?;
 assert_eq!(
     serde_json::to_string(&encoded.body)?,
-    r#"{"max_tokens":300,"system":"You are terse.","messages":[{"role":"user","content":[{"type":"text","text":"What is in this picture?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}}]}],"temperature":0.2}"#
+    r#"{"model":"claude-sonnet-4-5","max_tokens":300,"system":"You are terse.","messages":[{"role":"user","content":[{"type":"text","text":"What is in this picture?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}}]}],"temperature":0.2}"#
 );
 # Ok::<(), Box<dyn std::error::Error>>(())
 ```
@@ -121,11 +128,13 @@ pub use crate::alternation::Alternation;
 pub use crate::batch::{Batch, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
+pub use crate::envelope::Format;
 pub use crate::error::{Error, ErrorKind, Origin};
-pub use crate::params::Params;
+pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, Provider, Request};
 pub use crate::source::{Source, Transcript};
+pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 pub use prompt_core::chat::{Message, Part, Role};
@@ -142,9 +151,11 @@ mod arrange;
 mod batch;
 mod compiled;
 mod config;
+mod envelope;
 mod error;
 mod location;
 mod params;
 mod pipeline;
 mod prompt;
 mod source;
+mod tools;

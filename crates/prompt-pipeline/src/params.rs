@@ -14,6 +14,7 @@ use prompt_core::json::{self, JsonErrorKind};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
+use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// Typed request parameters.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -38,8 +39,58 @@ pub struct Params {
     pub presence_penalty: Option<f64>,
     /// `frequency_penalty` (OpenAI, Gemini).
     pub frequency_penalty: Option<f64>,
+    /// `reasoning_effort`: `low`, `medium` or `high`, mapped by each
+    /// provider (OpenAI's own field; a thinking budget for Anthropic and
+    /// Gemini, see [`Effort::budget`]).
+    pub reasoning_effort: Option<Effort>,
+    /// `thinking_budget`: the thinking tokens for Anthropic and Gemini; wins
+    /// over [`Params::reasoning_effort`] there. OpenAI has no budget: an
+    /// error without `reasoning_effort`, a notice with it.
+    pub thinking_budget: Option<u64>,
     /// Every other `name=value`, in the order written.
     pub extra: Vec<(String, String)>,
+    /// The tools the model may call (`/// tools:`, `--tools`).
+    pub tools: Vec<Tool>,
+    /// Which tool the model must call (`/// tool_choice:`, `--tool-choice`).
+    pub tool_choice: Option<ToolChoice>,
+    /// The JSON Schema of a structured answer (`/// response_schema:`,
+    /// `--response-schema`).
+    pub response_schema: Option<ResponseSchema>,
+}
+
+/// The neutral reasoning effort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Effort {
+    /// `low`.
+    Low,
+    /// `medium`.
+    Medium,
+    /// `high`.
+    High,
+}
+
+impl Effort {
+    /// `low`, `medium` or `high`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+        }
+    }
+
+    /// The thinking budget this effort stands for: Anthropic's
+    /// `budget_tokens` (1 024, 4 096, 16 384) or Gemini's `thinkingBudget`
+    /// (1 024, 8 192, 24 576).
+    pub fn budget(self, provider: crate::Provider) -> u64 {
+        match (provider, self) {
+            (_, Effort::Low) => 1024,
+            (crate::Provider::Gemini, Effort::Medium) => 8192,
+            (crate::Provider::Gemini, Effort::High) => 24576,
+            (_, Effort::Medium) => 4096,
+            (_, Effort::High) => 16384,
+        }
+    }
 }
 
 impl Params {
@@ -98,6 +149,15 @@ impl Params {
                     params.seed =
                         Some(value.parse().map_err(|_| invalid(name, value, "a whole number"))?)
                 }
+                "reasoning_effort" => {
+                    params.reasoning_effort = Some(match value.trim() {
+                        "low" => Effort::Low,
+                        "medium" => Effort::Medium,
+                        "high" => Effort::High,
+                        _ => return Err(invalid(name, value, "`low`, `medium` or `high`")),
+                    })
+                }
+                "thinking_budget" => params.thinking_budget = Some(whole(name, value)?),
                 "presence_penalty" => params.presence_penalty = Some(float(name, value)?),
                 "frequency_penalty" => params.frequency_penalty = Some(float(name, value)?),
                 _ => {
@@ -111,14 +171,16 @@ impl Params {
     }
 
     /// The names of the set parameters that some provider has no field for
-    /// (`top_k`, `seed`, `presence_penalty`, `frequency_penalty`), in that
-    /// order.
+    /// (`stop`, `top_k`, `seed`, `presence_penalty`, `frequency_penalty`,
+    /// `thinking_budget`), in that order.
     pub(crate) fn set_optional_names(&self) -> impl Iterator<Item = &'static str> {
         [
+            ("stop", !self.stop.is_empty()),
             ("top_k", self.top_k.is_some()),
             ("seed", self.seed.is_some()),
             ("presence_penalty", self.presence_penalty.is_some()),
             ("frequency_penalty", self.frequency_penalty.is_some()),
+            ("thinking_budget", self.thinking_budget.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))

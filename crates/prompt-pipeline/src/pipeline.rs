@@ -118,7 +118,8 @@ impl Compiled {
         // Stage 5: the provider's body.
         let encoded = provider.build(&messages, &self.prompt().params)?;
         notices.extend(encoded.notices);
-        Ok(Built { body: encoded.body, messages, rendered, notices })
+        let model = self.prompt().params.model.clone();
+        Ok(Built { body: encoded.body, model, messages, rendered, notices })
     }
 
     /// Stages 2 to 4, arranged for `provider` (`None`: no provider stage).
@@ -136,9 +137,10 @@ impl Compiled {
         // Stage 3: turns and embeds; the bytes that came from values are
         // data, never structure.
         let text = rendered.as_ref().map_or(prompt.text(), |r| r.output.as_str());
+        let mut notices = prompt.notices.clone();
         let mut messages = if config.stages.segment {
             let data_ranges = rendered.as_ref().map(|r| r.data_ranges.as_slice());
-            arrange::segment(prompt, text, data_ranges)?
+            arrange::segment(prompt, text, data_ranges, &mut notices)?
         } else {
             arrange::whole_text(text, config.context_as)?
         };
@@ -149,7 +151,7 @@ impl Compiled {
         if config.alternation.applies(provider) {
             messages = crate::alternation::alternate(messages)?;
         }
-        Ok(Arranged { messages, rendered, notices: prompt.notices.clone() })
+        Ok(Arranged { messages, rendered, notices })
     }
 
     fn render(&self, context: &Context, seed: u64) -> Result<Option<Outcome>, Error> {
@@ -162,7 +164,7 @@ impl Compiled {
 #[cfg(test)]
 mod tests {
     use narrative_segment::ContextAs;
-    use prompt_core::chat::{Message, Role};
+    use prompt_core::chat::{Message, Part, Role};
 
     use super::*;
     use crate::config::Stages;
@@ -309,7 +311,9 @@ mod tests {
     fn a_compiled_prompt_builds_on_another_thread() {
         let compiled = {
             // Nothing borrowed from here outlives the block.
-            let text = String::from("/// param: max_tokens=9\n## user\nHi [[ x ]]\n");
+            let text = String::from(
+                "/// param: model=claude-sonnet-4-5, max_tokens=9\n## user\nHi [[ x ]]\n",
+            );
             let pipeline = Pipeline::new(Provider::Anthropic);
             pipeline.prepare(Source::new(text)).unwrap().compile().unwrap()
         };
@@ -320,7 +324,27 @@ mod tests {
         assert_eq!(here, there);
         assert_eq!(
             serde_json::to_string(&there.body).unwrap(),
-            r#"{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"Hi there"}]}]}"#
+            r#"{"model":"claude-sonnet-4-5","max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"Hi there"}]}]}"#
+        );
+    }
+
+    #[test]
+    fn an_image_is_typed_by_its_bytes_with_a_notice() {
+        let png = b"\x89PNG\r\n\x1a\n".to_vec();
+        let attachments =
+            narrative_segment::Attachments::from_entries([("chart.jpg", png.clone())]).unwrap();
+        let text = "/// param: model=claude-sonnet-4-5, max_tokens=9\n## user\nSee @chart.jpg\n";
+        let source = Source::new(text).with_attachments(attachments);
+        let built =
+            Pipeline::new(Provider::Anthropic).build(source, &Context::default(), 1).unwrap();
+        assert_eq!(built.messages[0].content[1], Part::image("image/png", png));
+        assert_eq!(
+            built.notices,
+            [crate::Notice::MediaTypeMismatch {
+                file: "chart.jpg".into(),
+                extension: "image/jpeg".into(),
+                bytes: "image/png".into()
+            }]
         );
     }
 }

@@ -14,6 +14,7 @@ use crate::location::locate;
 use crate::params::Params;
 use crate::provider::Notice;
 use crate::source::Source;
+use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// What the `///` comments said, besides the parameters' typed values: a
 /// view of stage 1's own report (`prompt_comments::Processed`), which the
@@ -86,7 +87,7 @@ pub struct Prompt {
 impl Prompt {
     /// Stage 1 of `pipeline` over `source`.
     pub(crate) fn new(pipeline: &Pipeline, source: Source) -> Result<Prompt, Error> {
-        let Source { text, attachments } = source;
+        let Source { text, attachments, files } = source;
         let mut notices = Vec::new();
         let processed = pipeline.config.stages.comments.then(|| {
             let processed = prompt_comments::process(&text).into_owned();
@@ -120,6 +121,50 @@ impl Prompt {
         // The host's own values have no place in the prompt to point at.
         let host = pipeline.config.params.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         params.apply(host)?;
+        let config = &pipeline.config;
+        let directive = |key: &str| {
+            processed
+                .iter()
+                .flat_map(|p| p.directives.iter().rev())
+                .find(|d| d.kind == DirectiveKind::Metadata && d.key == key)
+        };
+        // Each declaration: the host's, else the prompt's directive, placed
+        // at that directive when it fails.
+        let placed = |key: &str, err: Error| {
+            let location = directive(key).map(|d| locate(Origin::Prompt, &text, d.span.start));
+            err.located(location)
+        };
+        let read = |key: &str| -> Result<Option<String>, Error> {
+            let Some(d) = directive(key) else { return Ok(None) };
+            let bytes = files.fetch(d.value.trim()).map_err(|err| placed(key, Error::from(err)))?;
+            String::from_utf8(bytes).map(Some).map_err(|_| {
+                let reason = format!("`{}` is not UTF-8 text", d.value.trim());
+                let kind = match key {
+                    "tools" => ErrorKind::InvalidTool { tool: String::new(), reason },
+                    _ => ErrorKind::InvalidSchema { reason },
+                };
+                placed(key, Error::new(kind))
+            })
+        };
+        params.tools = match &config.tools {
+            Some(tools) => tools.clone(),
+            None => match read("tools")? {
+                Some(json) => Tool::parse_list(&json).map_err(|err| placed("tools", err))?,
+                None => Vec::new(),
+            },
+        };
+        params.tool_choice = config
+            .tool_choice
+            .clone()
+            .or_else(|| directive("tool_choice").map(|d| ToolChoice::parse(&d.value)));
+        params.response_schema = match &config.response_schema {
+            Some(schema) => Some(schema.clone()),
+            None => read("response_schema")?
+                .map(|json| {
+                    ResponseSchema::parse(&json).map_err(|err| placed("response_schema", err))
+                })
+                .transpose()?,
+        };
         Ok(Prompt {
             pipeline: pipeline.clone(),
             source: text,
@@ -187,5 +232,14 @@ mod tests {
             serde_json::to_string(&prompt.metadata()).unwrap(),
             r#"{"flow":"","node":"","tags":[],"entries":{},"params":{}}"#
         );
+    }
+
+    #[test]
+    fn a_param_line_holds_json_values() {
+        let text = "/// param: stop=[\"a\",\"b, c\"], temperature=0.2, logit_bias={\"1\": 2}\nHi\n";
+        let prompt = Pipeline::new(Provider::OpenAi).prepare(Source::new(text)).unwrap();
+        assert_eq!(prompt.params().stop, ["a", "b, c"]);
+        assert_eq!(prompt.params().temperature, Some(0.2));
+        assert_eq!(prompt.params().extra, [("logit_bias".to_owned(), "{\"1\": 2}".to_owned())]);
     }
 }

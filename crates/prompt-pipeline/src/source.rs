@@ -7,17 +7,20 @@ use transcript_flip::{FlipOptions, Turn};
 use crate::error::{Error, ErrorKind, Origin};
 use crate::location::{locate, offset_of};
 
-/// The text of a prompt and the attachments its references resolve from.
+/// The text of a prompt, the attachments its references resolve from, and
+/// the files its `/// tools:` and `/// response_schema:` paths name (a
+/// bundle's entries, or the prompt file's directory).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     pub(crate) text: String,
     pub(crate) attachments: Attachments,
+    pub(crate) files: Attachments,
 }
 
 impl Source {
     /// A prompt without attachments.
     pub fn new(text: impl Into<String>) -> Source {
-        Source { text: text.into(), attachments: Attachments::none() }
+        Source { text: text.into(), attachments: Attachments::none(), files: Attachments::none() }
     }
 
     /// A prompt file's bytes: a `.lmmlz` bundle (a zip archive holding the
@@ -36,7 +39,28 @@ impl Source {
         let bundle = Bundle::from_bytes(file_name, bytes, limits)
             .map_err(|err| Error::new(ErrorKind::Narrative(err)))?;
         let (text, attachments) = bundle.into_parts();
-        Ok(Source { text, attachments })
+        // A bundle's directive paths are its entries.
+        let files = attachments.clone();
+        Ok(Source { text, attachments, files })
+    }
+
+    /// The same prompt with its directive paths (`/// tools:`,
+    /// `/// response_schema:`) resolved in `dir`, the prompt file's
+    /// directory, and never outside it (narrative-segment's `Root`). A
+    /// bundle keeps resolving them to its own entries.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Narrative`] when `dir` is not a readable directory.
+    pub fn in_directory(
+        mut self,
+        dir: impl AsRef<std::path::Path>,
+        limits: &AttachmentLimits,
+    ) -> Result<Source, Error> {
+        if self.files.is_none() {
+            self.files = Attachments::directory(dir, *limits)?;
+        }
+        Ok(self)
     }
 
     /// The same prompt with `attachments` (for example

@@ -13,7 +13,8 @@ use prompt_suite::brackets::{Distribution, Environment};
 use prompt_suite::comments::Dialect;
 use prompt_suite::flip::{self, FlipOptions, Label, SpeakerName};
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Alternation, ContextAs, Pipeline, Provider, Stages,
+    self as prompt_pipeline, Alternation, ContextAs, Format, Pipeline, PipelineBuilder, Provider,
+    Stages,
 };
 use prompt_suite::segment;
 
@@ -467,6 +468,19 @@ pub(crate) struct PipelineArgs {
     /// example `--param model=claude-sonnet-4-5`; repeatable.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
     pub(crate) params: Vec<(String, String)>,
+
+    /// The tools the model may call, over `/// tools:`: a JSON array of
+    /// `{"name", "description", "parameters"}` (or OpenAI's wrapped form).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<PathBuf>,
+
+    /// Which tool the model must call, over `/// tool_choice:`.
+    #[arg(long, value_name = "auto|none|required|NAME")]
+    pub(crate) tool_choice: Option<String>,
+
+    /// The JSON Schema of a structured answer, over `/// response_schema:`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) response_schema: Option<PathBuf>,
 }
 
 /// `NAME=VALUE`, split at the first `=`, with a value of the parameter's
@@ -486,6 +500,8 @@ fn name_value(arg: &str) -> Result<(String, String), String> {
 pub(crate) enum ProviderName {
     /// OpenAI chat completions.
     Openai,
+    /// OpenAI Responses.
+    OpenaiResponses,
     /// Anthropic Messages.
     Anthropic,
     /// Google Gemini `generateContent`.
@@ -516,10 +532,13 @@ pub(crate) enum AlternationName {
 
 impl PipelineArgs {
     /// The pipeline these flags describe (`--messages` is not part of it:
-    /// it asks for the arranged messages instead of the body).
-    pub(crate) fn pipeline(&self) -> Pipeline {
+    /// it asks for the arranged messages instead of the body), without the
+    /// files `--tools` and `--response-schema` name (`crate::prompt::pipeline`
+    /// reads them).
+    pub(crate) fn builder(&self) -> PipelineBuilder {
         let provider = match self.provider {
             ProviderName::Openai => Provider::OpenAi,
+            ProviderName::OpenaiResponses => Provider::OpenAiResponses,
             ProviderName::Anthropic => Provider::Anthropic,
             ProviderName::Gemini => Provider::Gemini,
         };
@@ -545,7 +564,6 @@ impl PipelineArgs {
                 template: !self.no_template,
                 segment: !self.no_segment,
             })
-            .build()
     }
 }
 
@@ -569,6 +587,95 @@ pub(crate) struct BatchArgs {
     #[arg(long, value_name = "N")]
     pub(crate) jobs: Option<NonZeroUsize>,
 
+    /// What each row writes: the bare body, or a provider's batch file
+    /// (error records then go to `--errors`, else standard error).
+    #[arg(long, value_enum, default_value_t = FormatName::Bodies)]
+    pub(crate) format: FormatName,
+
+    /// The rows' top-level key holding each request's id (beside `state`,
+    /// `local`, `global`); without it, row i's id is `row-i`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) id_field: Option<String>,
+
+    /// Where error records go with a batch-file format (default: standard error).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) errors: Option<PathBuf>,
+
     #[command(flatten)]
     pub(crate) pipeline: PipelineArgs,
+}
+
+/// The values of `batch --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatName {
+    /// One request body (or error record) per row.
+    Bodies,
+    /// OpenAI's batch input file (JSONL `custom_id`, `method`, `url`, `body`).
+    OpenaiBatch,
+    /// The body of Anthropic's `POST /v1/messages/batches` (`requests`).
+    AnthropicBatch,
+    /// Gemini's batch input file (JSONL `key`, `request`).
+    GeminiBatch,
+}
+
+impl BatchArgs {
+    /// The library's format.
+    pub(crate) fn format(&self) -> Format {
+        match self.format {
+            FormatName::Bodies => Format::Bodies,
+            FormatName::OpenaiBatch => Format::OpenAiBatch,
+            FormatName::AnthropicBatch => Format::AnthropicBatch,
+            FormatName::GeminiBatch => Format::GeminiBatch,
+        }
+    }
+
+    /// Flags that cannot go together, said as a usage error.
+    fn conflict(&self) -> Option<String> {
+        let format = self.format();
+        let provider = self.pipeline.builder().build().provider();
+        let name = format.as_str();
+        if !format.accepts(provider) {
+            return Some(format!(
+                "`--format {name}` holds other bodies than `--provider {}`'s",
+                provider.as_str()
+            ));
+        }
+        if !format.is_envelope() {
+            return match (&self.id_field, &self.errors) {
+                (Some(_), _) => Some("`--id-field` needs a batch-file `--format`".to_owned()),
+                (_, Some(_)) => Some(
+                    "`--errors` needs a batch-file `--format` (with bodies, error records are lines of the output)"
+                        .to_owned(),
+                ),
+                _ => None,
+            };
+        }
+        if self.pipeline.messages {
+            return Some(format!("`--format {name}` holds request bodies, not `--messages`"));
+        }
+        match self.id_field.as_deref() {
+            Some(field @ ("state" | "local" | "global")) => {
+                Some(format!("`--id-field {field}` names a store of the context"))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Args {
+    /// Checks what clap cannot: flags that conflict by their values. The
+    /// error is a usage error (exit code 2), as clap's own.
+    pub(crate) fn check(&self) -> Result<(), clap::Error> {
+        let conflict = match &self.command {
+            Command::Batch(batch) => batch.conflict(),
+            _ => None,
+        };
+        match conflict {
+            Some(message) => {
+                use clap::CommandFactory;
+                Err(Args::command().error(clap::error::ErrorKind::ArgumentConflict, message))
+            }
+            None => Ok(()),
+        }
+    }
 }

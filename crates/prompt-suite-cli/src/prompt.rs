@@ -4,21 +4,54 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use prompt_suite::pipeline::{self as prompt_pipeline, Attachments, Notice, Pipeline, Source};
+use prompt_suite::pipeline::{
+    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, Source, Tool,
+    ToolChoice,
+};
 
 use crate::args::PipelineArgs;
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 
-/// The prompt of `input` (a bundle or text), with `--embeds-dir`.
+/// The pipeline of the flags, with the files `--tools` and
+/// `--response-schema` name read (the flags win over the prompt's
+/// directives).
+pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Pipeline, Diagnostic> {
+    let mut builder = args.builder();
+    let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None, None);
+    if let Some(path) = &args.tools {
+        let file = Input::read(Some(path))?;
+        let tools = Tool::parse_list(file.text()?).map_err(|err| placed(err, &file))?;
+        builder = builder.tools(tools);
+    }
+    if let Some(choice) = &args.tool_choice {
+        builder = builder.tool_choice(ToolChoice::parse(choice));
+    }
+    if let Some(path) = &args.response_schema {
+        let file = Input::read(Some(path))?;
+        let schema = ResponseSchema::parse(file.text()?).map_err(|err| placed(err, &file))?;
+        builder = builder.response_schema(schema);
+    }
+    Ok(builder.build())
+}
+
+/// The prompt of `input` (a bundle or text), with `--embeds-dir`; the paths
+/// of its `/// tools:` and `/// response_schema:` resolve beside the prompt
+/// file (in a bundle, to its entries).
 pub(crate) fn source(
     args: &PipelineArgs,
     pipeline: &Pipeline,
     input: &Input,
 ) -> Result<Source, Diagnostic> {
     let name = input.path().and_then(Path::to_str).unwrap_or("stdin");
-    let source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
+    let mut source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
         .map_err(|err| diagnostic(&err, input, None, None))?;
+    if let Some(path) = input.path() {
+        let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
+        source = source
+            .in_directory(dir.unwrap_or(Path::new(".")), pipeline.attachment_limits())
+            .map_err(|err| diagnostic(&err, input, None, None))?;
+    }
     match &args.embeds_dir {
         Some(dir) => {
             let attachments =

@@ -16,7 +16,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = match Args::try_parse_from(args) {
+    let args = match Args::try_parse_from(args).and_then(|args| args.check().map(|()| args)) {
         Ok(args) => args,
         Err(err) => {
             // clap prints help and version on stdout (exit 0) and usage

@@ -11,6 +11,9 @@
 pub mod anthropic;
 pub mod gemini;
 pub mod openai;
+pub mod responses;
+
+use std::collections::HashMap;
 
 use prompt_core::chat::{Message, Part, Role};
 use serde::{Deserialize, Serialize};
@@ -20,21 +23,31 @@ use crate::params::Params;
 
 /// The providers the suite builds requests for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Provider {
     /// OpenAI chat completions (`POST /v1/chat/completions`).
+    #[serde(rename = "openai")]
     OpenAi,
+    /// OpenAI Responses (`POST /v1/responses`).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
     /// Anthropic Messages (`POST /v1/messages`).
+    #[serde(rename = "anthropic")]
     Anthropic,
     /// Google Gemini `generateContent`.
+    #[serde(rename = "gemini")]
     Gemini,
 }
 
 impl Provider {
+    /// Every provider, in the order the command line lists them.
+    pub const ALL: [Provider; 4] =
+        [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini];
+
     /// The provider's name as the command line spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
+            Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
         }
@@ -47,21 +60,99 @@ impl Provider {
         matches!(self, Provider::Anthropic | Provider::Gemini)
     }
 
-    /// Builds the request body for `messages` with `params`.
+    /// Whether the body names the model (all but Gemini, whose model is in
+    /// the URL): without one, building is a `missing_model` error.
+    pub fn model_in_body(self) -> bool {
+        self != Provider::Gemini
+    }
+
+    /// The provider whose model family `model` names by its prefix
+    /// (`gpt-`, `o1`, `o3`, `o4`, `chatgpt-`: OpenAI; `claude-`: Anthropic;
+    /// `gemini-`, `gemma-`: Gemini), if any.
+    fn family(model: &str) -> Option<&'static str> {
+        let model = model.to_ascii_lowercase();
+        let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
+        if starts(&["gpt-", "chatgpt-", "o1", "o3", "o4"]) {
+            Some("openai")
+        } else if starts(&["claude-"]) {
+            Some("anthropic")
+        } else if starts(&["gemini-", "gemma-"]) {
+            Some("gemini")
+        } else {
+            None
+        }
+    }
+
+    /// Builds the request body for `messages` with `params` (its tools,
+    /// tool choice and response schema included).
     ///
     /// # Errors
     ///
-    /// See each adapter: [`openai::build`], [`anthropic::build`],
-    /// [`gemini::build`].
+    /// Shared by all: [`ErrorKind::MissingModel`] (all but Gemini),
+    /// [`ErrorKind::InvalidTool`] and [`ErrorKind::UnknownTool`] for the
+    /// declarations, [`ErrorKind::UnknownToolCall`] for a tool result that
+    /// answers no earlier call. Then see each adapter: [`openai::build`],
+    /// [`responses::build`], [`anthropic::build`], [`gemini::build`].
     pub fn build(self, messages: &[Message], params: &Params) -> Result<Encoded, Error> {
-        match self {
-            Provider::OpenAi => openai::build(messages, params)
-                .map(|(body, notices)| Encoded { body: Request::OpenAi(body), notices }),
-            Provider::Anthropic => anthropic::build(messages, params)
-                .map(|(body, notices)| Encoded { body: Request::Anthropic(body), notices }),
-            Provider::Gemini => gemini::build(messages, params)
-                .map(|(body, notices)| Encoded { body: Request::Gemini(body), notices }),
+        crate::tools::check(&params.tools, params.tool_choice.as_ref())?;
+        let mut notices = Vec::new();
+        if let Some(model) = &params.model {
+            let ours = if self == Provider::OpenAiResponses { "openai" } else { self.as_str() };
+            if let Some(family) = Provider::family(model).filter(|family| *family != ours) {
+                notices.push(Notice::ModelFamilyMismatch {
+                    model: model.clone(),
+                    provider: self.as_str().to_owned(),
+                    family: family.to_owned(),
+                });
+            }
         }
+        Calls::pair(messages)?;
+        let (body, more) = match self {
+            Provider::OpenAi => openai::build(messages, params)
+                .map(|(body, notices)| (Request::OpenAi(body), notices))?,
+            Provider::OpenAiResponses => responses::build(messages, params)
+                .map(|(body, notices)| (Request::OpenAiResponses(body), notices))?,
+            Provider::Anthropic => anthropic::build(messages, params)
+                .map(|(body, notices)| (Request::Anthropic(body), notices))?,
+            Provider::Gemini => gemini::build(messages, params)
+                .map(|(body, notices)| (Request::Gemini(body), notices))?,
+        };
+        notices.extend(more);
+        Ok(Encoded { body, notices })
+    }
+}
+
+/// The tool calls of a conversation by id, each result checked to answer
+/// an earlier one (Gemini names a result by its call's tool).
+pub(crate) struct Calls<'a> {
+    names: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> Calls<'a> {
+    pub(crate) fn pair(messages: &'a [Message]) -> Result<Calls<'a>, Error> {
+        let mut names = HashMap::new();
+        for (index, message) in messages.iter().enumerate() {
+            for part in &message.content {
+                match part {
+                    Part::ToolCall { id, name, .. } => {
+                        names.insert(id.as_str(), name.as_str());
+                    }
+                    Part::ToolResult { call_id, .. } if !names.contains_key(call_id.as_str()) => {
+                        return Err(Error::new(ErrorKind::UnknownToolCall {
+                            message: index,
+                            call_id: call_id.clone(),
+                        }));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(Calls { names })
+    }
+
+    /// The tool whose call `call_id` names (checked by [`Calls::pair`]).
+    pub(crate) fn name(&self, call_id: &str) -> &'a str {
+        self.names.get(call_id).copied().unwrap_or_default()
     }
 }
 
@@ -71,6 +162,8 @@ impl Provider {
 pub enum Request {
     /// An OpenAI chat-completions body.
     OpenAi(openai::ChatRequest),
+    /// An OpenAI Responses body.
+    OpenAiResponses(responses::ResponsesRequest),
     /// An Anthropic Messages body.
     Anthropic(anthropic::MessagesRequest),
     /// A Gemini `generateContent` body.
@@ -87,8 +180,9 @@ pub struct Encoded {
     pub notices: Vec<Notice>,
 }
 
-/// Something the caller wrote that the provider's body does not carry, so
-/// that nothing is left out without a word.
+/// Something the caller wrote that the provider's body does not carry, or
+/// carries otherwise than written, so that nothing is left out or changed
+/// without a word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -124,17 +218,49 @@ pub enum Notice {
         /// What the comments stage said, with the two values.
         message: String,
     },
+    /// The model's name belongs to another provider's family (a
+    /// `claude-` model in an OpenAI body): sent as written.
+    ModelFamilyMismatch {
+        /// The model.
+        model: String,
+        /// The provider the body is for.
+        provider: String,
+        /// The provider whose family the name belongs to.
+        family: String,
+    },
+    /// A tool result marked as an error, for a provider with no field for
+    /// that (OpenAI): its text is sent, the mark is not.
+    ToolErrorNotCarried {
+        /// The index of the message holding the result.
+        message: usize,
+        /// The id of the call it answers.
+        call_id: String,
+    },
+    /// An embedded file whose bytes are of another type than its extension
+    /// says (a PNG named `.jpg`): sent with the bytes' type.
+    MediaTypeMismatch {
+        /// The file's name.
+        file: String,
+        /// The type its extension names.
+        extension: String,
+        /// The type its bytes are, which is sent.
+        bytes: String,
+    },
 }
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
-    /// `name_not_carried` or `duplicate_param`.
+    /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
+    /// `tool_error_not_carried` or `media_type_mismatch`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
             Notice::UnknownParam { .. } => "unknown_param",
             Notice::NameNotCarried { .. } => "name_not_carried",
             Notice::DuplicateParam { .. } => "duplicate_param",
+            Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
+            Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
+            Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
         }
     }
 
@@ -153,6 +279,15 @@ impl Notice {
                 )
             }
             Notice::DuplicateParam { message, .. } => message.clone(),
+            Notice::ModelFamilyMismatch { model, provider, family } => format!(
+                "the model `{model}` is a {family} model, and the body is for {provider}; sent as written"
+            ),
+            Notice::ToolErrorNotCarried { message, call_id } => format!(
+                "message {message}: the result of `{call_id}` is marked as an error, which this provider's request cannot say; its text is sent"
+            ),
+            Notice::MediaTypeMismatch { file, extension, bytes } => format!(
+                "`{file}`: the extension says {extension}, the bytes are {bytes}; sent as {bytes}"
+            ),
         }
     }
 }
@@ -181,19 +316,69 @@ fn check_range(
 
 /// Notices for the parameters `params` sets that this provider lacks
 /// (`unsupported`), plus every unknown parameter where the provider does not
-/// receive them (all but OpenAI).
+/// receive them (all but OpenAI's two APIs).
 fn notices(provider: Provider, params: &Params, unsupported: &[&str]) -> Vec<Notice> {
     let mut notices: Vec<Notice> = params
         .set_optional_names()
         .filter(|name| unsupported.contains(name))
         .map(|name| Notice::UnsupportedParam { param: name.to_owned() })
         .collect();
-    if provider != Provider::OpenAi {
+    if !matches!(provider, Provider::OpenAi | Provider::OpenAiResponses) {
         notices.extend(
             params.extra.iter().map(|(name, _)| Notice::UnknownParam { param: name.clone() }),
         );
     }
     notices
+}
+
+/// OpenAI's reasoning effort: `thinking_budget` alone is an error (OpenAI
+/// has no budget), beside `reasoning_effort` a notice (in `notices`).
+fn openai_effort(params: &Params) -> Result<Option<crate::params::Effort>, Error> {
+    match (params.reasoning_effort, params.thinking_budget) {
+        (None, Some(budget)) => Err(Error::new(ErrorKind::InvalidParam {
+            name: "thinking_budget".to_owned(),
+            value: budget.to_string(),
+            expected: "`reasoning_effort` instead: OpenAI has no thinking budget",
+        })),
+        (effort, _) => Ok(effort),
+    }
+}
+
+/// The thinking budget for Anthropic and Gemini: `thinking_budget`, else
+/// the effort's.
+fn thinking_budget(provider: Provider, params: &Params) -> Option<u64> {
+    params.thinking_budget.or_else(|| params.reasoning_effort.map(|e| e.budget(provider)))
+}
+
+/// The model, which every body but Gemini's names.
+fn required_model(provider: Provider, params: &Params) -> Result<String, Error> {
+    params
+        .model
+        .clone()
+        .ok_or_else(|| Error::new(ErrorKind::MissingModel { provider: provider.as_str() }))
+}
+
+/// OpenAI's limit on stop sequences (StopConfiguration: 1 to 4).
+fn check_stop(params: &Params) -> Result<(), Error> {
+    if params.stop.len() > 4 {
+        return Err(Error::new(ErrorKind::InvalidParam {
+            name: "stop".to_owned(),
+            value: serde_json::to_string(&params.stop).unwrap_or_default(),
+            expected: "at most 4 stop sequences (OpenAI's limit)",
+        }));
+    }
+    Ok(())
+}
+
+/// One turn of a conversation as Anthropic and Gemini see it.
+struct Turn<'a> {
+    /// `User` (a user message, or tool results and the user message right
+    /// after them: one provider message), `Assistant`, or `System` (a
+    /// system message inside `messages`: Anthropic, for the models that
+    /// take one).
+    role: Role,
+    /// `(message index, message)`, in order.
+    messages: Vec<(usize, &'a Message)>,
 }
 
 /// A conversation as providers with a separate system field see it: the
@@ -202,66 +387,119 @@ fn notices(provider: Provider, params: &Params, unsupported: &[&str]) -> Vec<Not
 struct Conversation<'a> {
     /// The text of the leading system messages, in order.
     system: Vec<&'a str>,
-    /// `(message index, message)`, roles alternating from the user.
-    turns: Vec<(usize, &'a Message)>,
+    /// The turns, roles alternating from the user (system turns aside).
+    turns: Vec<Turn<'a>>,
     /// The participant names these providers cannot carry.
     dropped_names: Vec<Notice>,
+}
+
+/// Where a system message may stand after the conversation started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MidSystem {
+    /// Nowhere (`reason` says why, for the error).
+    Refused(&'static str),
+    /// Right after a user turn, last or before an assistant turn, never
+    /// beside another system message (Anthropic's rules).
+    AfterUser,
 }
 
 impl<'a> Conversation<'a> {
     /// # Errors
     ///
-    /// A tool message, a system message after the first user or assistant
-    /// message, a non-text part in a system message, no user or assistant
-    /// message, a first turn that is not the user's, or two neighbours of
-    /// the same role.
-    fn split(provider: Provider, messages: &'a [Message]) -> Result<Conversation<'a>, Error> {
+    /// A system message after the first user or assistant message where
+    /// `mid_system` refuses it, a non-text part in a system message, no
+    /// user or assistant message, a first turn that is not the user's, or
+    /// two neighbours of the same side (a tool message is on the user's).
+    fn split(
+        provider: Provider,
+        messages: &'a [Message],
+        mid_system: MidSystem,
+    ) -> Result<Conversation<'a>, Error> {
         let mut system = Vec::new();
-        let mut turns: Vec<(usize, &'a Message)> = Vec::with_capacity(messages.len());
+        let mut turns: Vec<Turn<'a>> = Vec::with_capacity(messages.len());
         let mut dropped_names = Vec::new();
-        // The first message with its predecessor's role, reported once the
+        // The first message with its predecessor's side, reported once the
         // start of the conversation is known to be right.
         let mut repeated = None;
         for (index, message) in messages.iter().enumerate() {
             if let Some(name) = &message.name {
                 dropped_names.push(Notice::NameNotCarried { message: index, name: name.clone() });
             }
+            let texts = || {
+                message.content.iter().map(move |part| match part {
+                    Part::Text { text } => Ok(text.as_str()),
+                    other => {
+                        Err(unsupported(provider, index, other, "system text carries only text"))
+                    }
+                })
+            };
+            let side = |turns: &[Turn<'a>]| {
+                turns.iter().rev().find(|turn| turn.role != Role::System).map(|turn| turn.role)
+            };
             match message.role {
+                Role::System if turns.is_empty() => {
+                    for text in texts() {
+                        system.push(text?);
+                    }
+                }
                 Role::System => {
-                    if !turns.is_empty() {
-                        return Err(Error::new(ErrorKind::MisplacedSystem {
+                    let misplaced = |reason| {
+                        Error::new(ErrorKind::MisplacedSystem {
                             provider: provider.as_str(),
                             message: index,
-                        }));
-                    }
-                    for part in &message.content {
-                        match part {
-                            Part::Text { text } => system.push(text.as_str()),
-                            other => {
-                                return Err(unsupported(
-                                    provider,
-                                    index,
-                                    other,
-                                    "system text carries only text",
+                            reason,
+                        })
+                    };
+                    match mid_system {
+                        MidSystem::Refused(reason) => return Err(misplaced(reason)),
+                        MidSystem::AfterUser => {
+                            let after_user = turns.last().is_some_and(|t| t.role == Role::User);
+                            let next = messages.get(index + 1).map(|m| m.role);
+                            if !after_user || !matches!(next, None | Some(Role::Assistant)) {
+                                return Err(misplaced(
+                                    "a system message in the conversation must follow a user \
+                                     message and be last or followed by an assistant message",
                                 ));
                             }
+                            for text in texts() {
+                                text?;
+                            }
+                            turns.push(Turn {
+                                role: Role::System,
+                                messages: vec![(index, message)],
+                            });
                         }
                     }
                 }
-                Role::User | Role::Assistant => {
-                    if repeated.is_none()
-                        && turns.last().is_some_and(|(_, last)| last.role == message.role)
-                    {
+                Role::User | Role::Tool => {
+                    // Tool results, then the user's own message: one turn.
+                    let joins = turns.last().is_some_and(|turn| {
+                        turn.role == Role::User
+                            && turn.messages.iter().all(|(_, m)| m.role == Role::Tool)
+                    });
+                    if joins {
+                        if let Some(turn) = turns.last_mut() {
+                            turn.messages.push((index, message));
+                        }
+                        continue;
+                    }
+                    if repeated.is_none() && side(&turns) == Some(Role::User) {
                         repeated = Some(index);
                     }
-                    turns.push((index, message));
+                    turns.push(Turn { role: Role::User, messages: vec![(index, message)] });
+                }
+                Role::Assistant => {
+                    if repeated.is_none() && side(&turns) == Some(Role::Assistant) {
+                        repeated = Some(index);
+                    }
+                    turns.push(Turn { role: Role::Assistant, messages: vec![(index, message)] });
                 }
                 other => return Err(unsupported_role(provider, index, other)),
             }
         }
         match turns.first() {
             None => Err(Error::new(ErrorKind::NoMessages { provider: provider.as_str() })),
-            Some((_, first)) if first.role != Role::User => {
+            Some(first) if first.role != Role::User => {
                 Err(Error::new(ErrorKind::FirstNotUser { provider: provider.as_str() }))
             }
             _ => match repeated {
@@ -286,9 +524,10 @@ fn media_only_from_user(
     reason: &'static str,
 ) -> Result<(), Error> {
     match part {
-        Part::Text { .. } => Ok(()),
-        _ if role == Role::User => Ok(()),
-        _ => Err(unsupported(provider, message, part, reason)),
+        Part::Image { .. } | Part::File { .. } if role != Role::User => {
+            Err(unsupported(provider, message, part, reason))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -301,13 +540,26 @@ fn unsupported(provider: Provider, message: usize, part: &Part, reason: &'static
     })
 }
 
-/// A tool call or result: no adapter carries them yet.
-fn tool_part(provider: Provider, message: usize, part: &Part) -> Error {
-    unsupported(provider, message, part, "tool calls and results are not carried yet")
+/// A tool call outside an assistant message, or a tool result outside a
+/// tool message.
+fn misplaced_tool_part(provider: Provider, message: usize, part: &Part) -> Error {
+    unsupported(
+        provider,
+        message,
+        part,
+        "tool calls belong in assistant messages and tool results in tool messages",
+    )
 }
 
-/// A message in a role the provider's body has no place for (a tool
-/// message, until tool results are carried).
+/// The text of a tool result, for providers whose results are text: one
+/// text part as it is, several as they are in order (`None`: a part that is
+/// not text).
+fn result_texts(content: &[Part]) -> Option<Vec<&str>> {
+    content.iter().map(Part::as_text).collect()
+}
+
+/// A message in a role the provider's body has no place for (a
+/// narrative's `context`).
 fn unsupported_role(provider: Provider, message: usize, role: Role) -> Error {
     Error::new(ErrorKind::UnsupportedRole {
         from: provider.as_str(),
@@ -360,7 +612,7 @@ mod tests {
         /// start of the conversation first.
         #[test]
         fn alternating_and_lossless(messages in conversation()) {
-            let params = Params { max_tokens: Some(16), ..Params::default() };
+            let params = test_params();
             let first_turn = messages.iter().find(|m| m.role != Role::System).map(|m| m.role);
             for provider in [Provider::Anthropic, Provider::Gemini] {
                 let built = provider.build(&messages, &params);
@@ -409,7 +661,7 @@ mod tests {
         /// turn builds for the providers that require alternation.
         #[test]
         fn merged_conversations_build(messages in conversation()) {
-            let params = Params { max_tokens: Some(16), ..Params::default() };
+            let params = test_params();
             let has_turn = messages.iter().any(|m| m.role != Role::System);
             let merged = crate::alternation::alternate(messages).unwrap();
             for provider in [Provider::Anthropic, Provider::Gemini] {
@@ -419,28 +671,204 @@ mod tests {
         }
     }
 
+    fn test_params() -> Params {
+        Params { max_tokens: Some(16), model: Some("m".into()), ..Params::default() }
+    }
+
+    fn tool_conversation() -> Vec<Message> {
+        let args = prompt_core::json::RawJson::parse(r#"{"city": "Paris"}"#).unwrap();
+        vec![
+            Message::text(Role::User, "Weather?"),
+            Message {
+                role: Role::Assistant,
+                content: vec![Part::text("Checking."), Part::tool_call("c1", "weather", args)],
+                name: None,
+            },
+            Message { role: Role::Tool, content: vec![Part::tool_result("c1", "18C")], name: None },
+            Message::text(Role::User, "Thanks"),
+        ]
+    }
+
     #[test]
-    fn tool_messages_and_parts_are_refused() {
-        let params = Params { max_tokens: Some(16), ..Params::default() };
-        let tool = [Message::text(Role::User, "hi"), Message::text(Role::Tool, "42")];
-        let call = Part::tool_call("c1", "add", prompt_core::json::RawJson::empty_object());
-        let with_call = [
-            Message::text(Role::User, "hi"),
-            Message { role: Role::Assistant, content: vec![call], name: None },
-        ];
-        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
-            let err = provider.build(&tool, &params).unwrap_err();
+    fn tool_calls_and_results_in_each_shape() {
+        let mut params = test_params();
+        params.tools = crate::Tool::parse_list(r#"[{"name": "weather"}]"#).unwrap();
+        let json = |provider: Provider| {
+            serde_json::to_value(provider.build(&tool_conversation(), &params).unwrap().body)
+                .unwrap()
+        };
+        let openai = json(Provider::OpenAi);
+        assert_eq!(
+            openai["messages"][1]["tool_calls"][0]["function"]["arguments"],
+            r#"{"city": "Paris"}"#
+        );
+        assert_eq!(
+            openai["messages"][2],
+            serde_json::json!({"role": "tool", "content": "18C", "tool_call_id": "c1"})
+        );
+        let responses = json(Provider::OpenAiResponses);
+        let kinds: Vec<_> =
+            responses["input"].as_array().unwrap().iter().map(|i| i["type"].clone()).collect();
+        assert_eq!(
+            kinds,
+            [
+                serde_json::Value::Null,
+                serde_json::Value::Null,
+                "function_call".into(),
+                "function_call_output".into(),
+                serde_json::Value::Null
+            ]
+        );
+        // Anthropic and Gemini: the result and the user's next message are one user turn.
+        let anthropic = json(Provider::Anthropic);
+        assert_eq!(anthropic["messages"].as_array().unwrap().len(), 3);
+        assert_eq!(
+            anthropic["messages"][1]["content"][1]["input"],
+            serde_json::json!({"city": "Paris"})
+        );
+        assert_eq!(anthropic["messages"][2]["content"][0]["type"], "tool_result");
+        assert_eq!(anthropic["messages"][2]["content"][1]["text"], "Thanks");
+        let gemini = json(Provider::Gemini);
+        assert_eq!(gemini["contents"][2]["parts"][0]["functionResponse"]["name"], "weather");
+        assert_eq!(
+            gemini["contents"][2]["parts"][0]["functionResponse"]["response"],
+            serde_json::json!({"output": "18C"})
+        );
+    }
+
+    #[test]
+    fn results_answer_earlier_calls() {
+        let mut messages = tool_conversation();
+        messages.swap(1, 2);
+        for provider in Provider::ALL {
+            let err = provider.build(&messages, &test_params()).unwrap_err();
             assert_eq!(
                 err.kind(),
-                &ErrorKind::UnsupportedRole {
-                    from: provider.as_str(),
-                    message: 1,
-                    role: "tool".into()
-                }
+                &ErrorKind::UnknownToolCall { message: 1, call_id: "c1".into() }
             );
-            assert_eq!(err.kind().stage(), "provider");
-            let err = provider.build(&with_call, &params).unwrap_err();
+        }
+        // A tool call in a user message, a result in an assistant one.
+        let misplaced = [Message {
+            role: Role::User,
+            content: vec![Part::tool_call("c", "f", prompt_core::json::RawJson::empty_object())],
+            name: None,
+        }];
+        for provider in Provider::ALL {
+            let err = provider.build(&misplaced, &test_params()).unwrap_err();
             assert_eq!(err.kind().as_str(), "unsupported_part", "{err}");
         }
+    }
+
+    #[test]
+    fn models_are_required_and_checked() {
+        let messages = [Message::text(Role::User, "hi")];
+        for provider in Provider::ALL {
+            let params = Params { max_tokens: Some(16), ..Params::default() };
+            let built = provider.build(&messages, &params);
+            assert_eq!(built.is_err(), provider.model_in_body(), "{provider:?}");
+            let params = Params { model: Some("claude-opus-4-8".into()), ..params };
+            let notices = provider.build(&messages, &params).unwrap().notices;
+            let mismatch = notices.iter().any(|n| n.as_str() == "model_family_mismatch");
+            assert_eq!(mismatch, provider != Provider::Anthropic, "{provider:?}");
+        }
+        let err = Provider::OpenAi.build(&messages, &Params::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "openai requires a model; set it with `/// param: model=...` or `--param model=...`"
+        );
+    }
+
+    #[test]
+    fn reasoning_maps_per_provider() {
+        let messages = [Message::text(Role::User, "hi")];
+        let params = |pairs: &[(&str, &str)]| {
+            let mut params = Params::parse(pairs.iter().copied()).unwrap();
+            params.model = Some("m".into());
+            params
+        };
+        let body = |provider: Provider, p: &Params| {
+            provider.build(&messages, p).map(|e| serde_json::to_value(e.body).unwrap())
+        };
+        let high = params(&[("reasoning_effort", "high"), ("max_tokens", "20000")]);
+        assert_eq!(body(Provider::OpenAi, &high).unwrap()["reasoning_effort"], "high");
+        assert_eq!(body(Provider::OpenAiResponses, &high).unwrap()["reasoning"]["effort"], "high");
+        assert_eq!(body(Provider::Anthropic, &high).unwrap()["thinking"]["budget_tokens"], 16384);
+        let gemini = body(Provider::Gemini, &high).unwrap();
+        assert_eq!(gemini["generationConfig"]["thinkingConfig"]["thinkingBudget"], 24576);
+        // The budget wins; it must stay below max_tokens, never lowered.
+        let budget = params(&[
+            ("reasoning_effort", "low"),
+            ("thinking_budget", "3000"),
+            ("max_tokens", "3000"),
+        ]);
+        let err = body(Provider::Anthropic, &budget).unwrap_err();
+        assert_eq!(err.kind().as_str(), "invalid_param");
+        assert!(err.to_string().contains("below `max_tokens`"), "{err}");
+        let gemini = body(Provider::Gemini, &budget).unwrap();
+        assert_eq!(gemini["generationConfig"]["thinkingConfig"]["thinkingBudget"], 3000);
+        // OpenAI has no budget: an error alone, a notice beside an effort.
+        let alone = params(&[("thinking_budget", "3000")]);
+        assert_eq!(body(Provider::OpenAi, &alone).unwrap_err().kind().as_str(), "invalid_param");
+        let notices = Provider::OpenAi.build(&messages, &budget).unwrap().notices;
+        assert_eq!(notices, [Notice::UnsupportedParam { param: "thinking_budget".into() }]);
+    }
+
+    #[test]
+    fn openai_takes_at_most_four_stops() {
+        let messages = [Message::text(Role::User, "hi")];
+        let mut params = test_params();
+        params.stop = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        let err = Provider::OpenAi.build(&messages, &params).unwrap_err();
+        assert_eq!(err.kind().as_str(), "invalid_param");
+        params.stop.pop();
+        assert!(Provider::OpenAi.build(&messages, &params).is_ok());
+    }
+
+    #[test]
+    fn gemini_refuses_schema_keywords_it_cannot_express() {
+        let messages = [Message::text(Role::User, "hi")];
+        let mut params = test_params();
+        params.response_schema = Some(
+            crate::ResponseSchema::parse(
+                r#"{"type": "object", "properties": {"not": {"type": "string"}, "x": {"anyOf": [{"not": {}}]}}}"#,
+            )
+            .unwrap(),
+        );
+        let err = Provider::Gemini.build(&messages, &params).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &ErrorKind::UnsupportedSchema {
+                provider: "gemini",
+                keyword: "not".into(),
+                at: "/properties/x/anyOf/0".into()
+            }
+        );
+        // A property named like a keyword is a name, not a keyword.
+        for provider in [Provider::OpenAi, Provider::Anthropic] {
+            assert!(provider.build(&messages, &params).is_ok());
+        }
+    }
+
+    #[test]
+    fn anthropic_takes_a_system_message_where_its_reference_says() {
+        let messages = [
+            Message::text(Role::User, "Hi"),
+            Message::text(Role::System, "Answer in French."),
+            Message::text(Role::Assistant, "Bonjour"),
+        ];
+        let mut params = test_params();
+        let err = Provider::Anthropic.build(&messages, &params).unwrap_err();
+        assert_eq!(err.kind().as_str(), "misplaced_system");
+        assert!(err.to_string().contains("claude-opus-4-8"), "{err}");
+        params.model = Some("claude-opus-4-8".into());
+        let body =
+            serde_json::to_value(Provider::Anthropic.build(&messages, &params).unwrap().body)
+                .unwrap();
+        assert_eq!(body["messages"][1]["role"], "system");
+        // Not before a user message.
+        let before_user =
+            [messages[0].clone(), messages[1].clone(), Message::text(Role::User, "?")];
+        let err = Provider::Anthropic.build(&before_user, &params).unwrap_err();
+        assert_eq!(err.kind().as_str(), "misplaced_system");
     }
 }

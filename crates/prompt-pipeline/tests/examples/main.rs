@@ -20,7 +20,7 @@ use prompt_pipeline::{
 use serde_json::{Map, Value};
 
 const SEED: u64 = 42;
-const PROVIDERS: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
+const PROVIDERS: [Provider; 4] = Provider::ALL;
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
@@ -44,8 +44,13 @@ fn snapshot(
     let mut out = Map::new();
     for provider in PROVIDERS {
         let pipeline = Pipeline::new(provider);
-        let mut source =
-            Source::from_bytes(prompt, &read(prompt), &AttachmentLimits::default()).unwrap();
+        let limits = AttachmentLimits::default();
+        // Directive paths resolve beside the prompt file, as the CLI has it.
+        let dir = examples().join(prompt).parent().unwrap().to_owned();
+        let mut source = Source::from_bytes(prompt, &read(prompt), &limits)
+            .unwrap()
+            .in_directory(dir, &limits)
+            .unwrap();
         if let Some(attachments) = &attachments {
             source = source.with_attachments(attachments.clone());
         }
@@ -72,6 +77,21 @@ fn support_bot() {
     insta::assert_json_snapshot!(snapshot(
         "support-bot/prompt.txt",
         "support-bot/context.json",
+        None,
+        None
+    ));
+}
+
+#[test]
+fn tools() {
+    insta::assert_json_snapshot!(snapshot("tools/prompt.txt", "tools/context.json", None, None));
+}
+
+#[test]
+fn structured_output() {
+    insta::assert_json_snapshot!(snapshot(
+        "structured/prompt.txt",
+        "structured/context.json",
         None,
         None
     ));

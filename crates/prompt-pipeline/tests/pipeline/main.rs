@@ -14,14 +14,19 @@ use prompt_pipeline::{Context, Pipeline, Provider, Source};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-const PROVIDERS: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
+const PROVIDERS: [Provider; 4] = Provider::ALL;
 
 fn context() -> Context {
     serde_json::from_str(r#"{"state": {"name": "Ann"}}"#).unwrap()
 }
 
+/// The pipeline for `provider`, with its test model set by the host.
+fn pipeline_for(provider: Provider) -> Pipeline {
+    Pipeline::builder(provider).params([("model", outcome::model(provider))]).build()
+}
+
 fn run(text: &str, provider: Provider) -> Value {
-    outcome::outcome(Pipeline::new(provider).build(Source::new(text), &context(), 7))
+    outcome::outcome(pipeline_for(provider).build(Source::new(text), &context(), 7))
 }
 
 #[test]
@@ -73,7 +78,7 @@ proptest! {
     ) {
         let text: String = pieces.concat();
         for provider in PROVIDERS {
-            if let Err(err) = Pipeline::new(provider).build(Source::new(text.as_str()), &context(), 1) {
+            if let Err(err) = pipeline_for(provider).build(Source::new(text.as_str()), &context(), 1) {
                 prop_assert!(!err.kind().as_str().is_empty());
                 if err.origin() == Some(prompt_pipeline::Origin::Prompt) {
                     prop_assert!(err.line().unwrap() <= line_count(&text));

@@ -2,6 +2,8 @@
 //! the body (checked against the provider's documented shape) or the error.
 
 mod documented;
+#[path = "../support/outcome.rs"]
+mod outcome;
 
 use prompt_pipeline::{Message, Params, Provider};
 use serde::Deserialize;
@@ -16,7 +18,11 @@ struct Case {
 fn build(case: &Case, provider: Provider) -> Value {
     let pairs = case.params.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()));
     let params = match Params::parse(pairs) {
-        Ok(params) => params,
+        Ok(mut params) => {
+            // The inputs name no model; OpenAI and Anthropic require one.
+            params.model.get_or_insert_with(|| outcome::model(provider).to_owned());
+            params
+        }
         Err(err) => {
             return json!({"error": {"kind": err.kind().as_str(), "message": err.to_string()}});
         }
@@ -35,7 +41,7 @@ fn providers() {
     insta::glob!("inputs/*.json", |path| {
         let case: Case = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let mut out = Map::new();
-        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
+        for provider in Provider::ALL {
             out.insert(provider.as_str().to_owned(), build(&case, provider));
         }
         let name = path.file_name().unwrap().to_string_lossy();

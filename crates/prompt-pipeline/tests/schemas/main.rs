@@ -40,6 +40,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Provider {
     OpenAi,
+    OpenAiResponses,
     Anthropic,
     Gemini,
 }
@@ -48,6 +49,7 @@ impl Provider {
     fn key(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
+            Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
         }
@@ -60,6 +62,11 @@ impl Provider {
             Provider::OpenAi => {
                 let mut errors = schema::openai_errors(OpenAiSchema::Chat, body)?;
                 errors.extend(schema::openai_deprecated(OpenAiSchema::Chat, body)?);
+                Some(errors)
+            }
+            Provider::OpenAiResponses => {
+                let mut errors = schema::openai_errors(OpenAiSchema::Responses, body)?;
+                errors.extend(schema::openai_deprecated(OpenAiSchema::Responses, body)?);
                 Some(errors)
             }
             Provider::Anthropic => Some(anthropic::message_errors(body)),
@@ -82,7 +89,9 @@ fn snapshot_bodies() -> Vec<(String, Provider, Value)> {
             let value: Value = serde_json::from_str(json)
                 .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
+            for provider in
+                [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini]
+            {
                 if let Some(body) = value.get(provider.key()).and_then(|v| v.get("body")) {
                     bodies.push((name.clone(), provider, body.clone()));
                 }
@@ -93,90 +102,11 @@ fn snapshot_bodies() -> Vec<(String, Provider, Value)> {
     bodies
 }
 
-// EXPECTATION TO FLIP (issue 16). Today's bodies that do NOT yet conform,
-// each with exactly the errors it shows (one listed piece per error). When a
-// fix lands, its entries fail this test as "now conforms" (or with fewer
-// errors): delete them. The list may only shrink; a body that breaks a
-// schema in a new way fails the test.
-
-/// OpenAI: CreateChatCompletionRequest requires `model` ("A body for OpenAI
-/// or Anthropic without a model is an error").
-const MODEL_REQUIRED: &str = r#""model" is a required property"#;
-/// OpenAI: `max_tokens` is `deprecated: true` ("OpenAI chat:
-/// `max_completion_tokens`, never the deprecated `max_tokens`").
-const MAX_TOKENS_DEPRECATED: &str = "/max_tokens: deprecated";
-/// Anthropic: MessageCreateParams.model is `Required[ModelParam]`.
-const MODEL_REQUIRED_ANTHROPIC: &str = "missing field `model`";
-/// Gemini: parts are camelCase (`inlineData`, `mimeType`) like the rest of
-/// the body.
-const SNAKE_CASE_PART: &str = "unknown field `inline_data`";
-
-const KNOWN_NONCONFORMING: &[(Provider, &str, &[&str])] = {
-    use Provider::{Anthropic, Gemini, OpenAi};
-    &[
-        (OpenAi, "examples__debate_ana.snap", &[MAX_TOKENS_DEPRECATED]),
-        (OpenAi, "examples__debate_ben.snap", &[MAX_TOKENS_DEPRECATED]),
-        (OpenAi, "examples__debate_chen.snap", &[MAX_TOKENS_DEPRECATED]),
-        (OpenAi, "examples__narrative_bundle.snap", &[MAX_TOKENS_DEPRECATED]),
-        (OpenAi, "examples__roleplay.snap", &[MAX_TOKENS_DEPRECATED]),
-        (OpenAi, "examples__support_bot.snap", &[MAX_TOKENS_DEPRECATED]),
-        (
-            OpenAi,
-            "pipeline__pipeline@assistant_first.txt.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (
-            OpenAi,
-            "pipeline__pipeline@comments_in_code.txt.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (OpenAi, "pipeline__pipeline@crlf.txt.snap", &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED]),
-        (
-            OpenAi,
-            "pipeline__pipeline@effects_and_chance.txt.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (OpenAi, "pipeline__pipeline@multibyte.txt.snap", &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED]),
-        (
-            OpenAi,
-            "pipeline__pipeline@same_role_runs.txt.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (
-            OpenAi,
-            "pipeline__pipeline@temperature_out_of_anthropic_range.txt.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (
-            OpenAi,
-            "providers__providers@err_assistant_first.json.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (
-            OpenAi,
-            "providers__providers@err_mid_system.json.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (
-            OpenAi,
-            "providers__providers@image_and_pdf.json.snap",
-            &[MODEL_REQUIRED, MAX_TOKENS_DEPRECATED],
-        ),
-        (OpenAi, "providers__providers@support_bot.json.snap", &[MAX_TOKENS_DEPRECATED]),
-        (Anthropic, "pipeline__pipeline@assistant_first.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "pipeline__pipeline@comments_in_code.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "pipeline__pipeline@crlf.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "pipeline__pipeline@effects_and_chance.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "pipeline__pipeline@multibyte.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "pipeline__pipeline@same_role_runs.txt.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "providers__providers@image_and_pdf.json.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Anthropic, "providers__providers@multi_part_turns.json.snap", &[MODEL_REQUIRED_ANTHROPIC]),
-        (Gemini, "examples__narrative_bundle.snap", &[SNAKE_CASE_PART]),
-        (Gemini, "providers__providers@err_audio_bmp_and_range.json.snap", &[SNAKE_CASE_PART]),
-        (Gemini, "providers__providers@image_and_pdf.json.snap", &[SNAKE_CASE_PART]),
-        (Gemini, "providers__providers@multi_part_turns.json.snap", &[SNAKE_CASE_PART]),
-    ]
-};
+// Bodies that do not yet conform, each with exactly the errors it shows
+// (one listed piece per error). Issue 16 emptied it: every snapshot body
+// conforms. The list may only shrink; a body that breaks a schema fails
+// the test.
+const KNOWN_NONCONFORMING: &[(Provider, &str, &[&str])] = &[];
 
 #[test]
 fn snapshot_bodies_conform_or_are_listed() {

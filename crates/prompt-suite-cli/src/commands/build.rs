@@ -15,7 +15,7 @@ use crate::prompt::{diagnostic, source, warn_notices};
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
-    let pipeline = args.pipeline.pipeline();
+    let pipeline = crate::prompt::pipeline(&args.pipeline)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let context = read_context(args.context.as_deref())?;

@@ -25,7 +25,7 @@ fn roleplay_rows_with_one_failing() {
 #[test]
 fn bad_rows_are_error_records_in_both_formats() {
     let rows = format!("{INPUTS}/mixed.jsonl");
-    let args = ["batch", "--rows", &rows, "--seed", "1"];
+    let args = ["batch", "--rows", &rows, "--seed", "1", "--param", "model=gpt-5.4"];
     assert_cmd_snapshot!("mixed_rows_human", cli().args(args).pass_stdin("## user\n[[ q ]]\n"));
     assert_cmd_snapshot!(
         "mixed_rows_json",
@@ -41,6 +41,7 @@ fn rows_from_stdin() {
     assert_cmd_snapshot!(
         cli()
             .args(["batch", prompt.to_str().unwrap(), "--rows", "-", "--seed", "0"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin("{\"state\": {\"n\": 1}}\n{\"state\": {\"n\": 2}}\n")
     );
 }
@@ -71,7 +72,7 @@ fn order_and_seeds_do_not_depend_on_jobs() {
     let run = |jobs: &str| {
         let output = cli()
             .args(["batch", prompt.to_str().unwrap(), "--rows", rows.to_str().unwrap()])
-            .args(["--seed", "3", "--jobs", jobs])
+            .args(["--seed", "3", "--jobs", jobs, "--param", "model=gpt-5.4"])
             .output()
             .unwrap();
         assert!(output.status.success());
@@ -97,6 +98,225 @@ fn rows_are_strict_json() {
     assert_cmd_snapshot!(
         cli()
             .args(["batch", "--rows", &format!("{INPUTS}/strict.jsonl"), "--seed", "1"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin("## user\n[[ q ]]\n")
     );
+}
+
+/// The batch-file formats: which provider each takes, and the model each
+/// test builds with.
+const ENVELOPES: [(&str, &str, &str); 4] = [
+    ("openai-batch", "openai", "gpt-4o-mini"),
+    ("openai-batch", "openai-responses", "gpt-4o-mini"),
+    ("anthropic-batch", "anthropic", "claude-sonnet-4-5"),
+    ("gemini-batch", "gemini", "gemini-2.5-flash"),
+];
+
+fn envelope_args(format: &str, provider: &str, model: &str) -> Vec<String> {
+    [
+        "batch",
+        &format!("{INPUTS}/envelope.txt"),
+        "--rows",
+        &format!("{INPUTS}/ids.jsonl"),
+        "--seed",
+        "1",
+        "--format",
+        format,
+        "--provider",
+        provider,
+        "--param",
+        &format!("model={model}"),
+        "--id-field",
+        "id",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// One snapshot per format, with ids from the rows: a missing id, an id
+/// that is not a string, one only Anthropic refuses, a repeated id and an
+/// unknown key are error records on standard error, never on standard
+/// output, which holds exactly the file the provider takes.
+#[test]
+fn each_format_with_ids_from_the_rows() {
+    for (format, provider, model) in ENVELOPES {
+        assert_cmd_snapshot!(
+            format!("envelope_{format}_{provider}").replace('-', "_"),
+            cli().args(envelope_args(format, provider, model))
+        );
+    }
+}
+
+/// Without `--id-field`, row i's id is `row-i`; with `--errors FILE` the
+/// records go to the file and standard error holds only the summary.
+#[test]
+fn row_ids_and_an_errors_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let errors = dir.path().join("errors.jsonl");
+    let output = crate::output_with_stdin(
+        cli()
+            .args(["batch", "--rows", &format!("{INPUTS}/mixed.jsonl"), "--seed", "1"])
+            .args(["--format", "openai-batch", "--param", "model=gpt-4o-mini"])
+            .args(["--errors", errors.to_str().unwrap(), "--error-format", "json"]),
+        "## user\n[[ q ]]\n",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let records = std::fs::read_to_string(&errors).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&stderr).unwrap();
+    assert_eq!(summary["error"]["kind"], "batch_failed", "{stderr}");
+    let ids: Vec<String> = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .map(|line| line["custom_id"].as_str().unwrap().to_owned())
+        .collect();
+    let failed: Vec<u64> = records
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["row"].as_u64().unwrap()
+        })
+        .collect();
+    // Every row is in exactly one of the two, by its number.
+    let mut all: Vec<String> = failed.iter().map(|row| format!("row-{row}")).collect();
+    all.extend(ids.iter().cloned());
+    all.sort_by_key(|id| id[4..].parse::<u64>().unwrap());
+    let rows = std::fs::read_to_string(format!("{INPUTS}/mixed.jsonl")).unwrap().lines().count();
+    assert_eq!(all, (0..rows).map(|i| format!("row-{i}")).collect::<Vec<_>>());
+    assert!(!ids.is_empty() && !failed.is_empty());
+    assert!(!stdout.contains("\"error\""), "{stdout}");
+}
+
+/// An Anthropic batch is one JSON document even when every row fails or
+/// there is no row at all.
+#[test]
+fn anthropic_batch_with_no_request_is_still_json() {
+    for rows in ["", "5\n{\"nope\": 1}\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.jsonl");
+        std::fs::write(&path, rows).unwrap();
+        let output = cli()
+            .args(["batch", &format!("{INPUTS}/envelope.txt"), "--rows", path.to_str().unwrap()])
+            .args(["--format", "anthropic-batch", "--provider", "anthropic"])
+            .args(["--param", "model=claude-sonnet-4-5"])
+            .args(["--errors", dir.path().join("e").to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(if rows.is_empty() { 0 } else { 1 }));
+        assert_eq!(String::from_utf8(output.stdout).unwrap(), "{\"requests\":[\n]}\n");
+    }
+}
+
+/// Flags that cannot go together are usage errors (exit code 2), before
+/// anything is read.
+#[test]
+fn conflicting_batch_flags_are_usage_errors() {
+    let cases: [(&str, &[&str]); 6] = [
+        ("format_not_provider", &["--format", "openai-batch", "--provider", "gemini"]),
+        ("anthropic_format_default_provider", &["--format", "anthropic-batch"]),
+        (
+            "envelope_of_messages",
+            &["--format", "gemini-batch", "--provider", "gemini", "--messages"],
+        ),
+        ("id_field_with_bodies", &["--id-field", "id"]),
+        ("errors_with_bodies", &["--errors", "e.jsonl"]),
+        ("id_field_is_a_store", &["--format", "openai-batch", "--id-field", "global"]),
+    ];
+    for (name, flags) in cases {
+        assert_cmd_snapshot!(
+            format!("usage_{name}"),
+            cli().args(["batch", "missing.txt", "--rows", "missing.jsonl"]).args(flags)
+        );
+    }
+}
+
+/// Every envelope checked against the providers' published shapes
+/// (docs/providers-sources.md): the OpenAI batch line by hand
+/// (`BatchRequestInput`, openai-openapi 498c71dd), Anthropic's
+/// `POST /v1/messages/batches` body and Gemini's batch line with the strict
+/// SDK shapes of prompt-pipeline's tests.
+#[test]
+fn envelopes_have_the_providers_shapes() {
+    for (format, provider, model) in ENVELOPES {
+        let output = cli().args(envelope_args(format, provider, model)).output().unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let errors = match format {
+            "openai-batch" => {
+                stdout.lines().flat_map(|line| openai_line_errors(line, provider)).collect()
+            }
+            "anthropic-batch" => {
+                crate::anthropic::batch_errors(&serde_json::from_str(&stdout).unwrap())
+            }
+            _ => stdout
+                .lines()
+                .flat_map(|line| {
+                    crate::gemini::batch_line_errors(&serde_json::from_str(line).unwrap())
+                })
+                .collect::<Vec<_>>(),
+        };
+        assert!(errors.is_empty(), "{format}: {errors:#?}\n{stdout}");
+        let requests = match format {
+            "anthropic-batch" => stdout.lines().count() - 2,
+            _ => stdout.lines().count(),
+        };
+        let expected = if format == "anthropic-batch" { 2 } else { 3 };
+        assert_eq!(requests, expected, "{format}: {stdout}");
+    }
+}
+
+/// `BatchRequestInput`: exactly `{custom_id, method, url, body}`, `method`
+/// "POST", `url` the endpoint of `provider`'s bodies (`CreateBatchRequest`'s
+/// `endpoint`), `body` an object with a model and messages (chat) or input
+/// (Responses).
+fn openai_line_errors(line: &str, provider: &str) -> Vec<String> {
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    let Some(object) = value.as_object() else { return vec![format!("not an object: {line}")] };
+    let mut errors = Vec::new();
+    let keys: Vec<&str> = object.keys().map(String::as_str).collect();
+    if keys != ["custom_id", "method", "url", "body"] {
+        errors.push(format!("keys {keys:?}"));
+    }
+    if object["custom_id"].as_str().is_none_or(str::is_empty) {
+        errors.push("custom_id is not a non-empty string".to_owned());
+    }
+    if object["method"] != "POST" {
+        errors.push("method is not POST".to_owned());
+    }
+    let (url, conversation) = match provider {
+        "openai" => ("/v1/chat/completions", "messages"),
+        _ => ("/v1/responses", "input"),
+    };
+    if object["url"] != url {
+        errors.push(format!("url {}", object["url"]));
+    }
+    let body = &object["body"];
+    if !(body["model"].is_string() && body[conversation].is_array()) {
+        errors.push(format!("body {body}"));
+    }
+    errors
+}
+
+/// `--errors` naming the rows file or the prompt is refused before it is
+/// created: the file being read is left as it was.
+#[test]
+fn the_errors_file_is_never_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prompt, rows) = (dir.path().join("p.txt"), dir.path().join("rows.jsonl"));
+    std::fs::write(&prompt, "/// param: model=gpt-4o-mini\n## user\n[[ n ]]\n").unwrap();
+    std::fs::write(&rows, "{\"state\": {\"n\": 1}}\n").unwrap();
+    for (target, what) in [(&rows, "the rows file"), (&prompt, "the prompt")] {
+        let before = std::fs::read(target).unwrap();
+        let output = cli()
+            .args(["batch", prompt.to_str().unwrap(), "--rows", rows.to_str().unwrap()])
+            .args(["--format", "openai-batch", "--errors", target.to_str().unwrap()])
+            .args(["--error-format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let error: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+        assert_eq!(error["error"]["kind"], "same_file");
+        assert!(error["error"]["message"].as_str().unwrap().contains(what), "{error}");
+        assert!(output.stdout.is_empty());
+        assert_eq!(std::fs::read(target).unwrap(), before);
+    }
 }

@@ -141,7 +141,7 @@ fn debate_with_flip_flags_shows_others_as_told() {
 /// texts as a text-only run does (the image stays a block between).
 #[test]
 fn alternation_no_longer_changes_the_body() {
-    let prompt = "/// param: max_tokens=50\n## user\nLook:\n## user\nWhat is @funnel.png ?\n\
+    let prompt = "/// param: model=claude-sonnet-4-5, max_tokens=50\n## user\nLook:\n## user\nWhat is @funnel.png ?\n\
                   ## user\nThanks.\n## assistant\nA funnel.\n";
     let dir = example("narrative");
     let run = |alternation: &str| {
@@ -167,6 +167,7 @@ fn messages_only_and_stage_switches() {
         "no_template_no_segment",
         cli()
             .args(["build", "--no-template", "--no-segment", "--context-as", "user"])
+            .args(["--param", "model=gpt-5.4"])
             .pass_stdin(prompt)
     );
     assert_cmd_snapshot!(
@@ -222,8 +223,14 @@ fn transcript_error_points_at_the_transcript() {
 #[test]
 fn provider_errors() {
     assert_cmd_snapshot!(
-        "err_missing_max_tokens",
+        "err_missing_model",
         cli().args(["build", "--provider", "anthropic"]).pass_stdin("## user\nHi\n")
+    );
+    assert_cmd_snapshot!(
+        "err_missing_max_tokens",
+        cli()
+            .args(["build", "--provider", "anthropic", "--param", "model=claude-sonnet-4-5"])
+            .pass_stdin("## user\nHi\n")
     );
     assert_cmd_snapshot!(
         "err_no_messages_json",
@@ -257,4 +264,56 @@ fn a_repeated_param_key_is_a_warning_and_a_notice() {
         "repeated_param_notice",
         cli().args(["build", &prompt, "--seed", "1", "--full"])
     );
+}
+
+/// `--tools`, `--tool-choice`, `--response-schema` and `--provider
+/// openai-responses`; the flags win over the prompt's directives, whose
+/// paths resolve beside the prompt file and never outside it.
+#[test]
+fn tools_choice_and_schema_flags() {
+    let tools = example("tools/tools.json");
+    let schema = example("structured/triage.schema.json");
+    assert_cmd_snapshot!(
+        "tools_flags_responses",
+        cli()
+            .args(["build", "--provider", "openai-responses", "--param", "model=gpt-5.4"])
+            .args([
+                "--tools",
+                &tools,
+                "--tool-choice",
+                "get_forecast",
+                "--response-schema",
+                &schema,
+            ])
+            .pass_stdin("## user\nForecast for Lyon?\n")
+    );
+    // The directive's file is beside the prompt: the example builds from
+    // anywhere; a flag replaces the directive's choice.
+    let output = cli()
+        .args(["build", &example("tools/prompt.txt"), "--context", &example("tools/context.json")])
+        .args(["--tool-choice", "required", "--provider", "anthropic"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let body: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(body["tool_choice"], serde_json::json!({"type": "any"}));
+    assert_eq!(body["tools"][1]["name"], "get_forecast");
+    // Refusals: a choice naming no tool, a directive path outside the
+    // prompt's directory.
+    assert_cmd_snapshot!(
+        "err_tool_choice_unknown",
+        cli()
+            .args(["build", "--param", "model=gpt-5.4", "--tools", &tools, "--tool-choice", "nope"])
+            .pass_stdin("## user\nHi\n")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = dir.path().join("p.txt");
+    std::fs::write(&prompt, "/// param: model=gpt-5.4\n/// tools: ../tools.json\n## user\nHi\n")
+        .unwrap();
+    let output = cli().args(["build", prompt.to_str().unwrap(), "--error-format", "json"]).output();
+    let output = output.unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let error: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(error["error"]["kind"], "unsafe_entry", "{error}");
+    assert_eq!(error["error"]["line"], 2);
 }

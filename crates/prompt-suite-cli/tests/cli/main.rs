@@ -2,11 +2,16 @@
 //! stderr. One module per subcommand; `shell` holds the cases every
 //! subcommand shares (help, version, usage errors).
 
+// The providers' batch shapes, from prompt-pipeline's schema tests.
+#[path = "../../../prompt-pipeline/tests/support/anthropic.rs"]
+mod anthropic;
 mod batch;
 mod build;
 mod check;
 mod comments;
 mod flip;
+#[path = "../../../prompt-pipeline/tests/support/gemini.rs"]
+mod gemini;
 mod injection;
 mod render;
 mod segment;

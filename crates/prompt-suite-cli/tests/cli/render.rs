@@ -289,8 +289,11 @@ fn contexts_are_strict_json_in_every_command() {
     let bom = write("bom.json", "\u{feff}{\"state\": {\"role\": \"user\"}}");
     let duplicate = write("dup.json", "{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");
     let big = write("big.json", "{\"state\": {\"n\": 9223372036854775808}}");
-    let commands: [&[&str]; 3] =
-        [&["render", &template], &["check", &template], &["build", &template]];
+    let commands: [&[&str]; 3] = [
+        &["render", &template],
+        &["check", &template],
+        &["build", &template, "--param", "model=gpt-5.4"],
+    ];
     for command in commands {
         let run = |context: &str| {
             cli().args(command).args(["--context", context, "--error-format", "json"]).output()
