@@ -4,14 +4,27 @@
 
 use crate::arguments::{Arguments, bad};
 use crate::error::{Error, ErrorKind};
-use crate::value::{Value, ValueMap};
+use crate::value::{Repr, Value, ValueMap};
 
-/// `dict(a=1, b=2)` (also `namespace`): a map of the keyword arguments.
+/// `dict(a=1, b=2)`, `dict(map, c=3)` (also `namespace`): a map of the
+/// positional map's entries, then the keyword arguments (a keyword
+/// replaces the map's entry of its name).
 pub(crate) fn dict(args: Arguments<'_>) -> Result<Value, Error> {
-    if !args.positional.is_empty() {
-        return Err(bad("`dict` takes keyword arguments only: `dict(a=1, b=2)`"));
+    let mut map = match args.positional.as_slice() {
+        [] => ValueMap::with_capacity(args.keywords.len()),
+        [Value(Repr::Map(entries))] => (***entries).clone(),
+        [other] => {
+            return Err(bad(format!(
+                "`dict` takes a map and keyword arguments, not {}",
+                other.kind().as_str()
+            )));
+        }
+        _ => return Err(bad("`dict` takes at most one map: `dict(map, a=1, b=2)`")),
+    };
+    map.reserve(args.keywords.len());
+    for (k, v) in args.keywords {
+        map.insert(k.into(), v);
     }
-    let map: ValueMap = args.keywords.into_iter().map(|(k, v)| (k.into(), v)).collect();
     Ok(Value::map(map))
 }
 

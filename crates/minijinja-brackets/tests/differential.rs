@@ -1,6 +1,11 @@
 //! Differential property: templates that use only what the bracket
 //! language shares with Jinja (text, integer and string expressions, common
-//! filters, `if`, `for` with `loop`, `set`) render exactly as minijinja
+//! filters, `if`, `for` with `loop`, `set`, and issue 15's `break`,
+//! `continue`, `with`, `do`, `filter` and filtered `set` blocks,
+//! `autoescape`, nested unpacking, list repetition, bare test arguments,
+//! `call` blocks with `caller(...)`, `namespace()` with `set ns.attr`,
+//! `dict(map, k=v)`)
+//! render exactly as minijinja
 //! renders them once `->` is spelled `|`. minijinja is the independent
 //! oracle; the bracket delimiters are configured on its side.
 
@@ -38,6 +43,25 @@ fn piece() -> impl Strategy<Value = String> {
         Just("[[ n if n > 4 else m ]]".to_owned()),
         // Booleans print differently (documented), so they are only tested.
         Just("[% if \"A\" in s and 2 in [1, 2] %]in[% endif %]".to_owned()),
+        // Issue 15's statements and expressions.
+        Just("[% for w in words %][% if loop.index == 2 %][% continue %][% endif %][[ w ]][% if w == \"ccc\" %][% break %][% endif %][% endfor %]".to_owned()),
+        Just("[% with a = n, b = a * 2 %][[ a ]]-[[ b ]]-[[ s ]][% endwith %]".to_owned()),
+        Just("[% with (x, y) = [m, n] %][[ x + y ]][% endwith %]".to_owned()),
+        Just("[% do range(n) %]".to_owned()),
+        Just("[% filter upper %]hi [[ s ]][% endfilter %]".to_owned()),
+        Just("[% filter replace(\"a\", \"o\") -> title %]a [[ words -> join ]][% endfilter %]".to_owned()),
+        Just("[% set t -> upper %]x[[ n ]][% endset %][[ t ]]".to_owned()),
+        Just("[% autoescape true %][[ \"<a href='/x'>\" ~ s ]]&[% endautoescape %]".to_owned()),
+        Just("[% for (a, b), c in [[[1, 2], 3]] %][[ a ]][[ b ]][[ c ]][% endfor %]".to_owned()),
+        Just("[[ (words * 2) -> join(\",\") ]]".to_owned()),
+        Just("[% if n is divisibleby 5 %]div[% endif %]".to_owned()),
+        Just("[% for w in words if loop is undefined %][[ w ]][% endfor %]".to_owned()),
+        Just("[[ 1_000 + n ]]".to_owned()),
+        Just("[% with a = m, a = a + n %][[ a ]][% endwith %]".to_owned()),
+        Just("[% set ns = namespace(t=0) %][% for w in words %][% set ns.t = ns.t + w -> length %][% endfor %][[ ns.t ]]".to_owned()),
+        Just("[[ dict(user, age=n).age ]][[ namespace(user).name ]][[ dict(user) -> length ]]".to_owned()),
+        Just("[% macro box(t) %]<[[ t ]]:[[ caller() ]]>[% endmacro %][% call box(s) %]in [[ n ]][% endcall %]".to_owned()),
+        Just("[% macro each(xs) %][% for x in xs %][[ caller(x) ]];[% endfor %][% endmacro %][% for w in words %][% with k = w ~ m %][% call(x) each([w, m]) %][[ x ]]@[[ k ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]".to_owned()),
     ]
 }
 

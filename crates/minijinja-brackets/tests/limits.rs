@@ -42,7 +42,7 @@ fn one_hundred_levels_of_each_kind_of_nesting_work_at_the_default_limit() {
     let env = Environment::new();
     let context: Context = serde_json::from_str(r#"{"state": {"x": [0]}}"#).unwrap();
     type Make = fn(usize) -> String;
-    let kinds: [(&str, Make); 9] = [
+    let kinds: [(&str, Make); 11] = [
         ("parentheses", |n| format!("[[ {}1{} ]]", "(".repeat(n), ")".repeat(n))),
         ("lists", |n| format!("[[ {}x{} -> length ]]", "[".repeat(n), "]".repeat(n))),
         ("maps", |n| format!("[[ {}x{} -> length ]]", "{\"a\": ".repeat(n), "}".repeat(n))),
@@ -53,6 +53,12 @@ fn one_hundred_levels_of_each_kind_of_nesting_work_at_the_default_limit() {
         ("if blocks", |n| format!("{}y{}", "[% if x %]".repeat(n), "[% endif %]".repeat(n))),
         ("for blocks", |n| {
             format!("{}y{}", "[% for i in x %]".repeat(n), "[% endfor %]".repeat(n))
+        }),
+        ("with blocks", |n| {
+            format!("{}y{}", "[% with a = x %]".repeat(n), "[% endwith %]".repeat(n))
+        }),
+        ("filter blocks", |n| {
+            format!("{}y{}", "[% filter upper %]".repeat(n), "[% endfilter %]".repeat(n))
         }),
     ];
     for (kind, make) in kinds {
@@ -439,4 +445,27 @@ fn a_context_string_over_the_string_limit_can_be_read_but_not_rewritten() {
     ] {
         assert_eq!(render(source).unwrap_err().kind(), ErrorKind::InvalidOperation, "{source}");
     }
+}
+
+/// `call` blocks nest like the other blocks: 100 levels compile in debug
+/// builds too, 101 are the nesting error; rendering them is two macro
+/// levels each (the macro, then its `caller()`), so the recursion limit
+/// stops a deep render with its own error.
+#[test]
+fn one_hundred_nested_call_blocks_compile_and_their_render_is_bounded() {
+    let env = Environment::new();
+    let make = |n| {
+        format!(
+            "[% macro m() %][[ caller() ]][% endmacro %]{}y{}",
+            "[% call m() %]".repeat(n),
+            "[% endcall %]".repeat(n)
+        )
+    };
+    let deepest = env.compile(&make(100));
+    assert!(deepest.is_ok(), "{}", deepest.unwrap_err());
+    let err = env.compile(&make(101)).unwrap_err();
+    assert_eq!(err.message(), "the template nests deeper than the limit of 100 levels");
+    assert_eq!(env.render_str(&make(50), &Context::default(), 0).unwrap().output, "y");
+    let err = env.render_str(&make(51), &Context::default(), 0).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::RecursionLimit);
 }

@@ -490,7 +490,8 @@ fn print_as_brackets(
 /// default of dropping one final newline applied to the source first (this
 /// crate always keeps it, a documented difference), the context as the
 /// state store, strict mode for `undefined: strict`, and `get_args` (which
-/// sees positional arguments only).
+/// sees positional arguments only); a `*.html` case inside
+/// `[% autoescape true %]`.
 fn brackets(case: &Case) -> Result<Rendered, Unconvertible> {
     use minijinja_brackets::{Context, Environment, Value};
 
@@ -499,7 +500,12 @@ fn brackets(case: &Case) -> Result<Rendered, Unconvertible> {
         source = source.strip_suffix('\n').unwrap_or(source);
         source = source.strip_suffix('\r').unwrap_or(source);
     }
-    let converted = to_brackets(source)?;
+    let mut converted = to_brackets(source)?;
+    // minijinja's harness escapes templates named `*.html`; this language
+    // escapes inside `autoescape` blocks only, so that is the conversion.
+    if case.name.ends_with(".html") {
+        converted = format!("[% autoescape true %]{converted}[% endautoescape %]");
+    }
     let mut env = Environment::new();
     env.set_strict(case.settings.undefined.as_deref() == Some("strict"));
     env.set_trim_blocks(case.settings.trim_blocks);

@@ -137,3 +137,94 @@ fn context_text_is_read_strictly() {
     let context = Context::from_json("\u{feff}{\"state\": {\"x\": 0.7}}").unwrap();
     assert_eq!(Environment::new().render_str("[[ x ]]", &context, 0).unwrap().output, "0.7");
 }
+
+/// Issue 15, bug 1: a `for`'s `if` filter saw its own loop's `loop`
+/// (Jinja: it does not; in a nested loop it sees the outer one), and
+/// `loop.revindex0` there subtracted past zero (a panic in debug builds).
+#[test]
+fn a_loop_filter_does_not_see_its_own_loop() {
+    let source = "[% for n in [1, 2, 3] if loop is undefined %][[ n ]][% endfor %]";
+    assert_eq!(render(source).unwrap(), "123");
+    assert_eq!(render("[% for n in [1] if loop.revindex0 %]x[% endfor %]").unwrap(), "");
+    assert_eq!(render("[% for n in [1] if loop.revindex %]x[% endfor %]").unwrap(), "");
+    let nested = "[% for a in [1, 2] %][% for b in [1, 2, 3] if loop.index == b %][[ a ]][[ b ]] \
+                  [% endfor %][% endfor %]";
+    assert_eq!(render(nested).unwrap(), "11 22 ");
+    // A filter's own target named `loop` is that target.
+    let own =
+        "[% for x in [1] %][% for loop in [5, 6] if loop > 5 %][[ loop ]][% endfor %][% endfor %]";
+    assert_eq!(render(own).unwrap(), "6");
+    // The body sees the loop, counted over the kept items.
+    let body =
+        "[% for n in [1, 2, 3, 4] if n is even %][[ loop.index ]]/[[ loop.length ]] [% endfor %]";
+    assert_eq!(render(body).unwrap(), "1/2 2/2 ");
+}
+
+/// Issue 15, bug 2: `10_` and `1__0` were accepted; a `_` must stand
+/// between two digits (Python's and Jinja's rule).
+#[test]
+fn a_number_underscore_stands_between_digits() {
+    let none = Context::default();
+    for source in [
+        "[[ 10_ ]]",
+        "[[ 1__0 ]]",
+        "[[ 1_.5 ]]",
+        "[[ 1.5_ ]]",
+        "[[ 1e5_ ]]",
+        "[[ -9223372036854775808_ ]]",
+    ] {
+        let (kind, message, _) = kind_and_message(source, &none);
+        assert_eq!(kind, "syntax_error", "{source}");
+        assert!(message.contains("must stand between two digits"), "{source}: {message}");
+    }
+    assert_eq!(render("[[ 1_000 + 1_0.2_5 + 1e0_1 ]]").unwrap(), "1020.25");
+}
+
+/// Issue 15, bug 7: a macro's attributes printed nothing; `name`,
+/// `arguments` and `caller` work, any other is an error naming those.
+#[test]
+fn macro_attributes_are_known_or_an_error() {
+    let source = "[% macro add(a, b=2) %][[ a + b ]][% endmacro %]\
+                  [% macro wrap() %]<[[ caller() ]]>[% endmacro %]\
+                  [[ add.name ]] [[ add.arguments ]] [[ add.caller ]] [[ wrap.caller ]]";
+    assert_eq!(render(source).unwrap(), "add [\"a\",\"b\"] false true");
+    let (kind, message, _) =
+        kind_and_message("[% macro m() %][% endmacro %][[ m.nope ]]", &Context::default());
+    assert_eq!(kind, "invalid_operation");
+    assert!(
+        message.contains("no attribute `nope`") && message.contains("`arguments`"),
+        "{message}"
+    );
+}
+
+/// Issue 15, bug 8: `foo(-[1, 2])` reported the unknown function; the
+/// arguments are evaluated first (minijinja's order), so their error wins.
+#[test]
+fn arguments_are_evaluated_before_the_callee_is_checked() {
+    let none = Context::default();
+    assert_eq!(kind_and_message("[[ foo(-[1, 2]) ]]", &none).0, "invalid_operation");
+    assert_eq!(kind_and_message("[% set x = 1 %][[ x(1 // 0) ]]", &none).0, "invalid_operation");
+    assert_eq!(kind_and_message("[[ foo(1) ]]", &none).0, "unknown_function");
+}
+
+/// A `with` that bound the same name twice showed only the first value
+/// (noticed in issue 15); the later binding wins, as in Jinja, and a
+/// binding between them sees the earlier one.
+#[test]
+fn with_binding_a_name_twice_keeps_the_last_value() {
+    assert_eq!(render("[% with a = 1, b = a, a = 2 %][[ a ]][[ b ]][% endwith %]").unwrap(), "21");
+    assert_eq!(render("[% with (a, a) = [1, 2] %][[ a ]][% endwith %]").unwrap(), "2");
+    // Past the few names a scan finds, the frame is indexed: the same rule.
+    let many: Vec<String> = (0..12).map(|i| format!("v{i} = {i}")).collect();
+    let source = format!("[% with {}, v3 = 30 %][[ v3 ]][[ v11 ]][% endwith %]", many.join(", "));
+    assert_eq!(render(&source).unwrap(), "3011");
+}
+
+/// Issue 15: a `call` block's body sees its call site's names (loop
+/// variables, `with` targets), not the macro's parameters.
+#[test]
+fn call_block_body_is_lexically_scoped() {
+    let source = "[% macro m(x) %][% for y in [9] %][[ caller() ]][% endfor %][% endmacro %]\
+                  [% for x in [1] %][% with y = 2 %][% call m(5) %][[ x ]][[ y ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]";
+    assert_eq!(render(source).unwrap(), "121");
+}

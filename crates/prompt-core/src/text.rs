@@ -237,14 +237,28 @@ pub fn snippet(text: &str, span: Span) -> &str {
 /// assert_eq!(deletions.to_input(2), 7); // the "\n" after the comment
 /// assert_eq!(deletions.to_input(4), 9); // the "d"
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// Recording is one push per deletion (a stage records thousands per
+/// megabyte); the table that maps offsets is built on the first lookup,
+/// which only an error or a warning needs.
+#[derive(Debug, Clone, Default)]
 pub struct Deletions {
-    /// Each deletion as `(its start in the output, bytes deleted up to and
-    /// including it)`, in order.
-    marks: Vec<(usize, usize)>,
-    /// The deleted spans of the input.
+    /// The deleted spans of the input, in order, touching ones merged.
     spans: Vec<Span>,
+    /// How many bytes were deleted in all.
+    deleted: usize,
+    /// Each deletion as `(its start in the output, bytes deleted up to and
+    /// including it)`, built from `spans` on the first lookup.
+    marks: std::sync::OnceLock<Vec<(usize, usize)>>,
 }
+
+impl PartialEq for Deletions {
+    fn eq(&self, other: &Deletions) -> bool {
+        self.spans == other.spans
+    }
+}
+
+impl Eq for Deletions {}
 
 impl Deletions {
     /// No deletions: the output is the input.
@@ -256,23 +270,20 @@ impl Deletions {
     /// order and not overlap; an empty span or one that starts before the
     /// end of the last is ignored (a stage bug must not move positions
     /// backwards). Touching spans are merged.
+    #[inline]
     pub fn push(&mut self, span: Span) {
         let last_end = self.spans.last().map_or(0, |last| last.end);
         if span.is_empty() || span.start < last_end {
             return;
         }
-        let deleted = self.deleted();
+        self.deleted += span.len();
+        // A lookup may have built the table already: it is rebuilt.
+        if self.marks.get().is_some() {
+            self.marks = std::sync::OnceLock::new();
+        }
         match self.spans.last_mut() {
-            Some(last) if last.end == span.start => {
-                last.end = span.end;
-                if let Some(mark) = self.marks.last_mut() {
-                    mark.1 = deleted + span.len();
-                }
-            }
-            _ => {
-                self.spans.push(span);
-                self.marks.push((span.start - deleted, deleted + span.len()));
-            }
+            Some(last) if last.end == span.start => last.end = span.end,
+            _ => self.spans.push(span),
         }
     }
 
@@ -283,16 +294,31 @@ impl Deletions {
 
     /// How many bytes were deleted in all.
     pub fn deleted(&self) -> usize {
-        self.marks.last().map_or(0, |&(_, deleted)| deleted)
+        self.deleted
+    }
+
+    fn marks(&self) -> &[(usize, usize)] {
+        self.marks.get_or_init(|| {
+            let mut deleted = 0;
+            self.spans
+                .iter()
+                .map(|span| {
+                    let start = span.start - deleted;
+                    deleted += span.len();
+                    (start, deleted)
+                })
+                .collect()
+        })
     }
 
     /// The input offset of byte `offset` of the output: the same byte, or
     /// for the end of the output, the end of the input. An offset at a
     /// deletion maps to the byte after it.
     pub fn to_input(&self, offset: usize) -> usize {
-        let index = self.marks.partition_point(|&(start, _)| start <= offset);
+        let marks = self.marks();
+        let index = marks.partition_point(|&(start, _)| start <= offset);
         match index.checked_sub(1) {
-            Some(i) => offset + self.marks[i].1,
+            Some(i) => offset + marks[i].1,
             None => offset,
         }
     }

@@ -132,7 +132,7 @@ recurses on the input.
 #![forbid(unsafe_code)]
 
 pub use crate::alternate::{
-    CONTINUE_CUE, MERGE_JOINER, ensure_alternating, ensure_alternating_with,
+    Alternating, CONTINUE_CUE, MERGE_JOINER, ensure_alternating, ensure_alternating_with,
 };
 pub use crate::dialect::Dialect;
 pub use crate::error::{Error, ErrorKind};

@@ -17,7 +17,7 @@ use crate::environment::Environment;
 use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::syntax::ast::{
-    CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Node, Target, TargetName,
+    CallArgs, EffectKind, Expr, ExprKind, FilterCall, ForLoop, MacroDef, Node, Target, TargetName,
 };
 
 /// Analyses a parsed template; `context` tells which state variables the
@@ -78,8 +78,17 @@ fn collect_macros<'a>(nodes: &'a [Node<'a>], out: &mut Vec<&'a MacroDef<'a>>) {
                 collect_macros(&l.body, out);
                 collect_macros(&l.otherwise, out);
             }
-            Node::SetBlock { body, .. } => collect_macros(body, out),
-            Node::Text(_) | Node::Print(_) | Node::Set { .. } | Node::Effect { .. } => {}
+            Node::SetBlock(block) => collect_macros(&block.body, out),
+            Node::With(block) => collect_macros(&block.body, out),
+            Node::FilterBlock(block) => collect_macros(&block.body, out),
+            Node::Autoescape { body, .. } => collect_macros(body, out),
+            Node::CallBlock(block) => collect_macros(&block.body, out),
+            Node::Text(_)
+            | Node::Print(_)
+            | Node::Set { .. }
+            | Node::Effect { .. }
+            | Node::Control(..)
+            | Node::Do(_) => {}
         }
     }
 }
@@ -234,12 +243,30 @@ impl<'a> Walk<'_, 'a> {
                 self.expr(value, false);
                 self.target(target, *span);
             }
-            Node::SetBlock { target, body, span } => {
-                self.nodes(body);
-                self.target(target, *span);
+            Node::SetBlock(block) => {
+                self.nodes(&block.body);
+                self.filter_calls(&block.filters);
+                self.target(&block.target, block.span);
             }
+            Node::Control(..) => {}
+            Node::Do(e) => self.expr(e, false),
+            Node::With(block) => {
+                for (_, value) in &block.bindings {
+                    self.expr(value, false);
+                }
+                self.frames.push(Frame::new(block.names.clone(), false));
+                self.nodes(&block.body);
+                self.frames.pop();
+            }
+            Node::FilterBlock(block) => {
+                self.nodes(&block.body);
+                self.filter_calls(&block.filters);
+            }
+            Node::Autoescape { body, .. } => self.nodes(body),
             Node::Macro(def) => {
-                let names = def.params.iter().map(|(name, _)| *name).collect();
+                // `caller` is bound in a macro body (to a `call` block's body).
+                let mut names: Vec<_> = def.params.iter().map(|(name, _)| *name).collect();
+                names.push("caller");
                 self.frames.push(Frame::new(names, true));
                 for (_, default) in &def.params {
                     if let Some(default) = default {
@@ -247,6 +274,19 @@ impl<'a> Walk<'_, 'a> {
                     }
                 }
                 self.nodes(&def.body);
+                self.frames.pop();
+            }
+            Node::CallBlock(block) => {
+                self.expr(&block.call, false);
+                // The body sees the call site's names and its parameters.
+                let names = block.params.iter().map(|(name, _)| *name).collect();
+                self.frames.push(Frame::new(names, false));
+                for (_, default) in &block.params {
+                    if let Some(default) = default {
+                        self.expr(default, false);
+                    }
+                }
+                self.nodes(&block.body);
                 self.frames.pop();
             }
             Node::Chance { branches, otherwise } => self.chance(branches, otherwise),
@@ -399,6 +439,14 @@ impl<'a> Walk<'_, 'a> {
                 format!("`{name}` is neither a macro nor a known function"),
                 callee.span,
             );
+        }
+    }
+
+    /// The filters of a `filter` block or a filtered `set` block.
+    fn filter_calls(&mut self, filters: &'a [FilterCall<'a>]) {
+        for call in filters {
+            self.filters.add(call.name);
+            self.args(&call.args);
         }
     }
 

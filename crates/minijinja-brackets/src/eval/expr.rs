@@ -6,7 +6,9 @@ use crate::context::Scope;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::span::Span;
-use crate::syntax::ast::{BinOp, CallArgs, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall};
+use crate::syntax::ast::{
+    BinOp, CallArgs, CallBlock, CmpOp, Expr, ExprKind, FilterCall, Slice, TestCall,
+};
 use crate::value::ops::{self, get_item};
 use crate::value::{Repr, SLOT, Value, ValueMap};
 
@@ -121,9 +123,14 @@ impl<'t> Renderer<'t> {
             return Ok(state.attr(name));
         }
         // `name.attr` on a state variable reads through without cloning it.
-        if let ExprKind::Name(var) = base.kind
-            && let Resolved::State = self.resolve(var)
-        {
+        let resolved = match base.kind {
+            ExprKind::Name(var) => Some((var, self.resolve(var))),
+            _ => None,
+        };
+        if let Some((_, Resolved::Caller(caller))) = resolved {
+            return self.caller_attr(caller.block, name, base.span);
+        }
+        if let Some((var, Resolved::State)) = resolved {
             self.spend(1, base.span)?;
             let source = self.source;
             let found =
@@ -131,7 +138,62 @@ impl<'t> Renderer<'t> {
             return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
         let value = self.eval(base)?;
+        if let Repr::Macro(macro_name) = &value.0 {
+            return self.macro_attr(macro_name, name, base.span);
+        }
         Ok(value.get(name).cloned().unwrap_or_default())
+    }
+
+    /// `m.name`, `m.arguments`, `m.caller`; any other attribute of a macro
+    /// is an error, never a silent undefined.
+    fn macro_attr(&mut self, macro_name: &str, attr: &str, span: Span) -> Result<Value, Error> {
+        let def = self.macro_named(macro_name);
+        match (attr, def) {
+            ("name", _) => Ok(Value::str(macro_name)),
+            ("arguments", Some(def)) => self.param_names(&def.params, span),
+            ("caller", Some(def)) => Ok(Value::from(def.caller)),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "macro `{macro_name}` has no attribute `{attr}` \
+                     (a macro has `name`, `arguments` and `caller`)"
+                ),
+                span,
+            )),
+        }
+    }
+
+    /// `caller.name`, `caller.arguments`, `caller.caller`, as a macro's.
+    fn caller_attr(
+        &mut self,
+        block: &'t CallBlock<'t>,
+        attr: &str,
+        span: Span,
+    ) -> Result<Value, Error> {
+        match attr {
+            "name" => Ok(Value::str("caller")),
+            "arguments" => self.param_names(&block.params, span),
+            "caller" => Ok(Value::from(block.caller)),
+            _ => Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "`caller` has no attribute `{attr}` \
+                     (it has `name`, `arguments` and `caller`, as a macro)"
+                ),
+                span,
+            )),
+        }
+    }
+
+    /// A list of parameter names (`m.arguments`).
+    fn param_names(
+        &mut self,
+        params: &[(&str, Option<Expr<'_>>)],
+        span: Span,
+    ) -> Result<Value, Error> {
+        let list = Value::list(params.iter().map(|(p, _)| Value::str(p)).collect());
+        self.charge(list.owned_size(), span)?;
+        Ok(list)
     }
 
     fn item(
@@ -166,6 +228,16 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let value = self.eval(value)?;
+        self.apply_filter(value, call, span)
+    }
+
+    /// Runs the filter `call` on `value`.
+    pub(super) fn apply_filter(
+        &mut self,
+        value: Value,
+        call: &'t FilterCall<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let filter = &self.resolved.filters[call.id as usize];
@@ -303,7 +375,7 @@ impl<'t> Renderer<'t> {
 
     /// Large strings and lists cost fuel in proportion to their size, both
     /// when built and when an operation scans them.
-    fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+    pub(super) fn charge_size(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         let units = match &value.0 {
             Repr::List(items) => items.len() / 64,
             Repr::Map(map) => map.len() / 64,
@@ -348,14 +420,29 @@ impl<'t> Renderer<'t> {
                         let args = self.eval_args(args)?;
                         return self.call_macro(def, args, span);
                     }
+                    Resolved::Caller(caller) => {
+                        let args = self.eval_args(args)?;
+                        return self.call_caller(caller, args, span);
+                    }
                     Resolved::Value(value) => value,
                     Resolved::State if self.env.registry().function(&name).is_some() => {
                         return self.call_function(&name, callee, args, span);
                     }
                     Resolved::State => self.lookup(name, callee.span)?,
                 };
+                if !matches!(value.0, Repr::Macro(_)) {
+                    // Arguments are evaluated before the callee is checked
+                    // (minijinja's order): their errors come first.
+                    self.eval_args(args)?;
+                }
                 match value.0 {
                     Repr::Macro(_) => self.call_value(&value, args, span),
+                    Repr::Undefined if name.text == "caller" => Err(self.error(
+                        ErrorKind::UnknownFunction,
+                        "unknown function `caller`: it is bound only in the body of a macro \
+                         that a `[% call %]` block called",
+                        callee.span,
+                    )),
                     Repr::Undefined => Err(self.error(
                         ErrorKind::UnknownFunction,
                         format!("unknown function `{name}`: no macro or function has this name"),
@@ -407,6 +494,7 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<Value, Error> {
         let Repr::Macro(name) = &value.0 else {
+            self.eval_args(args)?;
             return Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("{} is not callable", describe(value)),

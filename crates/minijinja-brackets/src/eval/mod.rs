@@ -28,12 +28,14 @@ use crate::resolve::Resolution;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    self, CallArgs, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node, Target, TargetName,
+    self, CallArgs, CallBlock, Control, EffectKind, Expr, ExprKind, ForLoop, MacroDef, Name, Node,
+    Target, TargetName, WithBlock,
 };
+use crate::value::text::{escape_html, escaped_len};
 use crate::value::{List, RANGE, Repr, TooLong, Value};
 
 use crate::arguments::NameIndex;
-use scope::{Frame, LoopState};
+use scope::{CallerRef, Frame, LoopState};
 use stores::Stores;
 
 /// How deep the evaluator itself may recurse (expressions, blocks and
@@ -90,6 +92,8 @@ pub(crate) fn render_with<'t>(
         fuel,
         macro_depth: 0,
         depth: 0,
+        control: None,
+        autoescape: false,
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
     };
@@ -117,6 +121,11 @@ pub(crate) struct Renderer<'t> {
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
+    /// A `break` or `continue` ran: every block on the way out to the
+    /// innermost loop stops, and that loop takes it.
+    control: Option<Control>,
+    /// Inside `[% autoescape true %]`: `[[ ]]` HTML-escapes what it prints.
+    autoescape: bool,
     draws: Draws,
     stack: StackBudget,
 }
@@ -211,6 +220,7 @@ impl<'t> Renderer<'t> {
                 span,
             )),
             Repr::Undefined | Repr::None => Ok(()),
+            _ if self.autoescape => self.write_escaped(value, span),
             Repr::Str(text) => {
                 if self.out.len() + text.len() > self.limits.output_limit {
                     return Err(self.output_limit(span));
@@ -238,9 +248,53 @@ impl<'t> Renderer<'t> {
         }
     }
 
+    /// Prints `value` HTML-escaped (inside `autoescape`): each authored or
+    /// data piece escaped on its own, so it keeps its provenance.
+    fn write_escaped(&mut self, value: &Value, span: Span) -> Result<(), Error> {
+        let max = self.limits.output_limit;
+        let printed: Cow<'_, str> = match value.as_str() {
+            Some(text) => Cow::Borrowed(text),
+            None => {
+                let mut text = String::new();
+                value.write_printed(&mut text, max).map_err(|TooLong| self.output_limit(span))?;
+                Cow::Owned(text)
+            }
+        };
+        let whole = 0..printed.len();
+        let all = std::slice::from_ref(&whole);
+        let data = match &value.0 {
+            Repr::Text(text) => text.data(),
+            _ => all,
+        };
+        self.charge(RANGE * data.len(), span)?;
+        let mut at = 0;
+        let mut escaped = String::new();
+        let end = printed.len()..printed.len();
+        for piece in data.iter().cloned().chain(std::iter::once(end)) {
+            for (range, is_data) in [(at..piece.start, false), (piece.clone(), true)] {
+                let text = &printed[range];
+                if self.out.len().saturating_add(escaped_len(text)) > max {
+                    return Err(self.output_limit(span));
+                }
+                escaped.clear();
+                escape_html(text, &mut escaped);
+                if is_data {
+                    self.out.push_data(&escaped);
+                } else {
+                    self.out.push_authored(&escaped);
+                }
+            }
+            at = piece.end;
+        }
+        Ok(())
+    }
+
     fn exec(&mut self, nodes: &'t [Node<'t>]) -> Result<(), Error> {
         for node in nodes {
             self.exec_node(node)?;
+            if self.control.is_some() {
+                break;
+            }
         }
         Ok(())
     }
@@ -256,9 +310,14 @@ impl<'t> Renderer<'t> {
             Node::Print(e) => {
                 if let ExprKind::Call(callee, args) = &e.kind
                     && let ExprKind::Name(name) = callee.kind
-                    && let Resolved::Macro(def) = self.resolve(name)
                 {
-                    return self.print_macro(def, args, e.span);
+                    match self.resolve(name) {
+                        Resolved::Macro(def) => return self.print_macro(def, args, e.span),
+                        Resolved::Caller(caller) => {
+                            return self.print_caller(caller, args, e.span);
+                        }
+                        _ => {}
+                    }
                 }
                 let value = self.eval(e)?;
                 self.write_value(&value, e.span)
@@ -276,9 +335,28 @@ impl<'t> Renderer<'t> {
                 let value = self.eval(value)?;
                 self.assign(target, value, *span)
             }
-            Node::SetBlock { target, body, span } => {
-                let captured = self.capture(body, *span)?;
-                self.assign(target, captured, *span)
+            Node::SetBlock(block) => {
+                let captured = self.capture(&block.body, block.span)?;
+                let value = self.filtered(captured, &block.filters, block.span)?;
+                self.assign(&block.target, value, block.span)
+            }
+            Node::Control(control, span) => {
+                self.spend(1, *span)?;
+                self.control = Some(*control);
+                Ok(())
+            }
+            Node::Do(e) => self.eval(e).map(drop),
+            Node::With(block) => self.exec_with(block),
+            Node::FilterBlock(block) => {
+                let captured = self.capture(&block.body, block.span)?;
+                let value = self.filtered(captured, &block.filters, block.span)?;
+                self.write_value(&value, block.span)
+            }
+            Node::Autoescape { on, body } => {
+                let outer = std::mem::replace(&mut self.autoescape, *on);
+                let result = self.exec_block(body, Span::default());
+                self.autoescape = outer;
+                result
             }
             Node::Macro(def) => {
                 self.spend(1, Span::default())?;
@@ -290,6 +368,7 @@ impl<'t> Renderer<'t> {
                 }
                 Ok(())
             }
+            Node::CallBlock(block) => self.exec_call_block(block),
             Node::Chance { branches, otherwise } => self.exec_chance(branches, otherwise),
             Node::Weighted { choices } => self.exec_weighted(choices),
             Node::Effect { kind, value, span } => self.exec_effect(*kind, value, *span),
@@ -424,8 +503,15 @@ impl<'t> Renderer<'t> {
             self.charge(items.owned_size(), l.iterable.span)?;
         }
         let names = NameIndex::of(l.targets.iter().copied());
-        let mut state =
-            LoopState { targets: &l.targets, names, values: Vec::new(), items, index: 0 };
+        let mut state = LoopState {
+            targets: &l.targets,
+            pattern: &l.pattern,
+            names,
+            values: Vec::new(),
+            items,
+            index: 0,
+            filtering: true,
+        };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
             let mut kept = Vec::new();
@@ -440,6 +526,7 @@ impl<'t> Renderer<'t> {
             state = s;
             state.items = Arc::new(List::new(kept));
         }
+        state.filtering = false;
         if state.items.is_empty() {
             return self.exec_block(&l.otherwise, l.span);
         }
@@ -450,6 +537,9 @@ impl<'t> Renderer<'t> {
             self.spend(1, l.span)?;
             self.bind_loop(index, item, l.span)?;
             self.exec(&l.body)?;
+            if self.control.take() == Some(Control::Break) {
+                break;
+            }
         }
         self.depth -= 1;
         self.frames.pop();
@@ -467,22 +557,78 @@ impl<'t> Renderer<'t> {
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();
-        if let [_] = state.targets {
-            state.values.push(item.clone());
-            return Ok(());
-        }
-        let wanted = state.targets.len();
-        match item.as_list() {
-            Some(parts) if parts.len() == wanted => {
-                state.values.extend(parts.iter().cloned());
-                Ok(())
+        let pattern = state.pattern;
+        let unpacked = unpack(pattern, item, &mut state.values);
+        unpacked.map_err(|message| self.error(ErrorKind::InvalidOperation, message, span))
+    }
+
+    /// `with`: each value evaluated in turn, seeing the names bound before
+    /// it (minijinja's order; a name not bound yet is the outer one), then
+    /// unpacked into the body's frame.
+    fn exec_with(&mut self, block: &'t WithBlock<'t>) -> Result<(), Error> {
+        self.spend(block.names.len() as u64 / 64, block.span)?;
+        let index = NameIndex::of(block.names.iter().copied());
+        self.frames.push(Frame::With(Vec::with_capacity(block.names.len()), index));
+        let (mut values, mut names) = (Vec::new(), Vec::new());
+        for (pattern, e) in &block.bindings {
+            let value = self.eval(e);
+            let unpacked = value.and_then(|value| {
+                values.clear();
+                unpack(pattern, &value, &mut values)
+                    .map_err(|message| self.error(ErrorKind::InvalidOperation, message, e.span))
+            });
+            if let Err(err) = unpacked {
+                self.frames.pop();
+                return Err(err);
             }
-            _ => Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!("cannot unpack {} into {wanted} loop variables", describe(item)),
-                span,
-            )),
+            names.clear();
+            pattern.names(&mut names);
+            if let Some(Frame::With(bound, index)) = self.frames.last_mut() {
+                for (name, value) in names.iter().zip(values.drain(..)) {
+                    // A name bound again replaces its value; a new one is
+                    // the next of `block.names`, so `bound` stays in order.
+                    let at = index.position(name, || bound.iter().position(|(n, _)| n == name));
+                    match at.and_then(|at| bound.get_mut(at)) {
+                        Some(slot) => slot.1 = value,
+                        None => bound.push((name, value)),
+                    }
+                }
+            }
         }
+        let result = self.exec_block(&block.body, block.span);
+        self.frames.pop();
+        result
+    }
+
+    /// A `filter` block's or filtered `set` block's result: the captured
+    /// body through each filter. Authored when everything the filters read
+    /// was (the body had no data and every argument is a literal), else
+    /// all data: a filter cannot say which output byte came from which
+    /// input byte.
+    fn filtered(
+        &mut self,
+        captured: Value,
+        filters: &'t [ast::FilterCall<'t>],
+        span: Span,
+    ) -> Result<Value, Error> {
+        if filters.is_empty() {
+            return Ok(captured);
+        }
+        let literal = |e: &Expr<'_>| matches!(e.kind, ExprKind::Const(_));
+        let authored = captured.is_all_authored()
+            && filters.iter().all(|f| {
+                f.args.positional.iter().all(literal)
+                    && f.args.keywords.iter().all(|(_, e)| literal(e))
+            });
+        let mut value = captured;
+        for call in filters {
+            value = self.apply_filter(value, call, span)?;
+        }
+        Ok(match (authored, value.as_str()) {
+            (true, Some(text)) => Value::authored(text),
+            (false, Some(text)) if matches!(value.0, Repr::Text(_)) => Value::str(text),
+            _ => value,
+        })
     }
 
     /// Writes `value` into a store, recording the write.
@@ -506,6 +652,11 @@ impl<'t> Renderer<'t> {
                 }
             }
         };
+        let value = if target.attrs.is_empty() {
+            value
+        } else {
+            self.updated_map(target, &name, value, span)?
+        };
         if let Some(why) = value.unstorable() {
             let hint = if value.is_undefined() {
                 " (use `-> default(...)` to store a fallback)"
@@ -524,6 +675,58 @@ impl<'t> Renderer<'t> {
         self.charge(cost, span)?;
         self.stores.set(target.scope, name, value);
         Ok(())
+    }
+
+    /// `set ns.a.b = value`: the variable `name`'s map (a namespace or any
+    /// map, decision 6) with the attribute path set, as a new value that
+    /// the `set` then writes whole. Only a stored variable: a loop
+    /// variable, parameter or macro of that name is an `invalid_operation`.
+    fn updated_map(
+        &mut self,
+        target: &'t Target<'t>,
+        name: &str,
+        value: Value,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let shown = match target.scope {
+            Scope::State => name.to_owned(),
+            Scope::Local => format!("L.{name}"),
+            Scope::Global => format!("G.{name}"),
+        };
+        // A name never written bare has no number, and so is no macro.
+        let id = self.names.get(name).copied().unwrap_or(u32::MAX);
+        if target.scope == Scope::State
+            && !matches!(self.resolve(Name { text: name, id }), Resolved::State)
+        {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "cannot set an attribute of `{shown}`: it is a loop variable, parameter, \
+                     `with` name or macro here, not a stored variable"
+                ),
+                span,
+            ));
+        }
+        let current = self.stores.get(target.scope, name).map_err(self.locate(span))?;
+        // Rebuilding a map is work in proportion to its entries.
+        self.charge_size(&current, span)?;
+        match set_path(&current, &target.attrs, value) {
+            Ok(updated) => Ok(updated),
+            Err(depth) => {
+                let path: String = target.attrs[..depth].iter().map(|a| format!(".{a}")).collect();
+                let found = path_value(&current, &target.attrs[..depth]).cloned();
+                let found = found.unwrap_or_default();
+                Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!(
+                        "cannot set an attribute of `{shown}{path}`: it is {}, not a namespace \
+                         or map",
+                        describe(&found)
+                    ),
+                    span,
+                ))
+            }
+        }
     }
 
     fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
@@ -575,24 +778,43 @@ impl<'t> Renderer<'t> {
         args: Arguments<'t>,
         span: Span,
     ) -> Result<(), Error> {
+        let callee = || format!("macro `{}`", def.name);
+        let (params, defaults) = self.bind_params(&def.params, args, &callee, span)?;
+        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
+        self.frames.push(Frame::Macro(params, index));
+        self.eval_defaults(defaults)?;
+        self.macro_depth += 1;
+        Ok(())
+    }
+
+    /// Binds a call's arguments to `params` (a macro's or a `call` block's,
+    /// named by `callee`): the values, undefined where left out, and the
+    /// defaults still to evaluate (by [`Self::eval_defaults`], once the
+    /// frame is pushed). Past the recursion limit, an error.
+    #[allow(clippy::type_complexity)]
+    fn bind_params(
+        &mut self,
+        params: &'t [(&'t str, Option<Expr<'t>>)],
+        args: Arguments<'t>,
+        callee: &dyn Fn() -> String,
+        span: Span,
+    ) -> Result<(Vec<(&'t str, Value)>, Vec<(usize, &'t Expr<'t>)>), Error> {
         if self.macro_depth >= self.limits.recursion_limit {
             return Err(self.error(
                 ErrorKind::RecursionLimit,
                 format!(
-                    "macro `{}` nests deeper than the recursion limit of {} calls",
-                    def.name, self.limits.recursion_limit
+                    "{} nests deeper than the recursion limit of {} calls",
+                    callee(),
+                    self.limits.recursion_limit
                 ),
                 span,
             ));
         }
-        let names = def.params.iter().map(|(p, _)| *p);
-        let bound = args
-            .bind_names(&|| format!("macro `{}`", def.name), names)
-            .map_err(self.locate(span))?;
-        // Parameters left out that have a default (evaluated below).
+        let names = params.iter().map(|(p, _)| *p);
+        let bound = args.bind_names(callee, names).map_err(self.locate(span))?;
+        // Parameters left out that have a default (evaluated later).
         let mut defaults = Vec::new();
-        let params = def
-            .params
+        let values = params
             .iter()
             .zip(bound)
             .enumerate()
@@ -604,16 +826,129 @@ impl<'t> Renderer<'t> {
             })
             .collect();
         // Binding is work in proportion to the parameters, given or not.
-        self.spend(def.params.len() as u64 / 64, span)?;
-        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
-        self.frames.push(Frame::Macro(params, index));
-        // Defaults are evaluated at call time, seeing the earlier parameters.
+        self.spend(params.len() as u64 / 64, span)?;
+        Ok((values, defaults))
+    }
+
+    /// Defaults are evaluated at call time, in the innermost frame (the
+    /// call's), seeing the earlier parameters.
+    fn eval_defaults(&mut self, defaults: Vec<(usize, &'t Expr<'t>)>) -> Result<(), Error> {
         for (index, default) in defaults {
             let value = self.eval(default)?;
-            if let Some(Frame::Macro(params, _)) = self.frames.last_mut() {
+            if let Some(Frame::Macro(params, _) | Frame::CallerBody(params, ..)) =
+                self.frames.last_mut()
+            {
                 params[index].1 = value;
             }
         }
+        Ok(())
+    }
+
+    /// `[% call(params) m(args) %]body[% endcall %]`: the macro's body
+    /// rendered in place (as `[[ m(args) ]]`), with `caller` bound to the
+    /// block's body. The arguments are evaluated before the callee is
+    /// looked up.
+    fn exec_call_block(&mut self, block: &'t CallBlock<'t>) -> Result<(), Error> {
+        let span = block.span;
+        let ExprKind::Call(callee, args) = &block.call.kind else {
+            return Err(self.error(ErrorKind::SyntaxError, "a `call` block needs a call", span));
+        };
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        let value = match callee.kind {
+            ExprKind::Name(name) => match self.resolve(name) {
+                Resolved::Macro(def) => Some(def),
+                Resolved::Value(value) => self.macro_of(&value),
+                Resolved::Caller(_) | Resolved::State => None,
+            },
+            _ => {
+                let value = self.eval(callee)?;
+                self.macro_of(&value)
+            }
+        };
+        let Some(def) = value else {
+            let what = &self.source[callee.span.start()..callee.span.end()];
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                format!("a `call` block calls a macro, and `{what}` is not one"),
+                callee.span,
+            ));
+        };
+        if !def.caller {
+            // The body would be dropped unseen (minijinja: an unexpected
+            // `caller` argument).
+            return Err(self.error(
+                ErrorKind::BadArguments,
+                format!(
+                    "macro `{}` never reads `caller`, so a `call` block's body would be lost",
+                    def.name
+                ),
+                callee.span,
+            ));
+        }
+        let frames = self.frames.len();
+        self.enter_macro(def, args, span)?;
+        self.frames.push(Frame::Caller(CallerRef { block, frames }));
+        self.exec_block(&def.body, span)?;
+        self.frames.pop();
+        self.leave_macro();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// The macro a macro value names, if it is one that is defined.
+    fn macro_of(&self, value: &Value) -> Option<&'t MacroDef<'t>> {
+        match &value.0 {
+            Repr::Macro(name) => self.macro_named(name),
+            _ => None,
+        }
+    }
+
+    /// `[[ caller(args) ]]`: the `call` block's body rendered in place.
+    fn print_caller(
+        &mut self,
+        caller: CallerRef<'t>,
+        args: &'t CallArgs<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        self.enter_caller(caller, args, span)?;
+        self.exec_block(&caller.block.body, span)?;
+        self.leave_macro();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// `caller(args)` as a value: the `call` block's body captured.
+    pub(super) fn call_caller(
+        &mut self,
+        caller: CallerRef<'t>,
+        args: Arguments<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        self.enter_caller(caller, args, span)?;
+        let output = self.capture(&caller.block.body, span)?;
+        self.leave_macro();
+        Ok(output)
+    }
+
+    /// Binds `caller(args)`'s arguments and enters the body's frame, which
+    /// sees the call site's frames and not the macro's. Counts as a macro
+    /// level: a body that calls its macro again recurses.
+    fn enter_caller(
+        &mut self,
+        caller: CallerRef<'t>,
+        args: Arguments<'t>,
+        span: Span,
+    ) -> Result<(), Error> {
+        let params = &caller.block.params;
+        let (values, defaults) = self.bind_params(params, args, &|| "`caller`".into(), span)?;
+        let index = NameIndex::of(params.iter().map(|(p, _)| *p));
+        self.frames.push(Frame::CallerBody(values, index, caller.frames));
+        self.eval_defaults(defaults)?;
         self.macro_depth += 1;
         Ok(())
     }
@@ -630,6 +965,7 @@ impl<'t> Renderer<'t> {
         match self.resolve(name) {
             Resolved::Value(value) => Ok(value),
             Resolved::Macro(def) => Ok(Value(Repr::Macro(Arc::from(def.name.text)))),
+            Resolved::Caller(_) => Ok(Value(Repr::Macro(Arc::from("caller")))),
             Resolved::State => self.stores.get(Scope::State, &name).map_err(self.locate(span)),
         }
     }
@@ -638,12 +974,24 @@ impl<'t> Renderer<'t> {
     /// finds its bindings in O(1); frames nest at most as deep as the
     /// template's blocks.
     fn resolve(&self, name: Name<'t>) -> Resolved<'t> {
-        for frame in self.frames.iter().rev() {
+        let mut at = self.frames.len();
+        while at > 0 {
+            at -= 1;
+            let frame = &self.frames[at];
+            if let Frame::Caller(caller) = frame {
+                if name.text == "caller" {
+                    return Resolved::Caller(*caller);
+                }
+                continue;
+            }
             if let Some(value) = frame.binding(&name) {
                 return Resolved::Value(value);
             }
-            if let Frame::Macro(..) = frame {
-                break;
+            match frame {
+                Frame::Macro(..) => break,
+                // A `call` block's body: on at its call site.
+                Frame::CallerBody(.., outer) => at = *outer,
+                _ => {}
             }
         }
         match self.macro_numbered(name.id) {
@@ -662,12 +1010,26 @@ impl<'t> Renderer<'t> {
         self.names.get(name).and_then(|&id| self.macro_numbered(id))
     }
 
-    /// The innermost loop visible from here (not across a macro call).
+    /// The innermost loop whose `loop` is visible from here (not across a
+    /// macro call; a loop's `if` filter sees the enclosing loop's).
     fn current_loop(&self) -> Option<&LoopState<'t>> {
-        match self.frames.last()? {
-            Frame::Loop(state) => Some(state),
-            Frame::Macro(..) => None,
+        let mut at = self.frames.len();
+        while at > 0 {
+            at -= 1;
+            match &self.frames[at] {
+                // A filter's own target named `loop` hides the outer one.
+                Frame::Loop(state) if state.filtering => {
+                    if state.targets.contains(&"loop") {
+                        return None;
+                    }
+                }
+                Frame::Loop(state) => return Some(state),
+                Frame::With(..) | Frame::Caller(_) => {}
+                Frame::CallerBody(.., outer) => at = *outer,
+                Frame::Macro(..) => return None,
+            }
         }
+        None
     }
 }
 
@@ -676,8 +1038,55 @@ enum Resolved<'t> {
     /// A loop variable, `loop`, or a macro parameter.
     Value(Value),
     Macro(&'t MacroDef<'t>),
+    /// `caller` in a macro that a `call` block called.
+    Caller(CallerRef<'t>),
     /// Not bound here: read the state store.
     State,
+}
+
+/// Unpacks `item` by `pattern`, pushing the values of its names in order;
+/// the message when it does not fit.
+fn unpack(pattern: &ast::Pattern<'_>, item: &Value, out: &mut Vec<Value>) -> Result<(), String> {
+    let parts = match pattern {
+        ast::Pattern::Name(_) => {
+            out.push(item.clone());
+            return Ok(());
+        }
+        ast::Pattern::Tuple(parts) => parts,
+    };
+    match item.as_list() {
+        Some(items) if items.len() == parts.len() => {
+            for (part, item) in parts.iter().zip(items.iter()) {
+                unpack(part, item, out)?;
+            }
+            Ok(())
+        }
+        _ => Err(format!("cannot unpack {} into {} variables", describe(item), parts.len())),
+    }
+}
+
+/// `base` with `path` set to `value`, each map on the way rebuilt; the
+/// length of the path prefix that is not a map when one is not.
+fn set_path(base: &Value, path: &[&str], value: Value) -> Result<Value, usize> {
+    let Some((first, rest)) = path.split_first() else { return Ok(value) };
+    let Repr::Map(map) = &base.0 else { return Err(0) };
+    let inner = if rest.is_empty() {
+        value
+    } else {
+        let child = map.get(*first).cloned().unwrap_or_default();
+        set_path(&child, rest, value).map_err(|depth| depth + 1)?
+    };
+    let mut entries = (**map).clone();
+    entries.insert(Arc::from(*first), inner);
+    Ok(Value::map(entries))
+}
+
+/// The value at `path` inside `base`, if every step is a map's entry.
+fn path_value<'v>(base: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter().try_fold(base, |value, attr| match &value.0 {
+        Repr::Map(map) => map.get(*attr),
+        _ => None,
+    })
 }
 
 /// The loop frame is pushed just before and popped just after its body;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::arguments::NameIndex;
+use crate::syntax::ast::{CallBlock, Pattern};
 use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
@@ -13,6 +14,23 @@ pub(crate) enum Frame<'a> {
     /// A macro call's parameters. Lookups stop here: a macro body does not
     /// see its caller's loop variables.
     Macro(Vec<(&'a str, Value)>, NameIndex<'a>),
+    /// A `with` block's names; lookups go on past them.
+    With(Vec<(&'a str, Value)>, NameIndex<'a>),
+    /// Above a macro's frame when a `call` block called it: what `caller`
+    /// is in its body. Binds nothing else.
+    Caller(CallerRef<'a>),
+    /// A `call` block's body running (`caller(...)`): its parameters; a
+    /// lookup not found here goes on at the call site, the frames below
+    /// [`CallerRef::frames`] (lexical scoping: not the macro's).
+    CallerBody(Vec<(&'a str, Value)>, NameIndex<'a>, usize),
+}
+
+/// A `call` block and where it ran: the frames below `frames` are its call
+/// site's, still on the stack while the macro it called runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallerRef<'a> {
+    pub(crate) block: &'a CallBlock<'a>,
+    pub(crate) frames: usize,
 }
 
 impl Frame<'_> {
@@ -24,12 +42,19 @@ impl Frame<'_> {
                 let targets = state.targets;
                 match state.names.position(name, || targets.iter().position(|t| *t == name)) {
                     Some(i) => Some(state.values.get(i).cloned().unwrap_or_default()),
-                    None => (name == "loop").then(|| state.to_value()),
+                    // A loop's `if` filter sees the enclosing loop's `loop`.
+                    None => (name == "loop" && !state.filtering).then(|| state.to_value()),
                 }
             }
-            Frame::Macro(params, index) => index
+            Frame::Macro(params, index) | Frame::CallerBody(params, index, _) => index
                 .position(name, || params.iter().position(|(p, _)| *p == name))
                 .map(|i| params[i].1.clone()),
+            // A `with` binds its names in turn: one not bound yet is not here.
+            Frame::With(bound, index) => index
+                .position(name, || bound.iter().position(|(p, _)| *p == name))
+                .and_then(|i| bound.get(i))
+                .map(|(_, value)| value.clone()),
+            Frame::Caller(_) => None,
         }
     }
 }
@@ -38,11 +63,16 @@ impl Frame<'_> {
 #[derive(Debug)]
 pub(crate) struct LoopState<'a> {
     pub(crate) targets: &'a [&'a str],
+    /// How an item unpacks into the targets.
+    pub(crate) pattern: &'a Pattern<'a>,
     /// Finds a target among many.
     pub(crate) names: NameIndex<'a>,
     pub(crate) values: Vec<Value>,
     pub(crate) items: Arc<List>,
     pub(crate) index: usize,
+    /// The `if` filter is running: the targets are bound, `loop` is not
+    /// (Jinja: the filter decides the items, so it cannot know their count).
+    pub(crate) filtering: bool,
 }
 
 impl LoopState<'_> {
@@ -52,8 +82,8 @@ impl LoopState<'_> {
         match name {
             "index" => Value::from(index + 1),
             "index0" => Value::from(index),
-            "revindex" => Value::from(length - index),
-            "revindex0" => Value::from(length - index - 1),
+            "revindex" => Value::from(length.saturating_sub(index)),
+            "revindex0" => Value::from(length.saturating_sub(index + 1)),
             "first" => Value::from(index == 0),
             "last" => Value::from(index + 1 == length),
             "length" => Value::from(length),

@@ -84,10 +84,23 @@ pub(crate) enum Node<'a> {
     For(Box<ForLoop<'a>>),
     /// `[% set target = value %]`
     Set { target: Box<Target<'a>>, value: Box<Expr<'a>>, span: Span },
-    /// `[% set target %]body[% endset %]`
-    SetBlock { target: Box<Target<'a>>, body: Vec<Node<'a>>, span: Span },
+    /// `[% set target [-> filters] %]body[% endset %]`
+    SetBlock(Box<SetBlock<'a>>),
+    /// `[% break %]` or `[% continue %]` (only inside a `for` body).
+    Control(Control, Span),
+    /// `[% with a = x, (b, c) = y %]body[% endwith %]`
+    With(Box<WithBlock<'a>>),
+    /// `[% do expr %]`: evaluated, its value (and a macro's output) dropped.
+    Do(Expr<'a>),
+    /// `[% filter f -> g %]body[% endfilter %]`
+    FilterBlock(Box<FilterBlock<'a>>),
+    /// `[% autoescape on %]body[% endautoescape %]`: whether `[[ ]]` inside
+    /// HTML-escapes what it prints.
+    Autoescape { on: bool, body: Vec<Node<'a>> },
     /// `[% macro name(params) %]`
     Macro(Box<MacroDef<'a>>),
+    /// `[% call(params) m(args) %]body[% endcall %]`
+    CallBlock(Box<CallBlock<'a>>),
     /// `[% chance p %]`, with `elif q` branches, each rolled in turn.
     Chance { branches: Vec<(Expr<'a>, Vec<Node<'a>>)>, otherwise: Vec<Node<'a>> },
     /// `[% weighted %]` with its `choice w` blocks.
@@ -103,6 +116,60 @@ pub(crate) enum Node<'a> {
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<Node<'static>>() <= 56 && size_of::<Expr<'static>>() <= 40);
 
+/// `break` or `continue`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Control {
+    Break,
+    Continue,
+}
+
+/// `set target -> filters` with a body up to `endset`.
+#[derive(Debug)]
+pub(crate) struct SetBlock<'a> {
+    pub(crate) target: Target<'a>,
+    /// Applied to the captured body, in order (none: the body as it is).
+    pub(crate) filters: Vec<FilterCall<'a>>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// `with pattern = value, ...` and its body.
+#[derive(Debug)]
+pub(crate) struct WithBlock<'a> {
+    /// Every name the patterns bind, each once, in the order first bound
+    /// (what the body's frame holds).
+    pub(crate) names: Vec<&'a str>,
+    pub(crate) bindings: Vec<(Pattern<'a>, Expr<'a>)>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// `filter f(args) -> g` and its body.
+#[derive(Debug)]
+pub(crate) struct FilterBlock<'a> {
+    pub(crate) filters: Vec<FilterCall<'a>>,
+    pub(crate) body: Vec<Node<'a>>,
+    pub(crate) span: Span,
+}
+
+/// What a `for` or `with` binds: a name, or a tuple of patterns that
+/// unpacks a list of as many items (`(a, (b, c))`).
+#[derive(Debug)]
+pub(crate) enum Pattern<'a> {
+    Name(&'a str),
+    Tuple(Vec<Pattern<'a>>),
+}
+
+impl<'a> Pattern<'a> {
+    /// The names bound, left to right.
+    pub(crate) fn names(&self, out: &mut Vec<&'a str>) {
+        match self {
+            Pattern::Name(name) => out.push(name),
+            Pattern::Tuple(parts) => parts.iter().for_each(|p| p.names(out)),
+        }
+    }
+}
+
 /// `qr` or `st`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EffectKind {
@@ -113,7 +180,10 @@ pub(crate) enum EffectKind {
 /// `for targets in iterable [if filter]`.
 #[derive(Debug)]
 pub(crate) struct ForLoop<'a> {
+    /// Every name the pattern binds, left to right.
     pub(crate) targets: Vec<&'a str>,
+    /// How an item unpacks into the targets (a name: the item itself).
+    pub(crate) pattern: Pattern<'a>,
     pub(crate) iterable: Expr<'a>,
     pub(crate) filter: Option<Expr<'a>>,
     pub(crate) body: Vec<Node<'a>>,
@@ -127,14 +197,42 @@ pub(crate) struct MacroDef<'a> {
     pub(crate) name: Name<'a>,
     pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
     pub(crate) body: Vec<Node<'a>>,
+    /// Whether the body reads `caller` (`m.caller`).
+    pub(crate) caller: bool,
+}
+
+/// `call(params) m(args)` and its body: the macro runs with `caller`
+/// bound to the body, which sees the call site's names (lexical scoping).
+#[derive(Debug)]
+pub(crate) struct CallBlock<'a> {
+    pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
+    /// The call of the macro: an [`ExprKind::Call`].
+    pub(crate) call: Expr<'a>,
+    pub(crate) body: Vec<Node<'a>>,
+    /// Whether the body reads `caller` (`caller.caller`).
+    pub(crate) caller: bool,
+    pub(crate) span: Span,
 }
 
 /// What a `set` writes: a scope and a name (`x`, `L.x`, `L["my var"]`, or
-/// `L[expr]` computed when the `set` runs).
-#[derive(Debug)]
+/// `L[expr]` computed when the `set` runs), and the attributes after it
+/// (`ns.count`: the variable's map, updated; decision 6).
 pub(crate) struct Target<'a> {
     pub(crate) scope: Scope,
     pub(crate) name: TargetName<'a>,
+    pub(crate) attrs: Vec<&'a str>,
+}
+
+/// Without the attributes when there are none (most targets).
+impl fmt::Debug for Target<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("Target");
+        s.field("scope", &self.scope).field("name", &self.name);
+        if !self.attrs.is_empty() {
+            s.field("attrs", &self.attrs);
+        }
+        s.finish()
+    }
 }
 
 /// The name a `set` writes.

@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use crate::context::Scope;
 use crate::syntax::ast::{
-    BinOp, CallArgs, CmpOp, EffectKind, Expr, ExprKind, Node, Target, TargetName, Template,
+    BinOp, CallArgs, CmpOp, Control, EffectKind, Expr, ExprKind, FilterCall, Node, Pattern, Target,
+    TargetName, Template,
 };
 use crate::value::{Repr, Value};
 
@@ -49,7 +50,9 @@ fn node(out: &mut String, node: &Node<'_>) {
             branches_of(out, "chance", "endchance", branches, otherwise)
         }
         Node::For(l) => {
-            let _ = write!(out, "[% for {} in ", l.targets.join(", "));
+            out.push_str("[% for ");
+            pattern(out, &l.pattern);
+            out.push_str(" in ");
             expr(out, &l.iterable);
             if let Some(filter) = &l.filter {
                 out.push_str(" if ");
@@ -70,28 +73,65 @@ fn node(out: &mut String, node: &Node<'_>) {
             expr(out, value);
             out.push_str(" %]");
         }
-        Node::SetBlock { target, body, .. } => {
+        Node::SetBlock(block) => {
             out.push_str("[% set ");
-            self::target(out, target);
+            self::target(out, &block.target);
+            if !block.filters.is_empty() {
+                out.push_str(" -> ");
+                filters(out, &block.filters);
+            }
             out.push_str(" %]");
-            nodes(out, body);
+            nodes(out, &block.body);
             out.push_str("[% endset %]");
         }
-        Node::Macro(def) => {
-            let _ = write!(out, "[% macro {}(", def.name);
-            for (i, (name, default)) in def.params.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(name);
-                if let Some(default) = default {
-                    out.push('=');
-                    expr(out, default);
-                }
+        Node::Control(control, _) => out.push_str(match control {
+            Control::Break => "[% break %]",
+            Control::Continue => "[% continue %]",
+        }),
+        Node::Do(e) => {
+            out.push_str("[% do ");
+            expr(out, e);
+            out.push_str(" %]");
+        }
+        Node::With(block) => {
+            out.push_str("[% with");
+            for (i, (p, value)) in block.bindings.iter().enumerate() {
+                out.push_str(if i == 0 { " " } else { ", " });
+                pattern_part(out, p);
+                out.push_str(" = ");
+                expr(out, value);
             }
-            out.push_str(") %]");
+            out.push_str(" %]");
+            nodes(out, &block.body);
+            out.push_str("[% endwith %]");
+        }
+        Node::FilterBlock(block) => {
+            out.push_str("[% filter ");
+            filters(out, &block.filters);
+            out.push_str(" %]");
+            nodes(out, &block.body);
+            out.push_str("[% endfilter %]");
+        }
+        Node::Autoescape { on, body } => {
+            let _ = write!(out, "[% autoescape {on} %]");
+            nodes(out, body);
+            out.push_str("[% endautoescape %]");
+        }
+        Node::Macro(def) => {
+            let _ = write!(out, "[% macro {}", def.name);
+            params(out, &def.params);
+            out.push_str(" %]");
             nodes(out, &def.body);
             out.push_str("[% endmacro %]");
+        }
+        Node::CallBlock(block) => {
+            out.push_str("[% call");
+            params(out, &block.params);
+            out.push(' ');
+            expr(out, &block.call);
+            out.push_str(" %]");
+            nodes(out, &block.body);
+            out.push_str("[% endcall %]");
         }
         Node::Weighted { choices } => {
             out.push_str("[% weighted %]");
@@ -111,6 +151,65 @@ fn node(out: &mut String, node: &Node<'_>) {
             });
             expr(out, value);
             out.push_str(" %]");
+        }
+    }
+}
+
+/// A macro's or `call` block's parameters, in parentheses.
+fn params(out: &mut String, params: &[(&str, Option<Expr<'_>>)]) {
+    out.push('(');
+    for (i, (name, default)) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        if let Some(default) = default {
+            out.push('=');
+            expr(out, default);
+        }
+    }
+    out.push(')');
+}
+
+/// A `for` or `with` pattern: two or more parts bare (`a, (b, c)`), a
+/// lone tuple in parentheses.
+fn pattern(out: &mut String, p: &Pattern<'_>) {
+    match p {
+        Pattern::Tuple(parts) if parts.len() > 1 => list_of_patterns(out, parts),
+        _ => pattern_part(out, p),
+    }
+}
+
+fn list_of_patterns(out: &mut String, parts: &[Pattern<'_>]) {
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        pattern_part(out, part);
+    }
+}
+
+/// A name, or a tuple in parentheses (`(a,)` for one item).
+fn pattern_part(out: &mut String, p: &Pattern<'_>) {
+    match p {
+        Pattern::Name(name) => out.push_str(name),
+        Pattern::Tuple(parts) => {
+            out.push('(');
+            list_of_patterns(out, parts);
+            out.push_str(if parts.len() == 1 { ",)" } else { ")" });
+        }
+    }
+}
+
+/// `f(args) -> g`.
+fn filters(out: &mut String, calls: &[FilterCall<'_>]) {
+    for (i, call) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" -> ");
+        }
+        out.push_str(call.name);
+        if !call.args.positional.is_empty() || !call.args.keywords.is_empty() {
+            args(out, &call.args);
         }
     }
 }
@@ -156,6 +255,10 @@ fn target(out: &mut String, target: &Target<'_>) {
             expr(out, key);
             out.push(']');
         }
+    }
+    for attr in &target.attrs {
+        out.push('.');
+        out.push_str(attr);
     }
 }
 

@@ -230,6 +230,15 @@ impl Value {
         Value(Repr::Text(Arc::new(Text::new(Arc::from(text), Box::new([])))))
     }
 
+    /// Whether every byte is authored (an empty string counts).
+    pub(crate) fn is_all_authored(&self) -> bool {
+        match &self.0 {
+            Repr::Text(text) => text.data().is_empty(),
+            Repr::Str(s) => s.is_empty(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn str(s: &str) -> Value {
         Value(Repr::Str(Arc::from(s)))
     }

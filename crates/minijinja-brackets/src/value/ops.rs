@@ -127,6 +127,9 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result
             items.extend(b.iter().cloned());
             Ok(Value::list(items))
         }
+        (BinOp::Mul, List(items), Int(n)) | (BinOp::Mul, Int(n), List(items)) => {
+            repeat_list(items, *n, limits)
+        }
         (BinOp::Mul, Str(_) | Text(_), Int(n)) | (BinOp::Mul, Int(n), Str(_) | Text(_)) => {
             repeat(l.as_str().or(r.as_str()).unwrap_or_default(), *n, limits)
         }
@@ -143,6 +146,24 @@ fn repeat(s: &str, n: i64, limits: &Limits) -> Result<Value, Error> {
     let len = s.len().saturating_mul(n);
     check_string_size(len, limits)?;
     Ok(Value::string(s.repeat(n)))
+}
+
+/// `list * n`: the items `n` times (none for `n <= 0`), counted against
+/// the range limit before anything is made, as list concatenation is.
+fn repeat_list(items: &crate::value::List, n: i64, limits: &Limits) -> Result<Value, Error> {
+    let n = usize::try_from(n).unwrap_or(0);
+    let total = items.len().saturating_mul(n);
+    if total > limits.range_limit {
+        return Err(invalid(format!(
+            "the list would have {total} items, more than the limit of {}",
+            limits.range_limit
+        )));
+    }
+    let mut out = Vec::with_capacity(total);
+    for _ in 0..n {
+        out.extend(items.iter().cloned());
+    }
+    Ok(Value::list(out))
 }
 
 fn int_op(op: BinOp, a: i64, b: i64) -> Result<Value, Error> {
@@ -408,6 +429,15 @@ mod tests {
         assert_eq!(op(BinOp::Mul, 2, "ab"), Ok(Value::from("abab")));
         assert_eq!(op(BinOp::Mul, "ab", -1), Ok(Value::from("")));
         assert!(op(BinOp::Mul, "ab", i64::MAX).is_err());
+        let pair = Value::from(vec![Value::from(1), Value::from(2)]);
+        let limits = Limits::default();
+        let twice = binary(BinOp::Mul, &pair, &Value::from(2), &limits).unwrap();
+        assert_eq!(twice.to_string(), "[1,2,1,2]");
+        let before = binary(BinOp::Mul, &Value::from(2), &pair, &limits).unwrap();
+        assert_eq!(before.to_string(), "[1,2,1,2]");
+        let none = binary(BinOp::Mul, &pair, &Value::from(-3), &limits).unwrap();
+        assert_eq!(none.to_string(), "[]");
+        assert!(binary(BinOp::Mul, &pair, &Value::from(i64::MAX), &limits).is_err());
     }
 
     #[test]

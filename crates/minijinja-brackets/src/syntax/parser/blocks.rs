@@ -18,6 +18,9 @@ pub(crate) struct Failure<'a> {
 pub(crate) struct TemplateParser<'a> {
     grammar: Grammar<'a>,
     lexer: Lexer<'a>,
+    /// How many `for` bodies enclose the current tag within the current
+    /// macro body: `break` and `continue` need one.
+    loops: usize,
 }
 
 /// A statement tag and its span, boxed: it is large, and the block parser
@@ -50,10 +53,12 @@ impl<'a> TemplateParser<'a> {
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
                 names: RefCell::new(HashMap::new()),
+                callers: Cell::new(0),
                 filters: RefCell::default(),
                 tests: RefCell::default(),
             },
             lexer: Lexer::new(source, whitespace),
+            loops: 0,
         }
     }
 
@@ -143,25 +148,31 @@ impl<'a> TemplateParser<'a> {
                 let (branches, otherwise) = self.branches(p, "chance", "endchance", span)?;
                 Node::Chance { branches, otherwise }
             }
-            Stmt::For { targets, iterable, filter } => {
-                let (body, closing) = self.closed_body(&["else", "endfor"], "for", span)?;
-                let otherwise = match closing {
-                    Stmt::Else => self.closed_body(&["endfor"], "for", span)?.0,
-                    _ => Vec::new(),
-                };
-                Node::For(Box::new(ForLoop { targets, iterable, filter, body, otherwise, span }))
-            }
-            Stmt::Set(target, Some(value)) => {
-                Node::Set { target: Box::new(target), value: Box::new(value), span }
-            }
-            Stmt::Set(target, None) => {
-                let (body, _) = self.closed_body(&["endset"], "set", span)?;
-                Node::SetBlock { target: Box::new(target), body, span }
-            }
-            Stmt::Macro(name, params) => {
-                let (body, _) = self.closed_body(&["endmacro"], "macro", span)?;
-                let name = self.grammar.intern(name);
-                Node::Macro(Box::new(MacroDef { name, params, body }))
+            Stmt::Set(target, value) => Node::Set { target, value, span },
+            // A macro's or a `call` block's body: outside the loops around
+            // it; whether it reads `caller` (a `call` body's reads count for
+            // the macro it is written in too). One arm for both keeps this
+            // frame small.
+            stmt @ (Stmt::Macro(..) | Stmt::Call(..)) => {
+                let callers = self.grammar.callers.get();
+                let loops = std::mem::take(&mut self.loops);
+                let macro_def = matches!(stmt, Stmt::Macro(..));
+                let (end, opener) =
+                    if macro_def { ("endmacro", "macro") } else { ("endcall", "call") };
+                let (body, _) = self.closed_body(&[end], opener, span)?;
+                self.loops = loops;
+                let caller = self.grammar.callers.get() > callers;
+                match stmt {
+                    Stmt::Macro(name, params) => {
+                        let name = self.grammar.intern(name);
+                        Node::Macro(Box::new(MacroDef { name, params, body, caller }))
+                    }
+                    Stmt::Call(params, call) => {
+                        let call = *call;
+                        Node::CallBlock(Box::new(CallBlock { params, call, body, caller, span }))
+                    }
+                    _ => return Err(self.syntax_error("internal error: not a macro".into(), span)),
+                }
             }
             Stmt::Weighted => self.weighted(span)?,
             Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },
@@ -171,9 +182,60 @@ impl<'a> TemplateParser<'a> {
             Stmt::Elif(_) | Stmt::Else | Stmt::End(_) => {
                 return Err(self.stray(stmt.word(), span, ends));
             }
+            stmt => self.scoped_block(stmt, span)?,
         };
         self.grammar.leave(1);
         Ok(node)
+    }
+
+    /// `for`, `set` blocks, `with`, `filter`, `autoescape`, `call`,
+    /// `break`, `continue`, `do`: apart from [`Self::block`], whose frame is on the
+    /// native stack once per nesting level and so stays small.
+    #[inline(never)]
+    fn scoped_block(&mut self, stmt: Stmt<'a>, span: Span) -> Result<Node<'a>, Error> {
+        Ok(match stmt {
+            Stmt::For { pattern, iterable, filter } => {
+                self.loops += 1;
+                let (body, closing) = self.closed_body(&["else", "endfor"], "for", span)?;
+                self.loops -= 1;
+                let otherwise = match closing {
+                    Stmt::Else => self.closed_body(&["endfor"], "for", span)?.0,
+                    _ => Vec::new(),
+                };
+                let mut targets = Vec::new();
+                pattern.names(&mut targets);
+                let l = ForLoop { targets, pattern, iterable, filter, body, otherwise, span };
+                Node::For(Box::new(l))
+            }
+            Stmt::SetBlock(target, filters) => {
+                let (body, _) = self.closed_body(&["endset"], "set", span)?;
+                Node::SetBlock(Box::new(SetBlock { target: *target, filters, body, span }))
+            }
+            Stmt::Control(control) if self.loops == 0 => {
+                let word = if control == Control::Break { "break" } else { "continue" };
+                return Err(self.syntax_error(
+                    format!(
+                        "`{word}` outside a `for` loop (a macro body is outside its caller's loops)"
+                    ),
+                    span,
+                ));
+            }
+            Stmt::Control(control) => Node::Control(control, span),
+            Stmt::With(bindings) => {
+                let (body, _) = self.closed_body(&["endwith"], "with", span)?;
+                with_block(bindings, body, span)
+            }
+            Stmt::Do(e) => Node::Do(e),
+            Stmt::Filter(filters) => {
+                let (body, _) = self.closed_body(&["endfilter"], "filter", span)?;
+                Node::FilterBlock(Box::new(FilterBlock { filters, body, span }))
+            }
+            Stmt::Autoescape(on) => {
+                let (body, _) = self.closed_body(&["endautoescape"], "autoescape", span)?;
+                Node::Autoescape { on, body }
+            }
+            _ => return Err(self.syntax_error(format!("unexpected `{}`", stmt.word()), span)),
+        })
     }
 
     /// The bodies of `if` or `chance` (`opener`): one per `elif`, then the
@@ -269,4 +331,20 @@ impl<'a> TemplateParser<'a> {
         }
         Err(self.unclosed("weighted", open, &["endweighted"]))
     }
+}
+
+/// A `with` block's node: each name once in the frame, where first bound (a
+/// later binding of it replaces its value). Apart from the parser's
+/// recursion, so its locals take no room there.
+#[inline(never)]
+fn with_block<'a>(
+    bindings: Vec<(Pattern<'a>, Expr<'a>)>,
+    body: Vec<Node<'a>>,
+    span: Span,
+) -> Node<'a> {
+    let mut all = Vec::new();
+    bindings.iter().for_each(|(p, _)| p.names(&mut all));
+    let mut seen = HashSet::new();
+    let names = all.into_iter().filter(|n| seen.insert(*n)).collect();
+    Node::With(Box::new(WithBlock { names, bindings, body, span }))
 }

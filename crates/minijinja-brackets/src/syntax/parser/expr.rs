@@ -225,8 +225,21 @@ impl<'a> Grammar<'a> {
             None => (i, false),
         };
         let (j, (name, id)) = self.callee(i, "test", "is", &self.tests)?;
-        let (j, args) = self.optional_args(j)?;
+        let (j, args) = match bare_argument_follows(j) {
+            true => self.bare_test_argument(j)?,
+            false => self.optional_args(j)?,
+        };
         Ok((j, ExprKind::Test(Box::new(e), Box::new(TestCall { name, id, negated, args }))))
+    }
+
+    /// A test's one argument written without parentheses (`is divisibleby
+    /// 3`, `is sameas none`): a primary and its postfix operations, as
+    /// Jinja reads it.
+    pub(super) fn bare_test_argument(&self, i: &'a str) -> PResult<'a, CallArgs<'a>> {
+        self.enter(i)?;
+        let (j, arg) = self.postfix(i)?;
+        self.leave(1);
+        Ok((j, CallArgs { positional: vec![arg], keywords: Vec::new() }))
     }
 
     /// The name of a filter or test (`what`, written after `after`) and its
@@ -405,7 +418,12 @@ impl<'a> Grammar<'a> {
                     format!("expected an expression, found the keyword `{name}`"),
                 );
             }
-            _ => ExprKind::Name(self.intern(name)),
+            _ => {
+                if name == "caller" {
+                    self.callers.set(self.callers.get() + 1);
+                }
+                ExprKind::Name(self.intern(name))
+            }
         };
         Ok((i, self.expr_at(kind, start, i)))
     }
@@ -520,6 +538,12 @@ impl<'a> Grammar<'a> {
     /// exponent is Python's: `1.e5` is `1.0e5`.
     pub(super) fn number(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let (i, (text, is_float)) = number_text(start)?;
+        if let Some(at) = misplaced_underscore(text) {
+            return syntax(
+                &start[at..],
+                format!("a `_` in the number `{text}` must stand between two digits"),
+            );
+        }
         let clean: String = text.chars().filter(|&c| c != '_').collect();
         let value = if is_float {
             match clean.parse::<f64>() {
@@ -558,7 +582,8 @@ impl<'a> Grammar<'a> {
         let postfix = after.starts_with(['.', '[', '(']) || after.starts_with("->");
         let postfix = postfix || peek_ok(kw("is"), after)?.is_some();
         let word_follows = rest.starts_with(is_ident_continue);
-        if magnitude && !is_float && !postfix && !word_follows {
+        let clean = misplaced_underscore(text).is_none();
+        if magnitude && clean && !is_float && !postfix && !word_follows {
             Ok((rest, Some(Value::from(i64::MIN))))
         } else {
             Ok((i, None))
@@ -659,6 +684,20 @@ pub(super) fn postfix_at(i: &str, filtering: bool) -> Option<(Postfix, &str)> {
     Some((op.0, &j[op.1..]))
 }
 
+/// Whether a test's bare argument starts at `i` (Jinja's rule): a
+/// literal, a bracket or a name, but not a word that goes on the
+/// expression (`and`, `or`, `else`, `if`, `in`, `is`, `not`).
+pub(super) fn bare_argument_follows(i: &str) -> bool {
+    let j = i.trim_start();
+    match j.chars().next() {
+        Some('"' | '\'' | '0'..='9' | '[' | '{') => true,
+        Some(c) if is_ident_start(c) => !["and", "or", "else", "if", "in", "is", "not"]
+            .iter()
+            .any(|word| starts_with_word(j, word)),
+        _ => false,
+    }
+}
+
 /// Whether `i` starts with the keyword `word` (a whole word).
 pub(super) fn starts_with_word(i: &str, word: &str) -> bool {
     i.strip_prefix(word).is_some_and(|rest| !rest.starts_with(is_ident_continue))
@@ -694,6 +733,18 @@ pub(super) fn number_text(start: &str) -> PResult<'_, (&str, bool)> {
     let (i, (text, (_, fraction, exponent))) =
         nom::combinator::consumed((digits, opt(fraction), opt(exponent()))).parse(start)?;
     Ok((i, (text, fraction.is_some() || exponent.is_some())))
+}
+
+/// Where `text` (a number literal) has a `_` that does not stand between
+/// two digits (`10_`, `1__0`, `1_.5`), as Python and Jinja require.
+pub(super) fn misplaced_underscore(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().position(|(i, &b)| {
+        b == b'_'
+            && !(i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 pub(super) fn take_while_digits(i: &str) -> PResult<'_, &str> {

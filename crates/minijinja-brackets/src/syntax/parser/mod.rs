@@ -29,12 +29,13 @@ use crate::limits::Limits;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    BinOp, CallArgs, Callee, CmpOp, Conditional, EffectKind, Expr, ExprKind, FilterCall, ForLoop,
-    MacroDef, Name, Node, Slice, Target, TargetName, Template, TestCall,
+    BinOp, CallArgs, CallBlock, Callee, CmpOp, Conditional, Control, EffectKind, Expr, ExprKind,
+    FilterBlock, FilterCall, ForLoop, MacroDef, Name, Node, Pattern, SetBlock, Slice, Target,
+    TargetName, Template, TestCall, WithBlock,
 };
 use crate::syntax::lexer::{Lexer, Whitespace};
 use crate::syntax::token::{TagKind, Token};
-use crate::value::Value;
+use crate::value::{Repr, Value};
 
 /// A grammar error: where, what kind, and the message.
 #[derive(Debug)]
@@ -112,25 +113,7 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Jinja tags this language leaves out on purpose.
-const UNSUPPORTED: &[&str] = &[
-    "extends",
-    "block",
-    "include",
-    "import",
-    "from",
-    "call",
-    "filter",
-    "with",
-    "do",
-    "autoescape",
-    "break",
-    "continue",
-    "endblock",
-    "endcall",
-    "endfilter",
-    "endwith",
-    "endautoescape",
-];
+const UNSUPPORTED: &[&str] = &["extends", "block", "include", "import", "from", "endblock"];
 
 /// The byte length of the token starting `i`: a word, a two-character
 /// operator, or one character (0 at the end).
@@ -162,6 +145,9 @@ pub(crate) struct Grammar<'a> {
     limit: usize,
     stack: StackBudget,
     names: RefCell<HashMap<&'a str, u32>>,
+    /// How many times `caller` has been read so far: a macro whose body
+    /// reads it takes a `call` block ([`MacroDef::caller`]).
+    callers: Cell<usize>,
     filters: RefCell<Callees<'a>>,
     tests: RefCell<Callees<'a>>,
 }

@@ -12,12 +12,23 @@ pub(super) enum Stmt<'a> {
     /// `endif`, `endfor`, ... (the word).
     End(&'a str),
     For {
-        targets: Vec<&'a str>,
+        pattern: Pattern<'a>,
         iterable: Expr<'a>,
         filter: Option<Expr<'a>>,
     },
-    Set(Target<'a>, Option<Expr<'a>>),
+    /// Boxed, as every large payload: the block parser holds a statement
+    /// in its frame once per nesting level.
+    Set(Box<Target<'a>>, Box<Expr<'a>>),
+    /// `set target [-> filters]`, the body up to `endset`.
+    SetBlock(Box<Target<'a>>, Vec<FilterCall<'a>>),
+    Control(Control),
+    With(Vec<(Pattern<'a>, Expr<'a>)>),
+    Do(Expr<'a>),
+    Filter(Vec<FilterCall<'a>>),
+    Autoescape(bool),
     Macro(&'a str, Vec<(&'a str, Option<Expr<'a>>)>),
+    /// `call(params) m(args)`: the parameters and the call.
+    Call(Vec<(&'a str, Option<Expr<'a>>)>, Box<Expr<'a>>),
     Chance(Expr<'a>),
     Weighted,
     Choice(Expr<'a>),
@@ -33,8 +44,15 @@ impl Stmt<'_> {
             Stmt::Else => "else",
             Stmt::End(word) => word,
             Stmt::For { .. } => "for",
-            Stmt::Set(..) => "set",
+            Stmt::Set(..) | Stmt::SetBlock(..) => "set",
+            Stmt::Control(Control::Break) => "break",
+            Stmt::Control(Control::Continue) => "continue",
+            Stmt::With(_) => "with",
+            Stmt::Do(_) => "do",
+            Stmt::Filter(_) => "filter",
+            Stmt::Autoescape(_) => "autoescape",
             Stmt::Macro(..) => "macro",
+            Stmt::Call(..) => "call",
             Stmt::Chance(_) => "chance",
             Stmt::Weighted => "weighted",
             Stmt::Choice(_) => "choice",
@@ -59,10 +77,19 @@ impl<'a> Grammar<'a> {
             "elif" => self.expr(i).map(|(i, e)| (i, Stmt::Elif(e)))?,
             "else" => (i, Stmt::Else),
             "endif" | "endfor" | "endmacro" | "endchance" | "endweighted" | "endchoice"
-            | "endset" => (i, Stmt::End(word)),
+            | "endset" | "endwith" | "endfilter" | "endautoescape" | "endcall" => {
+                (i, Stmt::End(word))
+            }
+            "break" => (i, Stmt::Control(Control::Break)),
+            "continue" => (i, Stmt::Control(Control::Continue)),
+            "with" => self.with_header(i)?,
+            "do" => self.expr(i).map(|(i, e)| (i, Stmt::Do(e)))?,
+            "filter" => self.filter_chain(i).map(|(i, f)| (i, Stmt::Filter(f)))?,
+            "autoescape" => self.autoescape(i)?,
             "for" => self.for_header(i)?,
             "set" => self.set(i)?,
             "macro" => self.macro_header(i)?,
+            "call" => self.call_header(i)?,
             "chance" => self.expr(i).map(|(i, e)| (i, Stmt::Chance(e)))?,
             "weighted" => (i, Stmt::Weighted),
             "choice" => self.expr(i).map(|(i, e)| (i, Stmt::Choice(e)))?,
@@ -93,15 +120,112 @@ impl<'a> Grammar<'a> {
         }
     }
 
-    /// `for a[, b] in iterable [if cond]`
-    pub(super) fn for_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
-        let (mut i, first) = self.binding(i, "a loop variable")?;
-        let mut targets = vec![first];
+    /// A pattern that binds names: `name`, or `(p, ...)` unpacking a list
+    /// (`(a)` alone is `a`; `(a,)` is a one-item tuple).
+    pub(super) fn pattern(&self, i: &'a str, what: &str) -> PResult<'a, Pattern<'a>> {
+        let Some((mut i, _)) = peek_ok(sym("("), i)? else {
+            return self.binding(i, what).map(|(i, name)| (i, Pattern::Name(name)));
+        };
+        self.enter(i)?;
+        let (mut parts, mut comma) = (Vec::new(), false);
+        loop {
+            if let Some((j, _)) = peek_ok(sym(")"), i)? {
+                i = j;
+                break;
+            }
+            let (j, part) = self.pattern(i, what)?;
+            parts.push(part);
+            match peek_ok(sym(","), j)? {
+                Some((j, _)) => (i, comma) = (j, true),
+                None => {
+                    i = self.expect(")", j)?.0;
+                    break;
+                }
+            }
+        }
+        self.leave(1);
+        match parts.len() {
+            0 => syntax(i, format!("expected {what} inside `()`")),
+            1 if !comma => Ok((i, parts.pop().unwrap_or(Pattern::Tuple(Vec::new())))),
+            _ => Ok((i, Pattern::Tuple(parts))),
+        }
+    }
+
+    /// Patterns separated by commas (`a, (b, c)`): one pattern, or a tuple
+    /// of them.
+    pub(super) fn patterns(&self, i: &'a str, what: &str) -> PResult<'a, Pattern<'a>> {
+        let (mut i, first) = self.pattern(i, what)?;
+        let mut parts = vec![first];
         while let Some((j, _)) = peek_ok(sym(","), i)? {
-            let (j, name) = self.binding(j, "a loop variable")?;
-            targets.push(name);
+            let (j, part) = self.pattern(j, what)?;
+            parts.push(part);
             i = j;
         }
+        match parts.len() {
+            1 => Ok((i, parts.pop().unwrap_or(Pattern::Tuple(Vec::new())))),
+            _ => Ok((i, Pattern::Tuple(parts))),
+        }
+    }
+
+    /// `with [pattern = value, ...]`: every value is evaluated before any
+    /// name is bound.
+    pub(super) fn with_header(&self, mut i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let mut bindings = Vec::new();
+        while !i.trim().is_empty() {
+            let (j, pattern) = self.pattern(i, "a `with` variable")?;
+            let Some((j, _)) = peek_ok(terminated(sym("="), not(char('='))), j)? else {
+                return syntax(j, format!("expected `=`, found {}", describe(j)));
+            };
+            let (j, value) = self.expr(j)?;
+            bindings.push((pattern, value));
+            match peek_ok(sym(","), j)? {
+                Some((j, _)) => i = j,
+                None => {
+                    i = j;
+                    break;
+                }
+            }
+        }
+        Ok((i, Stmt::With(bindings)))
+    }
+
+    /// Filter names with their arguments, joined by `->`:
+    /// `upper -> replace("a", "b")`.
+    pub(super) fn filter_chain(&self, i: &'a str) -> PResult<'a, Vec<FilterCall<'a>>> {
+        let mut filters = Vec::new();
+        let mut i = i;
+        loop {
+            let (j, (name, id)) = self.callee(i, "filter", "filter", &self.filters)?;
+            let (j, args) = self.optional_args(j)?;
+            filters.push(FilterCall { name, id, args });
+            match peek_ok(sym("->"), j)? {
+                Some((j, _)) => i = j,
+                None => return Ok((j, filters)),
+            }
+        }
+    }
+
+    /// `autoescape true|false|"html"|"none"`: a constant, as in Jinja.
+    pub(super) fn autoescape(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (start, _) = multispace0(i)?;
+        let (j, e) = self.expr(start)?;
+        let on = match &e.kind {
+            ExprKind::Const(v) if v.as_str() == Some("html") => Some(true),
+            ExprKind::Const(v) if v.as_str() == Some("none") => Some(false),
+            ExprKind::Const(Value(Repr::Bool(on))) => Some(*on),
+            _ => None,
+        };
+        match on {
+            Some(on) => Ok((j, Stmt::Autoescape(on))),
+            None => {
+                syntax(start, "`autoescape` takes `true`, `false`, `\"html\"` or `\"none\"`".into())
+            }
+        }
+    }
+
+    /// `for pattern in iterable [if cond]`
+    pub(super) fn for_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, pattern) = self.patterns(i, "a loop variable")?;
         let Some((i, _)) = peek_ok(kw("in"), i)? else {
             return syntax(i, format!("expected `in`, found {}", describe(i)));
         };
@@ -111,7 +235,7 @@ impl<'a> Grammar<'a> {
             Some((i, _)) => self.operators(i, 1).map(|(i, e)| (i, Some(e)))?,
             None => (i, None),
         };
-        Ok((i, Stmt::For { targets, iterable, filter }))
+        Ok((i, Stmt::For { pattern, iterable, filter }))
     }
 
     /// `set x = v`, `set L.x = v`, `set G["my var"] = v`, or the block form
@@ -121,7 +245,7 @@ impl<'a> Grammar<'a> {
         let invalid = |at| {
             syntax(
                 at,
-                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]` or `G[\"name\"]`"
+                "invalid `set` target: write `name`, `L.name`, `G.name`, `L[\"name\"]`, `G[\"name\"]` or `ns.attr`"
                     .to_string(),
             )
         };
@@ -148,19 +272,33 @@ impl<'a> Grammar<'a> {
                         format!("`{name}` alone cannot be assigned: write `{name}.name`"),
                     );
                 };
-                (i, Target { scope, name: key })
+                (i, Target { scope, name: key, attrs: Vec::new() })
             }
             _ if RESERVED.contains(&name) => {
                 return syntax(start, format!("`{name}` is reserved and cannot be assigned"));
             }
-            _ => (i, Target { scope: Scope::State, name: TargetName::Static(Cow::Borrowed(name)) }),
+            _ => {
+                let name = TargetName::Static(Cow::Borrowed(name));
+                (i, Target { scope: Scope::State, name, attrs: Vec::new() })
+            }
         };
+        // `ns.attr = v`, `ns.a.b = v`: an attribute of the variable's map.
+        let (mut i, mut target) = (i, target);
+        while let Some((j, _)) = peek_ok(sym("."), i)? {
+            let Some((j, attr)) = peek_ok(ident, j)? else { return invalid(j) };
+            target.attrs.push(attr);
+            i = j;
+        }
+        if let Some((i, _)) = peek_ok(sym("->"), i)? {
+            let (i, filters) = self.filter_chain(i)?;
+            return Ok((i, Stmt::SetBlock(Box::new(target), filters)));
+        }
         match peek_ok(terminated(sym("="), not(char('='))), i)? {
             Some((i, _)) => {
                 let (i, value) = self.expr(i)?;
-                Ok((i, Stmt::Set(target, Some(value))))
+                Ok((i, Stmt::Set(Box::new(target), Box::new(value))))
             }
-            None if i.trim().is_empty() => Ok((i, Stmt::Set(target, None))),
+            None if i.trim().is_empty() => Ok((i, Stmt::SetBlock(Box::new(target), Vec::new()))),
             None => invalid(start),
         }
     }
@@ -168,17 +306,38 @@ impl<'a> Grammar<'a> {
     /// `macro name(p1, p2=default)`
     pub(super) fn macro_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
         let (i, name) = self.binding(i, "a macro name")?;
-        let (mut i, _) = self.expect("(", i)?;
+        let (i, _) = self.expect("(", i)?;
+        let (i, params) = self.params(i, "macro")?;
+        Ok((i, Stmt::Macro(name, params)))
+    }
+
+    /// `call [(p1, p2=default)] m(args)`: the call must call something.
+    pub(super) fn call_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
+        let (i, params) = match peek_ok(sym("("), i)? {
+            Some((i, _)) => self.params(i, "`caller`")?,
+            None => (i, Vec::new()),
+        };
+        let (start, _) = multispace0(i)?;
+        let (i, call) = self.expr(start)?;
+        if !matches!(call.kind, ExprKind::Call(..)) {
+            return syntax(start, "a `call` block calls a macro: write `[% call m(...) %]`".into());
+        }
+        Ok((i, Stmt::Call(params, Box::new(call))))
+    }
+
+    /// Parameters up to `)` (the `(` already read): `p1, p2=default`.
+    fn params(&self, mut i: &'a str, owner: &str) -> PResult<'a, Vec<(&'a str, Option<Expr<'a>>)>> {
+        let what = format!("a {owner} parameter");
         let mut params = Vec::new();
         // A set, not a scan: a macro may have thousands of parameters.
         let mut seen = HashSet::new();
         loop {
             if let Some((j, _)) = peek_ok(sym(")"), i)? {
-                return Ok((j, Stmt::Macro(name, params)));
+                return Ok((j, params));
             }
-            let (j, param) = self.binding(i, "a macro parameter")?;
+            let (j, param) = self.binding(i, &what)?;
             if !seen.insert(param) {
-                return syntax(i, format!("duplicate macro parameter `{param}`"));
+                return syntax(i, format!("duplicate {owner} parameter `{param}`"));
             }
             let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
                 Some((j, _)) => self.expr(j).map(|(j, e)| (j, Some(e)))?,
