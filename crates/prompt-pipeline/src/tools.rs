@@ -191,8 +191,8 @@ impl ResponseSchema {
     /// use prompt_pipeline::ResponseSchema;
     ///
     /// let schema = ResponseSchema::parse(r#"{"title": "answer", "type": "object"}"#)?;
-    /// assert_eq!(schema.name, "answer");
-    /// assert_eq!(ResponseSchema::parse(r#"{"title": "An answer"}"#)?.name, "response");
+    /// assert_eq!(schema.name(), "answer");
+    /// assert_eq!(ResponseSchema::parse(r#"{"title": "An answer"}"#)?.name(), "response");
     /// # Ok::<(), prompt_pipeline::Error>(())
     /// ```
     ///
