@@ -291,7 +291,11 @@ const SCHEMA_KEYWORDS: [&str; 21] = [
 /// not support and its JSON pointer, if any; walks iteratively (no
 /// recursion on hostile depth). Found once, when the schema is read.
 fn gemini_refusal(schema: &RawJson) -> Option<(String, String)> {
-    let value: Value = serde_json::from_str(schema.as_str()).ok()?;
+    // serde_json stops at 128 levels: a schema it cannot read is refused
+    // for Gemini, never sent unchecked.
+    let Ok(value) = serde_json::from_str::<Value>(schema.as_str()) else {
+        return Some(("(nesting deeper than 128 levels)".to_owned(), "/".to_owned()));
+    };
     let mut stack: Vec<(String, &Value)> = vec![(String::new(), &value)];
     while let Some((at, schema)) = stack.pop() {
         let Some(object) = schema.as_object() else { continue };
@@ -414,5 +418,9 @@ mod tests {
         assert!(check(&[], Some(&ToolChoice::Required)).is_err());
         assert!(check(&[], Some(&ToolChoice::None)).is_ok());
         assert_eq!(ToolChoice::parse(" required ").to_string(), "required");
+        // Too deep for the keyword check: refused for Gemini, not skipped.
+        let deep = format!("{}{}", r#"{"items":"#.repeat(200), "{}".to_owned() + &"}".repeat(200));
+        let schema = ResponseSchema::parse(&deep).unwrap();
+        assert_eq!(schema.gemini_refusal().map(|r| r.1), Some("/"));
     }
 }
