@@ -291,8 +291,8 @@ const SCHEMA_KEYWORDS: [&str; 21] = [
 /// not support and its JSON pointer, if any; walks iteratively (no
 /// recursion on hostile depth). Found once, when the schema is read.
 fn gemini_refusal(schema: &RawJson) -> Option<(String, String)> {
-    // serde_json stops at 128 levels: a schema it cannot read is refused
-    // for Gemini, never sent unchecked.
+    // serde_json stops at 128 levels, as the strict reader did before it
+    // (so this cannot happen); if it did, refuse rather than skip the check.
     let Ok(value) = serde_json::from_str::<Value>(schema.as_str()) else {
         return Some(("(nesting deeper than 128 levels)".to_owned(), "/".to_owned()));
     };
@@ -418,9 +418,10 @@ mod tests {
         assert!(check(&[], Some(&ToolChoice::Required)).is_err());
         assert!(check(&[], Some(&ToolChoice::None)).is_ok());
         assert_eq!(ToolChoice::parse(" required ").to_string(), "required");
-        // Too deep for the keyword check: refused for Gemini, not skipped.
+        // Nesting past 128 levels is refused when read (prompt_core::json),
+        // so the Gemini keyword walk always sees the whole schema.
         let deep = format!("{}{}", r#"{"items":"#.repeat(200), "{}".to_owned() + &"}".repeat(200));
-        let schema = ResponseSchema::parse(&deep).unwrap();
-        assert_eq!(schema.gemini_refusal().map(|r| r.1), Some("/"));
+        let err = ResponseSchema::parse(&deep).unwrap_err();
+        assert_eq!(err.kind().as_str(), "invalid_schema");
     }
 }
