@@ -11,7 +11,9 @@ use std::io;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use prompt_pipeline::{Batch, Context, Pipeline, Provider, Source};
+use prompt_pipeline::{
+    Batch, Context, Pipeline, Provider, ResponseSchema, Source, Tool, ToolChoice,
+};
 
 const ROWS: usize = 100_000;
 
@@ -86,8 +88,44 @@ fn single(c: &mut Criterion) {
     group.bench_function("build_compiled", |b| {
         b.iter(|| black_box(compiled.build(black_box(&context), 7).unwrap()))
     });
+    // The same build with two tools, a named choice and a response schema
+    // (issue 16: within 1.5x of the one without).
+    let tools = Tool::parse_list(TOOLS).unwrap();
+    let schema = ResponseSchema::parse(SCHEMA).unwrap();
+    for provider in Provider::ALL {
+        let declared = Pipeline::builder(provider)
+            .tools(tools.clone())
+            .tool_choice(ToolChoice::Named("get_weather".into()))
+            .response_schema(schema.clone())
+            .build();
+        let compiled = declared.prepare(Source::new(preset.as_str())).unwrap().compile().unwrap();
+        let plain = Pipeline::new(provider).prepare(Source::new(preset.as_str())).unwrap();
+        let plain = plain.compile().unwrap();
+        group.bench_function(BenchmarkId::new("build_compiled_plain", provider.as_str()), |b| {
+            b.iter(|| black_box(plain.build(black_box(&context), 7).unwrap()))
+        });
+        group.bench_function(
+            BenchmarkId::new("build_compiled_tools_schema", provider.as_str()),
+            |b| b.iter(|| black_box(compiled.build(black_box(&context), 7).unwrap())),
+        );
+    }
     group.finish();
 }
+
+const TOOLS: &str = r#"[
+  {"name": "get_weather", "description": "The current conditions in a city.",
+   "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+     "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+     "required": ["city", "unit"], "additionalProperties": false}},
+  {"name": "get_forecast", "description": "The forecast for the next days.",
+   "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+     "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+     "required": ["city", "days"], "additionalProperties": false}}
+]"#;
+
+const SCHEMA: &str = r#"{"title": "reply", "type": "object",
+  "properties": {"text": {"type": "string"}, "mood": {"type": "string", "enum": ["cheerful", "wary"]}},
+  "required": ["text", "mood"], "additionalProperties": false}"#;
 
 /// The peak resident set of this process, from `/proc/self/status`.
 fn peak_rss() -> Option<String> {

@@ -41,7 +41,7 @@ pub struct Params {
     pub frequency_penalty: Option<f64>,
     /// `reasoning_effort`: `low`, `medium` or `high`, mapped by each
     /// provider (OpenAI's own field; a thinking budget for Anthropic and
-    /// Gemini, see [`Effort::budget`]).
+    /// Gemini: 1 024 / 4 096 / 16 384 and 1 024 / 8 192 / 24 576 tokens).
     pub reasoning_effort: Option<Effort>,
     /// `thinking_budget`: the thinking tokens for Anthropic and Gemini; wins
     /// over [`Params::reasoning_effort`] there. OpenAI has no budget: an
@@ -76,19 +76,6 @@ impl Effort {
             Effort::Low => "low",
             Effort::Medium => "medium",
             Effort::High => "high",
-        }
-    }
-
-    /// The thinking budget this effort stands for: Anthropic's
-    /// `budget_tokens` (1 024, 4 096, 16 384) or Gemini's `thinkingBudget`
-    /// (1 024, 8 192, 24 576).
-    pub fn budget(self, provider: crate::Provider) -> u64 {
-        match (provider, self) {
-            (_, Effort::Low) => 1024,
-            (crate::Provider::Gemini, Effort::Medium) => 8192,
-            (crate::Provider::Gemini, Effort::High) => 24576,
-            (_, Effort::Medium) => 4096,
-            (_, Effort::High) => 16384,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use prompt_core::json::RawJson;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::error::{Error, ErrorKind};
@@ -39,13 +40,14 @@ pub enum ToolChoice {
 
 /// The JSON Schema a structured answer must follow, and its name (OpenAI
 /// requires one): the schema's `title` when that is a valid name, else
-/// `response`.
+/// `response`. Made by [`ResponseSchema::parse`], which also finds, once,
+/// what Gemini cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseSchema {
-    /// The name.
-    pub name: String,
-    /// The schema object, kept exactly as written.
-    pub schema: RawJson,
+    name: String,
+    schema: RawJson,
+    /// The first keyword `responseJsonSchema` does not support, and where.
+    gemini_refusal: Option<(String, String)>,
 }
 
 /// The names a tool may not have: they are [`ToolChoice`]'s keywords.
@@ -189,8 +191,8 @@ impl ResponseSchema {
     /// use prompt_pipeline::ResponseSchema;
     ///
     /// let schema = ResponseSchema::parse(r#"{"title": "answer", "type": "object"}"#)?;
-    /// assert_eq!(schema.name, "answer");
-    /// assert_eq!(ResponseSchema::parse(r#"{"title": "An answer"}"#)?.name, "response");
+    /// assert_eq!(schema.name(), "answer");
+    /// assert_eq!(ResponseSchema::parse(r#"{"title": "An answer"}"#)?.name(), "response");
     /// # Ok::<(), prompt_pipeline::Error>(())
     /// ```
     ///
@@ -209,7 +211,26 @@ impl ResponseSchema {
         let title =
             fields.get("title").and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
         let name = title.filter(|title| valid_name(title)).unwrap_or_else(|| "response".to_owned());
-        Ok(ResponseSchema { name, schema: compact(schema) })
+        let schema = compact(schema);
+        let gemini_refusal = gemini_refusal(&schema);
+        Ok(ResponseSchema { name, schema, gemini_refusal })
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The schema object, as written (compacted).
+    pub fn schema(&self) -> &RawJson {
+        &self.schema
+    }
+
+    /// The first keyword Gemini's `responseJsonSchema` cannot express and
+    /// its JSON pointer (`("not", "/properties/x")`), if any.
+    pub(crate) fn gemini_refusal(&self) -> Option<(&str, &str)> {
+        let (keyword, at) = self.gemini_refusal.as_ref()?;
+        Some((keyword.as_str(), at.as_str()))
     }
 }
 
@@ -238,6 +259,74 @@ fn compact(json: RawJson) -> RawJson {
         }
     }
     RawJson::parse(&out).unwrap_or(json)
+}
+
+/// The keywords `responseJsonSchema` supports (python-genai 2.19.0,
+/// `GenerateContentConfig.response_json_schema`).
+const SCHEMA_KEYWORDS: [&str; 21] = [
+    "$id",
+    "$defs",
+    "$ref",
+    "$anchor",
+    "type",
+    "format",
+    "title",
+    "description",
+    "enum",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "oneOf",
+    "properties",
+    "additionalProperties",
+    "required",
+    "propertyOrdering",
+];
+
+/// The first keyword of `schema` that Gemini's `responseJsonSchema` does
+/// not support and its JSON pointer, if any; walks iteratively (no
+/// recursion on hostile depth). Found once, when the schema is read.
+fn gemini_refusal(schema: &RawJson) -> Option<(String, String)> {
+    // serde_json stops at 128 levels, as the strict reader did before it
+    // (so this cannot happen); if it did, refuse rather than skip the check.
+    let Ok(value) = serde_json::from_str::<Value>(schema.as_str()) else {
+        return Some(("(nesting deeper than 128 levels)".to_owned(), "/".to_owned()));
+    };
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), &value)];
+    while let Some((at, schema)) = stack.pop() {
+        let Some(object) = schema.as_object() else { continue };
+        for (key, value) in object {
+            let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+            if !SCHEMA_KEYWORDS.contains(&key.as_str()) {
+                return Some((key.clone(), if at.is_empty() { "/".to_owned() } else { at }));
+            }
+            match key.as_str() {
+                // Maps of names to schemas.
+                "properties" | "$defs" => {
+                    for (name, sub) in value.as_object().into_iter().flatten() {
+                        stack.push((
+                            format!("{here}/{}", name.replace('~', "~0").replace('/', "~1")),
+                            sub,
+                        ));
+                    }
+                }
+                // Lists of schemas.
+                "anyOf" | "oneOf" | "prefixItems" => {
+                    for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                        stack.push((format!("{here}/{i}"), sub));
+                    }
+                }
+                // One schema (or a boolean).
+                "items" | "additionalProperties" => stack.push((here, value)),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// Tool names: the provider rule, not reserved, each once.
@@ -296,7 +385,7 @@ mod tests {
             r#"{"type":"object","n":123456789012345678901234567890}"#
         );
         let schema = ResponseSchema::parse("{\n \"a b\": \"x \\\" y\"\t}").unwrap();
-        assert_eq!(schema.schema.as_str(), r#"{"a b":"x \" y"}"#);
+        assert_eq!(schema.schema().as_str(), r#"{"a b":"x \" y"}"#);
         assert_eq!(tools[1].description, None);
         let reason = |json: &str| match Tool::parse_list(json).unwrap_err().kind() {
             ErrorKind::InvalidTool { reason, .. } => reason.clone(),
@@ -329,5 +418,10 @@ mod tests {
         assert!(check(&[], Some(&ToolChoice::Required)).is_err());
         assert!(check(&[], Some(&ToolChoice::None)).is_ok());
         assert_eq!(ToolChoice::parse(" required ").to_string(), "required");
+        // Nesting past 128 levels is refused when read (prompt_core::json),
+        // so the Gemini keyword walk always sees the whole schema.
+        let deep = format!("{}{}", r#"{"items":"#.repeat(200), "{}".to_owned() + &"}".repeat(200));
+        let err = ResponseSchema::parse(&deep).unwrap_err();
+        assert_eq!(err.kind().as_str(), "invalid_schema");
     }
 }

@@ -297,7 +297,10 @@ pub fn build(
         ToolChoice::Named(name) => AnthropicToolChoice::Tool { name: name.clone() },
     });
     let output_config = params.response_schema.as_ref().map(|schema| OutputConfig {
-        format: JsonOutputFormat { kind: "json_schema".to_owned(), schema: schema.schema.clone() },
+        format: JsonOutputFormat {
+            kind: "json_schema".to_owned(),
+            schema: schema.schema().clone(),
+        },
     });
     let body = MessagesRequest {
         model,

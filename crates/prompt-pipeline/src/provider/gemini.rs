@@ -218,76 +218,6 @@ pub struct ThinkingConfig {
     pub thinking_budget: u64,
 }
 
-/// The keywords `responseJsonSchema` supports (python-genai 2.19.0,
-/// `GenerateContentConfig.response_json_schema`).
-const SCHEMA_KEYWORDS: [&str; 21] = [
-    "$id",
-    "$defs",
-    "$ref",
-    "$anchor",
-    "type",
-    "format",
-    "title",
-    "description",
-    "enum",
-    "items",
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "minimum",
-    "maximum",
-    "anyOf",
-    "oneOf",
-    "properties",
-    "additionalProperties",
-    "required",
-    "propertyOrdering",
-];
-
-/// Refuses the first keyword of `schema` that `responseJsonSchema` does not
-/// support, with its JSON pointer; walks iteratively (no recursion on
-/// hostile depth).
-fn check_schema(schema: &RawJson) -> Result<(), Error> {
-    let value: Value = serde_json::from_str(schema.as_str()).map_err(|err| {
-        Error::new(ErrorKind::InvalidSchema { reason: format!("not JSON: {err}") })
-    })?;
-    let mut stack: Vec<(String, &Value)> = vec![(String::new(), &value)];
-    while let Some((at, schema)) = stack.pop() {
-        let Some(object) = schema.as_object() else { continue };
-        for (key, value) in object {
-            let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
-            if !SCHEMA_KEYWORDS.contains(&key.as_str()) {
-                return Err(Error::new(ErrorKind::UnsupportedSchema {
-                    provider: PROVIDER.as_str(),
-                    keyword: key.clone(),
-                    at: if at.is_empty() { "/".to_owned() } else { at },
-                }));
-            }
-            match key.as_str() {
-                // Maps of names to schemas.
-                "properties" | "$defs" => {
-                    for (name, sub) in value.as_object().into_iter().flatten() {
-                        stack.push((
-                            format!("{here}/{}", name.replace('~', "~0").replace('/', "~1")),
-                            sub,
-                        ));
-                    }
-                }
-                // Lists of schemas.
-                "anyOf" | "oneOf" | "prefixItems" => {
-                    for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
-                        stack.push((format!("{here}/{i}"), sub));
-                    }
-                }
-                // One schema (or a boolean).
-                "items" | "additionalProperties" => stack.push((here, value)),
-                _ => {}
-            }
-        }
-    }
-    Ok(())
-}
-
 const PROVIDER: Provider = Provider::Gemini;
 
 /// Builds the `generateContent` body.
@@ -310,8 +240,12 @@ pub fn build(
     check_range(PROVIDER, "top_p", params.top_p, 0.0, 1.0)?;
     check_range(PROVIDER, "presence_penalty", params.presence_penalty, -2.0, 2.0)?;
     check_range(PROVIDER, "frequency_penalty", params.frequency_penalty, -2.0, 2.0)?;
-    if let Some(schema) = &params.response_schema {
-        check_schema(&schema.schema)?;
+    if let Some((keyword, at)) = params.response_schema.as_ref().and_then(|s| s.gemini_refusal()) {
+        return Err(Error::new(ErrorKind::UnsupportedSchema {
+            provider: PROVIDER.as_str(),
+            keyword: keyword.to_owned(),
+            at: at.to_owned(),
+        }));
     }
     let refused = MidSystem::Refused("Gemini takes system text only as `systemInstruction`");
     let conversation = Conversation::split(PROVIDER, messages, refused)?;
@@ -374,7 +308,7 @@ pub fn build(
         presence_penalty: params.presence_penalty,
         frequency_penalty: params.frequency_penalty,
         response_mime_type: params.response_schema.as_ref().map(|_| "application/json".to_owned()),
-        response_json_schema: params.response_schema.as_ref().map(|s| s.schema.clone()),
+        response_json_schema: params.response_schema.as_ref().map(|s| s.schema().clone()),
         thinking_config: thinking_budget(PROVIDER, params)
             .map(|budget| ThinkingConfig { thinking_budget: budget }),
     };

@@ -345,9 +345,19 @@ fn openai_effort(params: &Params) -> Result<Option<crate::params::Effort>, Error
 }
 
 /// The thinking budget for Anthropic and Gemini: `thinking_budget`, else
-/// the effort's.
+/// the effort's (Anthropic `budget_tokens` 1 024 / 4 096 / 16 384, Gemini
+/// `thinkingBudget` 1 024 / 8 192 / 24 576).
 fn thinking_budget(provider: Provider, params: &Params) -> Option<u64> {
-    params.thinking_budget.or_else(|| params.reasoning_effort.map(|e| e.budget(provider)))
+    use crate::params::Effort;
+    params.thinking_budget.or_else(|| {
+        params.reasoning_effort.map(|effort| match (provider, effort) {
+            (_, Effort::Low) => 1024,
+            (Provider::Gemini, Effort::Medium) => 8192,
+            (Provider::Gemini, Effort::High) => 24576,
+            (_, Effort::Medium) => 4096,
+            (_, Effort::High) => 16384,
+        })
+    })
 }
 
 /// The model, which every body but Gemini's names.

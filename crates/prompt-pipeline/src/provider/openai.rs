@@ -311,8 +311,8 @@ fn response_format(schema: &ResponseSchema) -> ResponseFormat {
     ResponseFormat {
         kind: "json_schema".to_owned(),
         json_schema: JsonSchema {
-            name: schema.name.clone(),
-            schema: schema.schema.clone(),
+            name: schema.name().to_owned(),
+            schema: schema.schema().clone(),
             strict: true,
         },
     }

@@ -264,8 +264,8 @@ pub fn build(
     let text = params.response_schema.as_ref().map(|schema| Text {
         format: Format {
             kind: "json_schema".to_owned(),
-            name: schema.name.clone(),
-            schema: schema.schema.clone(),
+            name: schema.name().to_owned(),
+            schema: schema.schema().clone(),
             strict: true,
         },
     });
