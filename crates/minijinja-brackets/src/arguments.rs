@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use crate::environment::Registry;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::value::Value;
@@ -64,8 +63,10 @@ pub struct Arguments<'a> {
     pub(crate) keywords: Vec<(&'a str, Value)>,
     pub(crate) limits: &'a Limits,
     /// The filters and tests `map`, `select` and `is filter` look names up
-    /// in: the template's own.
-    pub(crate) registry: &'a Registry,
+    /// in: the template's own `callable::Registry` (read through
+    /// `Registry::of`; held without naming its type, which lives above this
+    /// module).
+    pub(crate) registry: &'a (dyn std::any::Any + Send + Sync),
 }
 
 impl std::fmt::Debug for Arguments<'_> {
@@ -175,8 +176,8 @@ mod tests {
 
     fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Arguments<'static> {
         static LIMITS: std::sync::LazyLock<Limits> = std::sync::LazyLock::new(Limits::default);
-        static REGISTRY: std::sync::LazyLock<Registry> =
-            std::sync::LazyLock::new(Registry::default);
+        static REGISTRY: std::sync::LazyLock<crate::callable::Registry> =
+            std::sync::LazyLock::new(Default::default);
         Arguments {
             limits: &LIMITS,
             registry: &REGISTRY,

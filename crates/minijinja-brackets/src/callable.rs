@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use indexmap::IndexMap;
+
 use crate::arguments::{Arguments, bad};
 use crate::error::Error;
 use crate::value::Value;
@@ -190,5 +192,58 @@ where
             }
             self(&args.positional)
         })
+    }
+}
+
+/// The filters, tests and functions by name: the built-ins of
+/// `defaults.rs` first, then what a host adds (replacing a built-in keeps
+/// its place), so suggestions are found in one order. Built in
+/// `environment.rs` (its `Default` holds the built-ins of `defaults.rs`);
+/// defined here, below the filters, so that `map` and `select` can reach
+/// it through [`Arguments`] without an import circle.
+#[derive(Clone)]
+pub(crate) struct Registry {
+    pub(crate) filters: IndexMap<Arc<str>, Filter>,
+    pub(crate) tests: IndexMap<Arc<str>, Test>,
+    pub(crate) functions: IndexMap<Arc<str>, Function>,
+    /// What the host added, for `Debug`.
+    pub(crate) host: HostNames,
+}
+
+/// The names a host added, for `Debug`.
+#[derive(Clone, Default)]
+pub(crate) struct HostNames {
+    pub(crate) filters: Vec<String>,
+    pub(crate) tests: Vec<String>,
+    pub(crate) functions: Vec<String>,
+}
+
+impl Registry {
+    /// A known filter name close to `name`, for "did you mean".
+    pub(crate) fn suggest_filter(&self, name: &str) -> Option<&str> {
+        crate::suggest::closest(name, self.filters.keys().map(|n| &**n))
+    }
+
+    /// A known test name close to `name`, for "did you mean".
+    pub(crate) fn suggest_test(&self, name: &str) -> Option<&str> {
+        crate::suggest::closest(name, self.tests.keys().map(|n| &**n))
+    }
+
+    pub(crate) fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.get(name)
+    }
+}
+
+impl Registry {
+    /// The registry a call's [`Arguments`] carry (always one: the
+    /// renderer passes its template's).
+    pub(crate) fn of<'a>(args: &Arguments<'a>) -> &'a Registry {
+        static EMPTY: std::sync::LazyLock<Registry> = std::sync::LazyLock::new(|| Registry {
+            filters: IndexMap::new(),
+            tests: IndexMap::new(),
+            functions: IndexMap::new(),
+            host: HostNames::default(),
+        });
+        args.registry.downcast_ref::<Registry>().unwrap_or(&EMPTY)
     }
 }

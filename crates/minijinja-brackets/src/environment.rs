@@ -7,22 +7,12 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::callable::{Filter, Function, IntoFilter, IntoFunction, IntoTest, Test};
+use crate::callable::{
+    Filter, Function, HostNames, IntoFilter, IntoFunction, IntoTest, Registry, Test,
+};
 use crate::limits::Limits;
 use crate::loader::{Library, LoadError};
 use crate::syntax::lexer::Whitespace;
-
-/// The filters, tests and functions by name: the built-ins of
-/// `defaults.rs` first, then what a host adds (replacing a built-in keeps
-/// its place), so suggestions are found in one order.
-#[derive(Clone)]
-pub(crate) struct Registry {
-    pub(crate) filters: IndexMap<Arc<str>, Filter>,
-    pub(crate) tests: IndexMap<Arc<str>, Test>,
-    pub(crate) functions: IndexMap<Arc<str>, Function>,
-    /// What the host added, for `Debug`.
-    host: HostNames,
-}
 
 impl Default for Registry {
     fn default() -> Registry {
@@ -62,13 +52,6 @@ pub struct Environment {
     /// The named templates: shared by every clone and every template
     /// compiled from it.
     library: Arc<Library>,
-}
-
-#[derive(Clone, Default)]
-struct HostNames {
-    filters: Vec<String>,
-    tests: Vec<String>,
-    functions: Vec<String>,
 }
 
 impl fmt::Debug for Environment {
@@ -244,21 +227,5 @@ impl Environment {
     /// their names against.
     pub(crate) fn registry(&self) -> &Arc<Registry> {
         &self.registry
-    }
-}
-
-impl Registry {
-    /// A known filter name close to `name`, for "did you mean".
-    pub(crate) fn suggest_filter(&self, name: &str) -> Option<&str> {
-        crate::suggest::closest(name, self.filters.keys().map(|n| &**n))
-    }
-
-    /// A known test name close to `name`, for "did you mean".
-    pub(crate) fn suggest_test(&self, name: &str) -> Option<&str> {
-        crate::suggest::closest(name, self.tests.keys().map(|n| &**n))
-    }
-
-    pub(crate) fn function(&self, name: &str) -> Option<&Function> {
-        self.functions.get(name)
     }
 }

@@ -7,8 +7,9 @@
 
 use std::sync::Arc;
 
+use crate::callable::Registry;
 use crate::callable::{Filter, Test};
-use crate::environment::{Environment, Registry};
+use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::syntax::{self, ast, ast::Callee};
 use crate::unit::{Compiled, Resolution};

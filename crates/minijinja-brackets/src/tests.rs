@@ -4,6 +4,7 @@
 //! registers them.
 
 use crate::arguments::{Arguments, bad};
+use crate::callable::Registry;
 use crate::error::{Error, ErrorKind};
 use crate::value::ops::{self, CmpOp};
 use crate::value::{Repr, Value};
@@ -178,7 +179,7 @@ pub(crate) fn names(
     value: &Value,
     args: Arguments<'_>,
 ) -> Result<bool, Error> {
-    let registry = args.registry;
+    let registry = Registry::of(&args);
     none(name, args)?;
     Ok(value.as_str().is_some_and(|s| {
         if filter { registry.filters.contains_key(s) } else { registry.tests.contains_key(s) }

@@ -73,7 +73,7 @@ pub fn part_for_embed(embed: &Embed) -> Part {
 /// extension (with the two types, for the warning).
 fn standard_part(embed: &Embed) -> (Part, Option<(&'static str, &'static str)>) {
     let by_name = mime_type(&embed.name);
-    let data = embed.content.as_slice();
+    let data = embed.content.as_bytes();
     match sniffed_type(data) {
         Some(by_bytes) if by_bytes != by_name => {
             let part = if by_bytes.starts_with("image/") {
@@ -287,7 +287,7 @@ pub fn render(
                             kind: WarningKind::MediaTypeMismatch,
                             name: embed.name.clone(),
                             span: embed.span,
-                            position: Position { offset: 0, line: 1, column: 1 },
+                            position: Position { line: 1, column: 1 },
                             detail,
                             media: mismatch,
                         });

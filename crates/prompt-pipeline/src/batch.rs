@@ -26,12 +26,11 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use prompt_core::json::{self, JsonError};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use serde_json::value::RawValue;
 
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
-use crate::envelope::{Entry, Format, Writer};
+use crate::envelope::{Entry, Format, Writer, record};
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -753,25 +752,6 @@ impl<'de> Deserialize<'de> for IdRow<'de> {
         }
         deserializer.deserialize_map(Fields)
     }
-}
-
-/// `{"row": i, "error": {...}}`, the error in the command line's shape.
-pub(crate) fn record(
-    row: usize,
-    kind: &str,
-    message: &str,
-    line: Option<usize>,
-    column: Option<usize>,
-    snippet: Option<&str>,
-) -> Vec<u8> {
-    let record = json!({"row": row, "error": {
-        "kind": kind,
-        "message": message,
-        "line": line,
-        "column": column,
-        "snippet": snippet,
-    }});
-    serde_json::to_vec(&record).unwrap_or_default()
 }
 
 #[cfg(test)]

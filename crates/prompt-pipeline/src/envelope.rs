@@ -15,6 +15,8 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use serde_json::json;
+
 use crate::provider::Provider;
 
 /// What a batch writes for each row that built.
@@ -274,7 +276,7 @@ impl<'w, O: Write, E: Write> Writer<'w, O, E> {
                 serde_json::Value::from(&**id)
             );
             let snippet = serde_json::Value::from(&**id).to_string();
-            return Some(crate::batch::record(
+            return Some(record(
                 row,
                 "duplicate_id",
                 &message,
@@ -286,6 +288,25 @@ impl<'w, O: Write, E: Write> Writer<'w, O, E> {
         seen.insert(id.clone(), row);
         None
     }
+}
+
+/// `{"row": i, "error": {...}}`, the error in the command line's shape.
+pub(crate) fn record(
+    row: usize,
+    kind: &str,
+    message: &str,
+    line: Option<usize>,
+    column: Option<usize>,
+    snippet: Option<&str>,
+) -> Vec<u8> {
+    let record = json!({"row": row, "error": {
+        "kind": kind,
+        "message": message,
+        "line": line,
+        "column": column,
+        "snippet": snippet,
+    }});
+    serde_json::to_vec(&record).unwrap_or_default()
 }
 
 #[cfg(test)]

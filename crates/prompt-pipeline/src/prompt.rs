@@ -137,7 +137,7 @@ impl Prompt {
         let read = |key: &str| -> Result<Option<String>, Error> {
             let Some(d) = directive(key) else { return Ok(None) };
             let bytes = files.fetch(d.value.trim()).map_err(|err| placed(key, Error::from(err)))?;
-            String::from_utf8(bytes).map(Some).map_err(|_| {
+            std::str::from_utf8(bytes.as_bytes()).map(|text| Some(text.to_owned())).map_err(|_| {
                 let reason = format!("`{}` is not UTF-8 text", d.value.trim());
                 let kind = match key {
                     "tools" => ErrorKind::InvalidTool { tool: String::new(), reason },

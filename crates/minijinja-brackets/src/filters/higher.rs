@@ -12,8 +12,8 @@
 
 use super::{attribute_value, items};
 use crate::arguments::{Arguments, bad};
+use crate::callable::Registry;
 use crate::callable::{Filter, Test};
-use crate::environment::Registry;
 use crate::error::{Error, ErrorKind};
 use crate::value::Value;
 use crate::value::ops;
@@ -53,7 +53,7 @@ fn rest<'a>(args: &Arguments<'a>, skip: usize) -> Arguments<'a> {
         positional: args.positional.iter().skip(skip).cloned().collect(),
         keywords: args.keywords.clone(),
         limits: args.limits,
-        registry: args.registry,
+        registry: Registry::of(&args),
     }
 }
 
@@ -100,7 +100,7 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
     let callee = match each {
         Each::Map if args.keyword("attribute").is_some() => return calls,
         Each::Map => match args.positional.first() {
-            Some(name) => match find_filter(args.registry, name, "map") {
+            Some(name) => match find_filter(Registry::of(&args), name, "map") {
                 Ok(filter) => {
                     let inner = rest(args, 1);
                     return list.iter().fold(calls, |total, item| {
@@ -116,7 +116,9 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
         },
         _ => args.positional.get(each.test_at()).and_then(Value::as_str),
     };
-    let Some(test) = callee.and_then(|name| args.registry.tests.get(name)) else { return calls };
+    let Some(test) = callee.and_then(|name| Registry::of(&args).tests.get(name)) else {
+        return calls;
+    };
     // What the renderer charges a test written out: its arguments' size
     // and its comparison's walk, on every call.
     let test_args = &args.positional[(each.test_at() + 1).min(args.positional.len())..];
@@ -187,7 +189,7 @@ pub(crate) fn map(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let Some(name) = args.positional.first() else {
         return Err(bad("filter `map` needs a filter name or `attribute=`: `map(\"upper\")`"));
     };
-    let filter = find_filter(args.registry, name, "map")?;
+    let filter = find_filter(Registry::of(&args), name, "map")?;
     let mut out = Vec::with_capacity(all.len());
     let mut bytes = 0usize;
     for item in all.iter() {
@@ -226,7 +228,7 @@ fn keep(each: Each, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let test = match args.positional.get(each.test_at()) {
         None => None,
         Some(test) => match test.as_str() {
-            Some(test) => Some(find_test(args.registry, test, name)?),
+            Some(test) => Some(find_test(Registry::of(&args), test, name)?),
             None => {
                 return Err(bad(format!(
                     "`{name}` needs a test name, not {}",
