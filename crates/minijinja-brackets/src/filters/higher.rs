@@ -53,7 +53,7 @@ fn rest<'a>(args: &Arguments<'a>, skip: usize) -> Arguments<'a> {
         positional: args.positional.iter().skip(skip).cloned().collect(),
         keywords: args.keywords.clone(),
         limits: args.limits,
-        registry: Registry::of(&args),
+        registry: Registry::of(args),
     }
 }
 
@@ -100,7 +100,7 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
     let callee = match each {
         Each::Map if args.keyword("attribute").is_some() => return calls,
         Each::Map => match args.positional.first() {
-            Some(name) => match find_filter(Registry::of(&args), name, "map") {
+            Some(name) => match find_filter(Registry::of(args), name, "map") {
                 Ok(filter) => {
                     let inner = rest(args, 1);
                     return list.iter().fold(calls, |total, item| {
@@ -116,7 +116,7 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
         },
         _ => args.positional.get(each.test_at()).and_then(Value::as_str),
     };
-    let Some(test) = callee.and_then(|name| Registry::of(&args).tests.get(name)) else {
+    let Some(test) = callee.and_then(|name| Registry::of(args).tests.get(name)) else {
         return calls;
     };
     // What the renderer charges a test written out: its arguments' size
