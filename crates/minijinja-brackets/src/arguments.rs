@@ -180,7 +180,7 @@ mod tests {
             std::sync::LazyLock::new(Default::default);
         Arguments {
             limits: &LIMITS,
-            registry: &REGISTRY,
+            registry: &*REGISTRY,
             positional: positional.iter().map(|&n| Value::from(n)).collect(),
             keywords: keywords.iter().map(|&(k, n)| (k, Value::from(n))).collect(),
         }

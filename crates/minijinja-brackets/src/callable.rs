@@ -244,6 +244,10 @@ impl Registry {
             functions: IndexMap::new(),
             host: HostNames::default(),
         });
-        args.registry.downcast_ref::<Registry>().unwrap_or(&EMPTY)
+        let registry = args.registry.downcast_ref::<Registry>();
+        // Every `Arguments` is made with a `Registry` itself (not an `Arc`
+        // or a lazy cell of one): a mistake there must not pass unseen.
+        debug_assert!(registry.is_some(), "Arguments::registry holds a Registry");
+        registry.unwrap_or(&EMPTY)
     }
 }

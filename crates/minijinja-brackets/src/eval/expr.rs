@@ -391,7 +391,7 @@ impl<'t> Renderer<'t> {
             positional: Vec::with_capacity(args.positional.len()),
             keywords: Vec::with_capacity(args.keywords.len()),
             limits: self.limits,
-            registry: self.env.registry(),
+            registry: &**self.env.registry(),
         };
         for e in &args.positional {
             out.positional.push(self.eval(e)?);
