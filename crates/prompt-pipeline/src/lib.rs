@@ -132,7 +132,7 @@ pub use crate::envelope::Format;
 pub use crate::error::{Error, ErrorKind, Origin};
 pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
-pub use crate::provider::{Encoded, Notice, Provider, Request};
+pub use crate::provider::{Encoded, Notice, ParseProviderError, Provider, Request};
 pub use crate::source::{Source, Transcript};
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;

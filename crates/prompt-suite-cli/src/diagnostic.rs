@@ -41,7 +41,7 @@ struct Repr {
 }
 
 impl Diagnostic {
-    /// A diagnostic of `kind` (snake_case, as listed in `docs/cli.md`).
+    /// A diagnostic of `kind` (snake_case, as listed in `docs/cli-contract.md`).
     pub fn new(kind: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             repr: Box::new(Repr {

@@ -2,15 +2,16 @@
 //! stderr. One module per subcommand; `shell` holds the cases every
 //! subcommand shares (help, version, usage errors).
 
-// The providers' batch shapes, from prompt-pipeline's schema tests.
-#[path = "../../../prompt-pipeline/tests/support/anthropic.rs"]
+// The providers' batch shapes, from prompt-pipeline's schema tests (`support/`
+// and `../examples` are symlinks, stored as files by `cargo package`).
+#[path = "support/anthropic.rs"]
 mod anthropic;
 mod batch;
 mod build;
 mod check;
 mod comments;
 mod flip;
-#[path = "../../../prompt-pipeline/tests/support/gemini.rs"]
+#[path = "support/gemini.rs"]
 mod gemini;
 mod injection;
 mod render;
