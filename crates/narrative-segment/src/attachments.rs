@@ -232,7 +232,9 @@ impl Attachments {
         }
     }
 
-    /// The entries held in memory, in name order (none for a directory).
+    /// The entries held in memory, in name order (none for a directory);
+    /// what a bundle writes.
+    #[cfg(feature = "bundle")]
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
         let map = match &self.source {
             Source::Entries(map) => Some(map),
