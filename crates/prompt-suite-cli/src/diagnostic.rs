@@ -260,7 +260,7 @@ static WARNINGS: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
 /// cannot carry, a repeated key whose last value wins. The command line
 /// prints it on standard error as `warning[<kind>]: <message>`, with the
 /// origin, line and column and the source line with a caret when the
-/// diagnostic has them ([`crate::input::Input::warn`] places a library
+/// diagnostic has them ([`crate::input::Input::warn_all`] places a library
 /// warning in its input), once the subcommand has run: before its error
 /// when it failed, except with `--error-format json`, whose failing runs
 /// print only the error object. Standard output, JSON included, never
