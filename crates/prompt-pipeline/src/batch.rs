@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
-use crate::envelope::{Entry, Format, Writer, record};
+use crate::envelope::{Entry, Format, Place, Writer, record};
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -355,7 +355,7 @@ impl<'a> Batch<'a> {
         let ok = built.unwrap_or_else(|_| {
             lines.bytes.truncate(start);
             let message = "building this row failed unexpectedly (a bug: please report it)";
-            lines.bytes.extend(record(index, "internal", message, None, None, None));
+            lines.bytes.extend(record(index, "internal", message, None));
             false
         });
         lines.failed += usize::from(!ok);
@@ -378,7 +378,12 @@ impl<'a> Batch<'a> {
     ) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
-            out.extend(record(index, "row_too_large", &message, Some(index + 1), None, None));
+            out.extend(record(
+                index,
+                "row_too_large",
+                &message,
+                Some(Place::row(index, None, None)),
+            ));
             return false;
         };
         let seed = self.seed.wrapping_add(index as u64);
@@ -390,16 +395,7 @@ impl<'a> Batch<'a> {
                 } else {
                     self.compiled.build(&context, seed).map(Line::Body)
                 };
-                line.map_err(|err| {
-                    record(
-                        index,
-                        err.kind().as_str(),
-                        &err.message(),
-                        err.line(),
-                        err.column(),
-                        err.snippet(),
-                    )
-                })
+                line.map_err(|err| build_record(index, &err))
             });
         let line = match result {
             Ok(line) => line,
@@ -430,7 +426,7 @@ impl<'a> Batch<'a> {
             Err(err) => {
                 out.truncate(start);
                 let message = format!("cannot encode the request body: {err}");
-                out.extend(record(index, "internal", &message, None, None, None));
+                out.extend(record(index, "internal", &message, None));
                 false
             }
         }
@@ -587,19 +583,33 @@ impl Shared {
     }
 }
 
+/// The record of a row that failed to build: placed in the text its
+/// error points into (`prompt` for the prompt file).
+fn build_record(index: usize, err: &crate::Error) -> Vec<u8> {
+    use prompt_core::diagnostic::{Diagnostic, Origin};
+    let report = err.report();
+    let origin = Diagnostic::origin(err);
+    let origin = match &origin {
+        Origin::Input => "prompt",
+        other => other.as_str(),
+    };
+    let place = Place {
+        origin,
+        line: report.line,
+        column: report.column,
+        snippet: report.snippet.as_deref(),
+    };
+    let place = report.line.is_some().then_some(place);
+    record(index, &report.kind, &report.message, place)
+}
+
 fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
     std::str::from_utf8(line).map_err(|err| {
         // The prefix is valid: count its characters without copying it.
         let valid = std::str::from_utf8(&line[..err.valid_up_to()]).unwrap_or_default();
         let column = valid.chars().count() + 1;
-        record(
-            index,
-            "invalid_utf8",
-            "the row is not valid UTF-8",
-            Some(index + 1),
-            Some(column),
-            Some(""),
-        )
+        let place = Place::row(index, Some(column), Some(""));
+        record(index, "invalid_utf8", "the row is not valid UTF-8", Some(place))
     })
 }
 
@@ -616,20 +626,18 @@ fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Ve
             index,
             "invalid_json",
             message,
-            Some(index + 1),
-            Some(1),
-            Some(&snippet),
+            Some(Place::row(index, Some(1), Some(&snippet))),
         ));
     }
     json::from_str::<T>(text).map_err(|err: JsonError| {
-        record(
-            index,
-            "invalid_json",
-            err.message(),
-            Some(index + err.line()),
-            Some(err.column()),
-            Some(err.snippet()),
-        )
+        // A row is one line: the reader's line is 1.
+        let place = Place {
+            origin: "rows",
+            line: Some(index + err.line()),
+            column: Some(err.column()),
+            snippet: Some(err.snippet()),
+        };
+        record(index, "invalid_json", err.message(), Some(place))
     })
 }
 
@@ -654,33 +662,22 @@ impl Batch<'_> {
                 let message = format!(
                     "unknown field `{key}`, expected one of `state`, `local`, `global`, `{field}`"
                 );
-                let (column, snippet) = (at(value), snippet(value));
-                let line = Some(index + 1);
-                return Err(record(
-                    index,
-                    "invalid_json",
-                    &message,
-                    line,
-                    Some(column),
-                    Some(&snippet),
-                ));
+                let snippet = snippet(value);
+                let place = Place::row(index, Some(at(value)), Some(&snippet));
+                return Err(record(index, "invalid_json", &message, Some(place)));
             }
         }
         let Some(raw) = raw_id else {
             let message = format!("the row has no id: its key `{field}` is missing");
             let snippet: String = text.chars().take(40).collect();
-            return Err(record(
-                index,
-                "missing_id",
-                &message,
-                Some(index + 1),
-                Some(1),
-                Some(&snippet),
-            ));
+            let place = Place::row(index, Some(1), Some(&snippet));
+            return Err(record(index, "missing_id", &message, Some(place)));
         };
-        let (column, line) = (at(raw), Some(index + 1));
+        let column = at(raw);
         let invalid = |message: String| {
-            record(index, "invalid_id", &message, line, Some(column), Some(&snippet(raw)))
+            let snippet = snippet(raw);
+            let place = Place::row(index, Some(column), Some(&snippet));
+            record(index, "invalid_id", &message, Some(place))
         };
         let value = match serde_json::from_str::<serde_json::Value>(raw.get()) {
             Ok(serde_json::Value::String(value)) => value,
