@@ -159,7 +159,7 @@ impl<'a> Batch<'a> {
 
     /// Reads rows (one JSON context per line) from `rows` and writes what
     /// each gives, in row order: its request, or the error record
-    /// `{"row": i, "error": {"kind", "message", "line", "column", "snippet"}}`.
+    /// `{"row": i, "error": {"kind", "message", "line", "column", "snippet", "origin"}}`.
     ///
     /// With [`Format::Bodies`] every row is one line of `out` (the body, or
     /// the messages when the provider stage is off, or the record) and
@@ -168,10 +168,12 @@ impl<'a> Batch<'a> {
     /// document `{"requests":[...]}`, a request per line, valid JSON even
     /// with no request at all) and every error record is a line of `errors`.
     ///
-    /// A row that is not UTF-8, not a context, or without a valid id has
-    /// its line and column in the rows (a byte order mark is allowed at the
-    /// start of the first row only); a row that fails to build has them in
-    /// the prompt. `progress` is called after each chunk.
+    /// A record's line and column are in the text its `origin` names: a
+    /// row that is not UTF-8, not a context, or without a valid id has them
+    /// in the `rows` (a byte order mark is allowed at the start of the
+    /// first row only); a row that fails to build has them where its error
+    /// points (`prompt`, `rendered`, a loaded template). `progress` is
+    /// called after each chunk.
     ///
     /// # Errors
     ///
@@ -796,6 +798,27 @@ mod tests {
                 r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"4"}]}"#
             );
         }
+    }
+
+    /// A record's line has one meaning, named by its `origin`: the rows
+    /// file, the prompt file, or the row's rendered narrative (regression:
+    /// the three were told apart by nothing).
+    #[test]
+    fn each_record_names_the_text_its_line_is_in() {
+        let prompt = "/// note: a\n## user\n[[ n + 1 ]] @[[ f ]]\n";
+        let rows = b"{\"state\": {\"n\": \"x\", \"f\": \"a.png\"}}\n\
+                     {\"state\": {\"n\": 1, \"f\": \"a.png\"}}\n\
+                     {\"state\": 1}\n";
+        let (_, lines) = run_with(prompt, rows, |b| b);
+        let (prompt, rendered, rows) = (error(&lines[0]), error(&lines[1]), error(&lines[2]));
+        assert_eq!(prompt["origin"], "prompt", "{prompt}");
+        assert_eq!((&prompt["line"], &prompt["column"]), (&3.into(), &4.into()));
+        assert_eq!(rendered["origin"], "rendered", "{rendered}");
+        assert_eq!((&rendered["line"], &rendered["column"]), (&2.into(), &3.into()));
+        assert_eq!(rendered["snippet"], "@a.png");
+        assert_eq!((&rows["origin"], &rows["line"]), (&"rows".into(), &3.into()));
+        let (_, lines) = run(b"\xff\n", 1, 100);
+        assert_eq!(error(&lines[0])["origin"], "rows");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
-use prompt_core::diagnostic::Report;
+use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Report};
 use serde::Serialize;
 
 /// A rejected input (exit code 1), with where it went wrong.
@@ -66,6 +66,23 @@ impl Diagnostic {
         diagnostic.repr.column = column;
         diagnostic.repr.snippet = snippet;
         diagnostic
+    }
+
+    /// The diagnostic of any library error or warning: its kind, message
+    /// and help, and its line, column (characters) and snippet computed by
+    /// `prompt_core` from its span in `text` (the text of its origin,
+    /// `None` when that text is not at hand: then it has no position), with
+    /// the source line drawn; `origin` names that text (a path, `<stdin>`).
+    pub fn of(
+        error: &dyn CoreDiagnostic,
+        text: Option<&str>,
+        origin: impl Into<String>,
+    ) -> Diagnostic {
+        let diagnostic = Diagnostic::from_report(Report::new(error, text)).with_origin(origin);
+        match text {
+            Some(text) => diagnostic.with_source(text),
+            None => diagnostic,
+        }
     }
 
     /// Sets the 1-based line and column.
@@ -272,24 +289,6 @@ pub fn warn(warning: Diagnostic) {
 /// The warnings reported so far, oldest first; the list is left empty.
 pub fn take_warnings() -> Vec<Diagnostic> {
     std::mem::take(&mut *WARNINGS.lock().unwrap_or_else(PoisonError::into_inner))
-}
-
-/// What the CLI needs to know of a library error to report it. Each
-/// subcommand implements it for its crate's error type, so that every error
-/// reaches the user through [`crate::input::Input::reject`] the same way.
-pub trait Reportable {
-    /// The snake_case kind, as listed in `docs/cli-contract.md`.
-    fn kind_name(&self) -> Cow<'static, str>;
-    /// The message for people, without the position.
-    fn message(&self) -> String;
-    /// The 1-based line and column (in characters), when there is one.
-    fn position(&self) -> Option<(usize, usize)> {
-        None
-    }
-    /// The offending text, when there is one.
-    fn snippet(&self) -> Option<String> {
-        None
-    }
 }
 
 /// The text of the line that starts `text`, without its line ending.
