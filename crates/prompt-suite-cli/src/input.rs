@@ -200,7 +200,8 @@ mod tests {
         assert_eq!(ok, [1]);
         let err = json_error("\u{feff}[1,]");
         assert_eq!((err.line(), err.column(), err.snippet()), (Some(1), Some(4), Some("]")));
-        assert!(err.render_human().ends_with("1 | [1,]\n  |    ^\n"), "{}", err.render_human());
+        let drawn = err.render_human(false);
+        assert!(drawn.ends_with("1 | [1,]\n  |    ^\n"), "{drawn}");
         // A repeated key is an error naming it, at its second occurrence.
         let err = json_error("{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");
         assert_eq!(err.kind(), "invalid_json");
