@@ -709,3 +709,20 @@ impl Args {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_choice() {
+        use std::ffi::OsStr;
+        let set = Some(OsStr::new("1"));
+        assert!(ColorChoice::Auto.colors(true, None));
+        assert!(ColorChoice::Auto.colors(true, Some(OsStr::new(""))));
+        assert!(!ColorChoice::Auto.colors(true, set));
+        assert!(!ColorChoice::Auto.colors(false, None));
+        assert!(ColorChoice::Always.colors(false, set));
+        assert!(!ColorChoice::Never.colors(true, None));
+    }
+}

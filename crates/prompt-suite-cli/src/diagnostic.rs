@@ -455,19 +455,6 @@ mod tests {
     }
 
     #[test]
-    fn color_choice() {
-        use crate::args::ColorChoice;
-        use std::ffi::OsStr;
-        let set = Some(OsStr::new("1"));
-        assert!(ColorChoice::Auto.colors(true, None));
-        assert!(ColorChoice::Auto.colors(true, Some(OsStr::new(""))));
-        assert!(!ColorChoice::Auto.colors(true, set));
-        assert!(!ColorChoice::Auto.colors(false, None));
-        assert!(ColorChoice::Always.colors(false, set));
-        assert!(!ColorChoice::Never.colors(true, None));
-    }
-
-    #[test]
     fn json_shape_and_order() {
         let d = Diagnostic::new("bad_arguments", "x").at(3, 4).with_snippet("ab\"c");
         assert_eq!(
