@@ -74,6 +74,40 @@ pub(crate) enum Command {
     Batch(BatchArgs),
     /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
     Check(CheckArgs),
+    /// Print the completion script of a shell (source it, or install it where the shell looks).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): of the whole command line, or of one subcommand.
+    Man(ManArgs),
+}
+
+// `completions` and `man`.
+
+/// Says that `name` is not a subcommand, naming those that are.
+fn unknown_subcommand(name: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let command = Args::command();
+    if command.find_subcommand(name).is_some() {
+        return None;
+    }
+    let names: Vec<&str> = command.get_subcommands().map(clap::Command::get_name).collect();
+    Some(format!("`{name}` is not a subcommand; one of: {}", names.join(", ")))
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell whose script is printed.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page is printed (`prompt-suite-NAME(1)`); the
+    /// whole command line's (`prompt-suite(1)`) when absent.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub(crate) subcommand: Option<String>,
 }
 
 // `comments`.
@@ -668,6 +702,7 @@ impl Args {
     pub(crate) fn check(&self) -> Result<(), clap::Error> {
         let conflict = match &self.command {
             Command::Batch(batch) => batch.conflict(),
+            Command::Man(ManArgs { subcommand: Some(name) }) => unknown_subcommand(name),
             _ => None,
         };
         match conflict {

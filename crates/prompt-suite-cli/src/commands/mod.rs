@@ -10,6 +10,7 @@ mod build;
 mod check;
 mod comments;
 mod flip;
+mod generate;
 mod render;
 mod segment;
 
@@ -24,5 +25,7 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Build(args) => build::execute(args),
         Command::Batch(args) => batch::execute(args),
         Command::Check(args) => check::execute(args),
+        Command::Completions(args) => generate::completions(&args),
+        Command::Man(args) => generate::man(&args),
     }
 }

@@ -12,6 +12,7 @@ mod comments;
 mod flip;
 #[path = "../../../prompt-pipeline/tests/support/gemini.rs"]
 mod gemini;
+mod generate;
 mod injection;
 mod render;
 mod segment;
