@@ -34,6 +34,11 @@ pub(crate) struct Args {
     #[arg(long, value_enum, global = true, default_value_t = ErrorFormat::Human)]
     pub(crate) error_format: ErrorFormat,
 
+    /// Write the result to FILE, replaced whole on success (else untouched),
+    /// instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE", global = true)]
+    pub(crate) output: Option<PathBuf>,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }

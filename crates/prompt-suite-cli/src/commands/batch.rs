@@ -15,6 +15,7 @@ use crate::args::BatchArgs;
 use crate::context::random_seed;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
+use crate::output;
 use crate::prompt::{diagnostic, source, warn_notices};
 
 /// Runs `batch`. Exit code 0 when every row built, 1 when any row failed
@@ -52,10 +53,18 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     // error (then without the progress count, which would cut into them).
     let mut errors: Box<dyn Write> = match &args.errors {
         Some(path) => {
-            not_an_input(path, &args)?;
+            let to = output::target();
+            not_an_input(path, &args, to.as_deref())?;
             let file = std::fs::File::create(path).map_err(|err| {
                 Diagnostic::new("io_error", format!("cannot write {}: {err}", path.display()))
             })?;
+            // A new `--errors` file is the `-o` file only if named so; it
+            // is created now, so the names can be compared by what they open.
+            if let Err(err) = not_an_input(path, &args, to.as_deref()) {
+                // It did not exist before the first check: not the user's.
+                let _ = std::fs::remove_file(path);
+                return Err(err);
+            }
             Box::new(BufWriter::with_capacity(64 << 10, file))
         }
         None => Box::new(BufWriter::with_capacity(64 << 10, io::stderr().lock())),
@@ -68,7 +77,7 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         }
     };
     // Lines go out in 64 KiB writes, not one write per line.
-    let mut out = BufWriter::with_capacity(64 << 10, io::stdout().lock());
+    let mut out = BufWriter::with_capacity(64 << 10, output::Writer);
     let summary = match batch.run(BufReader::new(rows), &mut out, &mut errors, progress) {
         Ok(summary) => summary,
         // The reader of the output has what it wanted.
@@ -77,10 +86,13 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
             return Err(Diagnostic::new("io_error", format!("batch: {err}")));
         }
     };
+    drop(out);
     if show_progress {
         eprintln!();
     }
     drop(errors);
+    // The error records are output too: `-o` takes them, failed rows or not.
+    output::commit()?;
     if summary.failed > 0 {
         let place = match &args.errors {
             _ if !format.is_envelope() => "their lines in the output are error records".to_owned(),
@@ -95,14 +107,16 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Refuses an `--errors` file that is the rows file, the prompt or standard
-/// output: creating it would empty what is being read or written.
-fn not_an_input(path: &Path, args: &BatchArgs) -> Result<(), Diagnostic> {
+/// Refuses an `--errors` file that is the rows file, the prompt, the `-o`
+/// file or standard output: creating it would empty what is being read or
+/// written (or the `-o` file would replace it at the end).
+fn not_an_input(path: &Path, args: &BatchArgs, output: Option<&Path>) -> Result<(), Diagnostic> {
     // A file that does not exist yet is none of them.
     let Ok(errors) = Handle::from_path(path) else { return Ok(()) };
     let rows = (args.rows.as_os_str() != "-").then_some(("the rows file", args.rows.as_path()));
     let prompt = args.input.file.as_deref().filter(|p| p.as_os_str() != "-");
     let named = rows.into_iter().chain(prompt.map(|p| ("the prompt", p)));
+    let named = named.chain(output.map(|p| ("the -o output", p)));
     let mut same = named.filter(|(_, other)| Handle::from_path(other).is_ok_and(|h| h == errors));
     let what = match same.next() {
         Some((what, _)) => what,

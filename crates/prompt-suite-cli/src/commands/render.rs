@@ -292,27 +292,16 @@ fn beside(path: &Path, suffix: &str) -> PathBuf {
     dir.join(format!(".{name}{suffix}"))
 }
 
-/// Saves atomically: a temporary file in the same directory, flushed to
-/// disk, then renamed over the old one, which survives any failure before.
+/// Saves atomically ([`output::AtomicFile`]): the old file survives any
+/// failure before the rename.
 fn save_history(path: &Path, history: &StateHistory) -> Result<(), Diagnostic> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let temp = beside(path, &format!(".{}-{nanos}.tmp", std::process::id()));
     let mut json = history.to_json();
     json.push('\n');
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut file| {
-            file.write_all(json.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temp, path));
+    let written = output::AtomicFile::create(path).and_then(|mut file| {
+        file.write_all(json.as_bytes())?;
+        file.commit()
+    });
     written.map_err(|err| {
-        // Best effort: the temporary file may not even exist.
-        let _ = std::fs::remove_file(&temp);
         Diagnostic::new("io_error", format!("cannot save the history file: {err}"))
             .with_origin(path.display().to_string())
     })

@@ -14,6 +14,7 @@ mod flip;
 mod gemini;
 mod generate;
 mod injection;
+mod output;
 mod render;
 mod segment;
 mod shell;
