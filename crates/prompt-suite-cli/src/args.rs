@@ -441,6 +441,21 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
 
+    #[command(flatten)]
+    pub(crate) transcript: TranscriptArgs,
+
+    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
+    /// instead of the body alone.
+    #[arg(long)]
+    pub(crate) full: bool,
+
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
+}
+
+/// The transcript flags `build` and `batch` share.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct TranscriptArgs {
     /// Flip this JSON transcript for `--speaker` and append it after the
     /// prompt's messages.
     #[arg(long, value_name = "FILE", requires = "speaker")]
@@ -453,14 +468,6 @@ pub(crate) struct BuildArgs {
     /// How `--transcript` shows the other speakers' turns (as `flip` does).
     #[command(flatten)]
     pub(crate) view: ViewArgs,
-
-    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
-    /// instead of the body alone.
-    #[arg(long)]
-    pub(crate) full: bool,
-
-    #[command(flatten)]
-    pub(crate) pipeline: PipelineArgs,
 }
 
 /// The pipeline flags `build` and `batch` share.
@@ -641,6 +648,14 @@ pub(crate) struct BatchArgs {
     pub(crate) errors: Option<PathBuf>,
 
     #[command(flatten)]
+    pub(crate) transcript: TranscriptArgs,
+
+    /// Write each row's `{"body", "notices", "messages", "metadata", "writes",
+    /// "effects"}` (as `build --full`) instead of the body alone.
+    #[arg(long)]
+    pub(crate) full: bool,
+
+    #[command(flatten)]
     pub(crate) pipeline: PipelineArgs,
 }
 
@@ -691,6 +706,9 @@ impl BatchArgs {
         }
         if self.pipeline.messages {
             return Some(format!("`--format {name}` holds request bodies, not `--messages`"));
+        }
+        if self.full {
+            return Some(format!("`--format {name}` holds request bodies, not `--full` builds"));
         }
         match self.id_field.as_deref() {
             Some(field @ ("state" | "local" | "global")) => {

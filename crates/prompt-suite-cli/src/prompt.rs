@@ -6,10 +6,10 @@ use std::path::Path;
 
 use prompt_suite::pipeline::{
     self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, Source, Tool,
-    ToolChoice,
+    ToolChoice, Transcript,
 };
 
-use crate::args::PipelineArgs;
+use crate::args::{PipelineArgs, TranscriptArgs};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 
@@ -63,6 +63,17 @@ pub(crate) fn source(
         }
         None => Ok(source),
     }
+}
+
+/// The transcript of `--transcript FILE --speaker ID`, flipped as the view
+/// flags say, with its file (its errors are drawn there).
+pub(crate) fn transcript(args: &TranscriptArgs) -> Result<Option<(Input, Transcript)>, Diagnostic> {
+    let (Some(path), Some(speaker)) = (&args.transcript, &args.speaker) else { return Ok(None) };
+    let file = Input::read(Some(path))?;
+    let transcript = Transcript::from_json(file.text()?, speaker.as_str())
+        .map_err(|err| diagnostic(&err, &file, None, None))?
+        .options(args.view.options());
+    Ok(Some((file, transcript)))
 }
 
 /// Prints `notices` as warnings; one with a place in the prompt (a repeated
