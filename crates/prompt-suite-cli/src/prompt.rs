@@ -8,10 +8,11 @@ use prompt_suite::pipeline::{
     self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, Source, Tool,
     ToolChoice, Transcript,
 };
+use prompt_suite::segment::Bundle;
 
 use crate::args::{PipelineArgs, TranscriptArgs};
 use crate::diagnostic::{Diagnostic, Reportable};
-use crate::input::Input;
+use crate::input::{Input, ZIP_MAGIC};
 
 /// The pipeline of the flags, with the files `--tools` and
 /// `--response-schema` name read (the flags win over the prompt's
@@ -43,9 +44,18 @@ pub(crate) fn source(
     pipeline: &Pipeline,
     input: &Input,
 ) -> Result<Source, Diagnostic> {
-    let name = input.path().and_then(Path::to_str).unwrap_or("stdin");
-    let mut source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
-        .map_err(|err| diagnostic(&err, input, None, None))?;
+    let limits = pipeline.attachment_limits();
+    let source = match input.path() {
+        Some(path) => Source::from_bytes(&path.to_string_lossy(), input.bytes(), limits),
+        // On standard input, a bundle's narrative is its one `.lmml` entry.
+        None if input.bytes().starts_with(ZIP_MAGIC) => {
+            Bundle::from_unnamed_zip(input.bytes(), limits)
+                .map(Source::from_bundle)
+                .map_err(prompt_pipeline::Error::from)
+        }
+        None => Source::from_bytes("stdin", input.bytes(), limits),
+    };
+    let mut source = source.map_err(|err| diagnostic(&err, input, None, None))?;
     if let Some(path) = input.path() {
         let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
         source = source
