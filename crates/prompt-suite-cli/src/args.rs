@@ -79,10 +79,104 @@ pub(crate) enum Command {
     Batch(BatchArgs),
     /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
     Check(CheckArgs),
+    /// Read and edit a state history file (`render --history`): get, set, list, swipes, rollback.
+    State(StateArgs),
     /// Print the completion script of a shell (source it, or install it where the shell looks).
     Completions(CompletionsArgs),
     /// Print the manual page (roff): of the whole command line, or of one subcommand.
     Man(ManArgs),
+}
+
+// `state`.
+
+/// Arguments of `state`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct StateArgs {
+    #[command(subcommand)]
+    pub(crate) action: StateAction,
+}
+
+/// The history file every `state` subcommand takes.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct HistoryArg {
+    /// The state history file (`{"messages": [{"swipes": [...], "active": N}, ...]}`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: PathBuf,
+}
+
+/// The `state` subcommands: two that read, five that write (atomically,
+/// under the history's lock, printing nothing).
+#[derive(Debug, Subcommand)]
+pub(crate) enum StateAction {
+    /// Print the JSON value of state variable NAME (after the last message, or before --at N).
+    Get {
+        /// The state variable.
+        name: String,
+        #[command(flatten)]
+        history: HistoryArg,
+        /// Read the state before message N (the state message N renders with).
+        #[arg(long, value_name = "N")]
+        at: Option<usize>,
+    },
+    /// Set state variable NAME in the last message (a missing history is created with one).
+    Set {
+        /// The state variable.
+        name: String,
+        /// The value: parsed as JSON when it is JSON (`3`, `null`, `"quoted"`), else a string
+        /// (after `--` when it starts with `-` and is not a number).
+        #[arg(allow_negative_numbers = true)]
+        value: String,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Print the effective state as a JSON object (after the last message, or before --at N).
+    List {
+        #[command(flatten)]
+        history: HistoryArg,
+        /// Read the state before message N.
+        #[arg(long, value_name = "N")]
+        at: Option<usize>,
+    },
+    /// Add an empty swipe to message N and make it the active one.
+    Swipe {
+        /// The message.
+        #[arg(value_name = "N")]
+        message: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Make swipe SWIPE of message N the active one.
+    Select {
+        /// The message.
+        #[arg(value_name = "N")]
+        message: usize,
+        /// The swipe.
+        swipe: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Delete message N: its writes vanish, later messages move down.
+    Delete {
+        /// The message.
+        #[arg(value_name = "N")]
+        message: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Roll back to the first LEN messages.
+    Truncate {
+        /// How many messages to keep.
+        len: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+}
+
+impl StateAction {
+    /// Whether the subcommand prints (only `get` and `list` do).
+    pub(crate) fn prints(&self) -> bool {
+        matches!(self, StateAction::Get { .. } | StateAction::List { .. })
+    }
 }
 
 // `completions` and `man`.
@@ -726,6 +820,9 @@ impl Args {
         let conflict = match &self.command {
             Command::Batch(batch) => batch.conflict(),
             Command::Man(ManArgs { subcommand: Some(name) }) => unknown_subcommand(name),
+            Command::State(state) if self.output.is_some() && !state.action.prints() => {
+                Some("this `state` edit prints nothing: `-o` has nothing to write".to_owned())
+            }
             _ => None,
         };
         match conflict {

@@ -29,6 +29,7 @@ pub mod output;
 mod args;
 mod commands;
 mod context;
+mod history;
 mod prompt;
 mod run;
 

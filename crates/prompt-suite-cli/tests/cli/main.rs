@@ -18,6 +18,7 @@ mod output;
 mod render;
 mod segment;
 mod shell;
+mod state;
 
 use std::process::Command;
 
