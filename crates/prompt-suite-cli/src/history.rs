@@ -2,7 +2,6 @@
 //! writes, and that the `state` subcommands read and edit: reading it,
 //! locking it against concurrent writers, saving it atomically.
 
-use std::borrow::Cow;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,23 +9,9 @@ use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{HistoryError, StateHistory};
 
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
-
-impl Reportable for HistoryError {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        HistoryError::message(self).to_owned()
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        Some((self.line()?, self.column()?))
-    }
-}
 
 /// How long a writer waits for another one on the same history file.
 pub(crate) const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -89,8 +74,7 @@ impl HistoryLock {
 /// An index error of a history operation (`--at` past the end), naming
 /// the history file.
 pub(crate) fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
-    Diagnostic::new(err.kind().as_str(), err.message().to_owned())
-        .with_origin(path.display().to_string())
+    Diagnostic::of(err, None, path.display().to_string())
 }
 
 /// Reads a history file; with `--commit`, a file that does not exist yet
@@ -100,7 +84,7 @@ pub(crate) fn read_history(path: &Path, commit: bool) -> Result<StateHistory, Di
         return Ok(StateHistory::new());
     }
     let input = Input::read(Some(path))?;
-    StateHistory::from_json(input.text()?).map_err(|err| input.reject(&err))
+    StateHistory::from_json(input.text()?).map_err(|err| input.report(&err))
 }
 
 /// A file in the same directory as `path`: `.NAME` followed by `suffix`.

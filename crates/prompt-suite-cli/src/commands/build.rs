@@ -21,7 +21,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let transcript = transcript(&args.transcript)?;
     let seed = args.seed.unwrap_or_else(random_seed);
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
-    let reject = |err| diagnostic(&err, &input, Some(&prompt_text), transcript_input);
+    let reject = |err| diagnostic(&err, &input, transcript_input);
     let prompt = pipeline.prepare(source).map_err(reject)?;
     let compiled = prompt.compile().map_err(reject)?;
     let transcript = transcript.as_ref().map(|(_, transcript)| transcript);
