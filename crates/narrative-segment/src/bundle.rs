@@ -17,6 +17,27 @@ use crate::entry::{is_unsafe_name, read_limited};
 use crate::error::{Error, ErrorKind};
 use crate::narrative::decode_utf8;
 
+/// The one top-level `.lmml` entry among `names`, the narrative of an
+/// archive without a file name.
+fn only_narrative(names: &[String]) -> Result<String, Error> {
+    let mut narratives = names.iter().filter(|name| name.ends_with(".lmml") && !name.contains('/'));
+    match (narratives.next(), narratives.next()) {
+        (Some(name), None) => Ok(name.clone()),
+        (first, second) => {
+            let found = match (first, second) {
+                (Some(a), Some(b)) => format!("it has more than one (`{a}`, `{b}`)"),
+                _ => "it has none".to_owned(),
+            };
+            Err(Error::new(ErrorKind::MissingNarrativeEntry).with_name("*.lmml").with_detail(
+                format!(
+                    "without a file name to go by, a bundle's narrative is its one top-level \
+                     `.lmml` entry, and {found}"
+                ),
+            ))
+        }
+    }
+}
+
 /// The first bytes of a zip archive; a bundle is a zip by content, not by name.
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
@@ -71,17 +92,40 @@ impl Bundle {
         bytes: &[u8],
         limits: &AttachmentLimits,
     ) -> Result<Bundle, Error> {
-        #[cfg(not(feature = "bundle"))]
-        {
-            let _ = (file_name, bytes, limits);
-            Err(Error::new(ErrorKind::BundlesUnsupported))
-        }
-        #[cfg(feature = "bundle")]
-        Bundle::read_zip(file_name, bytes, limits)
+        Bundle::zip(Some(file_name), bytes, limits)
     }
 
+    /// A bundle from the bytes of a zip archive that has no file name (read
+    /// from standard input, say): its narrative entry is its one top-level
+    /// `.lmml` entry. Read as [`Bundle::from_zip`] reads.
+    ///
+    /// # Errors
+    ///
+    /// As [`Bundle::from_zip`]; [`ErrorKind::MissingNarrativeEntry`] when
+    /// the archive has no top-level `.lmml` entry, or several;
+    /// [`ErrorKind::BundlesUnsupported`] without the `bundle` feature.
+    pub fn from_unnamed_zip(bytes: &[u8], limits: &AttachmentLimits) -> Result<Bundle, Error> {
+        Bundle::zip(None, bytes, limits)
+    }
+
+    #[cfg(not(feature = "bundle"))]
+    fn zip(
+        file_name: Option<&str>,
+        bytes: &[u8],
+        limits: &AttachmentLimits,
+    ) -> Result<Bundle, Error> {
+        let _ = (file_name, bytes, limits);
+        Err(Error::new(ErrorKind::BundlesUnsupported))
+    }
+
+    /// [`Bundle::from_zip`], with the narrative entry named after
+    /// `file_name`, or without one the only top-level `.lmml` entry.
     #[cfg(feature = "bundle")]
-    fn read_zip(file_name: &str, bytes: &[u8], limits: &AttachmentLimits) -> Result<Bundle, Error> {
+    fn zip(
+        file_name: Option<&str>,
+        bytes: &[u8],
+        limits: &AttachmentLimits,
+    ) -> Result<Bundle, Error> {
         let invalid = |err: zip::result::ZipError| {
             Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
         };
@@ -121,7 +165,10 @@ impl Bundle {
             }
             names.push(name);
         }
-        let narrative_name = Bundle::narrative_entry_name(file_name);
+        let narrative_name = match file_name {
+            Some(file_name) => Bundle::narrative_entry_name(file_name),
+            None => only_narrative(&names)?,
+        };
         let mut narrative = None;
         let mut entries = Vec::new();
         let mut total: u64 = 0;
@@ -302,6 +349,37 @@ mod tests {
             (err.kind(), err.name()),
             (ErrorKind::MissingNarrativeEntry, Some("other.lmml"))
         );
+    }
+
+    /// Without a file name, the narrative is the one top-level `.lmml`
+    /// entry; none or several is an error saying so.
+    #[test]
+    fn an_unnamed_bundle_reads_its_only_narrative() {
+        let limits = AttachmentLimits::default();
+        let bundle = Bundle::from_parts("## user\n@a.png", [("a.png", b"PNG".to_vec())]).unwrap();
+        let bytes = bundle.to_zip("whatever-name.lmmlz").unwrap();
+        assert_eq!(Bundle::from_unnamed_zip(&bytes, &limits).unwrap(), bundle);
+        // An `.lmml` entry below the top is an attachment, not a narrative.
+        let nested = Bundle::from_parts("x", [("notes/old.lmml", b"y".to_vec())]).unwrap();
+        let read = Bundle::from_unnamed_zip(&nested.to_zip("t.lmmlz").unwrap(), &limits).unwrap();
+        assert_eq!(read.text(), "x");
+        let two = Bundle::from_parts("x", [("other.lmml", b"y".to_vec())]).unwrap();
+        let err = Bundle::from_unnamed_zip(&two.to_zip("t.lmmlz").unwrap(), &limits).unwrap_err();
+        assert_eq!((err.kind(), err.name()), (ErrorKind::MissingNarrativeEntry, Some("*.lmml")));
+        assert!(
+            err.to_string().ends_with("and it has more than one (`t.lmml`, `other.lmml`)"),
+            "{err}"
+        );
+        let none = Bundle::from_parts("x", [("a.png", b"y".to_vec())]).unwrap();
+        let mut bytes = none.to_zip("t.lmmlz").unwrap();
+        // The narrative entry renamed to a name that is no narrative.
+        let at = memchr::memmem::find(&bytes, b"t.lmml").unwrap();
+        bytes[at..at + 6].copy_from_slice(b"t.txt_");
+        let at = memchr::memmem::rfind(&bytes, b"t.lmml").unwrap();
+        bytes[at..at + 6].copy_from_slice(b"t.txt_");
+        let err = Bundle::from_unnamed_zip(&bytes, &limits).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MissingNarrativeEntry);
+        assert!(err.to_string().ends_with("and it has none"), "{err}");
     }
 
     /// A bundle of `talk.lmml` and entries named `a.png` and `b.png`, whose

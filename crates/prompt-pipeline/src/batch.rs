@@ -31,6 +31,7 @@ use serde_json::value::RawValue;
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
 use crate::envelope::{Entry, Format, Place, Writer, record};
+use crate::source::Transcript;
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -51,6 +52,10 @@ pub struct Batch<'a> {
     compiled: &'a Compiled,
     /// Each row's line is its arranged messages instead of a request body.
     messages: bool,
+    /// Each row's line is everything the build produced ([`Full`](crate::Full)).
+    full: bool,
+    /// Flipped after each row's messages, as [`Compiled::build_with_transcript`] does.
+    transcript: Option<&'a Transcript>,
     format: Format,
     /// The rows' top-level key that holds each request's id.
     id_field: Option<&'a str>,
@@ -67,6 +72,10 @@ pub struct Summary {
     pub rows: usize,
     /// Rows whose line is an error record.
     pub failed: usize,
+    /// The bytes of input those rows took, line endings (and the skipped
+    /// rest of a row too large) included: with the input's size, how far
+    /// the batch has come.
+    pub bytes: u64,
 }
 
 /// One row of a chunk: its bytes in the chunk's buffer (without the line
@@ -82,7 +91,12 @@ enum Row {
 struct Chunk {
     bytes: Vec<u8>,
     rows: Vec<Row>,
+    /// Where each row ends in the input (from the start of the batch).
+    ends: Vec<u64>,
 }
+
+/// A row read for the next chunk, and where it ends in the input.
+type Carry = Option<(Vec<u8>, u64)>;
 
 impl Chunk {
     fn row(&self, index: usize) -> Option<&[u8]> {
@@ -104,6 +118,8 @@ impl<'a> Batch<'a> {
         Batch {
             compiled,
             messages: false,
+            full: false,
+            transcript: None,
             format: Format::Bodies,
             id_field: None,
             seed,
@@ -125,6 +141,21 @@ impl<'a> Batch<'a> {
     /// arranged messages ([`Compiled::arrange`]) instead of a request body.
     pub fn messages(mut self, messages: bool) -> Batch<'a> {
         self.messages = messages;
+        self
+    }
+
+    /// The same batch writing, for each row, everything its build produced
+    /// ([`Full`](crate::Full), `build --full`'s object) instead of the body alone (with
+    /// [`Format::Bodies`] only).
+    pub fn full(mut self, full: bool) -> Batch<'a> {
+        self.full = full;
+        self
+    }
+
+    /// The same batch appending `transcript` (flipped for its speaker) after
+    /// each row's messages ([`Compiled::build_with_transcript`]).
+    pub fn transcript(mut self, transcript: Option<&'a Transcript>) -> Batch<'a> {
+        self.transcript = transcript;
         self
     }
 
@@ -173,7 +204,8 @@ impl<'a> Batch<'a> {
     /// in the `rows` (a byte order mark is allowed at the start of the
     /// first row only); a row that fails to build has them where its error
     /// points (`prompt`, `rendered`, a loaded template). `progress` is
-    /// called after each chunk.
+    /// called as lines are written (after each row, or each run of rows a
+    /// thread built), with the rows written so far.
     ///
     /// # Errors
     ///
@@ -197,15 +229,12 @@ impl<'a> Batch<'a> {
         let mut chunk = Chunk::default();
         let mut carry = None;
         loop {
-            self.read_chunk(&mut rows, &mut chunk, &mut carry)?;
+            self.read_chunk(&mut rows, &mut chunk, &mut carry, summary.bytes)?;
             if chunk.rows.is_empty() {
                 writer.finish()?;
                 return Ok(summary);
             }
-            summary.failed += self.chunk(summary.rows, &chunk, &mut writer)?;
-            summary.rows += chunk.rows.len();
-            writer.flush()?;
-            progress(&summary);
+            self.chunk(&mut summary, &chunk, &mut writer, &mut progress)?;
         }
     }
 
@@ -218,6 +247,9 @@ impl<'a> Batch<'a> {
         }
         if self.format.is_envelope() && self.messages {
             return Err(format!("{format} holds request bodies, not messages"));
+        }
+        if self.format.is_envelope() && self.full {
+            return Err(format!("{format} holds request bodies, not whole builds"));
         }
         match self.id_field {
             Some(_) if !self.format.is_envelope() => {
@@ -232,64 +264,83 @@ impl<'a> Batch<'a> {
 
     /// Reads the next chunk into `chunk`, starting with the row carried
     /// over from the last one, and leaves in `carry` a row that did not fit.
+    /// `read` is where the input was when the last chunk was read.
     fn read_chunk(
         &self,
         rows: &mut impl BufRead,
         chunk: &mut Chunk,
-        carry: &mut Option<Vec<u8>>,
+        carry: &mut Carry,
+        mut read: u64,
     ) -> io::Result<()> {
         chunk.bytes.clear();
         chunk.rows.clear();
-        if let Some(mut row) = carry.take() {
+        chunk.ends.clear();
+        if let Some((mut row, end)) = carry.take() {
             chunk.bytes.append(&mut row);
             chunk.rows.push(Row::Line(0..chunk.bytes.len()));
+            chunk.ends.push(end);
+            read = end;
         }
         let limit = self.max_row_bytes.saturating_add(1) as u64;
         while chunk.rows.len() < CHUNK_ROWS {
             let start = chunk.bytes.len();
-            if Read::take(&mut *rows, limit).read_until(b'\n', &mut chunk.bytes)? == 0 {
+            let taken = Read::take(&mut *rows, limit).read_until(b'\n', &mut chunk.bytes)?;
+            if taken == 0 {
                 break;
             }
+            read += taken as u64;
             let line = &chunk.bytes[start..];
             if line.len() > self.max_row_bytes && !line.ends_with(b"\n") {
                 // Over the limit: skip the rest of the line unread.
                 chunk.bytes.truncate(start);
-                rows.skip_until(b'\n')?;
+                read += rows.skip_until(b'\n')? as u64;
                 chunk.rows.push(Row::TooLarge);
+                chunk.ends.push(read);
                 continue;
             }
             let end = start + content_len(line);
             chunk.bytes.truncate(end);
             if end > self.chunk_bytes && !chunk.rows.is_empty() {
                 // The row does not fit: it starts the next chunk.
-                *carry = Some(chunk.bytes.split_off(start));
+                *carry = Some((chunk.bytes.split_off(start), read));
                 break;
             }
             chunk.rows.push(Row::Line(start..end));
+            chunk.ends.push(read);
         }
         Ok(())
     }
 
-    /// Builds the rows of `chunk` (`first` is the index of its first row)
-    /// on up to `jobs` threads and writes their lines in row order; returns
-    /// how many failed.
+    /// Builds the rows of `chunk` (its first row is `summary.rows`) on up
+    /// to `jobs` threads and writes their lines in row order, counting them
+    /// in `summary` and calling `progress` as they are written.
     fn chunk<O: Write, E: Write>(
         &self,
-        first: usize,
+        summary: &mut Summary,
         chunk: &Chunk,
         out: &mut Writer<'_, O, E>,
-    ) -> io::Result<usize> {
+        progress: &mut impl FnMut(&Summary),
+    ) -> io::Result<()> {
+        let first = summary.rows;
         let count = chunk.rows.len();
+        // Rows `..end` of the chunk are written, `failed` more failed.
+        let mut report = |summary: &mut Summary, end: usize, failed: usize| {
+            summary.rows = first + end;
+            summary.failed += failed;
+            summary.bytes = chunk.ends[end - 1];
+            progress(summary);
+        };
         if self.jobs == 1 || count == 1 {
             let mut lines = Lines::default();
-            let mut failed = 0;
             for i in 0..count {
                 lines.bytes.clear();
                 lines.entries.clear();
+                lines.failed = 0;
                 self.line(first + i, chunk.row(i), &mut lines);
-                failed += out.write(first + i, &lines.bytes, &lines.entries)?;
+                let refused = out.write(first + i, &lines.bytes, &lines.entries)?;
+                report(summary, i + 1, lines.failed + refused);
             }
-            return Ok(failed + lines.failed);
+            return out.flush();
         }
         let pieces = pieces(chunk);
         let shared = Shared {
@@ -304,7 +355,6 @@ impl<'a> Batch<'a> {
             written: Condvar::new(),
             budget: self.chunk_bytes,
         };
-        let mut failed = 0;
         std::thread::scope(|scope| {
             for _ in 0..self.jobs.min(pieces.len()) {
                 scope.spawn(|| {
@@ -331,17 +381,16 @@ impl<'a> Batch<'a> {
             let mut row = 0;
             while row < count && written.is_ok() {
                 let (lines, end) = shared.wait_for(row);
-                failed += lines.failed;
                 written = out
                     .write(first + row, &lines.bytes, &lines.entries)
-                    .map(|refused| failed += refused);
+                    .map(|refused| report(summary, end, lines.failed + refused));
                 row = end;
             }
             if written.is_err() {
                 // The threads must not wait for a writer that is gone.
                 shared.stop();
             }
-            written.map(|()| failed)
+            written.and_then(|()| out.flush())
         })
     }
 
@@ -392,10 +441,16 @@ impl<'a> Batch<'a> {
         let result = row_text(index, line)
             .and_then(|text| self.row_input(index, text, id))
             .and_then(|context| {
-                let line = if self.messages {
-                    self.compiled.arrange(&context, seed).map(Line::Messages)
-                } else {
-                    self.compiled.build(&context, seed).map(Line::Body)
+                let compiled = self.compiled;
+                let line = match (self.messages, self.transcript) {
+                    (true, None) => compiled.arrange(&context, seed).map(Line::Messages),
+                    (true, Some(transcript)) => compiled
+                        .arrange_with_transcript(&context, seed, transcript)
+                        .map(Line::Messages),
+                    (false, None) => compiled.build(&context, seed).map(Line::Body),
+                    (false, Some(transcript)) => {
+                        compiled.build_with_transcript(&context, seed, transcript).map(Line::Body)
+                    }
                 };
                 line.map_err(|err| build_record(index, &err))
             });
@@ -418,8 +473,13 @@ impl<'a> Batch<'a> {
             (None, false) => "",
         };
         self.format.open(provider, request_id, out);
+        let prompt = self.compiled.prompt();
         let encoded = match &line {
+            Line::Body(built) if self.full => serde_json::to_writer(&mut *out, &built.full(prompt)),
             Line::Body(built) => serde_json::to_writer(&mut *out, &built.body),
+            Line::Messages(arranged) if self.full => {
+                serde_json::to_writer(&mut *out, &arranged.full(prompt))
+            }
             Line::Messages(arranged) => serde_json::to_writer(&mut *out, &arranged.messages),
         };
         self.format.close(out);
@@ -786,7 +846,7 @@ mod tests {
         let rows = b"{\"state\": {\"n\": 1}}\r\n\xff\n{\"state\": {\"n\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n{\"state\": {\"n\": 4}}";
         for jobs in [1, 2, 3] {
             let (summary, lines) = run(rows, jobs, 40);
-            assert_eq!(summary, Summary { rows: 4, failed: 2 });
+            assert_eq!(summary, Summary { rows: 4, failed: 2, bytes: rows.len() as u64 });
             assert_eq!(
                 lines[0],
                 r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#
@@ -838,7 +898,7 @@ mod tests {
                     \u{feff}{\"state\": {\"n\": 3}}\n\
                     {\"state\": {\"é\": 1,}}\n";
         let (summary, lines) = run(rows.as_bytes(), 2, 1000);
-        assert_eq!(summary, Summary { rows: 5, failed: 4 });
+        assert_eq!(summary, Summary { rows: 5, failed: 4, bytes: rows.len() as u64 });
         assert_eq!(lines[0], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#);
         let duplicate = error(&lines[1]);
         assert_eq!(duplicate["kind"], "invalid_json");
@@ -869,7 +929,7 @@ mod tests {
     fn chunks_are_bounded_by_bytes() {
         let rows: String = (0..50).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
         let whole = run(rows.as_bytes(), 1, 1000);
-        assert_eq!(whole.0, Summary { rows: 50, failed: 0 });
+        assert_eq!(whole.0, Summary { rows: 50, failed: 0, bytes: rows.len() as u64 });
         for (jobs, chunk_bytes) in [(1, 1), (3, 1), (3, 50), (4, 10_000)] {
             let mut chunks = 0;
             let pipeline =
@@ -889,13 +949,49 @@ mod tests {
         }
     }
 
+    /// Progress comes as lines are written, not once a chunk: rows, failures
+    /// and input bytes only grow, and end at the summary, the bytes at the
+    /// input's size (a skipped row too large and CRLF endings included).
+    #[test]
+    fn progress_counts_rows_and_bytes_as_they_are_written() {
+        let mut rows: String =
+            (0..1000).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\r\n")).collect();
+        // A row too large (its record), and a last row without a newline.
+        rows.push_str(&format!("{{\"state\": {{\"n\": \"{}\"}}}}\n{{}}", "x".repeat(500)));
+        let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
+        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+        let compiled = prompt.compile().unwrap();
+        for jobs in [1, 3] {
+            let batch = Batch::new(&compiled, 0, jobs).max_row_bytes(100);
+            let mut seen = Vec::new();
+            let summary = batch
+                .run(rows.as_bytes(), &mut io::sink(), &mut io::sink(), |s| seen.push(*s))
+                .unwrap();
+            assert_eq!(summary, Summary { rows: 1002, failed: 1, bytes: rows.len() as u64 });
+            assert_eq!(seen.last(), Some(&summary));
+            assert!(seen.windows(2).all(|w| w[0].rows < w[1].rows
+                && w[0].failed <= w[1].failed
+                && w[0].bytes < w[1].bytes));
+            // One call a row on one thread; one a piece of rows on three.
+            match jobs {
+                1 => assert_eq!(seen.len(), 1002),
+                _ => assert!(seen.len() >= 1000 / PIECE_ROWS, "{}", seen.len()),
+            }
+            // The bytes are where the last row written ends in the input.
+            let ends: Vec<u64> = rows.match_indices('\n').map(|(i, _)| i as u64 + 1).collect();
+            for s in &seen {
+                assert_eq!(s.bytes, ends.get(s.rows - 1).copied().unwrap_or(rows.len() as u64));
+            }
+        }
+    }
+
     /// Empty rows and rows that do not fit are carried into the next chunk
     /// as rows of their own.
     #[test]
     fn rows_that_do_not_fit_start_the_next_chunk() {
         let rows = b"{}\n\n{\"state\": {\"n\": 5}}\n\n\n{}";
         let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
-        assert_eq!(summary, Summary { rows: 6, failed: 3 });
+        assert_eq!(summary, Summary { rows: 6, failed: 3, bytes: rows.len() as u64 });
         assert_eq!(lines.len(), 6);
         assert_eq!(lines[2], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"x5"}]}"#);
         for i in [1, 3, 4] {
@@ -941,7 +1037,7 @@ mod tests {
         for jobs in [2, 3] {
             let many =
                 run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(30_000));
-            assert_eq!(many.0, Summary { rows: 600, failed: 0 });
+            assert_eq!(many.0, Summary { rows: 600, failed: 0, bytes: rows.len() as u64 });
             assert!(many.1 == one.1, "jobs {jobs}: the lines differ");
         }
     }
@@ -1000,7 +1096,7 @@ mod tests {
                 None,
                 jobs,
             );
-            assert_eq!(summary, Summary { rows: 3, failed: 1 });
+            assert_eq!(summary, Summary { rows: 3, failed: 1, bytes: rows.len() as u64 });
             assert_eq!(
                 out,
                 "{\"custom_id\":\"row-0\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"1\"}]}}\n\
@@ -1082,7 +1178,7 @@ mod tests {
         }
         assert!(runs[0] == runs[1], "the output depends on the jobs");
         let (summary, out, errors) = &runs[0];
-        assert_eq!(*summary, Summary { rows: 9, failed: 7 });
+        assert_eq!(*summary, Summary { rows: 9, failed: 7, bytes: rows.len() as u64 });
         let document: serde_json::Value = serde_json::from_slice(out).unwrap();
         let ids: Vec<&str> = document["requests"]
             .as_array()

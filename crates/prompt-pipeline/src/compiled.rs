@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use minijinja_brackets::{Outcome, Template};
+use minijinja_brackets::{Effect, Outcome, StoreWrite, Template};
 use prompt_core::chat::Message;
+use serde::Serialize;
 
 use crate::error::Error;
-use crate::prompt::Prompt;
+use crate::prompt::{Metadata, Prompt};
 use crate::provider::{Notice, Request};
 
 /// A prompt whose template is parsed: build as many requests as needed.
@@ -81,6 +82,29 @@ pub struct Built {
     pub notices: Vec<Notice>,
 }
 
+/// Everything one build produced, as one JSON object (`build --full`, and
+/// each row of `batch --full`):
+/// `{"body", "notices", "messages", "metadata", "writes", "effects"}`, in
+/// this order; `body` is `null` without the provider stage
+/// ([`Arranged::full`]), `writes` and `effects` empty without the template
+/// stage. It borrows what it shows: nothing is copied to encode it.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[non_exhaustive]
+pub struct Full<'a> {
+    /// The request body.
+    pub body: Option<&'a Request>,
+    /// What was given but is not in the body.
+    pub notices: &'a [Notice],
+    /// The conversation handed to the provider stage.
+    pub messages: &'a [Message],
+    /// What the prompt's `///` comments said.
+    pub metadata: Metadata<'a>,
+    /// The template's assignments, in order.
+    pub writes: &'a [StoreWrite],
+    /// The template's `qr`/`st` requests, in order.
+    pub effects: &'a [Effect],
+}
+
 impl Built {
     /// Where the request goes: the path of the provider's endpoint
     /// ([`Provider::path`](crate::Provider::path)), Gemini's naming
@@ -97,5 +121,35 @@ impl Built {
     /// ```
     pub fn path(&self) -> Option<std::borrow::Cow<'static, str>> {
         self.body.provider().path(self.model.as_deref())
+    }
+
+    /// The whole of this build, with the metadata of `prompt` (the one it
+    /// was built from).
+    pub fn full<'a>(&'a self, prompt: &'a Prompt) -> Full<'a> {
+        Full::new(Some(&self.body), &self.notices, &self.messages, prompt, self.rendered.as_ref())
+    }
+}
+
+impl Arranged {
+    /// The whole of this arrangement (`body` `null`), with the metadata of
+    /// `prompt` (the one it was arranged from).
+    pub fn full<'a>(&'a self, prompt: &'a Prompt) -> Full<'a> {
+        Full::new(None, &self.notices, &self.messages, prompt, self.rendered.as_ref())
+    }
+}
+
+impl<'a> Full<'a> {
+    fn new(
+        body: Option<&'a Request>,
+        notices: &'a [Notice],
+        messages: &'a [Message],
+        prompt: &'a Prompt,
+        rendered: Option<&'a Outcome>,
+    ) -> Full<'a> {
+        let (writes, effects) = match rendered {
+            Some(rendered) => (rendered.writes.as_slice(), rendered.effects.as_slice()),
+            None => (&[][..], &[][..]),
+        };
+        Full { body, notices, messages, metadata: prompt.metadata(), writes, effects }
     }
 }

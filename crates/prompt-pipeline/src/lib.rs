@@ -129,7 +129,7 @@ silently: parameters a provider has no field for are [`Notice`]s.
 
 pub use crate::alternation::Alternation;
 pub use crate::batch::{Batch, Summary};
-pub use crate::compiled::{Arranged, Built, Compiled};
+pub use crate::compiled::{Arranged, Built, Compiled, Full};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::envelope::Format;
 pub use crate::error::{Error, ErrorKind};

@@ -40,10 +40,17 @@ impl Source {
     ) -> Result<Source, Error> {
         let bundle = Bundle::from_bytes(file_name, bytes, limits)
             .map_err(|err| Error::new(ErrorKind::Narrative(err)))?;
+        Ok(Source::from_bundle(bundle))
+    }
+
+    /// The prompt of a bundle already read, e.g. one without a file name
+    /// ([`Bundle::from_unnamed_zip`], for standard input); its directive
+    /// paths are its entries.
+    pub fn from_bundle(bundle: Bundle) -> Source {
         let (text, attachments) = bundle.into_parts();
         // A bundle's directive paths are its entries.
         let files = attachments.clone();
-        Ok(Source { text, attachments, files })
+        Source { text, attachments, files }
     }
 
     /// The same prompt with its directive paths (`/// tools:`,

@@ -40,6 +40,11 @@ pub(crate) struct Args {
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
     pub(crate) color: ColorChoice,
 
+    /// Write the result to FILE, replaced whole on success (else untouched),
+    /// instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE", global = true)]
+    pub(crate) output: Option<PathBuf>,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -104,6 +109,134 @@ pub(crate) enum Command {
     Batch(BatchArgs),
     /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
     Check(CheckArgs),
+    /// Read and edit a state history file (`render --history`): get, set, list, swipes, rollback.
+    State(StateArgs),
+    /// Print the completion script of a shell (source it, or install it where the shell looks).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): of the whole command line, or of one subcommand.
+    Man(ManArgs),
+}
+
+// `state`.
+
+/// Arguments of `state`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct StateArgs {
+    #[command(subcommand)]
+    pub(crate) action: StateAction,
+}
+
+/// The history file every `state` subcommand takes.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct HistoryArg {
+    /// The state history file (`{"messages": [{"swipes": [...], "active": N}, ...]}`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: PathBuf,
+}
+
+/// The `state` subcommands: two that read, five that write (atomically,
+/// under the history's lock, printing nothing).
+#[derive(Debug, Subcommand)]
+pub(crate) enum StateAction {
+    /// Print the JSON value of state variable NAME (after the last message, or before --at N).
+    Get {
+        /// The state variable.
+        name: String,
+        #[command(flatten)]
+        history: HistoryArg,
+        /// Read the state before message N (the state message N renders with).
+        #[arg(long, value_name = "N")]
+        at: Option<usize>,
+    },
+    /// Set state variable NAME in the last message (a missing history is created with one).
+    Set {
+        /// The state variable.
+        name: String,
+        /// The value: parsed as JSON when it is JSON (`3`, `null`, `"quoted"`), else a string
+        /// (after `--` when it starts with `-` and is not a number).
+        #[arg(allow_negative_numbers = true)]
+        value: String,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Print the effective state as a JSON object (after the last message, or before --at N).
+    List {
+        #[command(flatten)]
+        history: HistoryArg,
+        /// Read the state before message N.
+        #[arg(long, value_name = "N")]
+        at: Option<usize>,
+    },
+    /// Add an empty swipe to message N and make it the active one.
+    Swipe {
+        /// The message.
+        #[arg(value_name = "N")]
+        message: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Make swipe SWIPE of message N the active one.
+    Select {
+        /// The message.
+        #[arg(value_name = "N")]
+        message: usize,
+        /// The swipe.
+        swipe: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Delete message N: its writes vanish, later messages move down.
+    Delete {
+        /// The message.
+        #[arg(value_name = "N")]
+        message: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+    /// Roll back to the first LEN messages.
+    Truncate {
+        /// How many messages to keep.
+        len: usize,
+        #[command(flatten)]
+        history: HistoryArg,
+    },
+}
+
+impl StateAction {
+    /// Whether the subcommand prints (only `get` and `list` do).
+    pub(crate) fn prints(&self) -> bool {
+        matches!(self, StateAction::Get { .. } | StateAction::List { .. })
+    }
+}
+
+// `completions` and `man`.
+
+/// Says that `name` is not a subcommand, naming those that are.
+fn unknown_subcommand(name: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let command = Args::command();
+    if command.find_subcommand(name).is_some() {
+        return None;
+    }
+    let names: Vec<&str> = command.get_subcommands().map(clap::Command::get_name).collect();
+    Some(format!("`{name}` is not a subcommand; one of: {}", names.join(", ")))
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell whose script is printed.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page is printed (`prompt-suite-NAME(1)`); the
+    /// whole command line's (`prompt-suite(1)`) when absent.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub(crate) subcommand: Option<String>,
 }
 
 // `comments`.
@@ -432,6 +565,21 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
 
+    #[command(flatten)]
+    pub(crate) transcript: TranscriptArgs,
+
+    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
+    /// instead of the body alone.
+    #[arg(long)]
+    pub(crate) full: bool,
+
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
+}
+
+/// The transcript flags `build` and `batch` share.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct TranscriptArgs {
     /// Flip this JSON transcript for `--speaker` and append it after the
     /// prompt's messages.
     #[arg(long, value_name = "FILE", requires = "speaker")]
@@ -444,14 +592,6 @@ pub(crate) struct BuildArgs {
     /// How `--transcript` shows the other speakers' turns (as `flip` does).
     #[command(flatten)]
     pub(crate) view: ViewArgs,
-
-    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
-    /// instead of the body alone.
-    #[arg(long)]
-    pub(crate) full: bool,
-
-    #[command(flatten)]
-    pub(crate) pipeline: PipelineArgs,
 }
 
 /// The pipeline flags `build` and `batch` share.
@@ -633,6 +773,14 @@ pub(crate) struct BatchArgs {
     pub(crate) errors: Option<PathBuf>,
 
     #[command(flatten)]
+    pub(crate) transcript: TranscriptArgs,
+
+    /// Write each row's `{"body", "notices", "messages", "metadata", "writes",
+    /// "effects"}` (as `build --full`) instead of the body alone.
+    #[arg(long)]
+    pub(crate) full: bool,
+
+    #[command(flatten)]
     pub(crate) pipeline: PipelineArgs,
 }
 
@@ -684,6 +832,9 @@ impl BatchArgs {
         if self.pipeline.messages {
             return Some(format!("`--format {name}` holds request bodies, not `--messages`"));
         }
+        if self.full {
+            return Some(format!("`--format {name}` holds request bodies, not `--full` builds"));
+        }
         match self.id_field.as_deref() {
             Some(field @ ("state" | "local" | "global")) => {
                 Some(format!("`--id-field {field}` names a store of the context"))
@@ -699,6 +850,10 @@ impl Args {
     pub(crate) fn check(&self) -> Result<(), clap::Error> {
         let conflict = match &self.command {
             Command::Batch(batch) => batch.conflict(),
+            Command::Man(ManArgs { subcommand: Some(name) }) => unknown_subcommand(name),
+            Command::State(state) if self.output.is_some() && !state.action.prints() => {
+                Some("this `state` edit prints nothing: `-o` has nothing to write".to_owned())
+            }
             _ => None,
         };
         match conflict {

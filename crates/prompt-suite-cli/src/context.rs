@@ -18,6 +18,25 @@ pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
     }
 }
 
+/// A value given on the command line: parsed as JSON when it is JSON
+/// (strictly: `3`, `null`, `"quoted"`, `{"a": 1}`), else the text as a
+/// string (`hello`).
+///
+/// # Errors
+///
+/// `invalid_json` for text that is JSON but not strict JSON (a key repeated
+/// in an object, an integer outside 64 bits): it was meant as JSON, and
+/// taking it as a string would silently change it.
+pub(crate) fn json_or_string(text: &str) -> Result<serde_json::Value, Diagnostic> {
+    match prompt_core::json::Reader::new().parse(text) {
+        Ok(value) => Ok(value),
+        Err(err) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
+            Err(Diagnostic::new("invalid_json", format!("`{text}`: {}", err.message())))
+        }
+        Err(_) => Ok(serde_json::Value::String(text.to_owned())),
+    }
+}
+
 /// A seed that differs between runs: the process's random hasher keys mixed
 /// with the clock.
 pub(crate) fn random_seed() -> u64 {

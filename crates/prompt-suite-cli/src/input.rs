@@ -7,9 +7,25 @@ use std::path::{Path, PathBuf};
 use prompt_core::diagnostic::{Diagnostic as CoreDiagnostic, Origin as CoreOrigin, Report};
 use prompt_core::json::{self, JsonError};
 use prompt_core::text::LineIndex;
+use prompt_suite::segment::AttachmentLimits;
 use serde::de::DeserializeOwned;
 
 use crate::diagnostic::Diagnostic;
+
+/// The first bytes of a zip archive: a `.lmmlz` bundle is told by them, on
+/// standard input as in a file.
+pub const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// The most bytes a zip archive within `limits` takes: what its entries may
+/// inflate to (stored or deflated data is never much larger: deflate adds 5
+/// bytes a 64 KiB block), plus 1 KiB of headers and name for each entry.
+pub fn archive_limit(limits: &AttachmentLimits) -> u64 {
+    let entries = u64::try_from(limits.max_entries).unwrap_or(u64::MAX);
+    limits
+        .max_total_bytes
+        .saturating_add(limits.max_total_bytes / 1024)
+        .saturating_add(entries.saturating_add(1).saturating_mul(1024))
+}
 
 /// The bytes of one input and where they came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +51,30 @@ impl Input {
                 Ok(Input { origin, path: Some(path.to_owned()), bytes })
             }
             _ => {
-                let mut bytes = Vec::new();
-                std::io::stdin().lock().read_to_end(&mut bytes).map_err(|err| {
+                let io_error = |err: std::io::Error| {
                     Diagnostic::new("io_error", format!("cannot read standard input: {err}"))
-                })?;
+                };
+                let mut stdin = std::io::stdin().lock();
+                let mut bytes = Vec::new();
+                let magic = ZIP_MAGIC.len() as u64;
+                (&mut stdin).take(magic).read_to_end(&mut bytes).map_err(io_error)?;
+                if !bytes.starts_with(ZIP_MAGIC) {
+                    stdin.read_to_end(&mut bytes).map_err(io_error)?;
+                    return Ok(Input::from_bytes("<stdin>", bytes));
+                }
+                // A bundle: read no more than one within the limits can be.
+                let limit = archive_limit(&AttachmentLimits::default());
+                stdin.take(limit + 1 - magic).read_to_end(&mut bytes).map_err(io_error)?;
+                if bytes.len() as u64 > limit {
+                    return Err(Diagnostic::new(
+                        "bundle_too_large",
+                        format!(
+                            "the bundle on standard input is larger than {limit} bytes, more than \
+                             a bundle within the limits can take"
+                        ),
+                    )
+                    .with_origin("<stdin>"));
+                }
                 Ok(Input::from_bytes("<stdin>", bytes))
             }
         }

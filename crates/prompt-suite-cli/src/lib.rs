@@ -11,7 +11,9 @@ This is not a stable API: scripts depend on the command-line contract in
   the exit code: `0` success, `1` input rejected, `2` usage error.
 * [`input`] reads the `FILE` argument or standard input, and JSON inputs
   strictly (`prompt_core::json`).
-* [`output`] writes results to standard output; a closed pipe is success.
+* [`output`] writes results to standard output, or with `-o FILE` replaces
+  the file atomically on success ([`output::AtomicFile`]); a closed pipe is
+  success.
   [`output::json_within`] holds a JSON result to the output limit.
 * [`diagnostic`] is the error every subcommand reports, and its two
   renderings (`--error-format human|json`); [`diagnostic::warn`] reports a
@@ -27,6 +29,7 @@ pub mod output;
 mod args;
 mod commands;
 mod context;
+mod history;
 mod prompt;
 mod run;
 

@@ -1,51 +1,229 @@
-//! Writing results to standard output.
+//! Writing results: to standard output, or to the file of `-o/--output`.
 //!
 //! A closed pipe (`prompt-suite ... | head`) is not an error: the reader has
 //! what it wanted, so the write stops quietly and the exit code stays 0.
+//!
+//! With `-o FILE` ([`to_file`]) everything a command prints goes to a
+//! temporary file beside `FILE` ([`AtomicFile`]), which [`commit`] renames
+//! over it once the command has succeeded and [`discard`] removes otherwise:
+//! `FILE` is either left as it was or replaced whole, never half written.
+//! [`AtomicFile`] is also how the state history is saved.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
 
-/// Writes `bytes` to standard output exactly, then flushes.
+/// The `-o` file being written, if any; every write of [`Writer`] goes
+/// there instead of standard output.
+static FILE: Mutex<Option<AtomicFile>> = Mutex::new(None);
+
+fn file() -> MutexGuard<'static, Option<AtomicFile>> {
+    FILE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Sends what the command prints to `path` from now on: a temporary file
+/// beside it is created at once, so that a directory that cannot take it is
+/// said before any work.
+///
+/// # Errors
+///
+/// An `io_error` diagnostic naming `path` when the temporary file cannot
+/// be created.
+pub fn to_file(path: &Path) -> Result<(), Diagnostic> {
+    let created = AtomicFile::create(path).map_err(|err| cannot_write(path, &err))?;
+    *file() = Some(created);
+    Ok(())
+}
+
+/// Replaces the `-o` file with what was written (nothing to do without
+/// `-o`, or once committed).
+///
+/// # Errors
+///
+/// An `io_error` diagnostic naming the file when it cannot be replaced; it
+/// is then left as it was.
+pub fn commit() -> Result<(), Diagnostic> {
+    let Some(atomic) = file().take() else { return Ok(()) };
+    let path = atomic.target.clone();
+    atomic.commit().map_err(|err| cannot_write(&path, &err))
+}
+
+/// The `-o` file, while it is being written.
+pub fn target() -> Option<PathBuf> {
+    file().as_ref().map(|atomic| atomic.target.clone())
+}
+
+/// Forgets what was written for the `-o` file, which stays as it was.
+pub fn discard() {
+    drop(file().take());
+}
+
+fn cannot_write(path: &Path, err: &io::Error) -> Diagnostic {
+    Diagnostic::new("io_error", format!("cannot write {}: {err}", path.display()))
+}
+
+/// The command's output, as a writer: the `-o` file when there is one, else
+/// standard output. Unbuffered (each write takes a lock): wrap it in a
+/// `BufWriter` for many small writes.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Writer;
+
+impl Write for Writer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut *file() {
+            Some(atomic) => atomic.write(buf),
+            None => io::stdout().lock().write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut *file() {
+            Some(atomic) => atomic.write_all(buf),
+            None => io::stdout().lock().write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut *file() {
+            Some(atomic) => atomic.flush(),
+            None => io::stdout().lock().flush(),
+        }
+    }
+}
+
+/// Writes `bytes` to the output exactly, then flushes.
 ///
 /// # Errors
 ///
 /// An `io_error` diagnostic for any failure but a closed pipe.
 pub fn write_bytes(bytes: &[u8]) -> Result<(), Diagnostic> {
-    let mut stdout = io::stdout().lock();
-    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Diagnostic::new("io_error", format!("cannot write standard output: {err}")))
-        }
+    match Writer.write_all(bytes).and_then(|()| Writer.flush()) {
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(cannot_write_output(&err)),
         _ => Ok(()),
     }
 }
 
 /// Writes `value` as one JSON document followed by a newline, encoding it
-/// straight into standard output (no copy of the document in memory).
+/// straight into the output (no copy of the document in memory).
 ///
 /// # Errors
 ///
 /// As [`write_bytes`]; also an `internal` diagnostic if the value cannot be
 /// represented as JSON (a map with non-string keys).
 pub fn write_json<T: Serialize + ?Sized>(value: &T) -> Result<(), Diagnostic> {
-    let mut stdout = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
-    let written = match serde_json::to_writer(&mut stdout, value) {
+    let mut out = BufWriter::with_capacity(64 << 10, Writer);
+    let written = match serde_json::to_writer(&mut out, value) {
         Err(err) if !err.is_io() => {
             return Err(Diagnostic::new("internal", format!("cannot encode the result: {err}")));
         }
         // serde_json hands back the writer's own error.
         Err(err) => Err(io::Error::from(err)),
-        Ok(()) => stdout.write_all(b"\n").and_then(|()| stdout.flush()),
+        Ok(()) => out.write_all(b"\n").and_then(|()| out.flush()),
     };
     match written {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Diagnostic::new("io_error", format!("cannot write standard output: {err}")))
-        }
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(cannot_write_output(&err)),
         _ => Ok(()),
+    }
+}
+
+/// The `io_error` of a failed write of the output.
+pub fn cannot_write_output(err: &io::Error) -> Diagnostic {
+    let target = match &*file() {
+        Some(atomic) => atomic.target.display().to_string(),
+        None => "standard output".to_owned(),
+    };
+    Diagnostic::new("io_error", format!("cannot write {target}: {err}"))
+}
+
+/// A file replaced atomically: written to a temporary file in the same
+/// directory (so the rename cannot cross file systems), flushed to disk,
+/// then renamed over the target, which survives any failure before that.
+/// Dropped without [`AtomicFile::commit`], the temporary file is removed.
+///
+/// The new file keeps the permissions of the one it replaces; a new target
+/// gets what the umask gives any new file.
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: BufWriter<File>,
+    temp: tempfile::TempPath,
+    target: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts replacing `target`: creates the temporary file
+    /// `.NAME.XXXXXX.tmp` beside it (a new name, opened exclusively).
+    ///
+    /// # Errors
+    ///
+    /// When the directory does not exist or cannot take a new file.
+    pub fn create(target: &Path) -> io::Result<AtomicFile> {
+        let dir = match target.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let name = target.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy());
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        let mode = {
+            use std::os::unix::fs::PermissionsExt;
+            // Not through a link: the rename replaces the link itself.
+            let old = std::fs::symlink_metadata(target).ok().filter(|m| m.is_file());
+            old.map_or(0o666, |m| m.permissions().mode() & 0o7777)
+        };
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(mode));
+        let (file, temp) = builder.tempfile_in(dir)?.into_parts();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The umask narrowed the mode at creation; an old file's
+            // permissions are kept exactly.
+            if mode != 0o666 {
+                file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            }
+        }
+        Ok(AtomicFile {
+            file: BufWriter::with_capacity(64 << 10, file),
+            temp,
+            target: target.into(),
+        })
+    }
+
+    /// Writes the rest, flushes it to disk and renames it over the target.
+    ///
+    /// # Errors
+    ///
+    /// When writing, syncing or renaming fails; the target is then as it
+    /// was and the temporary file removed.
+    pub fn commit(self) -> io::Result<()> {
+        let AtomicFile { file, temp, target } = self;
+        let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        drop(file);
+        // On failure the error holds the temporary path, which its drop
+        // removes.
+        temp.persist(&target).map_err(|err| err.error)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.file.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -106,7 +284,7 @@ pub fn json_within<T: Serialize + ?Sized>(
     Ok(out.bytes)
 }
 
-/// [`json_within`], written to standard output as [`write_bytes`] does.
+/// [`json_within`], written to the output as [`write_bytes`] does.
 ///
 /// # Errors
 ///

@@ -5,12 +5,13 @@ use std::path::Path;
 
 use prompt_suite::pipeline::{
     self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, Source, Tool,
-    ToolChoice,
+    ToolChoice, Transcript,
 };
+use prompt_suite::segment::Bundle;
 
-use crate::args::PipelineArgs;
+use crate::args::{PipelineArgs, TranscriptArgs};
 use crate::diagnostic::Diagnostic;
-use crate::input::Input;
+use crate::input::{Input, ZIP_MAGIC};
 
 /// The pipeline of the flags, with the files `--tools` and
 /// `--response-schema` name read (the flags win over the prompt's
@@ -42,9 +43,18 @@ pub(crate) fn source(
     pipeline: &Pipeline,
     input: &Input,
 ) -> Result<Source, Diagnostic> {
-    let name = input.path().and_then(Path::to_str).unwrap_or("stdin");
-    let mut source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
-        .map_err(|err| diagnostic(&err, input, None))?;
+    let limits = pipeline.attachment_limits();
+    let source = match input.path() {
+        Some(path) => Source::from_bytes(&path.to_string_lossy(), input.bytes(), limits),
+        // On standard input, a bundle's narrative is its one `.lmml` entry.
+        None if input.bytes().starts_with(ZIP_MAGIC) => {
+            Bundle::from_unnamed_zip(input.bytes(), limits)
+                .map(Source::from_bundle)
+                .map_err(prompt_pipeline::Error::from)
+        }
+        None => Source::from_bytes("stdin", input.bytes(), limits),
+    };
+    let mut source = source.map_err(|err| diagnostic(&err, input, None))?;
     if let Some(path) = input.path() {
         let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
         source = source
@@ -62,6 +72,17 @@ pub(crate) fn source(
         }
         None => Ok(source),
     }
+}
+
+/// The transcript of `--transcript FILE --speaker ID`, flipped as the view
+/// flags say, with its file (its errors are drawn there).
+pub(crate) fn transcript(args: &TranscriptArgs) -> Result<Option<(Input, Transcript)>, Diagnostic> {
+    let (Some(path), Some(speaker)) = (&args.transcript, &args.speaker) else { return Ok(None) };
+    let file = Input::read(Some(path))?;
+    let transcript = Transcript::from_json(file.text()?, speaker.as_str())
+        .map_err(|err| diagnostic(&err, &file, None))?
+        .options(args.view.options());
+    Ok(Some((file, transcript)))
 }
 
 /// Prints `notices` as warnings; one with a place in the prompt (a repeated

@@ -9,6 +9,7 @@ use clap::Parser;
 use crate::args::{Args, ErrorFormat};
 use crate::commands;
 use crate::diagnostic;
+use crate::output;
 
 /// Runs the command line given by `args` (the program name first) and returns
 /// the exit code: `0` success, `1` the input was rejected, `2` usage error.
@@ -28,7 +29,19 @@ where
     };
     let color =
         args.color.colors(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
-    let outcome = commands::execute(args.command);
+    let outcome = match &args.output {
+        Some(path) => output::to_file(path).and_then(|()| commands::execute(args.command)),
+        None => commands::execute(args.command),
+    };
+    // `-o FILE` is replaced only by a command that succeeded (`batch`
+    // commits its records itself).
+    let outcome = match outcome {
+        Ok(()) => output::commit(),
+        Err(err) => {
+            output::discard();
+            Err(err)
+        }
+    };
     let warnings = diagnostic::take_warnings();
     let show_warnings = outcome.is_ok() || args.error_format == ErrorFormat::Human;
     if show_warnings {

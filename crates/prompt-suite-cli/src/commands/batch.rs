@@ -7,6 +7,9 @@
 use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::num::NonZeroUsize;
 use std::path::Path;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use prompt_suite::pipeline::{Batch, Summary};
 use same_file::Handle;
@@ -15,7 +18,8 @@ use crate::args::BatchArgs;
 use crate::context::random_seed;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
-use crate::prompt::{diagnostic, source, warn_notices};
+use crate::output;
+use crate::prompt::{diagnostic, source, transcript, warn_notices};
 
 /// Runs `batch`. Exit code 0 when every row built, 1 when any row failed
 /// (its record `{"row": i, "error": {...}}` is its line of the output, or
@@ -31,13 +35,16 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     // The prompt's own notices hold for every row: say them once.
     warn_notices(prompt.notices(), &input, &prompt_text);
     let compiled = prompt.compile().map_err(reject)?;
-    let rows: Box<dyn Read> = if args.rows.as_os_str() == "-" {
-        Box::new(io::stdin().lock())
+    let transcript = transcript(&args.transcript)?;
+    // The size of a rows file is known (not of a pipe): progress has an ETA.
+    let (rows, size): (Box<dyn Read>, _) = if args.rows.as_os_str() == "-" {
+        (Box::new(io::stdin().lock()), None)
     } else {
         let file = std::fs::File::open(&args.rows).map_err(|err| {
             Diagnostic::new("io_error", format!("cannot read {}: {err}", args.rows.display()))
         })?;
-        Box::new(file)
+        let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        (Box::new(file), size)
     };
     let jobs = args
         .jobs
@@ -46,30 +53,41 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let format = args.format();
     let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs)
         .messages(args.pipeline.messages)
+        .full(args.full)
+        .transcript(transcript.as_ref().map(|(_, transcript)| transcript))
         .format(format)
         .id_field(args.id_field.as_deref());
     // Error records apart from the output: to `--errors`, else standard
     // error (then without the progress count, which would cut into them).
     let mut errors: Box<dyn Write> = match &args.errors {
         Some(path) => {
-            not_an_input(path, &args)?;
+            let to = output::target();
+            not_an_input(path, &args, to.as_deref())?;
             let file = std::fs::File::create(path).map_err(|err| {
                 Diagnostic::new("io_error", format!("cannot write {}: {err}", path.display()))
             })?;
+            // A new `--errors` file is the `-o` file only if named so; it
+            // is created now, so the names can be compared by what they open.
+            if let Err(err) = not_an_input(path, &args, to.as_deref()) {
+                // It did not exist before the first check: not the user's.
+                let _ = std::fs::remove_file(path);
+                return Err(err);
+            }
             Box::new(BufWriter::with_capacity(64 << 10, file))
         }
         None => Box::new(BufWriter::with_capacity(64 << 10, io::stderr().lock())),
     };
     let records_on_stderr = format.is_envelope() && args.errors.is_none();
-    let show_progress = io::stderr().is_terminal() && !records_on_stderr;
-    let progress = |summary: &Summary| {
-        if show_progress {
-            eprint!("\r{} rows, {} failed", summary.rows, summary.failed);
+    let mut progress =
+        (io::stderr().is_terminal() && !records_on_stderr).then(|| Progress::new(size));
+    let report = |summary: &Summary| {
+        if let Some(progress) = &mut progress {
+            progress.update(summary);
         }
     };
     // Lines go out in 64 KiB writes, not one write per line.
-    let mut out = BufWriter::with_capacity(64 << 10, io::stdout().lock());
-    let summary = match batch.run(BufReader::new(rows), &mut out, &mut errors, progress) {
+    let mut out = BufWriter::with_capacity(64 << 10, output::Writer);
+    let summary = match batch.run(BufReader::new(rows), &mut out, &mut errors, report) {
         Ok(summary) => summary,
         // The reader of the output has what it wanted.
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
@@ -77,10 +95,13 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
             return Err(Diagnostic::new("io_error", format!("batch: {err}")));
         }
     };
-    if show_progress {
-        eprintln!();
+    drop(out);
+    if let Some(progress) = progress {
+        progress.finish(&summary);
     }
     drop(errors);
+    // The error records are output too: `-o` takes them, failed rows or not.
+    output::commit()?;
     if summary.failed > 0 {
         let place = match &args.errors {
             _ if !format.is_envelope() => "their lines in the output are error records".to_owned(),
@@ -95,14 +116,16 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Refuses an `--errors` file that is the rows file, the prompt or standard
-/// output: creating it would empty what is being read or written.
-fn not_an_input(path: &Path, args: &BatchArgs) -> Result<(), Diagnostic> {
+/// Refuses an `--errors` file that is the rows file, the prompt, the `-o`
+/// file or standard output: creating it would empty what is being read or
+/// written (or the `-o` file would replace it at the end).
+fn not_an_input(path: &Path, args: &BatchArgs, output: Option<&Path>) -> Result<(), Diagnostic> {
     // A file that does not exist yet is none of them.
     let Ok(errors) = Handle::from_path(path) else { return Ok(()) };
     let rows = (args.rows.as_os_str() != "-").then_some(("the rows file", args.rows.as_path()));
     let prompt = args.input.file.as_deref().filter(|p| p.as_os_str() != "-");
     let named = rows.into_iter().chain(prompt.map(|p| ("the prompt", p)));
+    let named = named.chain(output.map(|p| ("the -o output", p)));
     let mut same = named.filter(|(_, other)| Handle::from_path(other).is_ok_and(|h| h == errors));
     let what = match same.next() {
         Some((what, _)) => what,
@@ -116,4 +139,76 @@ fn not_an_input(path: &Path, args: &BatchArgs) -> Result<(), Diagnostic> {
             path.display()
         ),
     ))
+}
+
+/// The progress line of rows whose size is known, and of other rows.
+const SIZED: &str = "{wide_bar} {percent:>3}%  {msg}  ETA {eta}";
+const UNSIZED: &str = "{spinner} {msg}";
+
+/// `batch`'s progress on a terminal: the rows, failures and rate always;
+/// with the size of the rows known (a file), a bar and the time left, by
+/// the bytes read.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    /// When the message was last set: at most ten times a second.
+    shown: Option<Instant>,
+}
+
+impl Progress {
+    fn new(size: Option<u64>) -> Progress {
+        let (bar, template) = match size {
+            Some(size) => (ProgressBar::new(size), SIZED),
+            None => (ProgressBar::no_length(), UNSIZED),
+        };
+        // Both templates parse (a test says so).
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        Progress { bar, started: Instant::now(), shown: None }
+    }
+
+    fn update(&mut self, summary: &Summary) {
+        let now = Instant::now();
+        if self.shown.is_some_and(|at| now.duration_since(at) < Duration::from_millis(100)) {
+            return;
+        }
+        self.shown = Some(now);
+        self.bar.set_position(summary.bytes);
+        self.bar.set_message(message(summary, now.duration_since(self.started)));
+    }
+
+    /// Leaves the last count on the terminal.
+    fn finish(self, summary: &Summary) {
+        self.bar.set_position(summary.bytes);
+        self.bar.abandon_with_message(message(summary, self.started.elapsed()));
+    }
+}
+
+/// `1200 rows, 3 failed, 400 rows/s`.
+fn message(summary: &Summary, elapsed: Duration) -> String {
+    let rate = summary.rows as f64 / elapsed.as_secs_f64().max(1e-3);
+    format!("{} rows, {} failed, {rate:.0} rows/s", summary.rows, summary.failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_has_count_failures_and_rate() {
+        let summary = Summary { rows: 1200, failed: 3, bytes: 0 };
+        assert_eq!(message(&summary, Duration::from_secs(3)), "1200 rows, 3 failed, 400 rows/s");
+        // No division by zero at the start.
+        let start = Summary::default();
+        assert_eq!(message(&start, Duration::ZERO), "0 rows, 0 failed, 0 rows/s");
+    }
+
+    #[test]
+    fn both_templates_are_valid() {
+        for template in [SIZED, UNSIZED] {
+            assert!(ProgressStyle::with_template(template).is_ok(), "{template}");
+        }
+    }
 }

@@ -10,8 +10,10 @@ mod build;
 mod check;
 mod comments;
 mod flip;
+mod generate;
 mod render;
 mod segment;
+mod state;
 
 /// Runs one subcommand.
 pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
@@ -24,5 +26,8 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Build(args) => build::execute(args),
         Command::Batch(args) => batch::execute(args),
         Command::Check(args) => check::execute(args),
+        Command::State(args) => state::execute(args),
+        Command::Completions(args) => generate::completions(&args),
+        Command::Man(args) => generate::man(&args),
     }
 }

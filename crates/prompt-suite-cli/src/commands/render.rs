@@ -1,11 +1,8 @@
 //! `prompt-suite render`: renders a bracket template (`minijinja-brackets`).
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions, TryLockError};
 use std::hash::{BuildHasher, RandomState};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{
     Context, Environment, HistoryError, StateHistory, StoreWrite, Template,
@@ -14,6 +11,7 @@ use prompt_suite::brackets::{
 use crate::args::RenderArgs;
 use crate::context::{random_seed, read_context};
 use crate::diagnostic::Diagnostic;
+use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
 use crate::output;
 
@@ -177,80 +175,6 @@ fn json_len(text: &str) -> usize {
     output::json_len_within(text, usize::MAX).unwrap_or(usize::MAX)
 }
 
-/// How long `--commit` waits for another commit to the same history file.
-const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// An exclusive lock on a history file, held from reading the file to
-/// saving it. The lock is on a lock file beside it (`.NAME.lock`), not on
-/// the history itself: saving renames a new file over the history, and a
-/// lock on the old file would not hold the new one. The lock file is never
-/// renamed or removed (removing it would let two processes lock two
-/// files), and the lock ends when the process does, however it ends.
-#[derive(Debug)]
-struct HistoryLock {
-    _file: File,
-}
-
-impl HistoryLock {
-    /// Locks `path`'s lock file, retrying for up to `timeout`; never blocks
-    /// longer.
-    fn acquire(path: &Path, timeout: Duration) -> Result<HistoryLock, Diagnostic> {
-        let lock_path = beside(path, ".lock");
-        let io_error = |err: std::io::Error| {
-            Diagnostic::new(
-                "io_error",
-                format!("cannot lock the history file with {}: {err}", lock_path.display()),
-            )
-            .with_origin(path.display().to_string())
-        };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(io_error)?;
-        let started = Instant::now();
-        let mut pause = Duration::from_millis(1);
-        loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(HistoryLock { _file: file }),
-                Err(TryLockError::WouldBlock) => {}
-                Err(TryLockError::Error(err)) => return Err(io_error(err)),
-            }
-            let waited = started.elapsed();
-            if waited >= timeout {
-                let message = format!(
-                    "another `render --commit` has held the history file for {} s \
-                     (its lock is {}); nothing was recorded",
-                    timeout.as_secs_f64(),
-                    lock_path.display()
-                );
-                return Err(Diagnostic::new("history_locked", message)
-                    .with_origin(path.display().to_string()));
-            }
-            std::thread::sleep(pause.min(timeout - waited));
-            pause = (pause * 2).min(Duration::from_millis(20));
-        }
-    }
-}
-
-/// An index error of a history operation (`--at` past the end), naming
-/// the history file.
-fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
-    Diagnostic::of(err, None, path.display().to_string())
-}
-
-/// Reads a history file; with `--commit`, a file that does not exist yet
-/// is an empty history (the commit creates it).
-fn read_history(path: &Path, commit: bool) -> Result<StateHistory, Diagnostic> {
-    if commit && !path.exists() {
-        return Ok(StateHistory::new());
-    }
-    let input = Input::read(Some(path))?;
-    StateHistory::from_json(input.text()?).map_err(|err| input.report(&err))
-}
-
 /// Stores `writes` on message `message`: a new message at the end, or a
 /// new (active) swipe of an existing one.
 fn commit(
@@ -266,85 +190,9 @@ fn commit(
     history.record_writes(message, writes)
 }
 
-/// A file in the same directory as `path`: `.NAME` followed by `suffix`.
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().map_or_else(|| "history".into(), |n| n.to_string_lossy());
-    dir.join(format!(".{name}{suffix}"))
-}
-
-/// Saves atomically: a temporary file in the same directory, flushed to
-/// disk, then renamed over the old one, which survives any failure before.
-fn save_history(path: &Path, history: &StateHistory) -> Result<(), Diagnostic> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let temp = beside(path, &format!(".{}-{nanos}.tmp", std::process::id()));
-    let mut json = history.to_json();
-    json.push('\n');
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut file| {
-            file.write_all(json.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temp, path));
-    written.map_err(|err| {
-        // Best effort: the temporary file may not even exist.
-        let _ = std::fs::remove_file(&temp);
-        Diagnostic::new("io_error", format!("cannot save the history file: {err}"))
-            .with_origin(path.display().to_string())
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn files(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    #[test]
-    fn saving_replaces_the_file_and_leaves_no_temporary() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("h.json");
-        std::fs::write(&path, "old").unwrap();
-        let mut history = StateHistory::new();
-        history.push_message();
-        save_history(&path, &history).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{}\n", history.to_json()));
-        assert_eq!(files(dir.path()), ["h.json"]);
-    }
-
-    #[test]
-    fn a_held_lock_times_out_with_a_typed_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("h.json");
-        let held = HistoryLock::acquire(&path, Duration::ZERO).unwrap();
-        assert_eq!(files(dir.path()), [".h.json.lock"]);
-        let err = HistoryLock::acquire(&path, Duration::from_millis(30)).unwrap_err();
-        assert_eq!(err.kind(), "history_locked");
-        assert!(err.message().contains(".h.json.lock"), "{}", err.message());
-        // Released with its holder; the lock file stays for the next one.
-        drop(held);
-        let again = HistoryLock::acquire(&path, Duration::ZERO).unwrap();
-        drop(again);
-        assert_eq!(files(dir.path()), [".h.json.lock"]);
-        // A directory that does not exist cannot be locked.
-        let missing = dir.path().join("no/h.json");
-        assert_eq!(HistoryLock::acquire(&missing, Duration::ZERO).unwrap_err().kind(), "io_error");
-    }
 
     #[test]
     fn fingerprints_tell_outputs_apart() {
@@ -353,22 +201,5 @@ mod tests {
         assert_ne!(fingerprints.of("a"), fingerprints.of("b"));
         assert_ne!(fingerprints.of(""), fingerprints.of("\0"));
         assert_eq!(json_len("a\"\u{1}é"), 2 + 1 + 2 + 6 + 2);
-    }
-
-    #[test]
-    fn a_failed_save_keeps_the_old_file_and_cleans_up() {
-        let dir = tempfile::tempdir().unwrap();
-        // Renaming a file over a non-empty directory fails.
-        let path = dir.path().join("h.json");
-        std::fs::create_dir(&path).unwrap();
-        std::fs::write(path.join("keep"), "old").unwrap();
-        let err = save_history(&path, &StateHistory::new()).unwrap_err();
-        assert_eq!(err.kind(), "io_error");
-        assert_eq!(std::fs::read_to_string(path.join("keep")).unwrap(), "old");
-        assert_eq!(files(dir.path()), ["h.json"]);
-        // A directory that does not exist: nothing is created.
-        let missing = dir.path().join("no/such/dir/h.json");
-        assert_eq!(save_history(&missing, &StateHistory::new()).unwrap_err().kind(), "io_error");
-        assert_eq!(files(dir.path()), ["h.json"]);
     }
 }

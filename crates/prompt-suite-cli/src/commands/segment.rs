@@ -9,11 +9,8 @@ use prompt_suite::segment::{
 
 use crate::args::SegmentArgs;
 use crate::diagnostic::Diagnostic;
-use crate::input::Input;
+use crate::input::{Input, ZIP_MAGIC};
 use crate::output;
-
-/// The first bytes of a zip archive.
-const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
 /// Runs `segment`.
 pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
@@ -25,28 +22,27 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
         .is_some_and(|extension| extension.eq_ignore_ascii_case("lmmlz"));
     // The narrative as its own input, so that positions point into it.
     let (narrative, attachments) = if named_bundle || input.bytes().starts_with(ZIP_MAGIC) {
-        let Some(path) = input.path() else {
-            return Err(Diagnostic::new(
-                "invalid_archive",
-                "a .lmmlz bundle must be given as FILE: its narrative entry is named after the file",
-            )
-            .with_origin(input.origin()));
-        };
         if args.embeds_dir.is_some() {
             return Err(Diagnostic::new(
                 "conflicting_options",
                 "--embeds-dir cannot be used with a .lmmlz bundle, which holds its own attachments",
             ));
         }
-        let file_name = path.display().to_string();
+        // On standard input, the narrative is the one `.lmml` entry.
+        let file_name = input.path().map(|path| path.display().to_string());
         // Positions (invalid UTF-8, references) are in the narrative entry.
-        let origin = format!("{}:{}", input.origin(), Bundle::narrative_entry_name(&file_name));
+        let entry = file_name.as_deref().map_or("*.lmml".into(), Bundle::narrative_entry_name);
+        let origin = format!("{}:{entry}", input.origin());
         // The archive is not text (even should its bytes happen to be
         // UTF-8), and a narrative entry that is not UTF-8 has no text to
         // place a span in: its one error with a place (an invalid byte)
         // keeps the position narrative-segment computed from the valid text
         // before the byte, shown in the entry.
-        let bundle = Bundle::from_zip(&file_name, input.bytes(), &limits).map_err(|err| {
+        let bundle = match &file_name {
+            Some(file_name) => Bundle::from_zip(file_name, input.bytes(), &limits),
+            None => Bundle::from_unnamed_zip(input.bytes(), &limits),
+        };
+        let bundle = bundle.map_err(|err| {
             let diagnostic = Diagnostic::from_report(Report::new(&err, None));
             match err.position() {
                 Some(at) => diagnostic.at(at.line, at.column).with_origin(origin.clone()),

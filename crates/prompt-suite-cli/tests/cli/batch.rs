@@ -320,3 +320,72 @@ fn the_errors_file_is_never_an_input() {
         assert_eq!(std::fs::read(target).unwrap(), before);
     }
 }
+
+/// `batch --speaker/--transcript/--full` do what they do for `build`: row i's
+/// line is `build`'s output for that row's context and seed `N + i`, on any
+/// number of jobs.
+#[test]
+fn transcript_and_full_are_builds_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = dir.path().join("rows.jsonl");
+    let contexts = ["debate/ana.json", "debate/ben.json", "debate/chen.json"];
+    let text: String = contexts
+        .iter()
+        .map(|c| {
+            std::fs::read_to_string(format!("{EXAMPLES}/{c}")).unwrap().trim().to_owned() + "\n"
+        })
+        .collect();
+    std::fs::write(&rows, text).unwrap();
+    let prompt = format!("{EXAMPLES}/debate/agent.txt");
+    let transcript = format!("{EXAMPLES}/debate/transcript.json");
+    let shared = ["--speaker", "ben", "--transcript", &transcript, "--provider", "anthropic"];
+    for extra in [&["--full"][..], &[], &["--full", "--messages"], &["--label", "[{speaker}] "]] {
+        let mut expected = String::new();
+        for (i, context) in contexts.iter().enumerate() {
+            let built = cli()
+                .args(["build", &prompt, "--context", &format!("{EXAMPLES}/{context}")])
+                .args(shared)
+                .args(extra)
+                .args(["--seed", &(5 + i).to_string()])
+                .output()
+                .unwrap();
+            assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+            expected.push_str(&String::from_utf8(built.stdout).unwrap());
+        }
+        for jobs in ["1", "3"] {
+            let batch = cli()
+                .args(["batch", &prompt, "--rows", rows.to_str().unwrap(), "--seed", "5"])
+                .args(shared)
+                .args(extra)
+                .args(["--jobs", jobs])
+                .output()
+                .unwrap();
+            assert!(batch.status.success(), "{}", String::from_utf8_lossy(&batch.stderr));
+            assert_eq!(String::from_utf8(batch.stdout).unwrap(), expected, "{extra:?}");
+        }
+    }
+    // Each line of `--full` is one whole object.
+    let full = cli()
+        .args(["batch", &prompt, "--rows", rows.to_str().unwrap(), "--seed", "5", "--full"])
+        .args(shared)
+        .output()
+        .unwrap();
+    for line in String::from_utf8(full.stdout).unwrap().lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["body", "notices", "messages", "metadata", "writes", "effects"]);
+    }
+}
+
+#[test]
+fn full_and_transcript_usage_errors() {
+    let rows = format!("{INPUTS}/mixed.jsonl");
+    assert_cmd_snapshot!(
+        "usage_full_with_envelope",
+        cli().args(["batch", "--rows", &rows, "--full", "--format", "openai-batch"])
+    );
+    assert_cmd_snapshot!(
+        "usage_speaker_without_transcript",
+        cli().args(["batch", "--rows", &rows, "--speaker", "ben"])
+    );
+}

@@ -14,10 +14,13 @@ mod diagnostics;
 mod flip;
 #[path = "support/gemini.rs"]
 mod gemini;
+mod generate;
 mod injection;
+mod output;
 mod render;
 mod segment;
 mod shell;
+mod state;
 
 use std::process::Command;
 

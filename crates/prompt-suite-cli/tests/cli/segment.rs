@@ -138,9 +138,41 @@ fn invalid_utf8_is_reported_with_its_offset() {
     assert_cmd_snapshot!(cli().arg("segment").pass_stdin(&b"## user\nhello \xff world\n"[..]));
 }
 
+/// A bundle on standard input is told by its zip signature and read as the
+/// same file would be; its narrative is its one top-level `.lmml` entry.
 #[test]
-fn a_bundle_on_standard_input_is_refused() {
-    let bundle = Bundle::from_parts("hi", Vec::<(String, Vec<u8>)>::new()).unwrap();
+fn a_bundle_on_standard_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    write_bundle(dir.path());
+    let bytes = std::fs::read(dir.path().join("review.lmmlz")).unwrap();
+    for args in [&["segment"][..], &["segment", "--turns"]] {
+        let from_file = cli().current_dir(dir.path()).args(args).arg("review.lmmlz").output();
+        let from_file = from_file.unwrap();
+        assert!(from_file.status.success());
+        for stdin in [&[][..], &["-"]] {
+            let from_stdin = crate::output_with_stdin(cli().args(args).args(stdin), bytes.clone());
+            let stderr = String::from_utf8_lossy(&from_stdin.stderr);
+            assert!(from_stdin.status.success(), "{stderr}");
+            assert_eq!(from_stdin.stdout, from_file.stdout);
+        }
+    }
+    // `build` too.
+    let from_file = cli()
+        .current_dir(dir.path())
+        .args(["build", "review.lmmlz", "--messages", "--seed", "0"])
+        .output()
+        .unwrap();
+    assert!(from_file.status.success(), "{}", String::from_utf8_lossy(&from_file.stderr));
+    let from_stdin =
+        crate::output_with_stdin(cli().args(["build", "--messages", "--seed", "0"]), bytes);
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+}
+
+/// Without a file name, a bundle with two top-level narratives (or none)
+/// cannot be read: which one is meant is not guessed.
+#[test]
+fn a_bundle_on_standard_input_needs_one_narrative() {
+    let bundle = Bundle::from_parts("hi", [("other.lmml", b"ho".to_vec())]).unwrap();
     assert_cmd_snapshot!(
         cli()
             .args(["segment", "--error-format", "json"])

@@ -1,0 +1,175 @@
+//! The state history file that `render --history` reads and `--commit`
+//! writes, and that the `state` subcommands read and edit: reading it,
+//! locking it against concurrent writers, saving it atomically.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use prompt_suite::brackets::{HistoryError, StateHistory};
+
+use crate::diagnostic::Diagnostic;
+use crate::input::Input;
+use crate::output;
+
+/// How long a writer waits for another one on the same history file.
+pub(crate) const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An exclusive lock on a history file, held from reading the file to
+/// saving it. The lock is on a lock file beside it (`.NAME.lock`), not on
+/// the history itself: saving renames a new file over the history, and a
+/// lock on the old file would not hold the new one. The lock file is never
+/// renamed or removed (removing it would let two processes lock two
+/// files), and the lock ends when the process does, however it ends.
+#[derive(Debug)]
+pub(crate) struct HistoryLock {
+    _file: File,
+}
+
+impl HistoryLock {
+    /// Locks `path`'s lock file, retrying for up to `timeout`; never blocks
+    /// longer.
+    pub(crate) fn acquire(path: &Path, timeout: Duration) -> Result<HistoryLock, Diagnostic> {
+        let lock_path = beside(path, ".lock");
+        let io_error = |err: std::io::Error| {
+            Diagnostic::new(
+                "io_error",
+                format!("cannot lock the history file with {}: {err}", lock_path.display()),
+            )
+            .with_origin(path.display().to_string())
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(io_error)?;
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(HistoryLock { _file: file }),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(err)) => return Err(io_error(err)),
+            }
+            let waited = started.elapsed();
+            if waited >= timeout {
+                let message = format!(
+                    "another `render --commit` or `state` edit has held the history file for {} s \
+                     (its lock is {}); nothing was recorded",
+                    timeout.as_secs_f64(),
+                    lock_path.display()
+                );
+                return Err(Diagnostic::new("history_locked", message)
+                    .with_origin(path.display().to_string()));
+            }
+            std::thread::sleep(pause.min(timeout - waited));
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+}
+
+/// An index error of a history operation (`--at` past the end), naming
+/// the history file.
+pub(crate) fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
+    Diagnostic::of(err, None, path.display().to_string())
+}
+
+/// Reads a history file; with `--commit`, a file that does not exist yet
+/// is an empty history (the commit creates it).
+pub(crate) fn read_history(path: &Path, commit: bool) -> Result<StateHistory, Diagnostic> {
+    if commit && !path.exists() {
+        return Ok(StateHistory::new());
+    }
+    let input = Input::read(Some(path))?;
+    StateHistory::from_json(input.text()?).map_err(|err| input.report(&err))
+}
+
+/// A file in the same directory as `path`: `.NAME` followed by `suffix`.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().map_or_else(|| "history".into(), |n| n.to_string_lossy());
+    dir.join(format!(".{name}{suffix}"))
+}
+
+/// Saves atomically ([`output::AtomicFile`]): the old file survives any
+/// failure before the rename.
+pub(crate) fn save_history(path: &Path, history: &StateHistory) -> Result<(), Diagnostic> {
+    let mut json = history.to_json();
+    json.push('\n');
+    let written = output::AtomicFile::create(path).and_then(|mut file| {
+        file.write_all(json.as_bytes())?;
+        file.commit()
+    });
+    written.map_err(|err| {
+        Diagnostic::new("io_error", format!("cannot save the history file: {err}"))
+            .with_origin(path.display().to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn saving_replaces_the_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.json");
+        std::fs::write(&path, "old").unwrap();
+        let mut history = StateHistory::new();
+        history.push_message();
+        save_history(&path, &history).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{}\n", history.to_json()));
+        assert_eq!(files(dir.path()), ["h.json"]);
+    }
+
+    #[test]
+    fn a_held_lock_times_out_with_a_typed_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.json");
+        let held = HistoryLock::acquire(&path, Duration::ZERO).unwrap();
+        assert_eq!(files(dir.path()), [".h.json.lock"]);
+        let err = HistoryLock::acquire(&path, Duration::from_millis(30)).unwrap_err();
+        assert_eq!(err.kind(), "history_locked");
+        assert!(err.message().contains(".h.json.lock"), "{}", err.message());
+        // Released with its holder; the lock file stays for the next one.
+        drop(held);
+        let again = HistoryLock::acquire(&path, Duration::ZERO).unwrap();
+        drop(again);
+        assert_eq!(files(dir.path()), [".h.json.lock"]);
+        // A directory that does not exist cannot be locked.
+        let missing = dir.path().join("no/h.json");
+        assert_eq!(HistoryLock::acquire(&missing, Duration::ZERO).unwrap_err().kind(), "io_error");
+    }
+
+    #[test]
+    fn a_failed_save_keeps_the_old_file_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        // Renaming a file over a non-empty directory fails.
+        let path = dir.path().join("h.json");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("keep"), "old").unwrap();
+        let err = save_history(&path, &StateHistory::new()).unwrap_err();
+        assert_eq!(err.kind(), "io_error");
+        assert_eq!(std::fs::read_to_string(path.join("keep")).unwrap(), "old");
+        assert_eq!(files(dir.path()), ["h.json"]);
+        // A directory that does not exist: nothing is created.
+        let missing = dir.path().join("no/such/dir/h.json");
+        assert_eq!(save_history(&missing, &StateHistory::new()).unwrap_err().kind(), "io_error");
+        assert_eq!(files(dir.path()), ["h.json"]);
+    }
+}

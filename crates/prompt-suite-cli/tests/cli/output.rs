@@ -1,0 +1,209 @@
+//! `-o/--output FILE` on every command that prints: the file holds exactly
+//! what standard output would, is replaced whole and only on success
+//! (`batch`: also when rows failed, its error records being output), and no
+//! temporary file is ever left beside it.
+
+use std::path::Path;
+
+use crate::{cli, output_with_stdin};
+
+const INPUTS: &str = "tests/cli/inputs";
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every command that prints, with arguments that succeed (`@rows` is
+/// `rows`).
+fn printing_commands(rows: &Path) -> Vec<Vec<String>> {
+    let commands: [&[&str]; 11] = [
+        &["comments", "comments/prompt.txt", "--json"],
+        &["flip", "flip/debate.json", "--speaker", "Ben"],
+        &["alternate", "flip/messages.json"],
+        &["segment", "segment/code-sample.lmml", "--turns"],
+        &["render", "render/greeting.txt", "--context", "render/context.json", "--seed", "1"],
+        &["build", "build/repeated_param.txt", "--messages", "--seed", "1"],
+        &["batch", "batch/envelope.txt", "--rows", "@rows", "--messages", "--seed", "1"],
+        &["check", "check/warnings.txt"],
+        &["completions", "zsh"],
+        &["man", "batch"],
+        &["check", "check/tavern.txt", "--json"],
+    ];
+    commands
+        .iter()
+        .map(|args| {
+            args.iter()
+                .map(|arg| match *arg {
+                    "@rows" => rows.display().to_string(),
+                    _ if arg.contains('/') => format!("{INPUTS}/{arg}"),
+                    _ => (*arg).to_owned(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn every_printing_command_writes_the_file_instead_of_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let rows = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(rows.path(), "{\"state\": {\"q\": \"a\"}}\n{\"state\": {\"q\": \"b\"}}\n")
+        .unwrap();
+    for args in printing_commands(rows.path()) {
+        let printed = cli().args(&args).output().unwrap();
+        assert!(printed.status.success(), "{args:?}: {}", String::from_utf8_lossy(&printed.stderr));
+        assert!(!printed.stdout.is_empty(), "{args:?}");
+        // `-o` is global: after the subcommand's flags, or before its name.
+        let after = cli().args(&args).arg("-o").arg(&out).output().unwrap();
+        assert!(after.status.success(), "{args:?}: {}", String::from_utf8_lossy(&after.stderr));
+        assert_eq!(after.stdout, b"", "{args:?}");
+        assert_eq!(after.stderr, printed.stderr, "{args:?}");
+        assert_eq!(std::fs::read(&out).unwrap(), printed.stdout, "{args:?}");
+        std::fs::remove_file(&out).unwrap();
+        let before = cli().arg("--output").arg(&out).args(&args).output().unwrap();
+        assert!(before.status.success(), "{args:?}");
+        assert_eq!(std::fs::read(&out).unwrap(), printed.stdout, "{args:?}");
+        assert_eq!(names(dir.path()), ["out"], "{args:?}");
+    }
+}
+
+#[test]
+fn a_rejected_input_leaves_the_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    std::fs::write(&out, "before\n").unwrap();
+    let failing: [&[&str]; 4] = [
+        &["comments", "--messages"],
+        &["render"],
+        &["build", "--seed", "1"],
+        &["batch", "--rows", "tests/cli/inputs/batch/mixed.jsonl"],
+    ];
+    for args in failing {
+        // The batch's prompt is broken: no row is built.
+        let output = output_with_stdin(cli().args(args).arg("-o").arg(&out), "[% if %]{}");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "before\n", "{args:?}");
+        assert_eq!(names(dir.path()), ["out.json"], "{args:?}");
+    }
+}
+
+/// A batch whose rows fail still writes its output: the error records are
+/// its lines.
+#[test]
+fn a_batch_with_failed_rows_writes_its_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    std::fs::write(&out, "before\n").unwrap();
+    let args = ["batch", "--rows", "tests/cli/inputs/batch/mixed.jsonl", "--seed", "1"];
+    let args = [&args[..], &["--param", "model=gpt-5.4"]].concat();
+    let printed = output_with_stdin(cli().args(&args), "## user\n[[ q ]]\n");
+    assert_eq!(printed.status.code(), Some(1));
+    let written = output_with_stdin(cli().args(&args).arg("-o").arg(&out), "## user\n[[ q ]]\n");
+    assert_eq!(written.status.code(), Some(1));
+    assert_eq!(written.stdout, b"");
+    assert_eq!(written.stderr, printed.stderr);
+    assert_eq!(std::fs::read(&out).unwrap(), printed.stdout);
+    assert!(String::from_utf8(printed.stdout).unwrap().contains("\"error\""));
+    assert_eq!(names(dir.path()), ["out.jsonl"]);
+}
+
+/// The output may be the input: it is read whole, or (rows) read on while
+/// the new file is written beside it.
+#[test]
+fn the_output_may_replace_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = dir.path().join("p.txt");
+    std::fs::write(&prompt, "/// a comment\nkept\n").unwrap();
+    let output = cli().arg("comments").arg(&prompt).arg("-o").arg(&prompt).output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(std::fs::read_to_string(&prompt).unwrap(), "kept\n");
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, "{\"state\": {\"n\": 1}}\n{\"state\": {\"n\": 2}}\n").unwrap();
+    let output = output_with_stdin(
+        cli()
+            .args(["batch", "--rows"])
+            .arg(&rows)
+            .args(["--messages", "--seed", "0", "-o"])
+            .arg(&rows),
+        "## user\n[[ n ]]\n",
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let lines = std::fs::read_to_string(&rows).unwrap();
+    assert_eq!(lines.lines().count(), 2, "{lines}");
+    assert!(lines.contains("\"1\"") && lines.contains("\"2\""), "{lines}");
+    assert_eq!(names(dir.path()), ["p.txt", "rows.jsonl"]);
+}
+
+#[test]
+fn a_directory_that_cannot_take_the_file_is_said_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no/such/dir/out");
+    let output = output_with_stdin(cli().arg("comments").arg("-o").arg(&out), "text");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.starts_with("error[io_error]: cannot write "), "{stderr}");
+    assert!(stderr.contains("no/such/dir/out"), "{stderr}");
+    // A directory is not replaced by a file.
+    let output = output_with_stdin(cli().arg("comments").arg("-o").arg(dir.path()), "text");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(dir.path().is_dir());
+    assert_eq!(names(dir.path()), Vec::<String>::new());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::write(&out, "old").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let output = output_with_stdin(cli().arg("comments").arg("-o").arg(&out), "new");
+    assert!(output.status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+    assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777, 0o640);
+    // A new file is not the temporary file's private 0600.
+    let new = dir.path().join("new");
+    let output = output_with_stdin(cli().arg("comments").arg("-o").arg(&new), "new");
+    assert!(output.status.success());
+    let mode = std::fs::metadata(&new).unwrap().permissions().mode();
+    assert_ne!(mode & 0o044, 0, "{mode:o}");
+}
+
+/// `--errors` cannot be the `-o` file: the output would replace the records.
+#[test]
+fn errors_and_output_cannot_be_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let args = ["batch", "tests/cli/inputs/batch/envelope.txt", "--rows"];
+    for exists in [false, true] {
+        if exists {
+            std::fs::write(&out, "before\n").unwrap();
+        }
+        let output = cli()
+            .args(args)
+            .arg(format!("{INPUTS}/batch/ids.jsonl"))
+            .args(["--format", "openai-batch", "--errors"])
+            .arg(&out)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{exists}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.starts_with("error[same_file]: "), "{stderr}");
+        assert!(stderr.contains("is the -o output"), "{stderr}");
+        let expected: &[&str] = if exists { &["out.jsonl"] } else { &[] };
+        assert_eq!(names(dir.path()), expected, "{exists}");
+        if exists {
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "before\n");
+        }
+    }
+}
