@@ -118,7 +118,7 @@ impl<'t> Renderer<'t> {
         if let ExprKind::Name(var) = base.kind
             && var.text == "loop"
             && let Some(state) = self.current_loop()
-            && !state.targets.contains(&"loop")
+            && !state.def.targets.contains(&"loop")
         {
             return Ok(state.attr(name));
         }
@@ -418,6 +418,10 @@ impl<'t> Renderer<'t> {
             {
                 let args = self.eval_args(args)?;
                 Ok(self.current_loop().map(|l| l.cycle(&args.positional)).unwrap_or_default())
+            }
+            ExprKind::Name(name) if name.text == "loop" && self.recursion_site().is_some() => {
+                let args = self.eval_args(args)?;
+                self.call_recursion(args, span)
             }
             ExprKind::Name(name) => {
                 let name = *name;

@@ -325,6 +325,9 @@ impl<'t> Renderer<'t> {
                 if let ExprKind::Call(callee, args) = &e.kind
                     && let ExprKind::Name(name) = callee.kind
                 {
+                    if name.text == "loop" && self.recursion_site().is_some() {
+                        return self.print_recursion(args, e.span);
+                    }
                     match self.resolve(name) {
                         Resolved::Macro(def) => return self.print_macro(def, args, e.span),
                         Resolved::Caller(caller) => {
@@ -496,29 +499,50 @@ impl<'t> Renderer<'t> {
 
     fn exec_for(&mut self, l: &'t ForLoop<'t>) -> Result<(), Error> {
         let iterable = self.eval(&l.iterable)?;
+        let below = self.frames.len();
+        self.run_loop(l, iterable, l.iterable.span, 0, below)
+    }
+
+    /// Runs the loop `l` over `iterable` (evaluated at `span`): its filter,
+    /// its body once per item kept, or its `else`. `depth` is the level of
+    /// `loop(...)` recursion, `below` the frames the loop's body sees
+    /// under its own (see [`LoopState::below`]).
+    fn run_loop(
+        &mut self,
+        l: &'t ForLoop<'t>,
+        iterable: Value,
+        span: Span,
+        depth: usize,
+        below: usize,
+    ) -> Result<(), Error> {
         if iterable.is_undefined() && self.env.strict() {
             return Err(self.error(
                 ErrorKind::UndefinedError,
                 "iterating an undefined value (strict mode)",
-                l.iterable.span,
+                span,
             ));
         }
         let items = match iterable.items(self.limits.range_limit) {
             Ok(items) => items,
             Err(why) => {
-                let message =
-                    why.message(&iterable, "cannot iterate over", self.limits.range_limit);
-                return Err(self.error(ErrorKind::InvalidOperation, message, l.iterable.span));
+                let what = if depth == 0 {
+                    "cannot iterate over"
+                } else {
+                    "`loop(...)` cannot recurse into"
+                };
+                let message = why.message(&iterable, what, self.limits.range_limit);
+                return Err(self.error(ErrorKind::InvalidOperation, message, span));
             }
         };
         // A string's characters and a map's keys are a new list.
         if !matches!(iterable.0, Repr::List(_)) {
-            self.charge(items.owned_size(), l.iterable.span)?;
+            self.charge(items.owned_size(), span)?;
         }
         let names = NameIndex::of(l.targets.iter().copied());
         let mut state = LoopState {
-            targets: &l.targets,
-            pattern: &l.pattern,
+            def: l,
+            depth,
+            below,
             names,
             values: Vec::new(),
             items,
@@ -559,18 +583,91 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
+    /// The loop `loop(...)` would recurse into: the innermost visible
+    /// loop (unless a loop variable named `loop` hides it), with its depth
+    /// and the frames below it.
+    fn recursion_site(&self) -> Option<(&'t ForLoop<'t>, usize, usize)> {
+        let state = self.current_loop()?;
+        (!state.def.targets.contains(&"loop")).then_some((state.def, state.depth, state.below))
+    }
+
+    /// `loop(items)` in a `for ... recursive` body: the loop run again over
+    /// `items`, one level deeper, its output written where the call is.
+    /// Each level counts as a macro call against the recursion limit.
+    fn recurse(&mut self, args: Arguments<'t>, span: Span) -> Result<(), Error> {
+        let Some((def, depth, below)) = self.recursion_site() else {
+            return Err(self.error(ErrorKind::UnknownFunction, "unknown function `loop`", span));
+        };
+        if !def.recursive {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "`loop(...)` recurses only in a `for ... recursive` loop, and the innermost \
+                 loop here is not recursive",
+                span,
+            ));
+        }
+        let [items] = match (<[Value; 1]>::try_from(args.positional), args.keywords.is_empty()) {
+            (Ok(items), true) => items,
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    "`loop(...)` takes one argument: the items to recurse into",
+                    span,
+                ));
+            }
+        };
+        if self.macro_depth >= self.limits.recursion_limit {
+            return Err(self.error(
+                ErrorKind::RecursionLimit,
+                format!(
+                    "the recursive loop nests deeper than the recursion limit of {} calls",
+                    self.limits.recursion_limit
+                ),
+                span,
+            ));
+        }
+        self.macro_depth += 1;
+        let done = self.run_loop(def, items, span, depth + 1, below);
+        self.macro_depth -= 1;
+        done
+    }
+
+    /// `[[ loop(items) ]]`: the recursion printed in place (as a macro
+    /// call is), without capturing it.
+    fn print_recursion(&mut self, args: &'t CallArgs<'t>, span: Span) -> Result<(), Error> {
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        self.recurse(args, span)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// `loop(items)` as a value: the recursion's output captured.
+    pub(super) fn call_recursion(
+        &mut self,
+        args: Arguments<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let mark = self.out.mark();
+        self.recurse(args, span)?;
+        let captured = self.out.take_from(mark);
+        self.charge(captured.size(), span)?;
+        Ok(captured)
+    }
+
     /// Sets the innermost loop's position and binds its variables to
     /// `item` (unpacking pairs for `for k, v in ...`).
     fn bind_loop(&mut self, index: usize, item: &Value, span: Span) -> Result<(), Error> {
         // Unpacking into many variables is work in proportion to them.
         if let Some(Frame::Loop(state)) = self.frames.last() {
-            let units = state.targets.len() as u64 / 64;
+            let units = state.def.targets.len() as u64 / 64;
             self.spend(units, span)?;
         }
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();
-        let pattern = state.pattern;
+        let pattern = &state.def.pattern;
         let unpacked = unpack(pattern, item, &mut state.values);
         unpacked.map_err(|message| self.error(ErrorKind::InvalidOperation, message, span))
     }
@@ -1027,6 +1124,8 @@ impl<'t> Renderer<'t> {
                 Frame::Macro(..) => break,
                 // A `call` block's body: on at its call site.
                 Frame::CallerBody(.., outer) => at = *outer,
+                // A recursion level: on below the loop it runs again.
+                Frame::Loop(state) => at = state.below,
                 _ => {}
             }
         }
@@ -1045,9 +1144,10 @@ impl<'t> Renderer<'t> {
             match &self.frames[at] {
                 // A filter's own target named `loop` hides the outer one.
                 Frame::Loop(state) if state.filtering => {
-                    if state.targets.contains(&"loop") {
+                    if state.def.targets.contains(&"loop") {
                         return None;
                     }
+                    at = state.below;
                 }
                 Frame::Loop(state) => return Some(state),
                 Frame::With(..) | Frame::Caller(_) => {}

@@ -229,7 +229,7 @@ pub(crate) enum EffectKind {
     SlashCommand,
 }
 
-/// `for targets in iterable [if filter]`.
+/// `for targets in iterable [if filter] [recursive]`.
 #[derive(Debug)]
 pub(crate) struct ForLoop<'a> {
     /// Every name the pattern binds, left to right.
@@ -238,6 +238,9 @@ pub(crate) struct ForLoop<'a> {
     pub(crate) pattern: Pattern<'a>,
     pub(crate) iterable: Expr<'a>,
     pub(crate) filter: Option<Expr<'a>>,
+    /// `recursive`: the body may call `loop(items)` to run the loop again
+    /// over `items`, one level deeper.
+    pub(crate) recursive: bool,
     pub(crate) body: Vec<Node<'a>>,
     pub(crate) otherwise: Vec<Node<'a>>,
     pub(crate) span: Span,

@@ -58,6 +58,9 @@ fn node(out: &mut String, node: &Node<'_>) {
                 out.push_str(" if ");
                 expr(out, filter);
             }
+            if l.recursive {
+                out.push_str(" recursive");
+            }
             out.push_str(" %]");
             nodes(out, &l.body);
             if !l.otherwise.is_empty() {

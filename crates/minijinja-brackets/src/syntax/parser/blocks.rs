@@ -240,7 +240,7 @@ impl<'a> TemplateParser<'a> {
     #[inline(never)]
     fn scoped_block(&mut self, stmt: Stmt<'a>, span: Span) -> Result<Node<'a>, Error> {
         Ok(match stmt {
-            Stmt::For { pattern, iterable, filter } => {
+            Stmt::For { pattern, iterable, filter, recursive } => {
                 self.loops += 1;
                 let (body, closing) = self.closed_body(&["else", "endfor"], "for", span)?;
                 self.loops -= 1;
@@ -250,7 +250,16 @@ impl<'a> TemplateParser<'a> {
                 };
                 let mut targets = Vec::new();
                 pattern.names(&mut targets);
-                let l = ForLoop { targets, pattern, iterable, filter, body, otherwise, span };
+                let l = ForLoop {
+                    targets,
+                    pattern,
+                    iterable,
+                    filter,
+                    recursive,
+                    body,
+                    otherwise,
+                    span,
+                };
                 Node::For(Box::new(l))
             }
             Stmt::SetBlock(target, filters) => {

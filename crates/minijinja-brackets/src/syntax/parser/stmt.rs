@@ -15,6 +15,7 @@ pub(super) enum Stmt<'a> {
         pattern: Pattern<'a>,
         iterable: Expr<'a>,
         filter: Option<Expr<'a>>,
+        recursive: bool,
     },
     /// Boxed, as every large payload: the block parser holds a statement
     /// in its frame once per nesting level.
@@ -342,7 +343,7 @@ impl<'a> Grammar<'a> {
         }
     }
 
-    /// `for pattern in iterable [if cond]`
+    /// `for pattern in iterable [if cond] [recursive]`
     pub(super) fn for_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
         let (i, pattern) = self.patterns(i, "a loop variable")?;
         let Some((i, _)) = peek_ok(kw("in"), i)? else {
@@ -354,7 +355,11 @@ impl<'a> Grammar<'a> {
             Some((i, _)) => self.operators(i, 1).map(|(i, e)| (i, Some(e)))?,
             None => (i, None),
         };
-        Ok((i, Stmt::For { pattern, iterable, filter }))
+        let (i, recursive) = match peek_ok(kw("recursive"), i)? {
+            Some((i, _)) => (i, true),
+            None => (i, false),
+        };
+        Ok((i, Stmt::For { pattern, iterable, filter, recursive }))
     }
 
     /// `set x = v`, `set L.x = v`, `set G["my var"] = v`, or the block form
