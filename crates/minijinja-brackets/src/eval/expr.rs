@@ -56,6 +56,11 @@ impl<'t> Renderer<'t> {
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),
             ExprKind::Compare(first, rest) => self.compare(first, rest, span),
+            ExprKind::Spread(_) => Err(self.error(
+                ErrorKind::SyntaxError,
+                "`*` unpacks a call's positional arguments only",
+                span,
+            )),
             ExprKind::Cond(c) => {
                 if self.eval(&c.cond)?.is_true() {
                     self.eval(&c.then)
@@ -154,11 +159,13 @@ impl<'t> Renderer<'t> {
             ("name", _) => Ok(Value::str(macro_name)),
             ("arguments", Some(def)) => self.param_names(&def.params, span),
             ("caller", Some(def)) => Ok(Value::from(def.caller)),
+            ("catch_varargs", Some(def)) => Ok(Value::from(def.catch.varargs.is_some())),
+            ("catch_kwargs", Some(def)) => Ok(Value::from(def.catch.kwargs.is_some())),
             _ => Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!(
-                    "macro `{macro_name}` has no attribute `{attr}` \
-                     (a macro has `name`, `arguments` and `caller`)"
+                    "macro `{macro_name}` has no attribute `{attr}` (a macro has `name`, \
+                     `arguments`, `caller`, `catch_varargs` and `catch_kwargs`)"
                 ),
                 span,
             )),
@@ -394,12 +401,108 @@ impl<'t> Renderer<'t> {
             registry: &**self.env.registry(),
         };
         for e in &args.positional {
-            out.positional.push(self.eval(e)?);
+            if let ExprKind::Spread(inner) = &e.kind {
+                let value = self.eval(inner)?;
+                self.spread_list(value, &mut out.positional, e.span)?;
+            } else {
+                out.positional.push(self.eval(e)?);
+            }
         }
+        let mut unpacked = false;
         for (name, e) in &args.keywords {
-            out.keywords.push((name, self.eval(e)?));
+            let value = self.eval(e)?;
+            match name {
+                Some(name) => out.keywords.push((name, value)),
+                None => {
+                    unpacked = true;
+                    self.spread_map(value, &mut out.keywords, e.span)?;
+                }
+            }
+        }
+        if unpacked {
+            self.check_unique_keywords(&out.keywords, args)?;
         }
         Ok(out)
+    }
+
+    /// `*value` in a call: its items as positional arguments (what a `for`
+    /// iterates: a list's items, a string's characters, a map's keys;
+    /// nothing for undefined or none, an error in strict mode).
+    fn spread_list(&mut self, value: Value, out: &mut Vec<Value>, span: Span) -> Result<(), Error> {
+        if value.is_undefined() && self.env.strict() {
+            return Err(self.error(
+                ErrorKind::UndefinedError,
+                "unpacking an undefined value with `*` (strict mode)",
+                span,
+            ));
+        }
+        let items = value.items(self.limits.range_limit).map_err(|why| {
+            let message = why.message(&value, "`*` cannot unpack", self.limits.range_limit);
+            self.error(ErrorKind::InvalidOperation, message, span)
+        })?;
+        self.spend(items.len() as u64 / 64, span)?;
+        self.charge(SLOT * items.len(), span)?;
+        out.extend(items.iter().cloned());
+        Ok(())
+    }
+
+    /// `**value` in a call: a map's entries as keyword arguments, in its
+    /// order (nothing for undefined or none, an error in strict mode).
+    fn spread_map(
+        &mut self,
+        value: Value,
+        out: &mut Vec<(&'t str, Value)>,
+        span: Span,
+    ) -> Result<(), Error> {
+        let map = match &value.0 {
+            Repr::Map(map) => map,
+            Repr::Undefined if self.env.strict() => {
+                return Err(self.error(
+                    ErrorKind::UndefinedError,
+                    "unpacking an undefined value with `**` (strict mode)",
+                    span,
+                ));
+            }
+            Repr::Undefined | Repr::None => return Ok(()),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("`**` unpacks a map into keyword arguments, not {}", describe(&value)),
+                    span,
+                ));
+            }
+        };
+        self.spend(map.len() as u64 / 64, span)?;
+        self.charge(2 * SLOT * map.len(), span)?;
+        for (key, item) in map.iter() {
+            let (name, new) = self.keywords.intern(key);
+            if new {
+                self.charge(SLOT, span)?;
+            }
+            out.push((name, item.clone()));
+        }
+        Ok(())
+    }
+
+    /// With a `**map` in the call, a keyword given twice (written and in
+    /// the map, or in two maps) is an error, never a silent choice.
+    fn check_unique_keywords(
+        &mut self,
+        keywords: &[(&'t str, Value)],
+        args: &'t CallArgs<'t>,
+    ) -> Result<(), Error> {
+        let mut seen = std::collections::HashSet::with_capacity(keywords.len());
+        for (name, _) in keywords {
+            if !seen.insert(*name) {
+                let span = args.keywords.iter().find_map(|(n, e)| n.is_none().then_some(e.span));
+                return Err(self.error(
+                    ErrorKind::BadArguments,
+                    format!("the keyword argument `{name}` is given twice"),
+                    span.unwrap_or_default(),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn call(

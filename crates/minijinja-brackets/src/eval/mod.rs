@@ -11,6 +11,7 @@
 
 mod compose;
 mod expr;
+mod keys;
 mod scope;
 mod stores;
 
@@ -34,7 +35,7 @@ use crate::syntax::ast::{
 use crate::unit::Compiled;
 use crate::unit::Resolution;
 use crate::value::text::{escape_html, escaped_len};
-use crate::value::{List, RANGE, Repr, TooLong, Value};
+use crate::value::{List, RANGE, Repr, SLOT, TooLong, Value, ValueMap};
 
 use crate::arguments::NameIndex;
 use compose::{Composition, MacroRef, Table};
@@ -78,7 +79,9 @@ pub(crate) fn render_with(
     // The templates the render loads stay here until it ends, so that it
     // borrows their syntax trees as it borrows the main one's.
     let arena = compose::Arena::new();
+    let key_arena = keys::KeyArena::new();
     let mut renderer = Renderer {
+        keywords: keys::KeywordNames::new(&key_arena),
         env,
         resolved: &template.resolved,
         limits: env.limits(),
@@ -129,6 +132,8 @@ pub(crate) struct Renderer<'t> {
     table: usize,
     /// The loaded templates, the active chain, the blocks.
     compose: Composition<'t>,
+    /// Keyword names a `**map` gave.
+    keywords: keys::KeywordNames<'t>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
@@ -896,22 +901,24 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<(), Error> {
         let callee = || format!("macro `{}`", def.name);
-        let (params, defaults) = self.bind_params(&def.params, args, &callee, span)?;
-        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
+        let (params, defaults) = self.bind_params(&def.params, def.catch, args, &callee, span)?;
+        let index = NameIndex::of(params.iter().map(|(p, _)| *p));
         self.frames.push(Frame::Macro(params, index));
         self.eval_defaults(defaults)?;
         self.macro_depth += 1;
         Ok(())
     }
 
-    /// Binds a call's arguments to `params` (a macro's or a `call` block's,
-    /// named by `callee`): the values, undefined where left out, and the
-    /// defaults still to evaluate (by [`Self::eval_defaults`], once the
-    /// frame is pushed). Past the recursion limit, an error.
+    /// Binds a call's arguments to `params` and `catch` (a macro's or a
+    /// `call` block's, named by `callee`): the values, undefined where left
+    /// out, then the `*rest` list and `**options` map when the signature has
+    /// them; and the defaults still to evaluate (by [`Self::eval_defaults`],
+    /// once the frame is pushed). Past the recursion limit, an error.
     #[allow(clippy::type_complexity)]
     fn bind_params(
         &mut self,
         params: &'t [(&'t str, Option<Expr<'t>>)],
+        catch: ast::Catch<'t>,
         args: Arguments<'t>,
         callee: &dyn Fn() -> String,
         span: Span,
@@ -928,12 +935,14 @@ impl<'t> Renderer<'t> {
             ));
         }
         let names = params.iter().map(|(p, _)| *p);
-        let bound = args.bind_names(callee, names).map_err(self.locate(span))?;
+        let (varargs, kwargs) = (catch.varargs.is_some(), catch.kwargs.is_some());
+        let bound =
+            args.bind_catching(callee, names, varargs, kwargs).map_err(self.locate(span))?;
         // Parameters left out that have a default (evaluated later).
         let mut defaults = Vec::new();
-        let values = params
+        let mut values: Vec<(&'t str, Value)> = params
             .iter()
-            .zip(bound)
+            .zip(bound.named)
             .enumerate()
             .map(|(index, ((name, default), value))| {
                 if let (None, Some(default)) = (&value, default) {
@@ -942,8 +951,26 @@ impl<'t> Renderer<'t> {
                 (*name, value.unwrap_or_default())
             })
             .collect();
+        // The arguments' own list becomes `*rest` (a spread paid for it).
+        if let Some(name) = catch.varargs {
+            values.push((name, Value::list(bound.varargs)));
+        }
+        if let Some(name) = catch.kwargs {
+            self.charge(2 * SLOT * bound.kwargs.len(), span)?;
+            let mut map = ValueMap::with_capacity(bound.kwargs.len());
+            for (key, value) in bound.kwargs {
+                if map.insert(Arc::from(key), value).is_some() {
+                    return Err(self.error(
+                        ErrorKind::BadArguments,
+                        format!("{} got the argument `{key}` twice", callee()),
+                        span,
+                    ));
+                }
+            }
+            values.push((name, Value::map(map)));
+        }
         // Binding is work in proportion to the parameters, given or not.
-        self.spend(params.len() as u64 / 64, span)?;
+        self.spend(values.len() as u64 / 64, span)?;
         Ok((values, defaults))
     }
 
@@ -1072,9 +1099,10 @@ impl<'t> Renderer<'t> {
         args: Arguments<'t>,
         span: Span,
     ) -> Result<(), Error> {
-        let params = &caller.block.params;
-        let (values, defaults) = self.bind_params(params, args, &|| "`caller`".into(), span)?;
-        let index = NameIndex::of(params.iter().map(|(p, _)| *p));
+        let (params, catch) = (&caller.block.params, caller.block.catch);
+        let (values, defaults) =
+            self.bind_params(params, catch, args, &|| "`caller`".into(), span)?;
+        let index = NameIndex::of(values.iter().map(|(p, _)| *p));
         self.frames.push(Frame::CallerBody(values, index, caller.frames));
         self.eval_defaults(defaults)?;
         self.macro_depth += 1;
