@@ -468,7 +468,19 @@ impl<'t> Renderer<'t> {
     fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<Value, Error> {
         let mark = self.out.mark();
         self.exec_block(nodes, span)?;
-        let captured = self.out.take_from(mark);
+        self.take_capture(mark, span)
+    }
+
+    /// What was written since `mark`, as a value with its provenance. Under
+    /// `autoescape` it is marked safe: its prints were escaped as they were
+    /// written, so printing it again does not escape them twice
+    /// (minijinja's rule for every capture).
+    fn take_capture(&mut self, mark: crate::provenance::Mark, span: Span) -> Result<Value, Error> {
+        let mut captured = self.out.take_from(mark);
+        if self.autoescape {
+            captured =
+                crate::filters::marked_safe(captured, self.limits).map_err(self.locate(span))?;
+        }
         self.charge(captured.size(), span)?;
         Ok(captured)
     }
@@ -656,9 +668,7 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         let mark = self.out.mark();
         self.recurse(args, span)?;
-        let captured = self.out.take_from(mark);
-        self.charge(captured.size(), span)?;
-        Ok(captured)
+        self.take_capture(mark, span)
     }
 
     /// Sets the innermost loop's position and binds its variables to
@@ -739,11 +749,18 @@ impl<'t> Renderer<'t> {
         for call in filters {
             value = self.apply_filter(value, call, span)?;
         }
-        Ok(match (authored, value.as_str()) {
+        // What is marked safe (an `escape` filter, a capture under
+        // `autoescape`) stays safe.
+        let safe = crate::filters::is_safe(&value);
+        let value = match (authored, value.as_str()) {
             (true, Some(text)) => Value::authored(text),
             (false, Some(text)) if matches!(value.0, Repr::Text(_)) => Value::str(text),
             _ => value,
-        })
+        };
+        match safe {
+            true => crate::filters::marked_safe(value, self.limits).map_err(self.locate(span)),
+            false => Ok(value),
+        }
     }
 
     /// Writes `value` into a store, recording the write.
