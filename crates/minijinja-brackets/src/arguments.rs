@@ -62,11 +62,6 @@ pub struct Arguments<'a> {
     pub(crate) positional: Vec<Value>,
     pub(crate) keywords: Vec<(&'a str, Value)>,
     pub(crate) limits: &'a Limits,
-    /// The filters and tests `map`, `select` and `is filter` look names up
-    /// in: the template's own `callable::Registry` (read through
-    /// `Registry::of`; held without naming its type, which lives above this
-    /// module).
-    pub(crate) registry: &'a (dyn std::any::Any + Send + Sync),
 }
 
 impl std::fmt::Debug for Arguments<'_> {
@@ -204,11 +199,8 @@ mod tests {
 
     fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Arguments<'static> {
         static LIMITS: std::sync::LazyLock<Limits> = std::sync::LazyLock::new(Limits::default);
-        static REGISTRY: std::sync::LazyLock<crate::callable::Registry> =
-            std::sync::LazyLock::new(Default::default);
         Arguments {
             limits: &LIMITS,
-            registry: &*REGISTRY,
             positional: positional.iter().map(|&n| Value::from(n)).collect(),
             keywords: keywords.iter().map(|&(k, n)| (k, Value::from(n))).collect(),
         }

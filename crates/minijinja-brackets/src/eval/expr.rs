@@ -250,9 +250,10 @@ impl<'t> Renderer<'t> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let filter = &self.resolved.filters[call.id as usize];
+        let registry = &**self.env.registry();
         // Work beyond one pass over the items, paid before it is done.
-        self.spend((filter.work)(&value, &args), span)?;
-        let result = (filter.run)(value, args);
+        self.spend(filter.work(registry, &value, &args), span)?;
+        let result = filter.call(registry, value, args);
         self.settle(result, span)
     }
 
@@ -273,7 +274,8 @@ impl<'t> Renderer<'t> {
         if let (Some(op), Some(other)) = (test.walk, args.positional.first()) {
             self.charge_walk(op, &value, other, span)?;
         }
-        let passed = (test.run)(&value, args).map_err(self.locate(span))?;
+        let registry = &**self.env.registry();
+        let passed = test.call(registry, &value, args).map_err(self.locate(span))?;
         Ok(Value::from(passed != call.negated))
     }
 
@@ -398,7 +400,6 @@ impl<'t> Renderer<'t> {
             positional: Vec::with_capacity(args.positional.len()),
             keywords: Vec::with_capacity(args.keywords.len()),
             limits: self.limits,
-            registry: &**self.env.registry(),
         };
         for e in &args.positional {
             if let ExprKind::Spread(inner) = &e.kind {
