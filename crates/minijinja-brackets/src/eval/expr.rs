@@ -45,14 +45,17 @@ impl<'t> Renderer<'t> {
             ExprKind::Test(value, call) => self.test(value, call, span),
             ExprKind::Neg(inner) => self.unary(inner, ops::negate, span),
             ExprKind::Pos(inner) => self.unary(inner, ops::plus, span),
-            ExprKind::Not(inner) => Ok(Value::from(!self.eval(inner)?.is_true())),
+            ExprKind::Not(inner) => {
+                let value = self.eval(inner)?;
+                Ok(Value::from(!self.truth(&value, inner.span)?))
+            }
             ExprKind::And(a, b) => {
                 let left = self.eval(a)?;
-                if left.is_true() { self.eval(b) } else { Ok(left) }
+                if self.truth(&left, a.span)? { self.eval(b) } else { Ok(left) }
             }
             ExprKind::Or(a, b) => {
                 let left = self.eval(a)?;
-                if left.is_true() { Ok(left) } else { self.eval(b) }
+                if self.truth(&left, a.span)? { Ok(left) } else { self.eval(b) }
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),
             ExprKind::Compare(first, rest) => self.compare(first, rest, span),
@@ -62,7 +65,7 @@ impl<'t> Renderer<'t> {
                 span,
             )),
             ExprKind::Cond(c) => {
-                if self.eval(&c.cond)?.is_true() {
+                if self.condition(&c.cond)? {
                     self.eval(&c.then)
                 } else {
                     match &c.otherwise {
@@ -72,6 +75,26 @@ impl<'t> Renderer<'t> {
                 }
             }
         }
+    }
+
+    /// Whether `value` (of the expression at `span`) counts as true; in
+    /// strict mode an undefined value is an error here (minijinja's strict
+    /// mode: testing it is as wrong as printing it).
+    pub(super) fn truth(&self, value: &Value, span: Span) -> Result<bool, Error> {
+        if value.is_undefined() && self.env.strict() {
+            return Err(self.error(
+                ErrorKind::UndefinedError,
+                "testing an undefined value (strict mode; `is defined` tests it)",
+                span,
+            ));
+        }
+        Ok(value.is_true())
+    }
+
+    /// Evaluates a condition (`if`, a loop filter, `x if c else y`).
+    pub(super) fn condition(&mut self, e: &'t Expr<'t>) -> Result<bool, Error> {
+        let value = self.eval(e)?;
+        self.truth(&value, e.span)
     }
 
     fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {

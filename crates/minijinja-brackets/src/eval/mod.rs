@@ -346,7 +346,7 @@ impl<'t> Renderer<'t> {
             }
             Node::If { branches, otherwise } => {
                 for (cond, body) in branches {
-                    if self.eval(cond)?.is_true() {
+                    if self.condition(cond)? {
                         return self.exec_block(body, cond.span);
                     }
                 }
@@ -572,7 +572,7 @@ impl<'t> Renderer<'t> {
             self.frames.push(Frame::Loop(state));
             for (index, item) in all.iter().enumerate() {
                 self.bind_loop(index, item, l.span)?;
-                if self.eval(filter)?.is_true() {
+                if self.condition(filter)? {
                     kept.push(item.clone());
                 }
             }
