@@ -14,6 +14,13 @@
 //! template), and `check` (`Template::analyze`) of a template that writes
 //! 16 000 names and reads 16 000 others, each with a "did you mean" search.
 //!
+//! The `composed` group is a page of five templates: it `extends` a layout
+//! that extends a base (three levels, `super()` at two), `include`s a
+//! partial once per section that `import`s a macro file, and takes a macro
+//! with `from ... import`. Both engines hold the same five templates by
+//! name; "compile" is a new environment with the five added, "render" the
+//! page rendered from it.
+//!
 //! The `scaling` group compiles and renders the text-heavy template over the
 //! series of [`benches::Series`] (1x, 10x, 100x), as the other crates'
 //! benches do, with the output, string, memory and fuel limits lifted: time
@@ -113,6 +120,59 @@ fn compare(c: &mut Criterion) {
     }
 }
 
+/// The five templates of the `composed` group, by name.
+const COMPOSED: [&str; 5] = ["base.txt", "layout.txt", "macros.txt", "stats.txt", "page.txt"];
+
+fn composed(c: &mut Criterion) {
+    let sources: Vec<(&str, String)> = COMPOSED
+        .iter()
+        .map(|name| (*name, input(&format!("minijinja-brackets/composed/{name}"))))
+        .collect();
+    let their_sources: Vec<(&str, String)> =
+        sources.iter().map(|(name, source)| (*name, as_minijinja(source))).collect();
+    let context: serde_json::Value =
+        serde_json::from_str(&input("minijinja-brackets/composed/context.json")).unwrap();
+    let our_context =
+        Context { state: context.as_object().cloned().expect("an object"), ..Context::default() };
+    let their_context = minijinja::Value::from(minijinja::value::Serde(&context));
+    let ours = || {
+        let mut env = Environment::new();
+        for (name, source) in &sources {
+            env.add_template(name, source).expect("ours compiles");
+        }
+        env
+    };
+    let theirs = || {
+        let mut env = minijinja_env();
+        for (name, source) in &their_sources {
+            env.add_template(name, source).expect("minijinja compiles");
+        }
+        env
+    };
+    let (our_env, their_env) = (ours(), theirs());
+    let our_page = our_env.template("page.txt").unwrap();
+    let their_page = their_env.get_template("page.txt").unwrap();
+    let our_output = our_page.render_outcome(&our_context, 0).expect("ours renders").output;
+    let their_output = their_page.render(&their_context).expect("minijinja renders");
+    assert_eq!(our_output, their_output, "composed: the engines disagree");
+
+    let mut group = c.benchmark_group("minijinja-brackets/composed");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    group.throughput(Throughput::Bytes(our_output.len() as u64));
+    group.bench_function("compile/brackets", |b| b.iter(|| black_box(ours())));
+    group.bench_function("compile/minijinja", |b| b.iter(|| black_box(theirs())));
+    group.bench_function("render-outcome/brackets", |b| {
+        b.iter(|| our_page.render_outcome(black_box(&our_context), 0).unwrap())
+    });
+    group.bench_function("render/minijinja", |b| {
+        b.iter(|| their_page.render(black_box(&their_context)).unwrap())
+    });
+    group.finish();
+}
+
 /// `unit` once per number from 0 with `{i}` replaced by the number, until
 /// the text is at least `bytes` long: a template of distinct names.
 fn numbered_to(unit: &str, bytes: usize) -> String {
@@ -204,5 +264,5 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, compare, names, scaling);
+criterion_group!(benches, compare, composed, names, scaling);
 criterion_main!(benches);

@@ -62,11 +62,6 @@ pub struct Arguments<'a> {
     pub(crate) positional: Vec<Value>,
     pub(crate) keywords: Vec<(&'a str, Value)>,
     pub(crate) limits: &'a Limits,
-    /// The filters and tests `map`, `select` and `is filter` look names up
-    /// in: the template's own `callable::Registry` (read through
-    /// `Registry::of`; held without naming its type, which lives above this
-    /// module).
-    pub(crate) registry: &'a (dyn std::any::Any + Send + Sync),
 }
 
 impl std::fmt::Debug for Arguments<'_> {
@@ -109,7 +104,20 @@ impl<'a> Arguments<'a> {
         callee: &dyn Fn() -> String,
         names: impl ExactSizeIterator<Item = &'n str> + Clone,
     ) -> Result<Vec<Option<Value>>, Error> {
-        if self.positional.len() > names.len() {
+        self.bind_catching(callee, names, false, false).map(|bound| bound.named)
+    }
+
+    /// As [`Self::bind_names`], for a signature that may catch the extra
+    /// positional arguments (`varargs`: `*rest`) and the unknown keywords
+    /// (`kwargs`: `**options`) instead of refusing them.
+    pub(crate) fn bind_catching<'n>(
+        self,
+        callee: &dyn Fn() -> String,
+        names: impl ExactSizeIterator<Item = &'n str> + Clone,
+        varargs: bool,
+        kwargs: bool,
+    ) -> Result<Bound<'a>, Error> {
+        if self.positional.len() > names.len() && !varargs {
             let plural = if names.len() == 1 { "" } else { "s" };
             return Err(Error::new(
                 ErrorKind::BadArguments,
@@ -121,10 +129,13 @@ impl<'a> Arguments<'a> {
                 ),
             ));
         }
-        let mut bound: Vec<Option<Value>> = vec![None; names.len()];
-        for (slot, value) in bound.iter_mut().zip(self.positional) {
+        let mut bound =
+            Bound { named: vec![None; names.len()], varargs: Vec::new(), kwargs: Vec::new() };
+        let mut positional = self.positional.into_iter();
+        for (slot, value) in bound.named.iter_mut().zip(positional.by_ref()) {
             *slot = Some(value);
         }
+        bound.varargs.extend(positional);
         let index = if self.keywords.is_empty() {
             NameIndex::default()
         } else {
@@ -132,12 +143,16 @@ impl<'a> Arguments<'a> {
         };
         for (name, value) in self.keywords {
             let Some(index) = index.position(name, || names.clone().position(|n| n == name)) else {
+                if kwargs {
+                    bound.kwargs.push((name, value));
+                    continue;
+                }
                 return Err(Error::new(
                     ErrorKind::BadArguments,
                     format!("{} has no parameter named `{name}`", callee()),
                 ));
             };
-            if bound[index].replace(value).is_some() {
+            if bound.named[index].replace(value).is_some() {
                 return Err(Error::new(
                     ErrorKind::BadArguments,
                     format!("{} got the argument `{name}` twice", callee()),
@@ -165,6 +180,14 @@ impl<'a> Arguments<'a> {
     }
 }
 
+/// Arguments bound to a signature: a value (or none) per named parameter,
+/// then what a `*rest` and a `**options` parameter catch.
+pub(crate) struct Bound<'a> {
+    pub(crate) named: Vec<Option<Value>>,
+    pub(crate) varargs: Vec<Value>,
+    pub(crate) kwargs: Vec<(&'a str, Value)>,
+}
+
 /// A `bad_arguments` error.
 pub(crate) fn bad(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::BadArguments, message)
@@ -176,11 +199,8 @@ mod tests {
 
     fn args(positional: &[i64], keywords: &[(&'static str, i64)]) -> Arguments<'static> {
         static LIMITS: std::sync::LazyLock<Limits> = std::sync::LazyLock::new(Limits::default);
-        static REGISTRY: std::sync::LazyLock<crate::callable::Registry> =
-            std::sync::LazyLock::new(Default::default);
         Arguments {
             limits: &LIMITS,
-            registry: &*REGISTRY,
             positional: positional.iter().map(|&n| Value::from(n)).collect(),
             keywords: keywords.iter().map(|&(k, n)| (k, Value::from(n))).collect(),
         }

@@ -19,18 +19,31 @@ pub(crate) type TestRun = dyn Fn(&Value, Arguments<'_>) -> Result<bool, Error> +
 /// The one signature of functions: `name(args)`.
 pub(crate) type FunctionRun = dyn Fn(Arguments<'_>) -> Result<Value, Error> + Send + Sync;
 
-/// No work beyond one pass over the input's items.
-fn no_work(_: &Value, _: &Arguments<'_>) -> u64 {
-    0
+/// How a filter of the registry runs: handed the registry the render runs
+/// with, so that `map("upper")` and `select("odd")` find the filters and
+/// tests they name (a host's filter never sees it).
+pub(crate) type FilterCall =
+    dyn Fn(&Registry, Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync;
+/// How a test of the registry runs (`is filter` reads the registry).
+pub(crate) type TestCall =
+    dyn Fn(&Registry, &Value, Arguments<'_>) -> Result<bool, Error> + Send + Sync;
+
+/// The fuel a filter's work costs beyond one pass over its input's items.
+#[derive(Clone, Copy)]
+pub(crate) enum Work {
+    /// Known from the input and the arguments.
+    Plain(fn(&Value, &Arguments<'_>) -> u64),
+    /// Known once the filter or test it calls is looked up (`map`, `select`).
+    Lookup(fn(&Registry, &Value, &Arguments<'_>) -> u64),
 }
 
 /// A filter in a registry.
 #[derive(Clone)]
 pub(crate) struct Filter {
-    pub(crate) run: Arc<FilterRun>,
+    run: Arc<FilterCall>,
     /// The fuel its work costs beyond one pass over its input's items
     /// (which the renderer charges for every filter), paid before it runs.
-    pub(crate) work: fn(&Value, &Arguments<'_>) -> u64,
+    work: Option<Work>,
     /// Whether an undefined input is expected (`default`): the analysis
     /// does not report it.
     pub(crate) guards: bool,
@@ -40,7 +53,14 @@ impl Filter {
     pub(crate) fn new(
         run: impl Fn(Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync + 'static,
     ) -> Filter {
-        Filter::from_run(Arc::new(run))
+        Filter { run: Arc::new(move |_, value, args| run(value, args)), work: None, guards: false }
+    }
+
+    /// A built-in that calls the filters or tests it is given by name.
+    pub(crate) fn looking_up(
+        run: fn(&Registry, Value, Arguments<'_>) -> Result<Value, Error>,
+    ) -> Filter {
+        Filter { run: Arc::new(run), work: None, guards: false }
     }
 
     pub(crate) fn guarding(mut self) -> Filter {
@@ -48,20 +68,40 @@ impl Filter {
         self
     }
 
+    /// A host's filter.
     pub(crate) fn from_run(run: Arc<FilterRun>) -> Filter {
-        Filter { run, work: no_work, guards: false }
+        Filter { run: Arc::new(move |_, value, args| run(value, args)), work: None, guards: false }
     }
 
-    pub(crate) fn with_work(mut self, work: fn(&Value, &Arguments<'_>) -> u64) -> Filter {
-        self.work = work;
+    pub(crate) fn with_work(mut self, work: Work) -> Filter {
+        self.work = Some(work);
         self
+    }
+
+    /// Runs the filter in a render whose registry is `registry`.
+    pub(crate) fn call(
+        &self,
+        registry: &Registry,
+        value: Value,
+        args: Arguments<'_>,
+    ) -> Result<Value, Error> {
+        (self.run)(registry, value, args)
+    }
+
+    /// The fuel the call would cost beyond one pass over `value`'s items.
+    pub(crate) fn work(&self, registry: &Registry, value: &Value, args: &Arguments<'_>) -> u64 {
+        match self.work {
+            None => 0,
+            Some(Work::Plain(work)) => work(value, args),
+            Some(Work::Lookup(work)) => work(registry, value, args),
+        }
     }
 }
 
 /// A test in a registry.
 #[derive(Clone)]
 pub(crate) struct Test {
-    pub(crate) run: Arc<TestRun>,
+    run: Arc<TestCall>,
     /// The comparison whose walk over both operands the renderer charges
     /// before the test runs (`eq`, `in`, ...).
     pub(crate) walk: Option<CmpOp>,
@@ -74,7 +114,14 @@ impl Test {
     pub(crate) fn new(
         run: impl Fn(&Value, Arguments<'_>) -> Result<bool, Error> + Send + Sync + 'static,
     ) -> Test {
-        Test::from_run(Arc::new(run))
+        Test { run: Arc::new(move |_, value, args| run(value, args)), walk: None, guards: false }
+    }
+
+    /// A built-in that reads the registry (`is filter`, `is test`).
+    pub(crate) fn looking_up(
+        run: impl Fn(&Registry, &Value, Arguments<'_>) -> Result<bool, Error> + Send + Sync + 'static,
+    ) -> Test {
+        Test { run: Arc::new(run), walk: None, guards: false }
     }
 
     pub(crate) fn guarding(mut self) -> Test {
@@ -82,13 +129,24 @@ impl Test {
         self
     }
 
+    /// A host's test.
     pub(crate) fn from_run(run: Arc<TestRun>) -> Test {
-        Test { run, walk: None, guards: false }
+        Test { run: Arc::new(move |_, value, args| run(value, args)), walk: None, guards: false }
     }
 
     pub(crate) fn with_walk(mut self, op: CmpOp) -> Test {
         self.walk = Some(op);
         self
+    }
+
+    /// Runs the test in a render whose registry is `registry`.
+    pub(crate) fn call(
+        &self,
+        registry: &Registry,
+        value: &Value,
+        args: Arguments<'_>,
+    ) -> Result<bool, Error> {
+        (self.run)(registry, value, args)
     }
 }
 
@@ -199,8 +257,9 @@ where
 /// `defaults.rs` first, then what a host adds (replacing a built-in keeps
 /// its place), so suggestions are found in one order. Built in
 /// `environment.rs` (its `Default` holds the built-ins of `defaults.rs`);
-/// defined here, below the filters, so that `map` and `select` can reach
-/// it through [`Arguments`] without an import circle.
+/// defined here, below the filters, so that the built-ins that call
+/// filters and tests by name (`map`, `select`, `is filter`) are handed it
+/// (see [`Filter::call`]).
 #[derive(Clone)]
 pub(crate) struct Registry {
     pub(crate) filters: IndexMap<Arc<str>, Filter>,
@@ -231,23 +290,5 @@ impl Registry {
 
     pub(crate) fn function(&self, name: &str) -> Option<&Function> {
         self.functions.get(name)
-    }
-}
-
-impl Registry {
-    /// The registry a call's [`Arguments`] carry (always one: the
-    /// renderer passes its template's).
-    pub(crate) fn of<'a>(args: &Arguments<'a>) -> &'a Registry {
-        static EMPTY: std::sync::LazyLock<Registry> = std::sync::LazyLock::new(|| Registry {
-            filters: IndexMap::new(),
-            tests: IndexMap::new(),
-            functions: IndexMap::new(),
-            host: HostNames::default(),
-        });
-        let registry = args.registry.downcast_ref::<Registry>();
-        // Every `Arguments` is made with a `Registry` itself (not an `Arc`
-        // or a lazy cell of one): a mistake there must not pass unseen.
-        debug_assert!(registry.is_some(), "Arguments::registry holds a Registry");
-        registry.unwrap_or(&EMPTY)
     }
 }

@@ -176,10 +176,10 @@ pub(crate) fn case(
 pub(crate) fn names(
     filter: bool,
     name: &str,
+    registry: &Registry,
     value: &Value,
     args: Arguments<'_>,
 ) -> Result<bool, Error> {
-    let registry = Registry::of(&args);
     none(name, args)?;
     Ok(value.as_str().is_some_and(|s| {
         if filter { registry.filters.contains_key(s) } else { registry.tests.contains_key(s) }

@@ -98,6 +98,23 @@ fn strict_mode_is_per_environment() {
         0,
     );
     assert_eq!(ok.unwrap().output, "false 1");
+    // Testing it for truth is an error too (minijinja's strict mode).
+    for template in [
+        "[% if missing %]x[% endif %]",
+        "[% for x in [missing] if x %][% endfor %]",
+        "[[ not missing ]]",
+        "[[ missing or 1 ]]",
+        "[[ 1 if missing else 2 ]]",
+    ] {
+        let err = env.render_str(template, &Context::default(), 0).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UndefinedError, "{template}");
+    }
+    let ok = env.render_str(
+        "[% if missing is defined and missing %]x[% endif %]y",
+        &Context::default(),
+        0,
+    );
+    assert_eq!(ok.unwrap().output, "y");
 }
 
 #[test]

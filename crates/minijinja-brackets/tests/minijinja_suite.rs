@@ -489,8 +489,9 @@ fn print_as_brackets(
 /// Renders a case with this crate: the template converted, minijinja's
 /// default of dropping one final newline applied to the source first (this
 /// crate always keeps it, a documented difference), the context as the
-/// state store, strict mode for `undefined: strict`, and `get_args` (which
-/// sees positional arguments only); a `*.html` case (or ref) inside
+/// state store, strict mode for `undefined: strict`, and `get_args` (its
+/// positional arguments, then its keyword arguments as a map, as
+/// minijinja's); a `*.html` case (or ref) inside
 /// `[% autoescape true %]`.
 fn brackets(case: &Case, refs: &[(String, String)]) -> Result<Rendered, Unconvertible> {
     use minijinja_brackets::{Context, Environment, Value};
@@ -514,7 +515,17 @@ fn brackets(case: &Case, refs: &[(String, String)]) -> Result<Rendered, Unconver
     env.set_strict(case.settings.undefined.as_deref() == Some("strict"));
     env.set_trim_blocks(case.settings.trim_blocks);
     env.set_lstrip_blocks(case.settings.lstrip_blocks);
-    env.add_function("get_args", |args: &[Value]| Ok(Value::from(args.to_vec())));
+    // minijinja's `Rest<ValueOrKwargs>`: the positional arguments, then the
+    // keyword arguments as one map when there are any.
+    env.add_function("get_args", |args: minijinja_brackets::Arguments<'_>| {
+        let mut values = args.positional().to_vec();
+        if !args.keywords().is_empty() {
+            let map =
+                args.keywords().iter().map(|(name, value)| ((*name).to_owned(), value.clone()));
+            values.push(map.collect());
+        }
+        Ok(Value::from(values))
+    });
     let error = |err: minijinja_brackets::Error| Failure {
         kind: err.kind().to_string(),
         message: err.message().to_owned(),

@@ -283,6 +283,7 @@ impl<'a> Walk<'_, 'a> {
             Node::Macro(def) => {
                 // `caller` is bound in a macro body (to a `call` block's body).
                 let mut names: Vec<_> = def.params.iter().map(|(name, _)| *name).collect();
+                names.extend(def.catch.varargs.into_iter().chain(def.catch.kwargs));
                 names.push("caller");
                 self.frames.push(Frame::new(names, true));
                 for (_, default) in &def.params {
@@ -296,7 +297,8 @@ impl<'a> Walk<'_, 'a> {
             Node::CallBlock(block) => {
                 self.expr(&block.call, false);
                 // The body sees the call site's names and its parameters.
-                let names = block.params.iter().map(|(name, _)| *name).collect();
+                let mut names: Vec<_> = block.params.iter().map(|(name, _)| *name).collect();
+                names.extend(block.catch.varargs.into_iter().chain(block.catch.kwargs));
                 self.frames.push(Frame::new(names, false));
                 for (_, default) in &block.params {
                     if let Some(default) = default {
@@ -413,7 +415,10 @@ impl<'a> Walk<'_, 'a> {
                 self.expr(value, checks_defined);
                 self.args(&call.args);
             }
-            ExprKind::Neg(inner) | ExprKind::Pos(inner) | ExprKind::Not(inner) => {
+            ExprKind::Neg(inner)
+            | ExprKind::Pos(inner)
+            | ExprKind::Not(inner)
+            | ExprKind::Spread(inner) => {
                 self.expr(inner, false);
             }
             ExprKind::And(a, b) | ExprKind::Or(a, b) | ExprKind::Binary(_, a, b) => {

@@ -632,9 +632,7 @@ impl<'t> Renderer<'t> {
     fn block_output(&mut self, frame: BlockFrame<'t>, span: Span) -> Result<Value, Error> {
         let mark = self.out.mark();
         self.render_block(frame, span)?;
-        let captured = self.out.take_from(mark);
-        self.charge(captured.size(), span)?;
-        Ok(captured)
+        self.take_capture(mark, span)
     }
 
     /// A module used as a value: it is only reached through its macros.

@@ -45,19 +45,27 @@ impl<'t> Renderer<'t> {
             ExprKind::Test(value, call) => self.test(value, call, span),
             ExprKind::Neg(inner) => self.unary(inner, ops::negate, span),
             ExprKind::Pos(inner) => self.unary(inner, ops::plus, span),
-            ExprKind::Not(inner) => Ok(Value::from(!self.eval(inner)?.is_true())),
+            ExprKind::Not(inner) => {
+                let value = self.eval(inner)?;
+                Ok(Value::from(!self.truth(&value, inner.span)?))
+            }
             ExprKind::And(a, b) => {
                 let left = self.eval(a)?;
-                if left.is_true() { self.eval(b) } else { Ok(left) }
+                if self.truth(&left, a.span)? { self.eval(b) } else { Ok(left) }
             }
             ExprKind::Or(a, b) => {
                 let left = self.eval(a)?;
-                if left.is_true() { Ok(left) } else { self.eval(b) }
+                if self.truth(&left, a.span)? { Ok(left) } else { self.eval(b) }
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),
             ExprKind::Compare(first, rest) => self.compare(first, rest, span),
+            ExprKind::Spread(_) => Err(self.error(
+                ErrorKind::SyntaxError,
+                "`*` unpacks a call's positional arguments only",
+                span,
+            )),
             ExprKind::Cond(c) => {
-                if self.eval(&c.cond)?.is_true() {
+                if self.condition(&c.cond)? {
                     self.eval(&c.then)
                 } else {
                     match &c.otherwise {
@@ -67,6 +75,26 @@ impl<'t> Renderer<'t> {
                 }
             }
         }
+    }
+
+    /// Whether `value` (of the expression at `span`) counts as true; in
+    /// strict mode an undefined value is an error here (minijinja's strict
+    /// mode: testing it is as wrong as printing it).
+    pub(super) fn truth(&self, value: &Value, span: Span) -> Result<bool, Error> {
+        if value.is_undefined() && self.env.strict() {
+            return Err(self.error(
+                ErrorKind::UndefinedError,
+                "testing an undefined value (strict mode; `is defined` tests it)",
+                span,
+            ));
+        }
+        Ok(value.is_true())
+    }
+
+    /// Evaluates a condition (`if`, a loop filter, `x if c else y`).
+    pub(super) fn condition(&mut self, e: &'t Expr<'t>) -> Result<bool, Error> {
+        let value = self.eval(e)?;
+        self.truth(&value, e.span)
     }
 
     fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
@@ -118,7 +146,7 @@ impl<'t> Renderer<'t> {
         if let ExprKind::Name(var) = base.kind
             && var.text == "loop"
             && let Some(state) = self.current_loop()
-            && !state.targets.contains(&"loop")
+            && !state.def.targets.contains(&"loop")
         {
             return Ok(state.attr(name));
         }
@@ -154,11 +182,13 @@ impl<'t> Renderer<'t> {
             ("name", _) => Ok(Value::str(macro_name)),
             ("arguments", Some(def)) => self.param_names(&def.params, span),
             ("caller", Some(def)) => Ok(Value::from(def.caller)),
+            ("catch_varargs", Some(def)) => Ok(Value::from(def.catch.varargs.is_some())),
+            ("catch_kwargs", Some(def)) => Ok(Value::from(def.catch.kwargs.is_some())),
             _ => Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!(
-                    "macro `{macro_name}` has no attribute `{attr}` \
-                     (a macro has `name`, `arguments` and `caller`)"
+                    "macro `{macro_name}` has no attribute `{attr}` (a macro has `name`, \
+                     `arguments`, `caller`, `catch_varargs` and `catch_kwargs`)"
                 ),
                 span,
             )),
@@ -243,9 +273,10 @@ impl<'t> Renderer<'t> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
         let filter = &self.resolved.filters[call.id as usize];
+        let registry = &**self.env.registry();
         // Work beyond one pass over the items, paid before it is done.
-        self.spend((filter.work)(&value, &args), span)?;
-        let result = (filter.run)(value, args);
+        self.spend(filter.work(registry, &value, &args), span)?;
+        let result = filter.call(registry, value, args);
         self.settle(result, span)
     }
 
@@ -266,7 +297,8 @@ impl<'t> Renderer<'t> {
         if let (Some(op), Some(other)) = (test.walk, args.positional.first()) {
             self.charge_walk(op, &value, other, span)?;
         }
-        let passed = (test.run)(&value, args).map_err(self.locate(span))?;
+        let registry = &**self.env.registry();
+        let passed = test.call(registry, &value, args).map_err(self.locate(span))?;
         Ok(Value::from(passed != call.negated))
     }
 
@@ -391,15 +423,110 @@ impl<'t> Renderer<'t> {
             positional: Vec::with_capacity(args.positional.len()),
             keywords: Vec::with_capacity(args.keywords.len()),
             limits: self.limits,
-            registry: &**self.env.registry(),
         };
         for e in &args.positional {
-            out.positional.push(self.eval(e)?);
+            if let ExprKind::Spread(inner) = &e.kind {
+                let value = self.eval(inner)?;
+                self.spread_list(value, &mut out.positional, e.span)?;
+            } else {
+                out.positional.push(self.eval(e)?);
+            }
         }
+        let mut unpacked = false;
         for (name, e) in &args.keywords {
-            out.keywords.push((name, self.eval(e)?));
+            let value = self.eval(e)?;
+            match name {
+                Some(name) => out.keywords.push((name, value)),
+                None => {
+                    unpacked = true;
+                    self.spread_map(value, &mut out.keywords, e.span)?;
+                }
+            }
+        }
+        if unpacked {
+            self.check_unique_keywords(&out.keywords, args)?;
         }
         Ok(out)
+    }
+
+    /// `*value` in a call: its items as positional arguments (what a `for`
+    /// iterates: a list's items, a string's characters, a map's keys;
+    /// nothing for undefined or none, an error in strict mode).
+    fn spread_list(&mut self, value: Value, out: &mut Vec<Value>, span: Span) -> Result<(), Error> {
+        if value.is_undefined() && self.env.strict() {
+            return Err(self.error(
+                ErrorKind::UndefinedError,
+                "unpacking an undefined value with `*` (strict mode)",
+                span,
+            ));
+        }
+        let items = value.items(self.limits.range_limit).map_err(|why| {
+            let message = why.message(&value, "`*` cannot unpack", self.limits.range_limit);
+            self.error(ErrorKind::InvalidOperation, message, span)
+        })?;
+        self.spend(items.len() as u64 / 64, span)?;
+        self.charge(SLOT * items.len(), span)?;
+        out.extend(items.iter().cloned());
+        Ok(())
+    }
+
+    /// `**value` in a call: a map's entries as keyword arguments, in its
+    /// order (nothing for undefined or none, an error in strict mode).
+    fn spread_map(
+        &mut self,
+        value: Value,
+        out: &mut Vec<(&'t str, Value)>,
+        span: Span,
+    ) -> Result<(), Error> {
+        let map = match &value.0 {
+            Repr::Map(map) => map,
+            Repr::Undefined if self.env.strict() => {
+                return Err(self.error(
+                    ErrorKind::UndefinedError,
+                    "unpacking an undefined value with `**` (strict mode)",
+                    span,
+                ));
+            }
+            Repr::Undefined | Repr::None => return Ok(()),
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    format!("`**` unpacks a map into keyword arguments, not {}", describe(&value)),
+                    span,
+                ));
+            }
+        };
+        self.spend(map.len() as u64 / 64, span)?;
+        self.charge(2 * SLOT * map.len(), span)?;
+        for (key, item) in map.iter() {
+            let (name, new) = self.keywords.intern(key);
+            if new {
+                self.charge(SLOT, span)?;
+            }
+            out.push((name, item.clone()));
+        }
+        Ok(())
+    }
+
+    /// With a `**map` in the call, a keyword given twice (written and in
+    /// the map, or in two maps) is an error, never a silent choice.
+    fn check_unique_keywords(
+        &mut self,
+        keywords: &[(&'t str, Value)],
+        args: &'t CallArgs<'t>,
+    ) -> Result<(), Error> {
+        let mut seen = std::collections::HashSet::with_capacity(keywords.len());
+        for (name, _) in keywords {
+            if !seen.insert(*name) {
+                let span = args.keywords.iter().find_map(|(n, e)| n.is_none().then_some(e.span));
+                return Err(self.error(
+                    ErrorKind::BadArguments,
+                    format!("the keyword argument `{name}` is given twice"),
+                    span.unwrap_or_default(),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn call(
@@ -418,6 +545,10 @@ impl<'t> Renderer<'t> {
             {
                 let args = self.eval_args(args)?;
                 Ok(self.current_loop().map(|l| l.cycle(&args.positional)).unwrap_or_default())
+            }
+            ExprKind::Name(name) if name.text == "loop" && self.recursion_site().is_some() => {
+                let args = self.eval_args(args)?;
+                self.call_recursion(args, span)
             }
             ExprKind::Name(name) => {
                 let name = *name;

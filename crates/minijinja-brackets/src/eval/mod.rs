@@ -11,6 +11,7 @@
 
 mod compose;
 mod expr;
+mod keys;
 mod scope;
 mod stores;
 
@@ -34,7 +35,7 @@ use crate::syntax::ast::{
 use crate::unit::Compiled;
 use crate::unit::Resolution;
 use crate::value::text::{escape_html, escaped_len};
-use crate::value::{List, RANGE, Repr, TooLong, Value};
+use crate::value::{List, RANGE, Repr, SLOT, TooLong, Value, ValueMap};
 
 use crate::arguments::NameIndex;
 use compose::{Composition, MacroRef, Table};
@@ -78,7 +79,9 @@ pub(crate) fn render_with(
     // The templates the render loads stay here until it ends, so that it
     // borrows their syntax trees as it borrows the main one's.
     let arena = compose::Arena::new();
+    let key_arena = keys::KeyArena::new();
     let mut renderer = Renderer {
+        keywords: keys::KeywordNames::new(&key_arena),
         env,
         resolved: &template.resolved,
         limits: env.limits(),
@@ -129,6 +132,8 @@ pub(crate) struct Renderer<'t> {
     table: usize,
     /// The loaded templates, the active chain, the blocks.
     compose: Composition<'t>,
+    /// Keyword names a `**map` gave.
+    keywords: keys::KeywordNames<'t>,
     fuel: Option<u64>,
     macro_depth: usize,
     depth: usize,
@@ -325,6 +330,9 @@ impl<'t> Renderer<'t> {
                 if let ExprKind::Call(callee, args) = &e.kind
                     && let ExprKind::Name(name) = callee.kind
                 {
+                    if name.text == "loop" && self.recursion_site().is_some() {
+                        return self.print_recursion(args, e.span);
+                    }
                     match self.resolve(name) {
                         Resolved::Macro(def) => return self.print_macro(def, args, e.span),
                         Resolved::Caller(caller) => {
@@ -338,7 +346,7 @@ impl<'t> Renderer<'t> {
             }
             Node::If { branches, otherwise } => {
                 for (cond, body) in branches {
-                    if self.eval(cond)?.is_true() {
+                    if self.condition(cond)? {
                         return self.exec_block(body, cond.span);
                     }
                 }
@@ -460,7 +468,19 @@ impl<'t> Renderer<'t> {
     fn capture(&mut self, nodes: &'t [Node<'t>], span: Span) -> Result<Value, Error> {
         let mark = self.out.mark();
         self.exec_block(nodes, span)?;
-        let captured = self.out.take_from(mark);
+        self.take_capture(mark, span)
+    }
+
+    /// What was written since `mark`, as a value with its provenance. Under
+    /// `autoescape` it is marked safe: its prints were escaped as they were
+    /// written, so printing it again does not escape them twice
+    /// (minijinja's rule for every capture).
+    fn take_capture(&mut self, mark: crate::provenance::Mark, span: Span) -> Result<Value, Error> {
+        let mut captured = self.out.take_from(mark);
+        if self.autoescape {
+            captured =
+                crate::filters::marked_safe(captured, self.limits).map_err(self.locate(span))?;
+        }
         self.charge(captured.size(), span)?;
         Ok(captured)
     }
@@ -496,29 +516,50 @@ impl<'t> Renderer<'t> {
 
     fn exec_for(&mut self, l: &'t ForLoop<'t>) -> Result<(), Error> {
         let iterable = self.eval(&l.iterable)?;
+        let below = self.frames.len();
+        self.run_loop(l, iterable, l.iterable.span, 0, below)
+    }
+
+    /// Runs the loop `l` over `iterable` (evaluated at `span`): its filter,
+    /// its body once per item kept, or its `else`. `depth` is the level of
+    /// `loop(...)` recursion, `below` the frames the loop's body sees
+    /// under its own (see [`LoopState::below`]).
+    fn run_loop(
+        &mut self,
+        l: &'t ForLoop<'t>,
+        iterable: Value,
+        span: Span,
+        depth: usize,
+        below: usize,
+    ) -> Result<(), Error> {
         if iterable.is_undefined() && self.env.strict() {
             return Err(self.error(
                 ErrorKind::UndefinedError,
                 "iterating an undefined value (strict mode)",
-                l.iterable.span,
+                span,
             ));
         }
         let items = match iterable.items(self.limits.range_limit) {
             Ok(items) => items,
             Err(why) => {
-                let message =
-                    why.message(&iterable, "cannot iterate over", self.limits.range_limit);
-                return Err(self.error(ErrorKind::InvalidOperation, message, l.iterable.span));
+                let what = if depth == 0 {
+                    "cannot iterate over"
+                } else {
+                    "`loop(...)` cannot recurse into"
+                };
+                let message = why.message(&iterable, what, self.limits.range_limit);
+                return Err(self.error(ErrorKind::InvalidOperation, message, span));
             }
         };
         // A string's characters and a map's keys are a new list.
         if !matches!(iterable.0, Repr::List(_)) {
-            self.charge(items.owned_size(), l.iterable.span)?;
+            self.charge(items.owned_size(), span)?;
         }
         let names = NameIndex::of(l.targets.iter().copied());
         let mut state = LoopState {
-            targets: &l.targets,
-            pattern: &l.pattern,
+            def: l,
+            depth,
+            below,
             names,
             values: Vec::new(),
             items,
@@ -531,7 +572,7 @@ impl<'t> Renderer<'t> {
             self.frames.push(Frame::Loop(state));
             for (index, item) in all.iter().enumerate() {
                 self.bind_loop(index, item, l.span)?;
-                if self.eval(filter)?.is_true() {
+                if self.condition(filter)? {
                     kept.push(item.clone());
                 }
             }
@@ -559,18 +600,89 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
+    /// The loop `loop(...)` would recurse into: the innermost visible
+    /// loop (unless a loop variable named `loop` hides it), with its depth
+    /// and the frames below it.
+    fn recursion_site(&self) -> Option<(&'t ForLoop<'t>, usize, usize)> {
+        let state = self.current_loop()?;
+        (!state.def.targets.contains(&"loop")).then_some((state.def, state.depth, state.below))
+    }
+
+    /// `loop(items)` in a `for ... recursive` body: the loop run again over
+    /// `items`, one level deeper, its output written where the call is.
+    /// Each level counts as a macro call against the recursion limit.
+    fn recurse(&mut self, args: Arguments<'t>, span: Span) -> Result<(), Error> {
+        let Some((def, depth, below)) = self.recursion_site() else {
+            return Err(self.error(ErrorKind::UnknownFunction, "unknown function `loop`", span));
+        };
+        if !def.recursive {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "`loop(...)` recurses only in a `for ... recursive` loop, and the innermost \
+                 loop here is not recursive",
+                span,
+            ));
+        }
+        let [items] = match (<[Value; 1]>::try_from(args.positional), args.keywords.is_empty()) {
+            (Ok(items), true) => items,
+            _ => {
+                return Err(self.error(
+                    ErrorKind::InvalidOperation,
+                    "`loop(...)` takes one argument: the items to recurse into",
+                    span,
+                ));
+            }
+        };
+        if self.macro_depth >= self.limits.recursion_limit {
+            return Err(self.error(
+                ErrorKind::RecursionLimit,
+                format!(
+                    "the recursive loop nests deeper than the recursion limit of {} calls",
+                    self.limits.recursion_limit
+                ),
+                span,
+            ));
+        }
+        self.macro_depth += 1;
+        let done = self.run_loop(def, items, span, depth + 1, below);
+        self.macro_depth -= 1;
+        done
+    }
+
+    /// `[[ loop(items) ]]`: the recursion printed in place (as a macro
+    /// call is), without capturing it.
+    fn print_recursion(&mut self, args: &'t CallArgs<'t>, span: Span) -> Result<(), Error> {
+        self.spend(1, span)?;
+        self.descend(span)?;
+        let args = self.eval_args(args)?;
+        self.recurse(args, span)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// `loop(items)` as a value: the recursion's output captured.
+    pub(super) fn call_recursion(
+        &mut self,
+        args: Arguments<'t>,
+        span: Span,
+    ) -> Result<Value, Error> {
+        let mark = self.out.mark();
+        self.recurse(args, span)?;
+        self.take_capture(mark, span)
+    }
+
     /// Sets the innermost loop's position and binds its variables to
     /// `item` (unpacking pairs for `for k, v in ...`).
     fn bind_loop(&mut self, index: usize, item: &Value, span: Span) -> Result<(), Error> {
         // Unpacking into many variables is work in proportion to them.
         if let Some(Frame::Loop(state)) = self.frames.last() {
-            let units = state.targets.len() as u64 / 64;
+            let units = state.def.targets.len() as u64 / 64;
             self.spend(units, span)?;
         }
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();
-        let pattern = state.pattern;
+        let pattern = &state.def.pattern;
         let unpacked = unpack(pattern, item, &mut state.values);
         unpacked.map_err(|message| self.error(ErrorKind::InvalidOperation, message, span))
     }
@@ -637,11 +749,18 @@ impl<'t> Renderer<'t> {
         for call in filters {
             value = self.apply_filter(value, call, span)?;
         }
-        Ok(match (authored, value.as_str()) {
+        // What is marked safe (an `escape` filter, a capture under
+        // `autoescape`) stays safe.
+        let safe = crate::filters::is_safe(&value);
+        let value = match (authored, value.as_str()) {
             (true, Some(text)) => Value::authored(text),
             (false, Some(text)) if matches!(value.0, Repr::Text(_)) => Value::str(text),
             _ => value,
-        })
+        };
+        match safe {
+            true => crate::filters::marked_safe(value, self.limits).map_err(self.locate(span)),
+            false => Ok(value),
+        }
     }
 
     /// Writes `value` into a store, recording the write.
@@ -799,22 +918,24 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<(), Error> {
         let callee = || format!("macro `{}`", def.name);
-        let (params, defaults) = self.bind_params(&def.params, args, &callee, span)?;
-        let index = NameIndex::of(def.params.iter().map(|(p, _)| *p));
+        let (params, defaults) = self.bind_params(&def.params, def.catch, args, &callee, span)?;
+        let index = NameIndex::of(params.iter().map(|(p, _)| *p));
         self.frames.push(Frame::Macro(params, index));
         self.eval_defaults(defaults)?;
         self.macro_depth += 1;
         Ok(())
     }
 
-    /// Binds a call's arguments to `params` (a macro's or a `call` block's,
-    /// named by `callee`): the values, undefined where left out, and the
-    /// defaults still to evaluate (by [`Self::eval_defaults`], once the
-    /// frame is pushed). Past the recursion limit, an error.
+    /// Binds a call's arguments to `params` and `catch` (a macro's or a
+    /// `call` block's, named by `callee`): the values, undefined where left
+    /// out, then the `*rest` list and `**options` map when the signature has
+    /// them; and the defaults still to evaluate (by [`Self::eval_defaults`],
+    /// once the frame is pushed). Past the recursion limit, an error.
     #[allow(clippy::type_complexity)]
     fn bind_params(
         &mut self,
         params: &'t [(&'t str, Option<Expr<'t>>)],
+        catch: ast::Catch<'t>,
         args: Arguments<'t>,
         callee: &dyn Fn() -> String,
         span: Span,
@@ -831,12 +952,14 @@ impl<'t> Renderer<'t> {
             ));
         }
         let names = params.iter().map(|(p, _)| *p);
-        let bound = args.bind_names(callee, names).map_err(self.locate(span))?;
+        let (varargs, kwargs) = (catch.varargs.is_some(), catch.kwargs.is_some());
+        let bound =
+            args.bind_catching(callee, names, varargs, kwargs).map_err(self.locate(span))?;
         // Parameters left out that have a default (evaluated later).
         let mut defaults = Vec::new();
-        let values = params
+        let mut values: Vec<(&'t str, Value)> = params
             .iter()
-            .zip(bound)
+            .zip(bound.named)
             .enumerate()
             .map(|(index, ((name, default), value))| {
                 if let (None, Some(default)) = (&value, default) {
@@ -845,8 +968,26 @@ impl<'t> Renderer<'t> {
                 (*name, value.unwrap_or_default())
             })
             .collect();
+        // The arguments' own list becomes `*rest` (a spread paid for it).
+        if let Some(name) = catch.varargs {
+            values.push((name, Value::list(bound.varargs)));
+        }
+        if let Some(name) = catch.kwargs {
+            self.charge(2 * SLOT * bound.kwargs.len(), span)?;
+            let mut map = ValueMap::with_capacity(bound.kwargs.len());
+            for (key, value) in bound.kwargs {
+                if map.insert(Arc::from(key), value).is_some() {
+                    return Err(self.error(
+                        ErrorKind::BadArguments,
+                        format!("{} got the argument `{key}` twice", callee()),
+                        span,
+                    ));
+                }
+            }
+            values.push((name, Value::map(map)));
+        }
         // Binding is work in proportion to the parameters, given or not.
-        self.spend(params.len() as u64 / 64, span)?;
+        self.spend(values.len() as u64 / 64, span)?;
         Ok((values, defaults))
     }
 
@@ -975,9 +1116,10 @@ impl<'t> Renderer<'t> {
         args: Arguments<'t>,
         span: Span,
     ) -> Result<(), Error> {
-        let params = &caller.block.params;
-        let (values, defaults) = self.bind_params(params, args, &|| "`caller`".into(), span)?;
-        let index = NameIndex::of(params.iter().map(|(p, _)| *p));
+        let (params, catch) = (&caller.block.params, caller.block.catch);
+        let (values, defaults) =
+            self.bind_params(params, catch, args, &|| "`caller`".into(), span)?;
+        let index = NameIndex::of(values.iter().map(|(p, _)| *p));
         self.frames.push(Frame::CallerBody(values, index, caller.frames));
         self.eval_defaults(defaults)?;
         self.macro_depth += 1;
@@ -1027,6 +1169,8 @@ impl<'t> Renderer<'t> {
                 Frame::Macro(..) => break,
                 // A `call` block's body: on at its call site.
                 Frame::CallerBody(.., outer) => at = *outer,
+                // A recursion level: on below the loop it runs again.
+                Frame::Loop(state) => at = state.below,
                 _ => {}
             }
         }
@@ -1045,9 +1189,10 @@ impl<'t> Renderer<'t> {
             match &self.frames[at] {
                 // A filter's own target named `loop` hides the outer one.
                 Frame::Loop(state) if state.filtering => {
-                    if state.targets.contains(&"loop") {
+                    if state.def.targets.contains(&"loop") {
                         return None;
                     }
+                    at = state.below;
                 }
                 Frame::Loop(state) => return Some(state),
                 Frame::With(..) | Frame::Caller(_) => {}

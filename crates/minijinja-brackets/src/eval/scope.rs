@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::arguments::NameIndex;
-use crate::syntax::ast::{CallBlock, Pattern};
+use crate::syntax::ast::{CallBlock, ForLoop};
 use crate::value::{List, Value, ValueMap};
 
 /// One level of temporary bindings.
@@ -41,7 +41,7 @@ impl Frame<'_> {
     pub(crate) fn binding(&self, name: &str) -> Option<Value> {
         match self {
             Frame::Loop(state) => {
-                let targets = state.targets;
+                let targets = &state.def.targets;
                 match state.names.position(name, || targets.iter().position(|t| *t == name)) {
                     Some(i) => Some(state.values.get(i).cloned().unwrap_or_default()),
                     // A loop's `if` filter sees the enclosing loop's `loop`.
@@ -61,12 +61,19 @@ impl Frame<'_> {
     }
 }
 
-/// A running `for` loop.
+/// A running `for` loop, or one level of a recursive loop's recursion.
 #[derive(Debug)]
 pub(crate) struct LoopState<'a> {
-    pub(crate) targets: &'a [&'a str],
-    /// How an item unpacks into the targets.
-    pub(crate) pattern: &'a Pattern<'a>,
+    /// The loop: its targets, how an item unpacks into them, its body.
+    pub(crate) def: &'a ForLoop<'a>,
+    /// How many levels of `loop(...)` recursion this run is deep (0: the
+    /// loop as the template reached it).
+    pub(crate) depth: usize,
+    /// The frames below the loop as the template reached it: a name this
+    /// frame does not bind is looked up there (a recursion level runs the
+    /// loop's body again, and sees what the loop's own body sees, not the
+    /// frames of the body that called `loop(...)`).
+    pub(crate) below: usize,
     /// Finds a target among many.
     pub(crate) names: NameIndex<'a>,
     pub(crate) values: Vec<Value>,
@@ -93,6 +100,8 @@ impl LoopState<'_> {
                 index.checked_sub(1).and_then(|i| self.items.get(i)).cloned().unwrap_or_default()
             }
             "nextitem" => self.items.get(index + 1).cloned().unwrap_or_default(),
+            "depth" => Value::from(self.depth + 1),
+            "depth0" => Value::from(self.depth),
             _ => Value::UNDEFINED,
         }
     }
@@ -117,6 +126,8 @@ impl LoopState<'_> {
             "length",
             "previtem",
             "nextitem",
+            "depth",
+            "depth0",
         ];
         let map: ValueMap = names.iter().map(|&n| (Arc::from(n), self.attr(n))).collect();
         Value::map(map)

@@ -53,7 +53,6 @@ fn rest<'a>(args: &Arguments<'a>, skip: usize) -> Arguments<'a> {
         positional: args.positional.iter().skip(skip).cloned().collect(),
         keywords: args.keywords.clone(),
         limits: args.limits,
-        registry: Registry::of(args),
     }
 }
 
@@ -94,19 +93,19 @@ impl Each {
 }
 
 /// The fuel of one of the five beyond one pass over its items.
-fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
+fn work(each: Each, registry: &Registry, value: &Value, args: &Arguments<'_>) -> u64 {
     let Some(list) = value.as_list() else { return 0 };
     let calls = list.len() as u64;
     let callee = match each {
         Each::Map if args.keyword("attribute").is_some() => return calls,
         Each::Map => match args.positional.first() {
-            Some(name) => match find_filter(Registry::of(args), name, "map") {
+            Some(name) => match find_filter(registry, name, "map") {
                 Ok(filter) => {
                     let inner = rest(args, 1);
                     return list.iter().fold(calls, |total, item| {
                         total
                             .saturating_add(size_units(item))
-                            .saturating_add((filter.work)(item, &inner))
+                            .saturating_add(filter.work(registry, item, &inner))
                     });
                 }
                 // Reported when it runs.
@@ -116,7 +115,7 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
         },
         _ => args.positional.get(each.test_at()).and_then(Value::as_str),
     };
-    let Some(test) = callee.and_then(|name| Registry::of(args).tests.get(name)) else {
+    let Some(test) = callee.and_then(|name| registry.tests.get(name)) else {
         return calls;
     };
     // What the renderer charges a test written out: its arguments' size
@@ -146,25 +145,25 @@ fn work(each: Each, value: &Value, args: &Arguments<'_>) -> u64 {
 }
 
 /// The fuel of `map` beyond one pass over its items.
-pub(crate) fn map_work(value: &Value, args: &Arguments<'_>) -> u64 {
-    work(Each::Map, value, args)
+pub(crate) fn map_work(registry: &Registry, value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Each::Map, registry, value, args)
 }
 
 /// The fuel of `select` and `reject` beyond one pass over their items.
-pub(crate) fn select_work(value: &Value, args: &Arguments<'_>) -> u64 {
-    work(Each::Select, value, args)
+pub(crate) fn select_work(registry: &Registry, value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Each::Select, registry, value, args)
 }
 
 /// The fuel of `selectattr` and `rejectattr` beyond one pass over their
 /// items.
-pub(crate) fn selectattr_work(value: &Value, args: &Arguments<'_>) -> u64 {
-    work(Each::SelectAttr, value, args)
+pub(crate) fn selectattr_work(registry: &Registry, value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Each::SelectAttr, registry, value, args)
 }
 
 /// The `map` filter: `map("name", args...)` applies the filter `name` to
 /// every item; `map(attribute="a.b", default=v)` picks an attribute (the
 /// default where it is undefined).
-pub(crate) fn map(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+pub(crate) fn map(registry: &Registry, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     let all = items(&value, "map", limits)?;
     if let Some(attr) = args.keyword("attribute") {
@@ -189,11 +188,11 @@ pub(crate) fn map(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let Some(name) = args.positional.first() else {
         return Err(bad("filter `map` needs a filter name or `attribute=`: `map(\"upper\")`"));
     };
-    let filter = find_filter(Registry::of(&args), name, "map")?;
+    let filter = find_filter(registry, name, "map")?;
     let mut out = Vec::with_capacity(all.len());
     let mut bytes = 0usize;
     for item in all.iter() {
-        let result = (filter.run)(item.clone(), rest(&args, 1))?;
+        let result = filter.call(registry, item.clone(), rest(&args, 1))?;
         bytes = bytes.saturating_add(result.owned_size());
         if bytes > limits.memory_limit {
             return Err(Error::new(
@@ -210,7 +209,12 @@ pub(crate) fn map(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
 }
 
 /// `select`, `reject`, `selectattr`, `rejectattr`.
-fn keep(each: Each, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+fn keep(
+    each: Each,
+    registry: &Registry,
+    value: Value,
+    args: Arguments<'_>,
+) -> Result<Value, Error> {
     let limits = args.limits;
     let name = each.name();
     if !args.keywords.is_empty() {
@@ -228,7 +232,7 @@ fn keep(each: Each, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let test = match args.positional.get(each.test_at()) {
         None => None,
         Some(test) => match test.as_str() {
-            Some(test) => Some(find_test(Registry::of(&args), test, name)?),
+            Some(test) => Some(find_test(registry, test, name)?),
             None => {
                 return Err(bad(format!(
                     "`{name}` needs a test name, not {}",
@@ -245,7 +249,7 @@ fn keep(each: Each, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
             None => item.clone(),
         };
         let passed = match test {
-            Some(test) => (test.run)(&tested, rest(&args, each.test_at() + 1))?,
+            Some(test) => test.call(registry, &tested, rest(&args, each.test_at() + 1))?,
             None => tested.is_true(),
         };
         if passed == wanted {
@@ -257,22 +261,38 @@ fn keep(each: Each, value: Value, args: Arguments<'_>) -> Result<Value, Error> {
 
 /// The `select` filter: the items that pass the test (`select("odd")`),
 /// or that are true without one.
-pub(crate) fn select(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
-    keep(Each::Select, value, args)
+pub(crate) fn select(
+    registry: &Registry,
+    value: Value,
+    args: Arguments<'_>,
+) -> Result<Value, Error> {
+    keep(Each::Select, registry, value, args)
 }
 
 /// The `reject` filter: the items that fail the test, or are false.
-pub(crate) fn reject(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
-    keep(Each::Reject, value, args)
+pub(crate) fn reject(
+    registry: &Registry,
+    value: Value,
+    args: Arguments<'_>,
+) -> Result<Value, Error> {
+    keep(Each::Reject, registry, value, args)
 }
 
 /// The `selectattr` filter: the items whose attribute passes the test
 /// (`selectattr("age", "ge", 18)`), or is true without one.
-pub(crate) fn selectattr(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
-    keep(Each::SelectAttr, value, args)
+pub(crate) fn selectattr(
+    registry: &Registry,
+    value: Value,
+    args: Arguments<'_>,
+) -> Result<Value, Error> {
+    keep(Each::SelectAttr, registry, value, args)
 }
 
 /// The `rejectattr` filter: the items whose attribute fails the test.
-pub(crate) fn rejectattr(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
-    keep(Each::RejectAttr, value, args)
+pub(crate) fn rejectattr(
+    registry: &Registry,
+    value: Value,
+    args: Arguments<'_>,
+) -> Result<Value, Error> {
+    keep(Each::RejectAttr, registry, value, args)
 }

@@ -75,6 +75,12 @@ pub(crate) fn escape(value: Value, args: Arguments<'_>) -> Result<Value, Error> 
 pub(crate) fn safe(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     args.bind("filter `safe`", [])?;
+    marked_safe(value, limits)
+}
+
+/// `value` as text marked as already HTML-escaped, its provenance kept (a
+/// value that is not a string is printed first, within `limits`).
+pub(crate) fn marked_safe(value: Value, limits: &Limits) -> Result<Value, Error> {
     let (source, data): (Arc<str>, Box<[Range<usize>]>) = match &value.0 {
         Repr::Text(t) if t.is_safe() => return Ok(value),
         Repr::Text(t) => (t.shared().clone(), t.data().into()),

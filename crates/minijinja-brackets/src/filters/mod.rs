@@ -20,7 +20,7 @@ mod lists;
 pub(crate) use higher::{
     map, map_work, reject, rejectattr, select, select_work, selectattr, selectattr_work,
 };
-pub(crate) use html::{escape, is_safe, pprint, safe, urlencode};
+pub(crate) use html::{escape, is_safe, marked_safe, pprint, safe, urlencode};
 pub(crate) use lists::{attr, batch, chain, dictsort, groupby, lines, slice, zip};
 
 use std::borrow::Cow;
@@ -263,14 +263,16 @@ pub(crate) fn sum_work(value: &Value, args: &Arguments<'_>) -> u64 {
 pub(crate) fn upper(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     args.bind("filter `upper`", [])?;
-    string(limits, text_to_rewrite(&value, limits)?.to_uppercase())
+    let out = string(limits, text_to_rewrite(&value, limits)?.to_uppercase());
+    keep_safety(&value, out, limits)
 }
 
 /// The `lower` filter.
 pub(crate) fn lower(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     args.bind("filter `lower`", [])?;
-    string(limits, text_to_rewrite(&value, limits)?.to_lowercase())
+    let out = string(limits, text_to_rewrite(&value, limits)?.to_lowercase());
+    keep_safety(&value, out, limits)
 }
 
 /// The `capitalize` filter.
@@ -279,7 +281,7 @@ pub(crate) fn capitalize(value: Value, args: Arguments<'_>) -> Result<Value, Err
     args.bind("filter `capitalize`", [])?;
     let t = text_to_rewrite(&value, limits)?;
     let mut chars = t.chars();
-    string(
+    let out = string(
         limits,
         match chars.next() {
             Some(first) => {
@@ -287,7 +289,22 @@ pub(crate) fn capitalize(value: Value, args: Arguments<'_>) -> Result<Value, Err
             }
             None => std::string::String::new(),
         },
-    )
+    );
+    keep_safety(&value, out, limits)
+}
+
+/// A case filter's result, marked safe when its input was (minijinja's
+/// `preserve_safety` for `upper`, `lower`, `capitalize`, `trim`): changing
+/// the case of escaped text, or trimming it, leaves it escaped.
+fn keep_safety(
+    input: &Value,
+    output: Result<Value, Error>,
+    limits: &Limits,
+) -> Result<Value, Error> {
+    match is_safe(input) {
+        true => marked_safe(output?, limits),
+        false => output,
+    }
 }
 
 /// The `title` filter.
@@ -327,9 +344,9 @@ pub(crate) fn trim(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     if trimmed.len() == t.len() && value.as_str().is_some() {
         // Nothing to trim: share the string instead of copying it
         // (as data, like any filter's text).
-        return Ok(value.clone().into_data());
+        return keep_safety(&value, Ok(value.clone().into_data()), limits);
     }
-    Ok(Value::str(trimmed))
+    keep_safety(&value, Ok(Value::str(trimmed)), limits)
 }
 
 /// The `wrap` filter.

@@ -229,7 +229,7 @@ pub(crate) enum EffectKind {
     SlashCommand,
 }
 
-/// `for targets in iterable [if filter]`.
+/// `for targets in iterable [if filter] [recursive]`.
 #[derive(Debug)]
 pub(crate) struct ForLoop<'a> {
     /// Every name the pattern binds, left to right.
@@ -238,16 +238,20 @@ pub(crate) struct ForLoop<'a> {
     pub(crate) pattern: Pattern<'a>,
     pub(crate) iterable: Expr<'a>,
     pub(crate) filter: Option<Expr<'a>>,
+    /// `recursive`: the body may call `loop(items)` to run the loop again
+    /// over `items`, one level deeper.
+    pub(crate) recursive: bool,
     pub(crate) body: Vec<Node<'a>>,
     pub(crate) otherwise: Vec<Node<'a>>,
     pub(crate) span: Span,
 }
 
-/// `macro name(p1, p2=default)`.
+/// `macro name(p1, p2=default, *rest, **options)`.
 #[derive(Debug)]
 pub(crate) struct MacroDef<'a> {
     pub(crate) name: Name<'a>,
     pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
+    pub(crate) catch: Catch<'a>,
     pub(crate) body: Vec<Node<'a>>,
     /// Whether the body reads `caller` (`m.caller`).
     pub(crate) caller: bool,
@@ -258,6 +262,7 @@ pub(crate) struct MacroDef<'a> {
 #[derive(Debug)]
 pub(crate) struct CallBlock<'a> {
     pub(crate) params: Vec<(&'a str, Option<Expr<'a>>)>,
+    pub(crate) catch: Catch<'a>,
     /// The call of the macro: an [`ExprKind::Call`].
     pub(crate) call: Expr<'a>,
     pub(crate) body: Vec<Node<'a>>,
@@ -335,6 +340,9 @@ pub(crate) enum ExprKind<'a> {
     Compare(Box<Expr<'a>>, Vec<(CmpOp, Expr<'a>)>),
     /// `then if cond else otherwise`; no `else` gives undefined.
     Cond(Box<Conditional<'a>>),
+    /// `*list` as a positional argument of a call (the parser makes it
+    /// nowhere else): its items are the arguments.
+    Spread(Box<Expr<'a>>),
 }
 
 /// `value[start:stop:step]`, each part optional.
@@ -354,11 +362,23 @@ pub(crate) struct Conditional<'a> {
     pub(crate) otherwise: Option<Expr<'a>>,
 }
 
-/// Positional arguments, then `name=value` keyword arguments.
+/// Positional arguments (some written `*list`: [`ExprKind::Spread`]),
+/// then `name=value` keyword arguments and `**map`s, each in the order
+/// written.
 #[derive(Debug, Default)]
 pub(crate) struct CallArgs<'a> {
     pub(crate) positional: Vec<Expr<'a>>,
-    pub(crate) keywords: Vec<(&'a str, Expr<'a>)>,
+    /// `name=value`, or `**map` (no name).
+    pub(crate) keywords: Vec<(Option<&'a str>, Expr<'a>)>,
+}
+
+/// Where a signature puts the arguments its named parameters do not take:
+/// `*name` (the extra positional ones, a list) and `**name` (the unknown
+/// keywords, a map), written after the named parameters.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Catch<'a> {
+    pub(crate) varargs: Option<&'a str>,
+    pub(crate) kwargs: Option<&'a str>,
 }
 
 /// `-> name(args)`: a filter, by its number in [`Template::filters`].

@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use crate::context::Scope;
 use crate::syntax::ast::{
-    BinOp, CallArgs, CmpOp, Control, EffectKind, Expr, ExprKind, FilterCall, ImportBinds, Node,
-    Pattern, Target, TargetName, Template,
+    BinOp, CallArgs, Catch, CmpOp, Control, EffectKind, Expr, ExprKind, FilterCall, ImportBinds,
+    Node, Pattern, Target, TargetName, Template,
 };
 use crate::value::{Repr, Value};
 
@@ -57,6 +57,9 @@ fn node(out: &mut String, node: &Node<'_>) {
             if let Some(filter) = &l.filter {
                 out.push_str(" if ");
                 expr(out, filter);
+            }
+            if l.recursive {
+                out.push_str(" recursive");
             }
             out.push_str(" %]");
             nodes(out, &l.body);
@@ -119,14 +122,14 @@ fn node(out: &mut String, node: &Node<'_>) {
         }
         Node::Macro(def) => {
             let _ = write!(out, "[% macro {}", def.name);
-            params(out, &def.params);
+            params(out, &def.params, def.catch);
             out.push_str(" %]");
             nodes(out, &def.body);
             out.push_str("[% endmacro %]");
         }
         Node::CallBlock(block) => {
             out.push_str("[% call");
-            params(out, &block.params);
+            params(out, &block.params, block.catch);
             out.push(' ');
             expr(out, &block.call);
             out.push_str(" %]");
@@ -214,16 +217,26 @@ fn node(out: &mut String, node: &Node<'_>) {
 }
 
 /// A macro's or `call` block's parameters, in parentheses.
-fn params(out: &mut String, params: &[(&str, Option<Expr<'_>>)]) {
+fn params(out: &mut String, params: &[(&str, Option<Expr<'_>>)], catch: Catch<'_>) {
     out.push('(');
-    for (i, (name, default)) in params.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    for (name, default) in params {
+        if !std::mem::take(&mut first) {
             out.push_str(", ");
         }
         out.push_str(name);
         if let Some(default) = default {
             out.push('=');
             expr(out, default);
+        }
+    }
+    for (stars, name) in [("*", catch.varargs), ("**", catch.kwargs)] {
+        if let Some(name) = name {
+            if !std::mem::take(&mut first) {
+                out.push_str(", ");
+            }
+            out.push_str(stars);
+            out.push_str(name);
         }
     }
     out.push(')');
@@ -395,7 +408,12 @@ fn args(out: &mut String, args: &CallArgs<'_>) {
         if !std::mem::take(&mut first) {
             out.push_str(", ");
         }
-        let _ = write!(out, "{name}=");
+        match name {
+            Some(name) => {
+                let _ = write!(out, "{name}=");
+            }
+            None => out.push_str("**"),
+        }
         expr(out, e);
     }
     out.push(')');
@@ -436,6 +454,10 @@ fn expr(out: &mut String, e: &Expr<'_>) {
     match &e.kind {
         ExprKind::Const(value) => constant(out, value),
         ExprKind::Name(name) => out.push_str(name),
+        ExprKind::Spread(inner) => {
+            out.push('*');
+            expr(out, inner);
+        }
         ExprKind::Store(scope) => out.push_str(scope_name(*scope)),
         ExprKind::StoreItem(scope, key) => {
             out.push_str(scope_name(*scope));

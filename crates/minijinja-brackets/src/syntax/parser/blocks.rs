@@ -153,34 +153,7 @@ impl<'a> TemplateParser<'a> {
                 Node::Chance { branches, otherwise }
             }
             Stmt::Set(target, value) => Node::Set { target, value, span },
-            // A macro's or a `call` block's body: outside the loops around
-            // it; whether it reads `caller` (a `call` body's reads count for
-            // the macro it is written in too). One arm for both keeps this
-            // frame small.
-            stmt @ (Stmt::Macro(..) | Stmt::Call(..)) => {
-                let callers = self.grammar.callers.get();
-                let loops = std::mem::take(&mut self.loops);
-                let macro_def = matches!(stmt, Stmt::Macro(..));
-                let (end, opener) =
-                    if macro_def { ("endmacro", "macro") } else { ("endcall", "call") };
-                // Left as it is on an error: the parse stops there.
-                self.in_macro += 1;
-                let (body, _) = self.closed_body(&[end], opener, span)?;
-                self.in_macro -= 1;
-                self.loops = loops;
-                let caller = self.grammar.callers.get() > callers;
-                match stmt {
-                    Stmt::Macro(name, params) => {
-                        let name = self.grammar.intern(name);
-                        Node::Macro(Box::new(MacroDef { name, params, body, caller }))
-                    }
-                    Stmt::Call(params, call) => {
-                        let call = *call;
-                        Node::CallBlock(Box::new(CallBlock { params, call, body, caller, span }))
-                    }
-                    _ => return Err(self.syntax_error("internal error: not a macro".into(), span)),
-                }
-            }
+            stmt @ (Stmt::Macro(..) | Stmt::Call(..)) => self.macro_block(stmt, span)?,
             Stmt::Weighted => self.weighted(span)?,
             Stmt::Effect(kind, value) => Node::Effect { kind, value: Box::new(value), span },
             Stmt::Choice(_) => {
@@ -193,6 +166,35 @@ impl<'a> TemplateParser<'a> {
         };
         self.grammar.leave(1);
         Ok(node)
+    }
+
+    /// A macro's or a `call` block's body: outside the loops around it;
+    /// whether it reads `caller` (a `call` body's reads count for the macro
+    /// it is written in too). Apart from [`Self::block`], whose frame is on
+    /// the native stack once per nesting level and so stays small.
+    #[inline(never)]
+    fn macro_block(&mut self, stmt: Stmt<'a>, span: Span) -> Result<Node<'a>, Error> {
+        let callers = self.grammar.callers.get();
+        let loops = std::mem::take(&mut self.loops);
+        let macro_def = matches!(stmt, Stmt::Macro(..));
+        let (end, opener) = if macro_def { ("endmacro", "macro") } else { ("endcall", "call") };
+        // Left as it is on an error: the parse stops there.
+        self.in_macro += 1;
+        let (body, _) = self.closed_body(&[end], opener, span)?;
+        self.in_macro -= 1;
+        self.loops = loops;
+        let caller = self.grammar.callers.get() > callers;
+        Ok(match stmt {
+            Stmt::Macro(name, params, catch) => {
+                let name = self.grammar.intern(name);
+                Node::Macro(Box::new(MacroDef { name, params, catch, body, caller }))
+            }
+            Stmt::Call(params, catch, call) => {
+                let call = *call;
+                Node::CallBlock(Box::new(CallBlock { params, catch, call, body, caller, span }))
+            }
+            _ => return Err(self.syntax_error("internal error: not a macro".into(), span)),
+        })
     }
 
     /// `include`, `import`, `from`, `extends`, `block`: apart from
@@ -240,7 +242,7 @@ impl<'a> TemplateParser<'a> {
     #[inline(never)]
     fn scoped_block(&mut self, stmt: Stmt<'a>, span: Span) -> Result<Node<'a>, Error> {
         Ok(match stmt {
-            Stmt::For { pattern, iterable, filter } => {
+            Stmt::For { pattern, iterable, filter, recursive } => {
                 self.loops += 1;
                 let (body, closing) = self.closed_body(&["else", "endfor"], "for", span)?;
                 self.loops -= 1;
@@ -250,7 +252,16 @@ impl<'a> TemplateParser<'a> {
                 };
                 let mut targets = Vec::new();
                 pattern.names(&mut targets);
-                let l = ForLoop { targets, pattern, iterable, filter, body, otherwise, span };
+                let l = ForLoop {
+                    targets,
+                    pattern,
+                    iterable,
+                    filter,
+                    recursive,
+                    body,
+                    otherwise,
+                    span,
+                };
                 Node::For(Box::new(l))
             }
             Stmt::SetBlock(target, filters) => {

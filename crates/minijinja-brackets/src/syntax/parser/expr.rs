@@ -239,7 +239,7 @@ impl<'a> Grammar<'a> {
         self.enter(i)?;
         let (j, arg) = self.postfix(i)?;
         self.leave(1);
-        Ok((j, CallArgs { positional: vec![arg], keywords: Vec::new() }))
+        Ok((j, CallArgs { positional: vec![arg], ..CallArgs::default() }))
     }
 
     /// The name of a filter or test (`what`, written after `after`) and its
@@ -327,20 +327,27 @@ impl<'a> Grammar<'a> {
         }
     }
 
-    /// After `(`: positional arguments, then `name=value`, then `)`.
+    /// After `(`: positional arguments (`value`, `*list`), then keyword
+    /// arguments (`name=value`, `**map`; a `*list` may still come among
+    /// them, as in Python and minijinja), then `)`.
     pub(super) fn call_args(&self, mut i: &'a str) -> PResult<'a, CallArgs<'a>> {
         self.enter(i)?;
         let mut args = CallArgs::default();
-        while let (j, Some((keyword, value))) = self.argument(i)? {
-            match keyword {
-                Some(name) => args.keywords.push((name, value)),
-                None if !args.keywords.is_empty() => {
+        while let (j, Some(argument)) = self.argument(i)? {
+            match argument {
+                Argument::Keyword(name, value) => args.keywords.push((name, value)),
+                Argument::Positional(_, false) if !args.keywords.is_empty() => {
                     return syntax(
                         i,
                         "a positional argument cannot follow keyword arguments".into(),
                     );
                 }
-                None => args.positional.push(value),
+                Argument::Positional(value, false) => args.positional.push(value),
+                Argument::Positional(value, true) => {
+                    let span = value.span;
+                    let kind = ExprKind::Spread(Box::new(value));
+                    args.positional.push(Expr { kind, span });
+                }
             }
             match self.after_argument(j)? {
                 (j, true) => i = j,
@@ -354,14 +361,32 @@ impl<'a> Grammar<'a> {
         Ok((self.expect(")", i)?.0, args))
     }
 
-    /// One argument, `name=value` or `value`; `None` before `)`.
-    pub(super) fn argument(&self, i: &'a str) -> PResult<'a, Option<(Option<&'a str>, Expr<'a>)>> {
-        if i.trim_start().starts_with(')') {
+    /// One argument: `name=value`, `**map`, `value` or `*list`; `None`
+    /// before `)`. One call of [`Self::expr`]: this frame is on the native
+    /// stack once per nesting level.
+    pub(super) fn argument(&self, i: &'a str) -> PResult<'a, Option<Argument<'a>>> {
+        let (start, _) = multispace0(i)?;
+        if start.starts_with(')') {
             return Ok((i, None));
         }
-        let (j, keyword) = keyword_name(i)?;
-        let (j, value) = self.expr(j)?;
-        Ok((j, Some((keyword, value))))
+        // The keyword (`Some(None)` for `**`), whether it is a spread, and
+        // where the value starts.
+        let (keyword, spread, at) = if let Some(rest) = start.strip_prefix("**") {
+            (Some(None), false, rest)
+        } else if let Some(rest) = start.strip_prefix('*') {
+            (None, true, rest)
+        } else {
+            let (j, keyword) = keyword_name(start)?;
+            (keyword.map(Some), false, j)
+        };
+        let (j, value) = self.expr(at)?;
+        Ok((
+            j,
+            Some(match keyword {
+                Some(name) => Argument::Keyword(name, value),
+                None => Argument::Positional(value, spread),
+            }),
+        ))
     }
 
     /// After an argument: `,` (true: another may follow) or the `)`, left
@@ -647,6 +672,14 @@ impl<'a> Grammar<'a> {
             }
         }
     }
+}
+
+/// One argument of a call, as written.
+pub(super) enum Argument<'a> {
+    /// `value`, or `*list` (true).
+    Positional(Expr<'a>, bool),
+    /// `name=value`, or `**map` (no name).
+    Keyword(Option<&'a str>, Expr<'a>),
 }
 
 /// `name=` before a keyword argument's value, if it is one.

@@ -29,9 +29,9 @@ use crate::limits::Limits;
 use crate::span::Span;
 use crate::stack::StackBudget;
 use crate::syntax::ast::{
-    BinOp, BlockDef, CallArgs, CallBlock, Callee, CmpOp, Conditional, Control, EffectKind, Expr,
-    ExprKind, FilterBlock, FilterCall, ForLoop, Import, ImportBinds, Include, MacroDef, Name, Node,
-    Pattern, SetBlock, Slice, Target, TargetName, Template, TestCall, WithBlock,
+    BinOp, BlockDef, CallArgs, CallBlock, Callee, Catch, CmpOp, Conditional, Control, EffectKind,
+    Expr, ExprKind, FilterBlock, FilterCall, ForLoop, Import, ImportBinds, Include, MacroDef, Name,
+    Node, Pattern, SetBlock, Slice, Target, TargetName, Template, TestCall, WithBlock,
 };
 use crate::syntax::lexer::{Lexer, Whitespace};
 use crate::syntax::token::{TagKind, Token};

@@ -15,6 +15,7 @@ pub(super) enum Stmt<'a> {
         pattern: Pattern<'a>,
         iterable: Expr<'a>,
         filter: Option<Expr<'a>>,
+        recursive: bool,
     },
     /// Boxed, as every large payload: the block parser holds a statement
     /// in its frame once per nesting level.
@@ -26,9 +27,9 @@ pub(super) enum Stmt<'a> {
     Do(Expr<'a>),
     Filter(Vec<FilterCall<'a>>),
     Autoescape(bool),
-    Macro(&'a str, Vec<(&'a str, Option<Expr<'a>>)>),
+    Macro(&'a str, Vec<(&'a str, Option<Expr<'a>>)>, Catch<'a>),
     /// `call(params) m(args)`: the parameters and the call.
-    Call(Vec<(&'a str, Option<Expr<'a>>)>, Box<Expr<'a>>),
+    Call(Vec<(&'a str, Option<Expr<'a>>)>, Catch<'a>, Box<Expr<'a>>),
     Chance(Expr<'a>),
     Weighted,
     Choice(Expr<'a>),
@@ -342,7 +343,7 @@ impl<'a> Grammar<'a> {
         }
     }
 
-    /// `for pattern in iterable [if cond]`
+    /// `for pattern in iterable [if cond] [recursive]`
     pub(super) fn for_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
         let (i, pattern) = self.patterns(i, "a loop variable")?;
         let Some((i, _)) = peek_ok(kw("in"), i)? else {
@@ -354,7 +355,11 @@ impl<'a> Grammar<'a> {
             Some((i, _)) => self.operators(i, 1).map(|(i, e)| (i, Some(e)))?,
             None => (i, None),
         };
-        Ok((i, Stmt::For { pattern, iterable, filter }))
+        let (i, recursive) = match peek_ok(kw("recursive"), i)? {
+            Some((i, _)) => (i, true),
+            None => (i, false),
+        };
+        Ok((i, Stmt::For { pattern, iterable, filter, recursive }))
     }
 
     /// `set x = v`, `set L.x = v`, `set G["my var"] = v`, or the block form
@@ -422,47 +427,81 @@ impl<'a> Grammar<'a> {
         }
     }
 
-    /// `macro name(p1, p2=default)`
+    /// `macro name(p1, p2=default, *rest, **options)`
     pub(super) fn macro_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
         let (i, name) = self.binding(i, "a macro name")?;
         let (i, _) = self.expect("(", i)?;
-        let (i, params) = self.params(i, "macro")?;
-        Ok((i, Stmt::Macro(name, params)))
+        let (i, (params, catch)) = self.params(i, "macro")?;
+        Ok((i, Stmt::Macro(name, params, catch)))
     }
 
     /// `call [(p1, p2=default)] m(args)`: the call must call something.
     pub(super) fn call_header(&self, i: &'a str) -> PResult<'a, Stmt<'a>> {
-        let (i, params) = match peek_ok(sym("("), i)? {
+        let (i, (params, catch)) = match peek_ok(sym("("), i)? {
             Some((i, _)) => self.params(i, "`caller`")?,
-            None => (i, Vec::new()),
+            None => (i, (Vec::new(), Catch::default())),
         };
         let (start, _) = multispace0(i)?;
         let (i, call) = self.expr(start)?;
         if !matches!(call.kind, ExprKind::Call(..)) {
             return syntax(start, "a `call` block calls a macro: write `[% call m(...) %]`".into());
         }
-        Ok((i, Stmt::Call(params, Box::new(call))))
+        Ok((i, Stmt::Call(params, catch, Box::new(call))))
     }
 
-    /// Parameters up to `)` (the `(` already read): `p1, p2=default`.
-    fn params(&self, mut i: &'a str, owner: &str) -> PResult<'a, Vec<(&'a str, Option<Expr<'a>>)>> {
+    /// Parameters up to `)` (the `(` already read): `p1, p2=default`,
+    /// then `*rest` and `**options` (each at most once, in that order).
+    #[allow(clippy::type_complexity)]
+    fn params(
+        &self,
+        mut i: &'a str,
+        owner: &str,
+    ) -> PResult<'a, (Vec<(&'a str, Option<Expr<'a>>)>, Catch<'a>)> {
         let what = format!("a {owner} parameter");
         let mut params = Vec::new();
+        let mut catch = Catch::default();
         // A set, not a scan: a macro may have thousands of parameters.
         let mut seen = HashSet::new();
         loop {
             if let Some((j, _)) = peek_ok(sym(")"), i)? {
-                return Ok((j, params));
+                return Ok((j, (params, catch)));
             }
-            let (j, param) = self.binding(i, &what)?;
+            let (at, _) = multispace0(i)?;
+            let stars = if at.starts_with("**") { 2 } else { usize::from(at.starts_with('*')) };
+            let misplaced = match stars {
+                0 if catch.varargs.is_some() || catch.kwargs.is_some() => {
+                    Some("a named parameter cannot follow `*name` or `**name`")
+                }
+                1 if catch.varargs.is_some() => Some("there can be one `*name` parameter only"),
+                1 if catch.kwargs.is_some() => Some("`*name` must come before `**name`"),
+                2 if catch.kwargs.is_some() => Some("there can be one `**name` parameter only"),
+                _ => None,
+            };
+            if let Some(why) = misplaced {
+                return syntax(at, format!("{why} (in the {owner} parameters)"));
+            }
+            let (j, param) = self.binding(&at[stars..], &what)?;
             if !seen.insert(param) {
                 return syntax(i, format!("duplicate {owner} parameter `{param}`"));
             }
-            let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
-                Some((j, _)) => self.expr(j).map(|(j, e)| (j, Some(e)))?,
-                None => (j, None),
+            let j = match stars {
+                1 => {
+                    catch.varargs = Some(param);
+                    j
+                }
+                2 => {
+                    catch.kwargs = Some(param);
+                    j
+                }
+                _ => {
+                    let (j, default) = match peek_ok(terminated(sym("="), not(char('='))), j)? {
+                        Some((j, _)) => self.expr(j).map(|(j, e)| (j, Some(e)))?,
+                        None => (j, None),
+                    };
+                    params.push((param, default));
+                    j
+                }
             };
-            params.push((param, default));
             i = match peek_ok(sym(","), j)? {
                 Some((j, _)) => j,
                 None => self.expect(")", j).map(|_| j)?,
