@@ -105,6 +105,10 @@ pub enum ErrorKind {
     /// A file that is not a regular file: a directory, a FIFO, a device or
     /// a socket (never opened for reading, so never blocking).
     NotAFile,
+    /// A role alias that cannot be used, e.g. `You=admin` (no such role),
+    /// `user=assistant` (a role word of another role) or `a#b=user`
+    /// (delimiter syntax in the name); see [`crate::RoleAliases::insert`].
+    InvalidRoleAlias,
 }
 
 impl ErrorKind {
@@ -130,6 +134,7 @@ impl ErrorKind {
             ErrorKind::InvalidRoleValue => "invalid_role_value",
             ErrorKind::DuplicateEntry => "duplicate_entry",
             ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::InvalidRoleAlias => "invalid_role_alias",
         }
     }
 }
@@ -285,6 +290,7 @@ impl Error {
             }
             ErrorKind::DuplicateEntry => format!("the bundle holds two entries named `{name}`"),
             ErrorKind::NotAFile => format!("`{name}` is not a regular file"),
+            ErrorKind::InvalidRoleAlias => format!("the role alias `{name}` is not valid"),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

@@ -120,6 +120,7 @@ between the check and the read.
 #![forbid(unsafe_code)]
 
 pub use crate::{
+    alias::RoleAliases,
     attachments::{AttachmentLimits, Attachments},
     bundle::Bundle,
     dialect::Dialect,
@@ -142,6 +143,7 @@ struct ReadmeDoctest;
 
 pub mod lmml;
 
+mod alias;
 mod attachments;
 mod bundle;
 mod data;

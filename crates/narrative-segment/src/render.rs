@@ -103,12 +103,14 @@ pub struct Rendered {
     /// One message per turn but a kept or dropped preamble (a preamble
     /// given another role as [`ContextAs`] says is the first).
     pub messages: Vec<Message>,
-    /// What was left out, in message order.
+    /// What was left as text or out: the narrative's own warnings first
+    /// ([`ResolvedNarrative::warnings`]), then what rendering left out, in
+    /// message order.
     pub warnings: Vec<Warning>,
 }
 
-/// Something [`render`] left out, typed: printed by the command line as
-/// `warning[<kind>]: <message>`.
+/// Something [`render`] left out, or a reference resolving left as text,
+/// typed: printed by the command line as `warning[<kind>]: <message>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     kind: WarningKind,
@@ -132,6 +134,10 @@ pub enum WarningKind {
     /// PNG named `.jpg`), sent with the bytes' type (Standard dialect only;
     /// lmml judges by the extension alone).
     MediaTypeMismatch,
+    /// A bare reference (`@IkariDevGIT`, no extension) that names no
+    /// attachment, kept as text ([`Narrative::resolve`](crate::Narrative::resolve);
+    /// Standard dialect only).
+    UnresolvedReference,
 }
 
 impl WarningKind {
@@ -140,6 +146,7 @@ impl WarningKind {
         match self {
             WarningKind::EmbedTooLarge => "embed_too_large",
             WarningKind::MediaTypeMismatch => "media_type_mismatch",
+            WarningKind::UnresolvedReference => "unresolved_reference",
         }
     }
 }
@@ -151,12 +158,18 @@ impl fmt::Display for WarningKind {
 }
 
 impl Warning {
+    /// A bare reference at `span` (shown at `position`) kept as text.
+    pub(crate) fn unresolved(name: String, span: Span, position: Position) -> Warning {
+        let kind = WarningKind::UnresolvedReference;
+        Warning { kind, name, span, position, detail: String::new(), media: None }
+    }
+
     /// What was left out.
     pub fn kind(&self) -> WarningKind {
         self.kind
     }
 
-    /// The embed concerned.
+    /// The embed (or the reference's name) concerned.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -186,6 +199,10 @@ impl Warning {
             WarningKind::MediaTypeMismatch => {
                 format!("the embed `{}`: {}", self.name, self.detail)
             }
+            WarningKind::UnresolvedReference => format!(
+                "`@{}` (line {}) names no attachment or file; it stays text",
+                self.name, self.position.line
+            ),
         }
     }
 
@@ -247,7 +264,7 @@ pub fn render(
     turns: &[Turn<'_>],
     options: &RenderOptions,
 ) -> Rendered {
-    let mut warnings = Vec::new();
+    let mut warnings = resolved.warnings().to_vec();
     // Positions are found once all are known, in offset order: one pass.
     let mut offsets = Vec::new();
     let mut context: Option<Vec<Part>> = None;
