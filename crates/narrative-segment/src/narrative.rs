@@ -14,10 +14,10 @@ use crate::delimiter::{Opened, delimiters};
 use crate::dialect::Dialect;
 use crate::entry::is_unsafe_name;
 use crate::error::{Error, ErrorKind};
-use crate::render::Warning;
 use crate::source::Line;
 use crate::span::Span;
 use crate::syntax::{Occurrence, OccurrenceKind, Parsed, parse};
+use crate::warning::Warning;
 
 /// A narrative with its embeds and references located.
 ///
@@ -225,6 +225,9 @@ impl Narrative {
         let mut embeds = Vec::new();
         let mut warnings = Vec::new();
         let mut cursor = prompt_core::text::Cursor::new(&self.text);
+        // The names of inline embeds, gathered when first needed: a bare
+        // name that is also an embed's is meant, so it stays an error.
+        let mut inline: Option<HashMap<&str, ()>> = None;
         let mut total: u64 = 0;
         for occurrence in self.first_occurrences() {
             let (content, origin) = match occurrence.kind {
@@ -235,7 +238,12 @@ impl Narrative {
                     let at = |err: Error| err.at(&self.text, occurrence.span);
                     let bytes = match attachments.fetch(occurrence.name) {
                         Ok(bytes) => bytes,
-                        Err(err) if self.stays_text(occurrence.name, &err, attachments) => {
+                        Err(err)
+                            if self.stays_text(occurrence.name, &err, attachments)
+                                && !inline
+                                    .get_or_insert_with(|| self.inline_names())
+                                    .contains_key(occurrence.name) =>
+                        {
                             let position = cursor.position(occurrence.span.start);
                             let name = occurrence.name.to_owned();
                             warnings.push(Warning::unresolved(name, occurrence.span, position));
@@ -259,6 +267,14 @@ impl Narrative {
         }
         let index = embeds.iter().enumerate().map(|(i, embed)| (embed.name.clone(), i)).collect();
         Ok(ResolvedNarrative { narrative: self, embeds, index, warnings })
+    }
+
+    /// The names of every inline embed.
+    fn inline_names(&self) -> HashMap<&str, ()> {
+        self.occurrences()
+            .filter(|o| matches!(o.kind, OccurrenceKind::Inline { .. }))
+            .map(|o| (o.name, ()))
+            .collect()
     }
 
     /// Whether the reference `name`, not resolved for `err`, stays text

@@ -139,6 +139,10 @@ fn difference_9_a_bare_reference_naming_nothing_stays_text() {
     assert!(resolved.embeds().is_empty());
     let err = Narrative::parse(text, Dialect::Lmml).resolve(&Attachments::none()).unwrap_err();
     assert_eq!((err.kind().as_str(), err.name()), ("unresolvable_reference", Some("IkariDevGIT")));
+    // A bare name that an inline embed also has is meant: still an error.
+    let text = "see @notes\n@@@notes\nN\n@@@\n";
+    let err = Narrative::parse(text, Dialect::Standard).resolve(&Attachments::none()).unwrap_err();
+    assert_eq!((err.kind().as_str(), err.line()), ("unresolvable_reference", Some(1)));
     // A name with an extension fails loudly in both.
     let err = Narrative::parse("see @notes.md", Dialect::Standard)
         .resolve(&Attachments::none())
