@@ -240,3 +240,12 @@ fn a_malformed_or_conflicting_role_alias_is_a_usage_error() {
         cli().args(["segment", "--dialect", "lmml", "--role-alias", "You=user"]).pass_stdin("")
     );
 }
+
+#[test]
+fn a_claude_export_with_one_role_alias() {
+    assert_cmd_snapshot!(
+        cli()
+            .args(["segment", "--context-as", "drop", "--role-alias", "Claude=assistant"])
+            .pass_stdin(include_str!("inputs/segment/claude-session.md"))
+    );
+}
