@@ -1,13 +1,15 @@
 //! Segmenting narratives: parse, resolve and split a realistic conversation
 //! scaled over the series of [`benches::Series`] (1x, 10x, 100x), in
-//! both dialects. Throughput should stay flat as the input grows (linear
-//! time). Run: `cargo bench -p benches --bench narrative-segment`.
+//! both dialects, and in Standard with role aliases (the conversation's
+//! `-- user` / `-- assistant` delimiters renamed `-- You` / `-- ChatGPT`, so
+//! every delimiter is an alias lookup). Throughput should stay flat as the
+//! input grows (linear time). Run: `cargo bench -p benches --bench narrative-segment`.
 
 use std::hint::black_box;
 
 use benches::{Series, configure_scaling};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use narrative_segment::{Attachments, Dialect, Narrative};
+use narrative_segment::{Attachments, Dialect, Narrative, RoleAliases, SegmentOptions};
 
 fn segment(c: &mut Criterion) {
     let unit = benches::input("narrative-segment/conversation.lmml");
@@ -18,6 +20,9 @@ fn segment(c: &mut Criterion) {
         ("example.com", b"".to_vec()),
     ])
     .expect("safe names");
+    let aliases = RoleAliases::from_pairs(["You=user", "ChatGPT=assistant", "Claude=assistant"])
+        .expect("valid aliases");
+    let with_aliases = SegmentOptions::new(Dialect::Standard).with_aliases(aliases);
     let mut group = c.benchmark_group("narrative-segment/scaling");
     for series in Series::selected() {
         for (factor, bytes) in series.sizes() {
@@ -43,6 +48,20 @@ fn segment(c: &mut Criterion) {
                     );
                 });
             }
+            let renamed = text.replace("-- user", "-- You").replace("-- assistant", "-- ChatGPT");
+            group.bench_function(series.id("segment-standard-aliases", factor), |b| {
+                b.iter_batched(
+                    || renamed.clone(),
+                    |text| {
+                        let resolved = Narrative::parse(text, Dialect::Standard)
+                            .resolve(&attachments)
+                            .expect("every reference resolves");
+                        black_box(&narrative_segment::segment(&resolved, &with_aliases));
+                        resolved
+                    },
+                    BatchSize::PerIteration,
+                );
+            });
         }
     }
     group.finish();

@@ -223,6 +223,16 @@ impl Attachments {
         }
     }
 
+    /// Whether `name` names nothing at all: no entry, nothing in the
+    /// directory (not even a directory or a link), no attachments.
+    pub(crate) fn names_nothing(&self, name: &str) -> bool {
+        match &self.source {
+            Source::None => true,
+            Source::Entries(map) => !map.contains_key(name),
+            Source::Directory { root, .. } => !root.has_entry(name),
+        }
+    }
+
     /// The limit on all attachments read from a directory together (a
     /// bundle's entries were checked when it was read).
     pub(crate) fn max_total_bytes(&self) -> Option<u64> {

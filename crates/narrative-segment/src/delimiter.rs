@@ -2,7 +2,10 @@
 //!
 //! A line is trimmed of Unicode whitespace, then tested as a heading (1-6
 //! `#` and a space or tab) and, failing that, as a one-line HTML comment.
-//! The text left over names the role through its role word.
+//! The text left over names the role: in the Standard dialect by the
+//! heading grammar ([`named_role`]: decorations, a turn label, the role
+//! word or an alias, a colon, nothing else), in lmml by its first role
+//! word.
 //!
 //! On a line holding data (see [`classify`]) the syntax must be authored,
 //! and the role slot follows the value rule: a value names the role only
@@ -13,6 +16,7 @@ use std::ops::ControlFlow;
 
 use prompt_core::chat::Role;
 
+use crate::alias::RoleAliases;
 use crate::data::{Authored, Data, Provenance};
 use crate::dialect::Dialect;
 use crate::role::from_word;
@@ -27,7 +31,7 @@ pub(crate) type Opened = Result<Role, Span>;
 pub(crate) fn classify<'a, P: Provenance<'a>>(src: Source<'a, P>, line: Line) -> Option<Opened> {
     let content = line.content();
     if src.data.is_authored(content.start, content.end) {
-        return delimiter_role(&src.text[content.range()], src.dialect).map(Ok);
+        return delimiter_role(&src.text[content.range()], src.dialect, src.aliases).map(Ok);
     }
     classify_with_data(src, content)
 }
@@ -86,9 +90,10 @@ fn role_slot<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span, slot: Slot) 
     let Some((first, last)) = values.first().zip(values.last()) else {
         // Data only in the blanks after the syntax: the authored rules.
         let inner = src.text[span.range()].trim();
-        return match slot {
-            Slot::Exact => from_word(inner.as_bytes()),
-            Slot::AnyWord => role_word(inner, src.dialect),
+        return match (slot, src.dialect) {
+            (_, Dialect::Standard) => named_role(inner, src.aliases),
+            (Slot::Exact, Dialect::Lmml) => from_word(inner.as_bytes()),
+            (Slot::AnyWord, Dialect::Lmml) => letter_run_role(inner),
         }
         .map(Ok);
     };
@@ -172,8 +177,12 @@ fn authored_role_word<'a, P: Provenance<'a>>(src: Source<'a, P>, span: Span) -> 
 }
 
 /// The role the delimiter `line` (without its line ending) opens, or
-/// `None` when the line is text.
-pub(crate) fn delimiter_role(line: &str, dialect: Dialect) -> Option<Role> {
+/// `None` when the line is text. `aliases` name roles too (Standard only).
+pub(crate) fn delimiter_role(
+    line: &str,
+    dialect: Dialect,
+    aliases: Option<&RoleAliases>,
+) -> Option<Role> {
     // Fast path: most lines start (after ASCII blanks) with neither `#`
     // nor `<`, nor with a non-ASCII byte that could be Unicode whitespace.
     let first = line.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c'))?;
@@ -181,15 +190,25 @@ pub(crate) fn delimiter_role(line: &str, dialect: Dialect) -> Option<Role> {
         return None;
     }
     let line = line.trim();
+    let lmml = dialect.role_words_are_letter_runs();
     if let Some(heading) = heading_text(line) {
-        return role_word(heading, dialect);
+        if lmml {
+            return letter_run_role(heading);
+        }
+        // `# <!-- user -->`: a comment delimiter as a heading's text.
+        return named_role(comment_text(heading).unwrap_or(heading), aliases);
     }
-    let inner = line.strip_prefix("<!--")?.strip_suffix("-->")?.trim();
+    let inner = comment_text(line)?;
     if dialect.comment_allows_other_words() {
-        role_word(inner, dialect)
+        letter_run_role(inner)
     } else {
-        from_word(inner.as_bytes())
+        named_role(inner, aliases)
     }
+}
+
+/// The text of a one-line HTML comment, `<!--` and `-->` removed.
+fn comment_text(line: &str) -> Option<&str> {
+    line.strip_prefix("<!--")?.strip_suffix("-->")
 }
 
 /// The text of an ATX heading: 1-6 `#`, at least one space or tab, then
@@ -201,9 +220,71 @@ fn heading_text(line: &str) -> Option<&str> {
         .then(|| rest.trim_start_matches([' ', '\t']))
 }
 
-/// The first role word of `text` (difference 3).
-fn role_word(text: &str, dialect: Dialect) -> Option<Role> {
-    if dialect.role_words_are_letter_runs() { letter_run_role(text) } else { whole_word_role(text) }
+/// The Standard heading grammar: the role `text` (a heading's or a comment
+/// delimiter's) names when it is, in order, optional decorations (any
+/// characters but letters, digits and `<`: emoji with their variation
+/// selectors and joiners, symbols, emphasis, blanks), an optional turn
+/// label (`Turn N --`, `Turn N -`, `Turn N:`, `N.`, `N)`, N ASCII digits,
+/// then optional decorations again), the role word or an alias (compared
+/// case-insensitively), then optional emphasis, one optional `:`, blanks
+/// and a heading's closing `#`s; nothing else. HTML never supplies a role:
+/// text holding `<` names none.
+pub(crate) fn named_role(text: &str, aliases: Option<&RoleAliases>) -> Option<Role> {
+    if text.contains('<') {
+        return None;
+    }
+    let is_decoration = |c: char| !c.is_alphanumeric();
+    let rest = text.trim_start_matches(is_decoration);
+    let rest = turn_label(rest).map_or(rest, |after| after.trim_start_matches(is_decoration));
+    let word = word_before_suffix(rest);
+    if word.is_empty() {
+        return None;
+    }
+    from_word(word.as_bytes()).or_else(|| aliases?.role(word))
+}
+
+/// The text after a turn label at the start of `text` (`Turn 3 --`,
+/// `Turn 3:`, `Turn 3 -`, `3.`, `3)`), if it starts with one.
+fn turn_label(text: &str) -> Option<&str> {
+    let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let blanks = [' ', '\t'];
+    if text.get(..4).is_some_and(|word| word.eq_ignore_ascii_case("turn")) {
+        let after = &text[4..];
+        let number = after.trim_start_matches(blanks);
+        let n = digits(number);
+        if number.len() == after.len() || n == 0 {
+            return None;
+        }
+        let rest = number[n..].trim_start_matches(blanks);
+        return ["--", "-", ":"].iter().find_map(|sep| rest.strip_prefix(sep));
+    }
+    let n = digits(text);
+    if n == 0 {
+        return None;
+    }
+    text[n..].strip_prefix(['.', ')'])
+}
+
+/// `text` without what may follow the role word: blanks, emphasis, one
+/// `:` and a heading's closing `#`s (after a blank).
+fn word_before_suffix(text: &str) -> &str {
+    let mut word = text.trim_end();
+    let closing = word.trim_end_matches('#');
+    if closing.len() < word.len() && closing.ends_with([' ', '\t']) {
+        word = closing.trim_end();
+    }
+    let mut colon = false;
+    loop {
+        let mut next = word.trim_end_matches(['*', '_']).trim_end();
+        if !colon && let Some(before) = next.strip_suffix(':') {
+            colon = true;
+            next = before.trim_end();
+        }
+        if next.len() == word.len() {
+            return word;
+        }
+        word = next;
+    }
 }
 
 /// lmml: lowercase (Unicode-aware), then the first maximal run of `a`-`z`
@@ -241,15 +322,6 @@ fn run_role(run: &[u8], length: usize) -> Option<Role> {
     if length < run.len() { from_word(&run[..length]) } else { None }
 }
 
-/// Standard: the first whole word (a maximal run of letters, digits and
-/// `_`) that is a role word, case-insensitively. `user's` and `tool-call`
-/// hold the words `user` and `tool`; `system2` and `multi_assistant` are
-/// words of their own.
-fn whole_word_role(text: &str) -> Option<Role> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .find_map(|word| from_word(word.as_bytes()))
-}
-
 /// Calls `visit` with every delimiter line of `text` (holding `data`, with
 /// the code spans `code`) as `dialect` finds them, in order, and what each
 /// opens, until it breaks.
@@ -264,14 +336,14 @@ pub(crate) fn delimiters(
     text: &str,
     data: &Data,
     code: &[Span],
-    dialect: Dialect,
+    (dialect, aliases): (Dialect, &RoleAliases),
     visit: impl FnMut(Line, Opened) -> ControlFlow<()>,
 ) {
     let code: &[Span] = if dialect.delimiters_inside_code() { &[] } else { code };
     if data.is_empty() {
-        scan(Source::new(text, dialect, Authored), code, visit);
+        scan(Source::new(text, dialect, Authored).with_aliases(aliases), code, visit);
     } else {
-        scan(Source::new(text, dialect, data), code, visit);
+        scan(Source::new(text, dialect, data).with_aliases(aliases), code, visit);
     }
 }
 
@@ -316,17 +388,13 @@ mod tests {
     use super::*;
 
     fn role(line: &str, dialect: Dialect) -> Option<&'static str> {
-        delimiter_role(line, dialect).map(Role::as_str)
+        delimiter_role(line, dialect, None).map(Role::as_str)
     }
 
     #[test]
     fn shared_rules() {
         for dialect in [Dialect::Lmml, Dialect::Standard] {
             assert_eq!(role("## Turn 1 -- user", dialect), Some("user"));
-            assert_eq!(
-                role("   ### Reply from the Assistant (draft)  \r", dialect),
-                Some("assistant")
-            );
             assert_eq!(role("###### tool", dialect), Some("tool"));
             assert_eq!(role("####### user", dialect), None);
             assert_eq!(role("#user", dialect), None);
@@ -346,12 +414,19 @@ mod tests {
     #[test]
     fn role_words_differ() {
         let cases = [
-            ("## user's turn", Some("user"), Some("user")),
+            ("## user's turn", Some("user"), None),
             ("## multi_assistant", Some("assistant"), None),
             ("## system2", Some("system"), None),
-            ("## tool-call", Some("tool"), Some("tool")),
-            ("## Über user", Some("user"), Some("user")),
+            ("## tool-call", Some("tool"), None),
+            ("## Über user", Some("user"), None),
             ("## usership", None, None),
+            ("   ### Reply from the Assistant (draft)  \r", Some("assistant"), None),
+            ("### Receiving User Input", Some("user"), None),
+            ("### Inheritance as a Type System and as Code Sharing", Some("system"), None),
+            ("## Function tool calling", Some("tool"), None),
+            ("#### User Message Prefix", Some("user"), None),
+            ("## <i class=\"fa-user-shield\"></i> Users", Some("user"), None),
+            ("## <b>user</b>", Some("user"), None),
             ("<!-- TODO: ask the user -->", Some("user"), None),
             ("<!-- user -->", Some("user"), Some("user")),
         ];
@@ -359,5 +434,72 @@ mod tests {
             assert_eq!(role(line, Dialect::Lmml), lmml, "lmml {line:?}");
             assert_eq!(role(line, Dialect::Standard), standard, "standard {line:?}");
         }
+    }
+
+    #[test]
+    fn standard_heading_grammar() {
+        let opens = [
+            ("## Turn 1 -- user", "user"),
+            ("## turn 12: Assistant", "assistant"),
+            ("## Turn 3 - system", "system"),
+            ("## Turn 3 -- **user**", "user"),
+            ("### 2. User:", "user"),
+            ("### 2) assistant", "assistant"),
+            ("# assistant", "assistant"),
+            ("## 👤 User", "user"),
+            ("## 🤖 Assistant", "assistant"),
+            ("## 🧑\u{200d}💻 User", "user"),
+            ("## ❤\u{fe0f} user", "user"),
+            ("## **User:**", "user"),
+            ("## **User**:", "user"),
+            ("#### USER:", "user"),
+            ("## user ##", "user"),
+            ("## Turn 2 -- 🤖 assistant", "assistant"),
+            ("<!-- Turn 4 -- tool -->", "tool"),
+            ("<!-- 👤 user: -->", "user"),
+        ];
+        for (line, expected) in opens {
+            assert_eq!(role(line, Dialect::Standard), Some(expected), "{line:?}");
+        }
+        let text = [
+            "## Turn 1",
+            "## Turn -- user",
+            "## Turn1 -- user",
+            "## 3 user",
+            "## user: notes",
+            "## user::",
+            "## user#",
+            "## The user",
+            "## user 2",
+            "## 1.2. user",
+            "## 👤",
+            "## :",
+            "## user (draft)",
+            "## — system —",
+            "## Turn 1 -- user -- Turn 2",
+            "## <!-- user --> tail",
+            "## <span>user</span>",
+            "<!-- user <b> -->",
+        ];
+        for line in text {
+            assert_eq!(role(line, Dialect::Standard), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn aliases_name_roles_in_standard_only() {
+        let aliases =
+            RoleAliases::from_pairs(["You=user", "ChatGPT=assistant", "Claude 3=assistant"])
+                .unwrap();
+        let role = |line: &str, dialect| delimiter_role(line, dialect, Some(&aliases));
+        assert_eq!(role("#### You:", Dialect::Standard), Some(Role::User));
+        assert_eq!(role("#### ChatGPT:", Dialect::Standard), Some(Role::Assistant));
+        assert_eq!(role("## 🤖 CLAUDE 3", Dialect::Standard), Some(Role::Assistant));
+        assert_eq!(role("<!-- you -->", Dialect::Standard), Some(Role::User));
+        assert_eq!(role("## Turn 2 -- chatgpt", Dialect::Standard), Some(Role::Assistant));
+        assert_eq!(role("## You are here", Dialect::Standard), None);
+        assert_eq!(role("## Claude", Dialect::Standard), None);
+        assert_eq!(role("#### You:", Dialect::Lmml), None);
+        assert_eq!(role("## user", Dialect::Standard), Some(Role::User));
     }
 }

@@ -108,6 +108,10 @@ pub enum ErrorKind {
     /// A `.lmmlz` bundle read or written by a build of this crate without
     /// its `bundle` feature (which brings the zip reader).
     BundlesUnsupported,
+    /// A role alias that cannot be used, e.g. `You=admin` (no such role),
+    /// `user=assistant` (a role word of another role) or `a#b=user`
+    /// (delimiter syntax in the name); see [`crate::RoleAliases::insert`].
+    InvalidRoleAlias,
 }
 
 impl ErrorKind {
@@ -134,6 +138,7 @@ impl ErrorKind {
             ErrorKind::DuplicateEntry => "duplicate_entry",
             ErrorKind::NotAFile => "not_a_file",
             ErrorKind::BundlesUnsupported => "bundles_unsupported",
+            ErrorKind::InvalidRoleAlias => "invalid_role_alias",
         }
     }
 }
@@ -292,6 +297,7 @@ impl Error {
             ErrorKind::BundlesUnsupported => "this build reads no .lmmlz bundles \
                  (narrative-segment without its `bundle` feature)"
                 .to_owned(),
+            ErrorKind::InvalidRoleAlias => format!("the role alias `{name}` is not valid"),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

@@ -86,11 +86,15 @@ name from a value, taken whole. With no data ranges, parsing is exactly
 # Dialects
 
 [`Dialect::Standard`] (the default) and [`Dialect::Lmml`] share one parser
-and one segmenter and differ in seven documented places: delimiters inside
-code, comment delimiters with other words, role words, the reference name
-rule, embed placement, line endings and a leading byte order mark (skipped
-in Standard). The table is on [`Dialect`]. The data rule above is the same
-in both.
+and one segmenter and differ in nine documented places: delimiters inside
+code, comment delimiters with other words, role words (Standard's heading
+grammar: `## Turn 1 -- user`, `### 2. User:`, `## 👤 User` open turns,
+`### Receiving User Input` does not), the reference name rule, embed
+placement, line endings, a leading byte order mark (skipped in Standard),
+role aliases ([`RoleAliases`] in [`SegmentOptions`]: `#### ChatGPT:` with
+`ChatGPT=assistant`) and a bare `@word` naming nothing (text with a
+[`WarningKind::UnresolvedReference`] warning in Standard). The table is on
+[`Dialect`]. The data rule above is the same in both.
 
 # Features
 
@@ -103,7 +107,7 @@ or written is [`ErrorKind::BundlesUnsupported`]; directories work the same.
 Every failure is an [`Error`] whose [`ErrorKind`] says what went wrong; it
 names the embed or entry concerned and, for the narrative's own text, the
 line, column and offending snippet: invalid UTF-8 (with the byte offset),
-an invalid role value, an unresolvable or missing reference, an unsafe
+an invalid role value, an invalid role alias, an unresolvable or missing reference, an unsafe
 entry name, a file that leads outside its directory or is not a regular
 file, a zip archive that is unreadable, holds two entries of one name or
 is over its [`AttachmentLimits`]. Nothing is dropped silently: what rendering leaves
@@ -126,6 +130,7 @@ between the check and the read.
 #![forbid(unsafe_code)]
 
 pub use crate::{
+    alias::RoleAliases,
     attachments::{AttachmentLimits, Attachments},
     bundle::Bundle,
     dialect::Dialect,
@@ -133,12 +138,13 @@ pub use crate::{
     error::{Error, ErrorKind},
     mime::{mime_type, sniffed_type},
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
-    render::{ContextAs, RenderOptions, Rendered, Warning, WarningKind, part_for_embed, render},
+    render::{ContextAs, RenderOptions, Rendered, part_for_embed, render},
     role::{TurnRole, message_roles, roles},
     root::{Root, RootFile},
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
     syntax::{Occurrence, OccurrenceKind},
+    warning::{Warning, WarningKind},
 };
 
 /// The README's example runs as a doctest too.
@@ -148,6 +154,7 @@ struct ReadmeDoctest;
 
 pub mod lmml;
 
+mod alias;
 mod attachments;
 mod bundle;
 mod data;
@@ -164,3 +171,4 @@ mod segment;
 mod source;
 mod span;
 mod syntax;
+mod warning;

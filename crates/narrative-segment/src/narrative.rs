@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use prompt_core::chat::Data as Bytes;
 use serde::{Deserialize, Serialize};
 
+use crate::alias::RoleAliases;
 use crate::attachments::Attachments;
 use crate::data::Data;
 use crate::delimiter::{Opened, delimiters};
@@ -16,6 +17,7 @@ use crate::error::{Error, ErrorKind};
 use crate::source::Line;
 use crate::span::Span;
 use crate::syntax::{Occurrence, OccurrenceKind, Parsed, parse};
+use crate::warning::Warning;
 
 /// A narrative with its embeds and references located.
 ///
@@ -173,7 +175,9 @@ impl Narrative {
                 self.text(),
                 self.data(),
                 self.code_spans(),
-                self.dialect,
+                // Aliases name roles only in authored text, which the value
+                // rule decided here never depends on.
+                (self.dialect, &RoleAliases::new()),
                 |line, opened| {
                     lines.push((line, opened));
                     ControlFlow::Continue(())
@@ -198,6 +202,15 @@ impl Narrative {
     /// Resolves every embed: a name resolves through its first occurrence,
     /// to that embed's inline content or to the attachment it names.
     ///
+    /// In the Standard dialect a *bare* reference (`@word`, `@team/notes`:
+    /// no extension of 1 to 8 ASCII letters or digits after a dot in its
+    /// last segment) that names no attachment (none at all, no such entry
+    /// or file, or not a regular file) is not an error: it stays text (a
+    /// GitHub handle in prose), with a [`WarningKind::UnresolvedReference`](crate::WarningKind::UnresolvedReference)
+    /// warning at its first occurrence ([`ResolvedNarrative::warnings`]).
+    /// A name with an extension (`@report.pdf`), an inline embed, and every
+    /// reference in lmml still fail loudly.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidRoleValue`] at the first role slot that values
@@ -210,6 +223,11 @@ impl Narrative {
             return Err(Error::new(ErrorKind::InvalidRoleValue).at(&self.text, span));
         }
         let mut embeds = Vec::new();
+        let mut warnings = Vec::new();
+        let mut cursor = prompt_core::text::Cursor::new(&self.text);
+        // The names of inline embeds, gathered when first needed: a bare
+        // name that is also an embed's is meant, so it stays an error.
+        let mut inline: Option<HashMap<&str, ()>> = None;
         let mut total: u64 = 0;
         for occurrence in self.first_occurrences() {
             let (content, origin) = match occurrence.kind {
@@ -218,7 +236,21 @@ impl Narrative {
                 }
                 OccurrenceKind::Reference => {
                     let at = |err: Error| err.at(&self.text, occurrence.span);
-                    let bytes = attachments.fetch(occurrence.name).map_err(at)?;
+                    let bytes = match attachments.fetch(occurrence.name) {
+                        Ok(bytes) => bytes,
+                        Err(err)
+                            if self.stays_text(occurrence.name, &err, attachments)
+                                && !inline
+                                    .get_or_insert_with(|| self.inline_names())
+                                    .contains_key(occurrence.name) =>
+                        {
+                            let position = cursor.position(occurrence.span.start);
+                            let name = occurrence.name.to_owned();
+                            warnings.push(Warning::unresolved(name, occurrence.span, position));
+                            continue;
+                        }
+                        Err(err) => return Err(at(err)),
+                    };
                     total += bytes.len() as u64;
                     if attachments.max_total_bytes().is_some_and(|limit| total > limit) {
                         return Err(at(Error::new(ErrorKind::BundleTooLarge)));
@@ -234,7 +266,30 @@ impl Narrative {
             });
         }
         let index = embeds.iter().enumerate().map(|(i, embed)| (embed.name.clone(), i)).collect();
-        Ok(ResolvedNarrative { narrative: self, embeds, index })
+        Ok(ResolvedNarrative { narrative: self, embeds, index, warnings })
+    }
+
+    /// The names of every inline embed.
+    fn inline_names(&self) -> HashMap<&str, ()> {
+        self.occurrences()
+            .filter(|o| matches!(o.kind, OccurrenceKind::Inline { .. }))
+            .map(|o| (o.name, ()))
+            .collect()
+    }
+
+    /// Whether the reference `name`, not resolved for `err`, stays text
+    /// (Standard: a bare name naming nothing at all; a directory or a link
+    /// of that name is meant, so its error stands).
+    fn stays_text(&self, name: &str, err: &Error, attachments: &Attachments) -> bool {
+        let not_found =
+            matches!(err.kind(), ErrorKind::UnresolvableReference | ErrorKind::MissingEntry);
+        not_found && self.is_text_reference(name, attachments)
+    }
+
+    /// Whether the reference `name` is text: a bare name (Standard) that
+    /// names nothing in `attachments`.
+    fn is_text_reference(&self, name: &str, attachments: &Attachments) -> bool {
+        self.dialect == Dialect::Standard && is_bare(name) && attachments.names_nothing(name)
     }
 
     /// Every problem at once, in document order, then orphaned entries:
@@ -264,7 +319,10 @@ impl Narrative {
                     first.insert(name, content);
                     if is_unsafe_name(name) {
                         report(ErrorKind::MalformedEmbedName, &occurrence);
-                    } else if content.is_none() && !attachments.contains(name) {
+                    } else if content.is_none()
+                        && !attachments.contains(name)
+                        && !self.is_text_reference(name, attachments)
+                    {
                         report(ErrorKind::MissingReference, &occurrence);
                     }
                 }
@@ -307,6 +365,16 @@ impl Narrative {
     }
 }
 
+/// Whether a reference name is bare: its last `/` segment has no
+/// extension (a `.` followed by 1 to 8 ASCII letters or digits to its end).
+pub(crate) fn is_bare(name: &str) -> bool {
+    let segment = name.rsplit('/').next().unwrap_or(name);
+    let extension = segment.rsplit_once('.').map(|(_, extension)| extension);
+    !extension.is_some_and(|extension| {
+        (1..=8).contains(&extension.len()) && extension.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
 /// A narrative whose every embed has its content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedNarrative {
@@ -314,6 +382,8 @@ pub struct ResolvedNarrative {
     embeds: Vec<Embed>,
     /// Embed positions by name.
     index: HashMap<String, usize>,
+    /// Bare references left as text (Standard).
+    warnings: Vec<Warning>,
 }
 
 impl ResolvedNarrative {
@@ -335,6 +405,26 @@ impl ResolvedNarrative {
     /// The embed named `name`.
     pub fn embed(&self, name: &str) -> Option<&Embed> {
         self.index.get(name).map(|&i| &self.embeds[i])
+    }
+
+    /// What resolving left as text, in document order: each bare
+    /// reference that names no attachment
+    /// ([`WarningKind::UnresolvedReference`](crate::WarningKind::UnresolvedReference),
+    /// once per name, at its first occurrence). [`crate::render`] passes
+    /// them on first in [`Rendered::warnings`](crate::Rendered::warnings).
+    ///
+    /// ```
+    /// use narrative_segment::{Attachments, Dialect, Narrative};
+    ///
+    /// let text = "## user\nthanks @IkariDevGIT, see mail@example.com\n";
+    /// let resolved = Narrative::parse(text, Dialect::Standard).resolve(&Attachments::none())?;
+    /// let warning = &resolved.warnings()[0];
+    /// assert_eq!((warning.kind().as_str(), warning.name(), warning.line()), ("unresolved_reference", "IkariDevGIT", 2));
+    /// assert!(Narrative::parse("see @report.pdf", Dialect::Standard).resolve(&Attachments::none()).is_err());
+    /// # Ok::<(), narrative_segment::Error>(())
+    /// ```
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
 
     /// The sum of the embeds' raw sizes, in bytes.

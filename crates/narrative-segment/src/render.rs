@@ -2,10 +2,7 @@
 //! parts carry the embeds' bytes as they are (lmml's wire shape is
 //! [`crate::lmml`], at the edge).
 
-use std::fmt;
-
 use prompt_core::chat::{Message, Part, Role};
-use prompt_core::diagnostic::Diagnostic;
 use serde::{Deserialize, Serialize};
 
 use crate::dialect::Dialect;
@@ -13,7 +10,8 @@ use crate::mime::{mime_type, sniffed_type};
 use crate::narrative::{Embed, ResolvedNarrative};
 use crate::role::TurnRole;
 use crate::segment::Turn;
-use crate::span::{Position, Span};
+use crate::span::Position;
+use crate::warning::{Warning, WarningKind};
 
 /// What becomes of the `context` preamble turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -124,117 +122,10 @@ pub struct Rendered {
     /// One message per turn but a kept or dropped preamble (a preamble
     /// given another role as [`ContextAs`] says is the first).
     pub messages: Vec<Message>,
-    /// What was left out, in message order.
+    /// What was left as text or out: the narrative's own warnings first
+    /// ([`ResolvedNarrative::warnings`]), then what rendering left out, in
+    /// message order.
     pub warnings: Vec<Warning>,
-}
-
-/// Something [`render`] left out, typed: printed by the command line as
-/// `warning[<kind>]: <message>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    kind: WarningKind,
-    name: String,
-    /// The embed's first occurrence.
-    span: Span,
-    position: Position,
-    detail: String,
-    /// A mismatch's types: the extension's, the bytes'.
-    media: Option<(&'static str, &'static str)>,
-}
-
-/// The kinds of [`Warning`].
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WarningKind {
-    /// An embed larger than [`RenderOptions::max_embed_bytes`], left out of
-    /// its message, e.g. a 5 MB `scan.pdf` under a 1 MB limit.
-    EmbedTooLarge,
-    /// An embed whose bytes are of another type than its extension says (a
-    /// PNG named `.jpg`), sent with the bytes' type (Standard dialect only;
-    /// lmml judges by the extension alone).
-    MediaTypeMismatch,
-}
-
-impl WarningKind {
-    /// The snake_case name the command line prints: `embed_too_large`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            WarningKind::EmbedTooLarge => "embed_too_large",
-            WarningKind::MediaTypeMismatch => "media_type_mismatch",
-        }
-    }
-}
-
-impl fmt::Display for WarningKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Warning {
-    /// What was left out.
-    pub fn kind(&self) -> WarningKind {
-        self.kind
-    }
-
-    /// The embed concerned.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Where the embed's first occurrence (which decides its turn) is in
-    /// the narrative.
-    pub fn position(&self) -> Position {
-        self.position
-    }
-
-    /// The 1-based line of [`Warning::position`].
-    pub fn line(&self) -> usize {
-        self.position.line
-    }
-
-    /// The 1-based column, in characters, of [`Warning::position`].
-    pub fn column(&self) -> usize {
-        self.position.column
-    }
-
-    /// The message without the position, for people.
-    pub fn message(&self) -> String {
-        match self.kind {
-            WarningKind::EmbedTooLarge => {
-                format!("the embed `{}` is left out of its message ({})", self.name, self.detail)
-            }
-            WarningKind::MediaTypeMismatch => {
-                format!("the embed `{}`: {}", self.name, self.detail)
-            }
-        }
-    }
-
-    /// For [`WarningKind::MediaTypeMismatch`]: the type the extension names
-    /// and the type of the bytes (which is sent).
-    pub fn media_types(&self) -> Option<(&'static str, &'static str)> {
-        match self.kind {
-            WarningKind::MediaTypeMismatch => self.media,
-            _ => None,
-        }
-    }
-}
-
-impl Diagnostic for Warning {
-    fn kind(&self) -> &'static str {
-        self.kind.as_str()
-    }
-
-    /// The embed's first occurrence in the narrative.
-    fn span(&self) -> Option<Span> {
-        Some(self.span)
-    }
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
 }
 
 /// Renders each turn as a message: the text part first (the raw turn text,
@@ -268,7 +159,7 @@ pub fn render(
     turns: &[Turn<'_>],
     options: &RenderOptions,
 ) -> Rendered {
-    let mut warnings = Vec::new();
+    let mut warnings = resolved.warnings().to_vec();
     // Positions are found once all are known, in offset order: one pass.
     let mut offsets = Vec::new();
     let mut context: Option<Vec<Part>> = None;

@@ -199,6 +199,12 @@ impl Root {
     pub fn is_file(&self, name: &str) -> bool {
         !is_unsafe_name(name) && self.dir.metadata(name).is_ok_and(|metadata| metadata.is_file())
     }
+
+    /// Whether anything at all is at `name` (a file, a directory, a link,
+    /// even a dangling one or one leading out), without following it.
+    pub(crate) fn has_entry(&self, name: &str) -> bool {
+        !is_unsafe_name(name) && self.dir.symlink_metadata(name).is_ok()
+    }
 }
 
 impl PartialEq for Root {

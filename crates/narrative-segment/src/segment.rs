@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use std::ops::ControlFlow;
 
+use crate::alias::RoleAliases;
 use crate::data::{Authored, Provenance};
 use crate::delimiter::{Opened, delimiters};
 use crate::dialect::Dialect;
@@ -17,12 +18,29 @@ use crate::source::{Line, Source};
 use crate::span::Span;
 
 /// How [`segment`] splits a narrative.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SegmentOptions {
     /// The delimiter and embed-placement rules. Normally the dialect the
     /// narrative was parsed with, which [`ResolvedNarrative::segment`] uses.
     pub dialect: Dialect,
+    /// Other names delimiters may give the roles (`You`, `ChatGPT`), in the
+    /// Standard dialect; none by default. lmml has no aliases: with
+    /// [`Dialect::Lmml`] they are not used (the command line refuses the
+    /// combination).
+    pub aliases: RoleAliases,
+}
+
+impl SegmentOptions {
+    /// The options of `dialect`, without aliases.
+    pub fn new(dialect: Dialect) -> SegmentOptions {
+        SegmentOptions { dialect, aliases: RoleAliases::new() }
+    }
+
+    /// The same options, delimiters also naming roles by `aliases`.
+    pub fn with_aliases(self, aliases: RoleAliases) -> SegmentOptions {
+        SegmentOptions { aliases, ..self }
+    }
 }
 
 /// One turn of the conversation.
@@ -55,7 +73,7 @@ impl ResolvedNarrative {
     /// Splits the narrative into turns with the dialect it was parsed with;
     /// see [`segment`].
     pub fn segment(&self) -> Vec<Turn<'_>> {
-        segment(self, &SegmentOptions { dialect: self.narrative().dialect() })
+        segment(self, &SegmentOptions::new(self.narrative().dialect()))
     }
 }
 
@@ -72,7 +90,7 @@ impl ResolvedNarrative {
 pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) -> Vec<Turn<'a>> {
     let dialect = options.dialect;
     let text = resolved.text();
-    let mut turns = split(resolved.narrative(), dialect);
+    let mut turns = split(resolved.narrative(), options);
     let embeds = resolved.embeds();
     let (offsets, with_delimiter) = if dialect.places_embeds_by_search() {
         let data = resolved.narrative().data();
@@ -110,7 +128,11 @@ pub fn segment<'a>(resolved: &'a ResolvedNarrative, options: &SegmentOptions) ->
 /// invalid value is text here: [`Narrative::resolve`] rejects such a
 /// narrative for its own dialect, so only a narrative segmented with
 /// another dialect than it was parsed with gets this far.
-fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
+fn split<'a>(narrative: &'a Narrative, options: &SegmentOptions) -> Vec<Turn<'a>> {
+    let dialect = options.dialect;
+    // lmml has no aliases.
+    let none = RoleAliases::new();
+    let aliases = if dialect == Dialect::Standard { &options.aliases } else { &none };
     let text = narrative.text();
     let body = Source::new(text, dialect, narrative.data()).body_start();
     let mut turns = Vec::new();
@@ -132,12 +154,18 @@ fn split(narrative: &Narrative, dialect: Dialect) -> Vec<Turn<'_>> {
         delimiter = Some(Span::new(line.start, line.next));
         ControlFlow::Continue(())
     };
-    let scanned = (dialect == narrative.dialect()).then(|| narrative.scanned_delimiters());
+    // The scan `resolve` made serves unless aliases may name more roles.
+    let scanned = (dialect == narrative.dialect() && aliases.is_empty())
+        .then(|| narrative.scanned_delimiters());
     match scanned.flatten() {
         Some(scanned) => scanned.iter().for_each(|&(line, opened)| _ = open(line, opened)),
-        None => {
-            delimiters(narrative.text(), narrative.data(), narrative.code_spans(), dialect, open)
-        }
+        None => delimiters(
+            narrative.text(),
+            narrative.data(),
+            narrative.code_spans(),
+            (dialect, aliases),
+            open,
+        ),
     }
     turns.push(Turn::new(role, rest, rest_start, delimiter));
     turns
@@ -317,7 +345,7 @@ mod tests {
                     if generic {
                         scan(Source::new(&text, dialect, &none), code, visit);
                     } else {
-                        delimiters(narrative.text(), narrative.data(), narrative.code_spans(), dialect, visit);
+                        delimiters(narrative.text(), narrative.data(), narrative.code_spans(), (dialect, &RoleAliases::new()), visit);
                     }
                     lines
                 };
@@ -333,10 +361,23 @@ mod tests {
             turns(text, Dialect::Lmml, &["a.png"]),
             [(TurnRole::Chat(Role::User), "hi\n".into(), vec![])]
         );
+        // The Standard heading grammar takes `## user @a.png` for a heading
+        // (something follows the role word): text, with its embed.
         assert_eq!(
             turns(text, Dialect::Standard, &["a.png"]),
-            [(TurnRole::Chat(Role::User), "hi\n".into(), strings(&["a.png"]))]
+            [(TurnRole::Context, text.into(), strings(&["a.png"]))]
         );
+        // A delimiter line whose role a value names may still hold an
+        // embed: it belongs to the turn the line opens.
+        let text = "## user @a.png\nhi\n";
+        let attachments = Attachments::from_entries([("a.png", b"x".to_vec())]).unwrap();
+        let data = std::slice::from_ref(&(3..7));
+        let resolved = Narrative::parse_with_data(text, Dialect::Standard, data)
+            .resolve(&attachments)
+            .unwrap();
+        let turns = resolved.segment();
+        assert_eq!((turns.len(), turns[0].role), (1, TurnRole::Chat(Role::User)));
+        assert_eq!(turns[0].embeds, strings(&["a.png"]));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! dialect's lines, whose endings count only where the author wrote them,
 //! and where structure starts (after a byte order mark, in Standard).
 
+use crate::alias::RoleAliases;
 use crate::data::Provenance;
 use crate::dialect::Dialect;
 use crate::span::Span;
@@ -25,18 +26,25 @@ impl Line {
 }
 
 /// A text, its dialect and its data ranges (`&Data`, or [`Authored`](crate::data::Authored)
-/// for a text without any).
+/// for a text without any), and the role aliases its delimiters may use.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Source<'a, P> {
     pub(crate) text: &'a str,
     pub(crate) bytes: &'a [u8],
     pub(crate) dialect: Dialect,
     pub(crate) data: P,
+    pub(crate) aliases: Option<&'a RoleAliases>,
 }
 
 impl<'a, P: Provenance<'a>> Source<'a, P> {
     pub(crate) fn new(text: &'a str, dialect: Dialect, data: P) -> Source<'a, P> {
-        Source { text, bytes: text.as_bytes(), dialect, data }
+        Source { text, bytes: text.as_bytes(), dialect, data, aliases: None }
+    }
+
+    /// The same text, its delimiters also naming roles by `aliases`.
+    pub(crate) fn with_aliases(self, aliases: &'a RoleAliases) -> Source<'a, P> {
+        let aliases = (!aliases.is_empty()).then_some(aliases);
+        Source { aliases, ..self }
     }
 
     /// Where structure starts: after a leading byte order mark the author

@@ -131,6 +131,15 @@ struct Scanner<'a, P> {
     /// The names seen so far, to note first occurrences while the name is
     /// still in cache.
     seen: HashSet<&'a str>,
+    /// The last `@` looked at for a URL around it (Standard).
+    url: UrlMemo,
+}
+
+/// Whether the `@` at `at` was inside a URL.
+#[derive(Debug, Clone, Copy, Default)]
+struct UrlMemo {
+    at: usize,
+    in_url: bool,
 }
 
 impl<'a, P: Provenance<'a>> Scanner<'a, P> {
@@ -153,6 +162,7 @@ impl<'a, P: Provenance<'a>> Scanner<'a, P> {
             paragraph: Span::default(),
             unclosed_runs: Vec::new(),
             seen: HashSet::new(),
+            url: UrlMemo::default(),
         }
     }
 
@@ -359,10 +369,11 @@ impl<'a, P: Provenance<'a>> Scanner<'a, P> {
             permissive_name(self.src, at + 1)
         } else {
             // Right after a value, as after a word, an `@` is no reference
-            // (`[[ user ]]@example.com`), whatever the value holds.
+            // (`[[ user ]]@example.com`), whatever the value holds; nor is
+            // one inside a URL (`https://host/@user`).
             let after_word = self.text[..at].chars().next_back().is_some_and(is_word_char)
                 || (at > 0 && self.data.contains(at - 1));
-            if after_word { None } else { documented_name(self.src, at + 1) }
+            if after_word || self.in_url(at) { None } else { documented_name(self.src, at + 1) }
         };
         match name {
             Some(end) => {
@@ -376,6 +387,22 @@ impl<'a, P: Provenance<'a>> Scanner<'a, P> {
             }
             None => at + 1,
         }
+    }
+
+    /// Whether the `@` at `at` is inside a URL: its blank-delimited token
+    /// holds `://` before it. The look-back never passes the previous `@`
+    /// looked at (whose answer holds for its token), so it stays linear.
+    fn in_url(&mut self, at: usize) -> bool {
+        let floor = self.url.at.min(at);
+        let back = &self.bytes[floor..at];
+        let scheme = |from: usize| memmem::find(&self.bytes[from..at], b"://").is_some();
+        let in_url = match back.iter().rposition(u8::is_ascii_whitespace) {
+            Some(blank) => scheme(floor + blank + 1),
+            // The same token as the `@` at `floor` (`://` may straddle it).
+            None => (self.url.at <= at && self.url.in_url) || scheme(floor.saturating_sub(2)),
+        };
+        self.url = UrlMemo { at, in_url };
+        in_url
     }
 
     /// A code span opened by the backtick run at `at`: skips to its closing
@@ -514,9 +541,9 @@ fn documented_name<'a, P: Provenance<'a>>(src: Source<'a, P>, start: usize) -> O
 }
 
 /// A character that makes a following `@` part of a word (an e-mail
-/// address), in the Standard dialect.
+/// address: `bob@`, `j.doe@`, `a+tag@`, `x-y@`), in the Standard dialect.
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')
 }
 
 /// Whether a line starting with `byte` can only be prose: most lines start
@@ -595,7 +622,7 @@ mod tests {
 
     #[test]
     fn documented_names_stop_at_the_charset_and_skip_words() {
-        let cases: [(&str, &[&str]); 10] = [
+        let cases: [(&str, &[&str]); 14] = [
             ("see @report.pdf.", &["report.pdf"]),
             ("@img/chart.png, @img/ and @a/../b.txt", &["img/chart.png", "img", "a"]),
             ("@docs/v1.2/spec.md...", &["docs/v1.2/spec.md"]),
@@ -606,6 +633,10 @@ mod tests {
             ("@日本.png", &[]),
             ("end @", &[]),
             ("x\t@a.png@b.png", &["a.png"]),
+            ("j.doe@x.org a+b@y.org x-y@z.org", &[]),
+            ("https://mastodon.social/@NeoYokel and @me", &["me"]),
+            ("see <https://x.org/@a.png> git+ssh://h/@b then\n@c.png", &["c.png"]),
+            ("Co-Authored-By: Claude <noreply@anthropic.com>", &[]),
         ];
         for (text, expected) in cases {
             assert_eq!(names(text, Dialect::Standard), expected, "{text:?}");

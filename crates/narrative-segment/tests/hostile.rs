@@ -16,7 +16,8 @@ use std::io::{Cursor, Write};
 use std::ops::Range;
 
 use narrative_segment::{
-    AttachmentLimits, Attachments, Bundle, Dialect, Narrative, RenderOptions, render,
+    AttachmentLimits, Attachments, Bundle, Dialect, Narrative, RenderOptions, RoleAliases,
+    SegmentOptions, render, segment,
 };
 use serde_json::Value;
 use zip::write::SimpleFileOptions;
@@ -200,7 +201,9 @@ fn run_narrative(case: &Case, dialect: Dialect) -> Result<(), String> {
         Ok(resolved) => resolved,
         Err(err) => return corpus::expect_error(case, Some(err.kind().as_str())),
     };
-    let turns = resolved.segment();
+    let pairs = case.options.get("aliases").and_then(Value::as_array).into_iter().flatten();
+    let aliases = RoleAliases::from_pairs(pairs.filter_map(Value::as_str)).unwrap();
+    let turns = segment(&resolved, &SegmentOptions::new(dialect).with_aliases(aliases));
     let max_embed_bytes = case.options.get("max_embed_bytes").and_then(Value::as_u64);
     let options = RenderOptions::new().with_max_embed_bytes(max_embed_bytes);
     let rendered = render(&resolved, &turns, &options);

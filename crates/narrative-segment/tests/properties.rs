@@ -169,7 +169,7 @@ proptest! {
             // A byte order mark the Standard dialect skips is in no turn.
             let skipped = segmented_as == Dialect::Standard && text.starts_with('\u{feff}');
             let mut restored = if skipped { "\u{feff}".to_owned() } else { String::new() };
-            for turn in segment(&resolved, &SegmentOptions { dialect: segmented_as }) {
+            for turn in segment(&resolved, &SegmentOptions::new(segmented_as)) {
                 if let Some(delimiter) = turn.delimiter {
                     prop_assert_eq!(delimiter.start, restored.len());
                     restored.push_str(&text[delimiter.range()]);

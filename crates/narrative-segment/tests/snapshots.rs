@@ -4,22 +4,33 @@
 //! `tests/inputs/data/*.lmml` are rendered narratives: the text between
 //! `⟦` and `⟧` is a value (a data range; the brackets are removed).
 //!
+//! `tests/inputs/aliases/*.lmml` are chat exports, segmented (Standard
+//! only: lmml has no aliases) with the aliases of docs/segment.md's
+//! exporter recipes: `You=user`, `ChatGPT=assistant`, `Claude=assistant`.
+//!
 //! References resolve to made-up content, except names starting with
-//! `missing` and unsafe names: images get a PNG signature, other files a
-//! line of text.
+//! `missing`, bare names (no extension) and unsafe names: images get a PNG
+//! signature, other files a line of text.
 
 use std::fmt::Write as _;
 use std::ops::Range;
 
 use narrative_segment::{
-    Attachments, ContextAs, Dialect, Narrative, OccurrenceKind, RenderOptions, is_unsafe_name, lmml,
+    Attachments, ContextAs, Dialect, Narrative, OccurrenceKind, RenderOptions, RoleAliases,
+    SegmentOptions, is_unsafe_name, lmml, segment,
 };
 
 fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
+    render_with(text, &SegmentOptions::new(dialect), data)
+}
+
+fn render_with(text: &str, options: &SegmentOptions, data: &[Range<usize>]) -> String {
+    let dialect = options.dialect;
     let narrative = Narrative::parse_with_data(text, dialect, data);
     let entries: Vec<(String, Vec<u8>)> = narrative
         .occurrences()
         .filter(|o| o.kind == OccurrenceKind::Reference && !o.name.starts_with("missing"))
+        .filter(|o| o.name.contains('.'))
         .filter(|o| !is_unsafe_name(o.name))
         .map(|o| {
             let content = if o.name.ends_with(".png") {
@@ -51,7 +62,7 @@ fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
             );
         }
     };
-    let turns = resolved.segment();
+    let turns = segment(&resolved, options);
     for turn in &turns {
         let delimiter = turn.delimiter.map(|span| &text[span.range()]);
         writeln!(out, "{} {}..{} after {:?}", turn.role, turn.span.start, turn.span.end, delimiter)
@@ -60,7 +71,12 @@ fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
         writeln!(out, "  embeds: {:?}", turn.embeds).unwrap();
     }
     let options = RenderOptions::new().with_context_as(ContextAs::System);
-    let messages = lmml::messages(&narrative_segment::render(&resolved, &turns, &options));
+    let rendered = narrative_segment::render(&resolved, &turns, &options);
+    for warning in &rendered.warnings {
+        writeln!(out, "warning[{}]: {warning} at column {}", warning.kind(), warning.column())
+            .unwrap();
+    }
+    let messages = lmml::messages(&rendered);
     writeln!(out, "messages (context as system):").unwrap();
     out.push_str(&serde_json::to_string_pretty(&messages).unwrap());
     out.push('\n');
@@ -85,6 +101,21 @@ fn unmark(marked: &str) -> (String, Vec<Range<usize>>) {
 #[test]
 fn narratives() {
     insta::glob!("inputs/*.lmml", |path| insta::assert_snapshot!(snapshot(path, false)));
+}
+
+#[test]
+fn chat_exports_with_aliases() {
+    let aliases =
+        RoleAliases::from_pairs(["You=user", "ChatGPT=assistant", "Claude=assistant"]).unwrap();
+    let options = SegmentOptions::new(Dialect::Standard).with_aliases(aliases);
+    insta::glob!("inputs/aliases/*.lmml", |path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let without = render(&text, Dialect::Standard, &[]);
+        let with = render_with(&text, &options, &[]);
+        insta::assert_snapshot!(format!(
+            "===== standard, aliases\n{with}\n===== standard, no aliases\n{without}"
+        ));
+    });
 }
 
 #[test]

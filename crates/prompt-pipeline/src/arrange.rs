@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use narrative_segment::{ContextAs, Narrative, RenderOptions, render};
+use narrative_segment::{ContextAs, Narrative, RenderOptions, SegmentOptions, WarningKind, render};
 
 use prompt_core::chat::{Message, Part, Role};
 use prompt_core::diagnostic::Origin;
@@ -47,11 +47,21 @@ pub(crate) fn segment(
             None => wrapped,
         }
     })?;
-    let turns = resolved.segment();
+    let segmenting =
+        SegmentOptions::new(pipeline.dialect).with_aliases(pipeline.role_aliases.clone());
+    let turns = narrative_segment::segment(&resolved, &segmenting);
     let options = RenderOptions::new().with_context_as(pipeline.context_as);
     let rendered = render(&resolved, &turns, &options);
-    // The only warning without a size limit: an embed typed by its bytes.
+    // Without a size limit: a bare reference kept as text, an embed typed
+    // by its bytes.
     notices.extend(rendered.warnings.iter().filter_map(|warning| {
+        if warning.kind() == WarningKind::UnresolvedReference {
+            return Some(Notice::UnresolvedReference {
+                name: warning.name().to_owned(),
+                line: warning.line(),
+                column: warning.column(),
+            });
+        }
         let (extension, bytes) = warning.media_types()?;
         Some(Notice::MediaTypeMismatch {
             file: warning.name().to_owned(),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use minijinja_brackets::Environment;
-use narrative_segment::{AttachmentLimits, ContextAs, Dialect};
+use narrative_segment::{AttachmentLimits, ContextAs, Dialect, RoleAliases};
 use serde::{Deserialize, Serialize};
 
 use crate::alternation::Alternation;
@@ -79,6 +79,8 @@ pub(crate) struct Config {
     pub(crate) context_as: ContextAs,
     pub(crate) alternation: Alternation,
     pub(crate) dialect: Dialect,
+    /// Other names the narrative's delimiters may give the roles.
+    pub(crate) role_aliases: RoleAliases,
     pub(crate) attachment_limits: AttachmentLimits,
     pub(crate) environment: Environment,
     /// `name=value` pairs set over the prompt's own parameters.
@@ -114,6 +116,7 @@ impl Pipeline {
                 context_as: ContextAs::System,
                 alternation: Alternation::Auto,
                 dialect: Dialect::Standard,
+                role_aliases: RoleAliases::new(),
                 attachment_limits: AttachmentLimits::default(),
                 environment: Environment::new(),
                 params: Vec::new(),
@@ -178,6 +181,15 @@ impl PipelineBuilder {
     /// The narrative dialect (Standard by default).
     pub fn dialect(mut self, dialect: Dialect) -> PipelineBuilder {
         self.config.dialect = dialect;
+        self
+    }
+
+    /// Other names the narrative's delimiters may give the roles
+    /// (`#### You:` and `#### ChatGPT:` with `You=user`,
+    /// `ChatGPT=assistant`), as `prompt-suite build --role-alias` sets them;
+    /// none by default. They apply in the Standard dialect only.
+    pub fn role_aliases(mut self, aliases: RoleAliases) -> PipelineBuilder {
+        self.config.role_aliases = aliases;
         self
     }
 

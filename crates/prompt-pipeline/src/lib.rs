@@ -139,7 +139,7 @@ pub use crate::provider::{Encoded, Notice, ParseProviderError, Provider, Request
 pub use crate::source::{Source, Transcript};
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
-pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
+pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs, RoleAliases};
 pub use prompt_core::chat::{Message, Part, Role};
 pub use prompt_core::diagnostic::{Diagnostic, Origin};
 

@@ -339,4 +339,24 @@ mod tests {
             }]
         );
     }
+
+    #[test]
+    fn role_aliases_open_turns_and_a_bare_handle_is_a_notice() {
+        let text = "/// param: model=claude-sonnet-4-5, max_tokens=9\n#### You:\nthanks @marta\n\
+                    #### ChatGPT:\nWelcome.\n#### You:\nBye\n";
+        let aliases = crate::RoleAliases::from_pairs(["You=user", "ChatGPT=assistant"]).unwrap();
+        let pipeline = Pipeline::builder(Provider::Anthropic).role_aliases(aliases).build();
+        let built = pipeline.build(Source::new(text), &Context::default(), 1).unwrap();
+        let roles: Vec<Role> = built.messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::User, Role::Assistant, Role::User]);
+        assert_eq!(
+            built.notices,
+            [crate::Notice::UnresolvedReference { name: "marta".into(), line: 2, column: 8 }]
+        );
+        // Without the aliases no turn opens: the assistant's reply would
+        // be sent as the caller's own text.
+        let plain =
+            Pipeline::new(Provider::Anthropic).build(Source::new(text), &Context::default(), 1);
+        assert!(!plain.is_ok_and(|built| built.messages.iter().any(|m| m.role == Role::Assistant)));
+    }
 }

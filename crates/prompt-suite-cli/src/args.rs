@@ -429,6 +429,24 @@ pub(crate) struct SegmentArgs {
     /// What becomes of the `context` preamble before the first delimiter.
     #[arg(long, value_enum, default_value_t = SegmentContextAs::Keep)]
     pub(crate) context_as: SegmentContextAs,
+
+    /// A delimiter naming NAME opens a ROLE turn (user, assistant, system
+    /// or tool), e.g. `--role-alias ChatGPT=assistant`; repeatable; not
+    /// with `--dialect lmml`.
+    #[arg(long = "role-alias", value_name = "NAME=ROLE", value_parser = role_alias)]
+    pub(crate) role_aliases: Vec<String>,
+}
+
+/// One `NAME=ROLE` pair of `--role-alias`, checked alone (pairs that
+/// conflict are found by [`Args::check`]).
+fn role_alias(arg: &str) -> Result<String, String> {
+    segment::RoleAliases::from_pairs([arg]).map(|_| arg.to_owned()).map_err(|err| err.to_string())
+}
+
+/// The aliases of `--role-alias` pairs, which [`Args::check`] has checked
+/// together (so none is refused here).
+pub(crate) fn role_aliases(pairs: &[String]) -> segment::RoleAliases {
+    segment::RoleAliases::from_pairs(pairs).unwrap_or_default()
 }
 
 /// `--dialect`.
@@ -651,6 +669,11 @@ pub(crate) struct PipelineArgs {
     /// The JSON Schema of a structured answer, over `/// response_schema:`.
     #[arg(long, value_name = "FILE")]
     pub(crate) response_schema: Option<PathBuf>,
+
+    /// A narrative delimiter naming NAME opens a ROLE turn (user,
+    /// assistant, system or tool), e.g. `--role-alias You=user`; repeatable.
+    #[arg(long = "role-alias", value_name = "NAME=ROLE", value_parser = role_alias)]
+    pub(crate) role_aliases: Vec<String>,
 }
 
 /// `NAME=VALUE`, split at the first `=`, with a value of the parameter's
@@ -728,6 +751,7 @@ impl PipelineArgs {
             .environment(environment)
             .params(self.params.iter().cloned())
             .context_as(context_as)
+            .role_aliases(role_aliases(&self.role_aliases))
             .alternation(alternation)
             .stages(
                 Stages::all()
@@ -845,6 +869,23 @@ impl BatchArgs {
 }
 
 impl Args {
+    /// `--role-alias` pairs that conflict (one name, two roles), or given
+    /// with `segment --dialect lmml`, which has no aliases.
+    fn role_alias_conflict(&self) -> Option<String> {
+        let (pairs, lmml) = match &self.command {
+            Command::Segment(args) => (&args.role_aliases, args.dialect == SegmentDialect::Lmml),
+            Command::Build(args) => (&args.pipeline.role_aliases, false),
+            Command::Batch(args) => (&args.pipeline.role_aliases, false),
+            _ => return None,
+        };
+        if lmml && !pairs.is_empty() {
+            return Some(
+                "`--role-alias` needs `--dialect standard`: lmml has no aliases".to_owned(),
+            );
+        }
+        segment::RoleAliases::from_pairs(pairs).err().map(|err| err.to_string())
+    }
+
     /// Checks what clap cannot: flags that conflict by their values. The
     /// error is a usage error (exit code 2), as clap's own.
     pub(crate) fn check(&self) -> Result<(), clap::Error> {
@@ -856,6 +897,7 @@ impl Args {
             }
             _ => None,
         };
+        let conflict = conflict.or_else(|| self.role_alias_conflict());
         match conflict {
             Some(message) => {
                 use clap::CommandFactory;

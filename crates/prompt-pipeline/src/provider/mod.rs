@@ -327,12 +327,25 @@ pub enum Notice {
         /// The type its bytes are, which is sent.
         bytes: String,
     },
+    /// A bare `@word` in the narrative (a handle in prose: no extension)
+    /// that names no attachment: kept as text (narrative-segment's
+    /// `unresolved_reference` warning).
+    UnresolvedReference {
+        /// The name after the `@`.
+        name: String,
+        /// The 1-based line in the narrative (as rendered by the template,
+        /// when it ran).
+        line: usize,
+        /// The 1-based column, in characters, of the `@`.
+        column: usize,
+    },
 }
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
     /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
-    /// `tool_error_not_carried` or `media_type_mismatch`.
+    /// `tool_error_not_carried`, `media_type_mismatch` or
+    /// `unresolved_reference`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
@@ -342,6 +355,7 @@ impl Notice {
             Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
             Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
+            Notice::UnresolvedReference { .. } => "unresolved_reference",
         }
     }
 
@@ -368,6 +382,9 @@ impl Notice {
             ),
             Notice::MediaTypeMismatch { file, extension, bytes } => format!(
                 "`{file}`: the extension says {extension}, the bytes are {bytes}; sent as {bytes}"
+            ),
+            Notice::UnresolvedReference { name, line, column } => format!(
+                "`@{name}` (line {line}, column {column} of the narrative) names no attachment or file; it stays text"
             ),
         }
     }

@@ -7,7 +7,7 @@ use prompt_suite::segment::{
     render, segment,
 };
 
-use crate::args::SegmentArgs;
+use crate::args::{SegmentArgs, role_aliases};
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
 use crate::output;
@@ -62,8 +62,11 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     let resolved = Narrative::parse(narrative.text()?, dialect)
         .resolve(&attachments)
         .map_err(|err| narrative.report(&err))?;
-    let turns = segment(&resolved, &SegmentOptions { dialect });
+    let options = SegmentOptions::new(dialect).with_aliases(role_aliases(&args.role_aliases));
+    let turns = segment(&resolved, &options);
     if args.turns {
+        // A bare reference kept as text is said here too.
+        narrative.warn_all(resolved.warnings());
         return output::write_json(&turns);
     }
     let options = RenderOptions::new()

@@ -317,3 +317,22 @@ fn tools_choice_and_schema_flags() {
     assert_eq!(error["error"]["kind"], "unsafe_entry", "{error}");
     assert_eq!(error["error"]["line"], 2);
 }
+
+#[test]
+fn role_aliases_and_an_unresolved_handle_in_a_build() {
+    let prompt = "/// param: model=gpt-4o-mini\n#### You:\nthanks @dana for the list\n\
+                  #### ChatGPT:\nYou are welcome.\n";
+    assert_cmd_snapshot!(
+        cli()
+            .args([
+                "build",
+                "--full",
+                "--role-alias",
+                "You=user",
+                "--role-alias",
+                "ChatGPT=assistant"
+            ])
+            .pass_stdin(prompt)
+    );
+    assert_cmd_snapshot!(cli().args(["batch", "--role-alias", "You"]).pass_stdin(""));
+}

@@ -241,3 +241,43 @@ fn a_byte_order_mark_is_ignored_in_the_standard_dialect() {
         cli().args(["segment", "--turns"]).pass_stdin(&b"\xef\xbb\xbf## user\nhi\n"[..])
     );
 }
+
+const CHATGPT_EXPORT: &str = include_str!("inputs/segment/chatgpt-export.md");
+
+#[test]
+fn a_chatgpt_export_with_role_aliases() {
+    assert_cmd_snapshot!(
+        cli()
+            .args(["segment", "--context-as", "drop"])
+            .args(["--role-alias", "You=user", "--role-alias", "ChatGPT=assistant"])
+            .pass_stdin(CHATGPT_EXPORT)
+    );
+}
+
+#[test]
+fn without_aliases_a_chatgpt_export_is_one_context_turn() {
+    assert_cmd_snapshot!(cli().args(["segment", "--turns"]).pass_stdin(CHATGPT_EXPORT));
+}
+
+#[test]
+fn a_malformed_or_conflicting_role_alias_is_a_usage_error() {
+    assert_cmd_snapshot!(cli().args(["segment", "--role-alias", "You"]).pass_stdin(""));
+    assert_cmd_snapshot!(cli().args(["segment", "--role-alias", "user=assistant"]).pass_stdin(""));
+    assert_cmd_snapshot!(
+        cli()
+            .args(["segment", "--role-alias", "You=user", "--role-alias", "you=tool"])
+            .pass_stdin("")
+    );
+    assert_cmd_snapshot!(
+        cli().args(["segment", "--dialect", "lmml", "--role-alias", "You=user"]).pass_stdin("")
+    );
+}
+
+#[test]
+fn a_claude_export_with_one_role_alias() {
+    assert_cmd_snapshot!(
+        cli()
+            .args(["segment", "--context-as", "drop", "--role-alias", "Claude=assistant"])
+            .pass_stdin(include_str!("inputs/segment/claude-session.md"))
+    );
+}
