@@ -246,12 +246,40 @@ pub enum Notice {
         /// The type its bytes are, which is sent.
         bytes: String,
     },
+    /// A field of a converted request body ([`crate::ChatBody`]) that the
+    /// target's body leaves out, e.g. `user` for Anthropic.
+    FieldNotCarried {
+        /// The field in the body read, as a JSON pointer (`/user`).
+        field: String,
+        /// Why it is left out.
+        reason: String,
+    },
+    /// A field of a converted request body sent otherwise than written,
+    /// e.g. a `developer` message as a system message.
+    FieldRewritten {
+        /// The field in the body read, as a JSON pointer.
+        field: String,
+        /// How it is sent.
+        reason: String,
+    },
+    /// The same-role neighbours of a converted conversation merged into
+    /// one message each, for a provider that requires alternating turns
+    /// (the pipeline's one merge, transcript-flip's `ensure_alternating`).
+    TurnsMerged {
+        /// The provider.
+        provider: String,
+        /// The messages read.
+        before: usize,
+        /// The messages sent.
+        after: usize,
+    },
 }
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
     /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
-    /// `tool_error_not_carried` or `media_type_mismatch`.
+    /// `tool_error_not_carried`, `media_type_mismatch`, `field_not_carried`,
+    /// `field_rewritten` or `turns_merged`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
@@ -261,6 +289,9 @@ impl Notice {
             Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
             Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
+            Notice::FieldNotCarried { .. } => "field_not_carried",
+            Notice::FieldRewritten { .. } => "field_rewritten",
+            Notice::TurnsMerged { .. } => "turns_merged",
         }
     }
 
@@ -287,6 +318,11 @@ impl Notice {
             ),
             Notice::MediaTypeMismatch { file, extension, bytes } => format!(
                 "`{file}`: the extension says {extension}, the bytes are {bytes}; sent as {bytes}"
+            ),
+            Notice::FieldNotCarried { field, reason } => format!("`{field}` is left out: {reason}"),
+            Notice::FieldRewritten { field, reason } => format!("`{field}`: {reason}"),
+            Notice::TurnsMerged { provider, before, after } => format!(
+                "{provider} requires alternating turns: the {before} messages are sent as {after}, same-role neighbours merged"
             ),
         }
     }

@@ -364,6 +364,10 @@ fn chat_messages(
             out.push(chat);
         }
         Role::Tool => {
+            // A tool message has no `name` (ChatCompletionRequestToolMessage).
+            if let Some(name) = &message.name {
+                notices.push(Notice::NameNotCarried { message: index, name: name.clone() });
+            }
             for part in &message.content {
                 let Part::ToolResult { call_id, content, is_error } = part else {
                     return Err(misplaced_tool_part(PROVIDER, index, part));

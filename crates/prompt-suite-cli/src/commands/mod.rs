@@ -9,6 +9,7 @@ mod batch;
 mod build;
 mod check;
 mod comments;
+mod convert;
 mod flip;
 mod render;
 mod segment;
@@ -24,5 +25,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Build(args) => build::execute(args),
         Command::Batch(args) => batch::execute(args),
         Command::Check(args) => check::execute(args),
+        Command::Convert(args) => convert::execute(args),
     }
 }
