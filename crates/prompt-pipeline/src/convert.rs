@@ -267,6 +267,12 @@ impl ChatBody {
         &self.params
     }
 
+    /// The parameters, to set more over them (`--param`: see
+    /// [`Params::apply`]).
+    pub fn params_mut(&mut self) -> &mut Params {
+        &mut self.params
+    }
+
     /// What reading changed: fields sent otherwise than written (a
     /// `developer` role, `max_tokens`, a refusal, ...).
     pub fn notices(&self) -> &[Notice] {
@@ -274,10 +280,17 @@ impl ChatBody {
     }
 
     /// The body for `provider`, with every notice: reading's first, then
-    /// the merge's (Anthropic and Gemini take alternating turns: the
-    /// suite's one merge of same-role neighbours runs, as in the pipeline,
-    /// and [`Notice::TurnsMerged`] says so), the adapter's, and one per
-    /// kept field the body leaves out.
+    /// the merge's, the adapter's, and one per kept field the body leaves
+    /// out (the Gemini body also leaves out the model, which goes in its
+    /// URL: a notice says so).
+    ///
+    /// Anthropic and Gemini take alternating turns: when the conversation
+    /// does not alternate (two user messages in a row, an assistant first),
+    /// the suite's one merge of same-role neighbours runs, as in the
+    /// pipeline (transcript-flip's `ensure_alternating`), and
+    /// [`Notice::TurnsMerged`] says so; a conversation that alternates is
+    /// sent as written (consecutive tool results are one user turn there
+    /// anyway).
     ///
     /// # Errors
     ///
@@ -286,25 +299,31 @@ impl ChatBody {
     /// were merged (the index is then the merged message's).
     pub fn convert(&self, provider: Provider) -> Result<Encoded, Error> {
         let mut notices = self.notices.clone();
-        let mut merged = None;
-        if provider.requires_alternation() {
-            let arranged = crate::alternation::alternate(self.messages.clone())?;
-            if arranged != self.messages {
+        let placed = |err: Error| match err.kind().message_index() {
+            Some(index) => err.located(self.locations.get(index).cloned()),
+            None => err,
+        };
+        let mut encoded = match provider.build(&self.messages, &self.params) {
+            Ok(encoded) => encoded,
+            // Merged only when it must be, so that a conversation that
+            // alternates is sent as written and errors point into the text.
+            Err(err)
+                if provider.requires_alternation()
+                    && matches!(
+                        err.kind(),
+                        ErrorKind::NotAlternating { .. } | ErrorKind::FirstNotUser { .. }
+                    ) =>
+            {
+                let merged = crate::alternation::alternate(self.messages.clone())?;
                 notices.push(Notice::TurnsMerged {
                     provider: provider.as_str().to_owned(),
                     before: self.messages.len(),
-                    after: arranged.len(),
+                    after: merged.len(),
                 });
-                merged = Some(arranged);
+                provider.build(&merged, &self.params)?
             }
-        }
-        let messages = merged.as_deref().unwrap_or(&self.messages);
-        let mut encoded = provider.build(messages, &self.params).map_err(|err| {
-            match err.kind().message_index().filter(|_| merged.is_none()) {
-                Some(index) => err.located(self.locations.get(index).cloned()),
-                None => err,
-            }
-        })?;
+            Err(err) => return Err(placed(err)),
+        };
         if let (Provider::Gemini, Some(model)) = (provider, &self.params.model) {
             notices.push(Notice::FieldNotCarried {
                 field: "/model".to_owned(),
@@ -846,4 +865,214 @@ fn data_uri(url: &str) -> Option<(&str, &str)> {
     let (head, payload) = rest.split_once(',')?;
     let media_type = head.strip_suffix(";base64")?;
     (!media_type.is_empty()).then_some((media_type, payload))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn err(text: &str) -> Error {
+        ChatBody::parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn every_level_is_strict_and_placed() {
+        let cases = [
+            (r#"{"messages": [{"role": "user", "content": "hi"}], "x": 1}"#, "/x", "1}"),
+            (
+                r#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "a", "y": 2}]}]}"#,
+                "/messages/0/content/0/y",
+                "2}",
+            ),
+            (
+                r#"{"messages": [{"role": "tool", "tool_call_id": "c", "content": "r", "name": "n"}]}"#,
+                "/messages/0/name",
+                "\"n\"}",
+            ),
+            (
+                r#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AA==", "size": 1}}]}]}"#,
+                "/messages/0/content/0/image_url/size",
+                "1}}",
+            ),
+            (
+                r#"{"messages": [{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}"#,
+                "/messages/0/content/0/type",
+                "\"image_url\"",
+            ),
+            (r#"{"messages": []}"#, "/messages", "[]"),
+            (r#"{"model": 4, "messages": [{"role": "user", "content": "hi"}]}"#, "/model", "4,"),
+            (r#"{"messages": [{"role": "bot", "content": "hi"}]}"#, "/messages/0/role", "\"bot\""),
+            (
+                r#"{"tool_choice": {"type": "allowed_tools", "allowed_tools": {}}, "messages": [{"role": "user", "content": "hi"}]}"#,
+                "/tool_choice/type",
+                "\"allowed_tools\"",
+            ),
+            (
+                r#"{"reasoning_effort": "minimal", "messages": [{"role": "user", "content": "hi"}]}"#,
+                "/reasoning_effort",
+                "\"minimal\"",
+            ),
+            (
+                r#"{"messages": [{"role": "assistant", "content": null}]}"#,
+                "/messages/0",
+                "{\"role\": \"assistant\"",
+            ),
+        ];
+        // The position is the offending value's (ASCII: a column is a byte + 1).
+        for (text, at, value) in cases {
+            let err = err(text);
+            let ErrorKind::InvalidRequest { at: found, .. } = err.kind() else {
+                panic!("{text}: {err:?}")
+            };
+            let column = text.find(value).unwrap() + 1;
+            let place = (found.as_str(), err.line(), err.column());
+            assert_eq!(place, (at, Some(1), Some(column)), "{text}");
+        }
+        let dup = err("\u{feff}{\"messages\": [], \"messages\": []}");
+        assert_eq!(dup.kind().as_str(), "invalid_json");
+        assert_eq!((dup.line(), dup.column()), (Some(1), Some(18)));
+        assert!(err("[").to_string().contains("line 1"));
+    }
+
+    #[test]
+    fn max_tokens_is_read_once() {
+        let text = |a: u64, b: u64| {
+            format!(
+                r#"{{"max_tokens": {a}, "max_completion_tokens": {b}, "messages": [{{"role": "user", "content": "hi"}}]}}"#
+            )
+        };
+        assert_eq!(err(&text(1, 2)).kind().as_str(), "invalid_request");
+        let body = ChatBody::parse(&text(5, 5)).unwrap();
+        assert_eq!(body.params().max_tokens, Some(5));
+        assert_eq!(body.notices()[0].as_str(), "field_rewritten");
+    }
+
+    #[test]
+    fn kept_fields_go_where_they_have_a_name() {
+        let text = r#"{"model": "gpt-5.4", "max_completion_tokens": 64, "n": 2, "store": true,
+            "response_format": {"type": "json_object"},
+            "messages": [{"role": "user", "content": "hi"}]}"#;
+        let body = ChatBody::parse(text).unwrap();
+        let json = |provider| {
+            let encoded = body.convert(provider).unwrap();
+            let kinds: Vec<_> = encoded.notices.iter().map(Notice::message).collect();
+            (serde_json::to_value(&encoded.body).unwrap(), kinds)
+        };
+        let (chat, notices) = json(Provider::OpenAi);
+        assert_eq!(
+            (&chat["n"], &chat["store"], &chat["response_format"]["type"]),
+            (&2.into(), &true.into(), &"json_object".into())
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        let (responses, notices) = json(Provider::OpenAiResponses);
+        assert_eq!((responses.get("n"), &responses["store"]), (None, &true.into()));
+        assert_eq!(
+            notices,
+            [
+                "`/n` is left out: openai-responses has no such field",
+                "`/response_format` is left out: openai-responses has no such field"
+            ]
+        );
+        let (_, notices) = json(Provider::Anthropic);
+        assert_eq!(notices.len(), 4, "{notices:?}");
+    }
+
+    #[test]
+    fn files_and_audio_become_parts() {
+        let pdf = "JVBERi0xLjQK";
+        let text = format!(
+            r#"{{"messages": [{{"role": "user", "name": "ana", "content": [
+                {{"type": "file", "file": {{"filename": "a.bin", "file_data": "{pdf}"}}}},
+                {{"type": "input_audio", "input_audio": {{"data": "AAAA", "format": "mp3"}}}},
+                {{"type": "text", "text": "x", "prompt_cache_breakpoint": {{"mode": "explicit"}}}}]}}]}}"#
+        );
+        let body = ChatBody::parse(&text).unwrap();
+        let message = &body.messages()[0];
+        assert_eq!(message.name.as_deref(), Some("ana"));
+        assert_eq!(
+            message.content[0],
+            Part::file("a.bin", "application/pdf", b"%PDF-1.4\n".to_vec())
+        );
+        assert_eq!(message.content[1], Part::file("audio.mp3", "audio/mpeg", vec![0, 0, 0]));
+        assert_eq!(body.notices()[0].as_str(), "field_not_carried");
+        let bad = text.replace("AAAA", "!!");
+        assert!(err(&bad).to_string().contains("not base64"), "{}", err(&bad));
+    }
+
+    #[test]
+    fn schema_names_and_strictness_are_kept() {
+        let text = |strict: &str| {
+            format!(
+                r#"{{"messages": [{{"role": "user", "content": "hi"}}], "response_format": {{"type": "json_schema", "json_schema": {{"name": "report", "strict": {strict}, "schema": {{"title": "other"}}}}}}}}"#
+            )
+        };
+        let body = ChatBody::parse(&text("true")).unwrap();
+        assert_eq!(body.params().response_schema.as_ref().unwrap().name(), "report");
+        assert_eq!(err(&text("false")).kind().as_str(), "invalid_request");
+        let tools = r#"{"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "a b"}}]}"#;
+        let tool_err = err(tools);
+        assert_eq!((tool_err.kind().as_str(), tool_err.line()), ("invalid_tool", Some(1)));
+    }
+
+    fn conversation() -> impl Strategy<Value = Vec<Message>> {
+        let text = "[a-z \"\\\\{}\n]{0,8}";
+        let user = text.prop_map(|t| Message::text(Role::User, t));
+        let call = (text, 0..3u8).prop_map(|(t, n)| {
+            let mut content = vec![];
+            if !t.is_empty() {
+                content.push(Part::text(t));
+            }
+            for i in 0..n.max(1) {
+                let arguments = RawJson::parse(&format!(r#"{{"n": {i}, "s": "é\"x"}}"#)).unwrap();
+                content.push(Part::tool_call(format!("c{i}"), "tool", arguments));
+            }
+            Message { role: Role::Assistant, content, name: None }
+        });
+        prop::collection::vec(prop_oneof![user, call], 1..6).prop_map(|turns| {
+            let mut messages = vec![Message::text(Role::System, "s")];
+            for turn in turns {
+                let calls: Vec<String> = turn
+                    .content
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::ToolCall { id, .. } => Some(id.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                messages.push(turn);
+                for id in calls {
+                    messages.push(Message {
+                        role: Role::Tool,
+                        content: vec![Part::tool_result(id, "r")],
+                        name: None,
+                    });
+                }
+            }
+            messages
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// What the OpenAI chat adapter writes reads back as the same
+        /// messages and tools: the reader and the writer agree.
+        #[test]
+        fn openai_bodies_read_back(messages in conversation()) {
+            let mut params = Params { model: Some("gpt-5.4".into()), ..Params::default() };
+            params.tools = Tool::parse_list(r#"[{"name": "tool", "description": "d"}]"#).unwrap();
+            params.tool_choice = Some(ToolChoice::Required);
+            let encoded = Provider::OpenAi.build(&messages, &params).unwrap();
+            let text = serde_json::to_string_pretty(&encoded.body).unwrap();
+            let body = ChatBody::parse(&text).unwrap();
+            prop_assert_eq!(body.messages(), &messages[..]);
+            prop_assert_eq!(&body.params().tools, &params.tools);
+            prop_assert_eq!(&body.params().tool_choice, &params.tool_choice);
+            prop_assert!(body.notices().is_empty());
+            let again = body.convert(Provider::OpenAi).unwrap();
+            prop_assert_eq!(serde_json::to_string_pretty(&again.body).unwrap(), text);
+        }
+    }
 }

@@ -403,6 +403,11 @@ pub(crate) struct ConvertArgs {
     /// The provider to write the body for.
     #[arg(long, value_enum)]
     pub(crate) to: ProviderName,
+
+    /// Set a request parameter over the body's, for example
+    /// `--param model=claude-sonnet-4-5`; repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
+    pub(crate) params: Vec<(String, String)>,
 }
 
 /// The values of `convert --from`.

@@ -15,9 +15,12 @@ pub(crate) fn execute(args: ConvertArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
     let reject = |err| diagnostic(&err, &input, None, None);
-    let body = match args.from {
+    let mut body = match args.from {
         ConvertFrom::Openai => ChatBody::parse(text).map_err(reject)?,
     };
+    // `--param` values were checked when the flags were parsed.
+    let pairs = args.params.iter().map(|(name, value)| (name.as_str(), value.as_str()));
+    body.params_mut().apply(pairs).map_err(reject)?;
     let encoded = body.convert(args.to.provider()).map_err(reject)?;
     warn_notices(&encoded.notices, &input, text);
     output::write_json(&encoded.body)
