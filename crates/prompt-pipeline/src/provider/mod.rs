@@ -782,6 +782,22 @@ mod tests {
         );
     }
 
+    /// Regression: an OpenAI tool message has no `name` field, and the
+    /// chat adapter dropped a tool message's name without a word.
+    #[test]
+    fn a_tool_messages_name_is_a_notice_for_openai() {
+        let mut messages = tool_conversation();
+        messages[2].name = Some("weather-bot".into());
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses] {
+            let notices = provider.build(&messages, &test_params()).unwrap().notices;
+            assert_eq!(
+                notices,
+                [Notice::NameNotCarried { message: 2, name: "weather-bot".into() }],
+                "{provider:?}"
+            );
+        }
+    }
+
     #[test]
     fn results_answer_earlier_calls() {
         let mut messages = tool_conversation();
