@@ -105,6 +105,11 @@ pub enum ErrorKind {
     /// A file that is not a regular file: a directory, a FIFO, a device or
     /// a socket (never opened for reading, so never blocking).
     NotAFile,
+    /// A tool block (standard dialect) that cannot be read, e.g. a
+    /// `tool_call` fence without an id, arguments that are not a JSON
+    /// object, a fence never closed, or a `tool_result` outside a `tool`
+    /// turn.
+    InvalidToolBlock,
 }
 
 impl ErrorKind {
@@ -130,6 +135,7 @@ impl ErrorKind {
             ErrorKind::InvalidRoleValue => "invalid_role_value",
             ErrorKind::DuplicateEntry => "duplicate_entry",
             ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::InvalidToolBlock => "invalid_tool_block",
         }
     }
 }
@@ -285,6 +291,7 @@ impl Error {
             }
             ErrorKind::DuplicateEntry => format!("the bundle holds two entries named `{name}`"),
             ErrorKind::NotAFile => format!("`{name}` is not a regular file"),
+            ErrorKind::InvalidToolBlock => "the tool block cannot be read".to_owned(),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

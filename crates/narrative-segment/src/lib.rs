@@ -133,6 +133,7 @@ pub use crate::{
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
     syntax::{Occurrence, OccurrenceKind},
+    tools::tool_parts,
 };
 
 /// The README's example runs as a doctest too.
@@ -158,3 +159,4 @@ mod segment;
 mod source;
 mod span;
 mod syntax;
+mod tools;

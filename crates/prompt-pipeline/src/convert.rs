@@ -58,7 +58,7 @@ use crate::tools::{ResponseSchema, Tool, ToolChoice};
 /// assert_eq!(json["messages"][1]["content"][0]["input"]["city"], "Paris");
 /// assert_eq!(json["messages"][2]["content"][0]["type"], "tool_result");
 /// assert_eq!(json["messages"][2]["content"][0]["tool_use_id"], "call_1");
-/// # Ok::<(), prompt_pipeline::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatBody {

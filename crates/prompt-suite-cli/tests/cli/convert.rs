@@ -25,7 +25,14 @@ fn tool_calls_for_each_target() {
 fn merged_turns_and_refusals_are_warnings() {
     let path = format!("{INPUTS}/refusal.json");
     assert_cmd_snapshot!(cli().args([
-        "convert", "--from", "openai", "--to", "anthropic", &path, "--param", "model=claude-haiku-4-5"
+        "convert",
+        "--from",
+        "openai",
+        "--to",
+        "anthropic",
+        &path,
+        "--param",
+        "model=claude-haiku-4-5"
     ]));
 }
 
