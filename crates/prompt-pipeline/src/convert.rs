@@ -19,15 +19,17 @@
 //! is an [`ErrorKind::InvalidRequest`] at the value.
 
 use std::fmt;
+use std::sync::Arc;
 
 use prompt_core::chat::{Message, Part, Role};
 use prompt_core::json::{self, RawJson};
-use prompt_core::text::{Cursor, Span, snippet};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::error::{Error, ErrorKind, Location, Origin};
+use prompt_core::diagnostic::Origin;
+
+use crate::error::{Error, ErrorKind};
 use crate::params::{Effort, Params};
 use crate::provider::{Encoded, Notice, Provider, Request};
 use crate::tools::{ResponseSchema, Tool, ToolChoice};
@@ -64,9 +66,11 @@ use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub struct ChatBody {
     messages: Vec<Message>,
     params: Params,
+    /// The text read, which an error placed in it keeps (shared).
+    text: Arc<str>,
     /// Where each message is in the text, for the errors a build reports
     /// by message index.
-    locations: Vec<Location>,
+    offsets: Vec<usize>,
     /// The documented fields the neutral vocabulary has no name for, as
     /// read (`null` left out: it is each field's default).
     kept: Vec<Kept>,
@@ -126,21 +130,20 @@ impl ChatBody {
     /// [`ResponseSchema::parse`] report them. Every error but the last two
     /// has the line and column of the value.
     pub fn parse(text: &str) -> Result<ChatBody, Error> {
+        let shared: Arc<str> = Arc::from(text);
         let root: &RawValue = json::Reader::new().any_integers().parse(text).map_err(|err| {
-            let location = Location {
-                origin: Origin::Prompt,
-                line: err.line(),
-                column: err.column(),
-                snippet: err.snippet().to_owned(),
-            };
-            Error::new(ErrorKind::InvalidJson { reason: err.message().to_owned() })
-                .located(Some(location))
+            Error::new(ErrorKind::InvalidJson { reason: err.message().to_owned() }).at(
+                Origin::Input,
+                &shared,
+                err.offset(),
+            )
         })?;
-        let reader = Reader { text };
+        let reader = Reader { text, shared: &shared };
         let mut body = ChatBody {
             messages: Vec::new(),
             params: Params::default(),
-            locations: Vec::new(),
+            text: Arc::clone(&shared),
+            offsets: Vec::new(),
             kept: Vec::new(),
             notices: Vec::new(),
         };
@@ -246,11 +249,10 @@ impl ChatBody {
                 "a request has at least one message".to_owned(),
             ));
         }
-        let mut cursor = Cursor::new(text);
         for (index, item) in items.into_iter().enumerate() {
             let message = reader.message(index, item, &mut body.notices)?;
             body.messages.push(message);
-            body.locations.push(reader.location(&mut cursor, item));
+            body.offsets.push(reader.offset(item));
         }
         Ok(body)
     }
@@ -300,8 +302,10 @@ impl ChatBody {
     pub fn convert(&self, provider: Provider) -> Result<Encoded, Error> {
         let mut notices = self.notices.clone();
         let placed = |err: Error| match err.kind().message_index() {
-            Some(index) => err.located(self.locations.get(index).cloned()),
-            None => err,
+            Some(index) if index < self.offsets.len() => {
+                err.at(Origin::Input, &self.text, self.offsets[index])
+            }
+            _ => err,
         };
         let mut encoded = match provider.build(&self.messages, &self.params) {
             Ok(encoded) => encoded,
@@ -417,9 +421,11 @@ impl ChatBody {
     }
 }
 
-/// The reader of one body: its text, for positions.
+/// The reader of one body: its text, and the same text shared, which
+/// errors keep.
 struct Reader<'a> {
     text: &'a str,
+    shared: &'a Arc<str>,
 }
 
 /// An object's fields in document order, each value as its text (the
@@ -466,20 +472,9 @@ impl<'a> Reader<'a> {
         (value.get().as_ptr() as usize).saturating_sub(start).min(self.text.len())
     }
 
-    fn location(&self, cursor: &mut Cursor<'_>, value: &RawValue) -> Location {
-        let offset = self.offset(value);
-        let position = cursor.position(offset);
-        Location {
-            origin: Origin::Prompt,
-            line: position.line,
-            column: position.column,
-            snippet: snippet(self.text, Span::new(offset, offset + value.get().len())).to_owned(),
-        }
-    }
-
     /// `err` (a tool or schema error) placed at `value`.
     fn placed(&self, err: Error, value: &RawValue) -> Error {
-        err.located(Some(self.location(&mut Cursor::new(self.text), value)))
+        err.at(Origin::Input, self.shared, self.offset(value))
     }
 
     /// An [`ErrorKind::InvalidRequest`] at `value` (`at`: its JSON pointer).
@@ -933,7 +928,7 @@ mod tests {
         let dup = err("\u{feff}{\"messages\": [], \"messages\": []}");
         assert_eq!(dup.kind().as_str(), "invalid_json");
         assert_eq!((dup.line(), dup.column()), (Some(1), Some(18)));
-        assert!(err("[").to_string().contains("line 1"));
+        assert_eq!(err("[").line(), Some(1));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::prompt::{diagnostic, warn_notices};
 pub(crate) fn execute(args: ConvertArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
-    let reject = |err| diagnostic(&err, &input, None, None);
+    let reject = |err| diagnostic(&err, &input, None);
     let mut body = match args.from {
         ConvertFrom::Openai => ChatBody::parse(text).map_err(reject)?,
     };
