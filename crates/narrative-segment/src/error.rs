@@ -112,6 +112,11 @@ pub enum ErrorKind {
     /// `user=assistant` (a role word of another role) or `a#b=user`
     /// (delimiter syntax in the name); see [`crate::RoleAliases::insert`].
     InvalidRoleAlias,
+    /// A tool block (standard dialect) that cannot be read, e.g. a
+    /// `tool_call` fence without an id, arguments that are not a JSON
+    /// object, a fence never closed, or a `tool_result` outside a `tool`
+    /// turn.
+    InvalidToolBlock,
 }
 
 impl ErrorKind {
@@ -139,6 +144,7 @@ impl ErrorKind {
             ErrorKind::NotAFile => "not_a_file",
             ErrorKind::BundlesUnsupported => "bundles_unsupported",
             ErrorKind::InvalidRoleAlias => "invalid_role_alias",
+            ErrorKind::InvalidToolBlock => "invalid_tool_block",
         }
     }
 }
@@ -298,6 +304,7 @@ impl Error {
                  (narrative-segment without its `bundle` feature)"
                 .to_owned(),
             ErrorKind::InvalidRoleAlias => format!("the role alias `{name}` is not valid"),
+            ErrorKind::InvalidToolBlock => "the tool block cannot be read".to_owned(),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

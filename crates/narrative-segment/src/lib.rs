@@ -33,7 +33,10 @@ format comes from the Elixir package lmml 0.2.0, which the
    (`max_embed_bytes`, [`ContextAs`]); an embed left out is a [`Warning`]
    of the [`Rendered`] result. [`lmml::messages`] writes them in lmml's
    wire shape (images as `image_url` data URIs, other files as
-   attachments), as the command line prints them.
+   attachments), as the command line prints them. In the standard
+   dialect, [`tool_parts`] reads a turn's tool blocks (```` ```tool_call NAME ID ````
+   in an assistant turn, ```` ```tool_result ID ```` in a tool turn) into tool
+   call and result parts, fences recognised only in authored bytes.
 
 # Example
 
@@ -144,6 +147,7 @@ pub use crate::{
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
     syntax::{Occurrence, OccurrenceKind},
+    tools::tool_parts,
     warning::{Warning, WarningKind},
 };
 
@@ -171,4 +175,5 @@ mod segment;
 mod source;
 mod span;
 mod syntax;
+mod tools;
 mod warning;

@@ -5,7 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use narrative_segment::{ContextAs, Narrative, RenderOptions, SegmentOptions, WarningKind, render};
+use narrative_segment::{
+    ContextAs, Narrative, RenderOptions, SegmentOptions, WarningKind, render, tool_parts,
+};
 
 use prompt_core::chat::{Message, Part, Role};
 use prompt_core::diagnostic::Origin;
@@ -51,7 +53,7 @@ pub(crate) fn segment(
         SegmentOptions::new(pipeline.dialect).with_aliases(pipeline.role_aliases.clone());
     let turns = narrative_segment::segment(&resolved, &segmenting);
     let options = RenderOptions::new().with_context_as(pipeline.context_as);
-    let rendered = render(&resolved, &turns, &options);
+    let mut rendered = render(&resolved, &turns, &options);
     // Without a size limit: a bare reference kept as text, an embed typed
     // by its bytes.
     notices.extend(rendered.warnings.iter().filter_map(|warning| {
@@ -85,10 +87,28 @@ pub(crate) fn segment(
     if rendered.context.is_some() {
         return Err(refuse(kept.next(), 0, "context"));
     }
-    // No provider request carries a tool turn yet (tool calls and results
-    // come with their own parts).
-    if let Some(index) = rendered.messages.iter().position(|m| m.role == Role::Tool) {
-        return Err(refuse(kept.nth(index), index, Role::Tool.as_str()));
+    // Tool blocks (standard dialect): a turn's text part becomes its text
+    // around its tool calls or results; its embeds stay after them.
+    let kept: Vec<_> = kept.collect();
+    for (turn, message) in kept.iter().zip(rendered.messages.iter_mut()) {
+        let parts = tool_parts(&resolved, turn).map_err(|err| {
+            let offset = err.offset();
+            let wrapped = Error::new(ErrorKind::Narrative(err));
+            match offset {
+                Some(offset) => place(wrapped, offset),
+                None => wrapped,
+            }
+        })?;
+        if let Some(parts) = parts {
+            message.content.splice(0..1, parts);
+        }
+    }
+    // A tool turn holds tool results; one with none has no place.
+    let resultless = |m: &Message| {
+        m.role == Role::Tool && !m.content.iter().any(|p| matches!(p, Part::ToolResult { .. }))
+    };
+    if let Some(index) = rendered.messages.iter().position(resultless) {
+        return Err(refuse(kept.get(index).copied(), index, Role::Tool.as_str()));
     }
     Ok(tidy(rendered.messages))
 }

@@ -184,6 +184,21 @@ pub enum ErrorKind {
         /// The id it names.
         call_id: String,
     },
+    /// A request body to convert ([`crate::ChatBody`]) that is not strict
+    /// JSON (a syntax error, a repeated key).
+    InvalidJson {
+        /// What the JSON reader said.
+        reason: String,
+    },
+    /// A request body to convert with a key its API does not document, a
+    /// value of the wrong type, or what the neutral vocabulary cannot hold
+    /// (an image by URL, an uploaded file's id, a deprecated field).
+    InvalidRequest {
+        /// The value, as a JSON pointer (`/messages/2/content/0`).
+        at: String,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -311,6 +326,8 @@ impl Error {
             ErrorKind::UnknownToolCall { message, call_id } => format!(
                 "message {message}: the tool result answers `{call_id}`, which no earlier tool call has"
             ),
+            ErrorKind::InvalidJson { reason } => reason.clone(),
+            ErrorKind::InvalidRequest { at, reason } => format!("`{at}`: {reason}"),
         }
     }
 }
@@ -339,18 +356,34 @@ impl ErrorKind {
             ErrorKind::UnsupportedSchema { .. } => "unsupported_schema",
             ErrorKind::MissingModel { .. } => "missing_model",
             ErrorKind::UnknownToolCall { .. } => "unknown_tool_call",
+            ErrorKind::InvalidJson { .. } => "invalid_json",
+            ErrorKind::InvalidRequest { .. } => "invalid_request",
+        }
+    }
+
+    /// The index of the message the error is about, when it names one.
+    pub(crate) fn message_index(&self) -> Option<usize> {
+        match self {
+            ErrorKind::UnsupportedPart { message, .. }
+            | ErrorKind::MisplacedSystem { message, .. }
+            | ErrorKind::NotAlternating { message, .. }
+            | ErrorKind::UnsupportedRole { message, .. }
+            | ErrorKind::UnknownToolCall { message, .. } => Some(*message),
+            _ => None,
         }
     }
 
     /// The stage that failed: `params`, `template`, `narrative`,
     /// `transcript`, `conversion` (a narrative message in a role no request
-    /// carries) or `provider`.
+    /// carries), `request` (a request body [`crate::ChatBody`] read) or
+    /// `provider`.
     pub fn stage(&self) -> &'static str {
         match self {
             ErrorKind::InvalidParam { .. }
             | ErrorKind::InvalidTool { .. }
             | ErrorKind::UnknownTool { .. }
             | ErrorKind::InvalidSchema { .. } => "params",
+            ErrorKind::InvalidJson { .. } | ErrorKind::InvalidRequest { .. } => "request",
             ErrorKind::Template(_) => "template",
             ErrorKind::Narrative(_) => "narrative",
             ErrorKind::Transcript(_) => "transcript",

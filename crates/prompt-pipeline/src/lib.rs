@@ -49,7 +49,19 @@ prompt's messages.
   provider adapters read it; nothing converts between stages, and bytes are
   base64-encoded once, by the adapter.
 * [`Params::parse`] types the parameters: `temperature=0.7` becomes the
-  number 0.7.
+  number 0.7. [`Params::tools`], [`Params::tool_choice`] and
+  [`Params::response_schema`] hold the request-level declarations
+  ([`Tool`], [`ToolChoice`], [`ResponseSchema`]; `/// tools:`,
+  `/// tool_choice:`, `/// response_schema:` in a prompt, or
+  [`PipelineBuilder::tools`] and its siblings); tool calls and results are
+  [`Part::ToolCall`] and [`Part::ToolResult`] parts, written in a narrative
+  as tool blocks (narrative-segment's `tool_parts`).
+* [`ChatBody`] converts: [`ChatBody::parse`] reads an OpenAI Chat
+  Completions request body strictly into messages and parameters, and
+  [`ChatBody::convert`] builds it for any provider (`prompt-suite
+  convert`); what the vocabulary cannot hold is an
+  [`ErrorKind::InvalidRequest`], what the target cannot carry a
+  [`Notice`] or the adapter's error.
 * [`Provider::build`] returns the conversation [`Encoded`] for it: the body
   ([`Request`], which serializes to exactly the provider's JSON) and
   [`Notice`]s for parameters the body does not carry. [`provider::openai`], [`provider::anthropic`] and
@@ -131,6 +143,7 @@ pub use crate::alternation::Alternation;
 pub use crate::batch::{Batch, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled, Full};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
+pub use crate::convert::ChatBody;
 pub use crate::envelope::Format;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::params::{Effort, Params};
@@ -155,6 +168,7 @@ mod arrange;
 mod batch;
 mod compiled;
 mod config;
+mod convert;
 mod envelope;
 mod error;
 mod params;

@@ -216,6 +216,32 @@ impl ResponseSchema {
         Ok(ResponseSchema { name, schema, gemini_refusal })
     }
 
+    /// The same schema under `name` (OpenAI's `json_schema.name`, which a
+    /// converted request keeps).
+    ///
+    /// ```
+    /// use prompt_pipeline::ResponseSchema;
+    ///
+    /// let schema = ResponseSchema::parse(r#"{"type": "object"}"#)?.named("weather_report")?;
+    /// assert_eq!(schema.name(), "weather_report");
+    /// assert!(ResponseSchema::parse("{}")?.named("a report").is_err());
+    /// # Ok::<(), prompt_pipeline::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidSchema`] when `name` is not 1 to 64 letters,
+    /// digits, `_` or `-`.
+    pub fn named(mut self, name: &str) -> Result<ResponseSchema, Error> {
+        if !valid_name(name) {
+            return Err(Error::new(ErrorKind::InvalidSchema {
+                reason: format!("the name `{name}` is not 1 to 64 letters, digits, `_` or `-`"),
+            }));
+        }
+        self.name = name.to_owned();
+        Ok(self)
+    }
+
     /// The name.
     pub fn name(&self) -> &str {
         &self.name

@@ -109,6 +109,8 @@ pub(crate) enum Command {
     Batch(BatchArgs),
     /// Analyse a bracket template without rendering: names, macros, random blocks, warnings.
     Check(CheckArgs),
+    /// Convert a request body (OpenAI Chat Completions) to another provider's request body.
+    Convert(ConvertArgs),
     /// Read and edit a state history file (`render --history`): get, set, list, swipes, rollback.
     State(StateArgs),
     /// Print the completion script of a shell (source it, or install it where the shell looks).
@@ -567,6 +569,35 @@ pub(crate) struct CheckArgs {
     pub(crate) json: bool,
 }
 
+// `convert`.
+
+/// Arguments of `convert`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ConvertArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArg,
+
+    /// The API the input body is written for.
+    #[arg(long, value_enum)]
+    pub(crate) from: ConvertFrom,
+
+    /// The provider to write the body for.
+    #[arg(long, value_enum)]
+    pub(crate) to: ProviderName,
+
+    /// Set a request parameter over the body's, for example
+    /// `--param model=claude-sonnet-4-5`; repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
+    pub(crate) params: Vec<(String, String)>,
+}
+
+/// The values of `convert --from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ConvertFrom {
+    /// An OpenAI Chat Completions request body.
+    Openai,
+}
+
 // `build` and `batch`: the pipeline flags.
 
 /// `build`: one request body.
@@ -701,6 +732,18 @@ pub(crate) enum ProviderName {
     Gemini,
 }
 
+impl ProviderName {
+    /// The provider it names.
+    pub(crate) fn provider(self) -> Provider {
+        match self {
+            ProviderName::Openai => Provider::OpenAi,
+            ProviderName::OpenaiResponses => Provider::OpenAiResponses,
+            ProviderName::Anthropic => Provider::Anthropic,
+            ProviderName::Gemini => Provider::Gemini,
+        }
+    }
+}
+
 /// The values of `--context-as`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ContextAsName {
@@ -729,12 +772,7 @@ impl PipelineArgs {
     /// files `--tools` and `--response-schema` name (`crate::prompt::pipeline`
     /// reads them).
     pub(crate) fn builder(&self) -> PipelineBuilder {
-        let provider = match self.provider {
-            ProviderName::Openai => Provider::OpenAi,
-            ProviderName::OpenaiResponses => Provider::OpenAiResponses,
-            ProviderName::Anthropic => Provider::Anthropic,
-            ProviderName::Gemini => Provider::Gemini,
-        };
+        let provider = self.provider.provider();
         let context_as = match self.context_as {
             ContextAsName::System => ContextAs::System,
             ContextAsName::User => ContextAs::User,

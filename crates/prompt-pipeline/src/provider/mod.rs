@@ -339,13 +339,40 @@ pub enum Notice {
         /// The 1-based column, in characters, of the `@`.
         column: usize,
     },
+    /// A field of a converted request body ([`crate::ChatBody`]) that the
+    /// target's body leaves out, e.g. `user` for Anthropic.
+    FieldNotCarried {
+        /// The field in the body read, as a JSON pointer (`/user`).
+        field: String,
+        /// Why it is left out.
+        reason: String,
+    },
+    /// A field of a converted request body sent otherwise than written,
+    /// e.g. a `developer` message as a system message.
+    FieldRewritten {
+        /// The field in the body read, as a JSON pointer.
+        field: String,
+        /// How it is sent.
+        reason: String,
+    },
+    /// The same-role neighbours of a converted conversation merged into
+    /// one message each, for a provider that requires alternating turns
+    /// (the pipeline's one merge, transcript-flip's `ensure_alternating`).
+    TurnsMerged {
+        /// The provider.
+        provider: String,
+        /// The messages read.
+        before: usize,
+        /// The messages sent.
+        after: usize,
+    },
 }
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
     /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
-    /// `tool_error_not_carried`, `media_type_mismatch` or
-    /// `unresolved_reference`.
+    /// `tool_error_not_carried`, `media_type_mismatch`, `unresolved_reference`,
+    /// `field_not_carried`, `field_rewritten` or `turns_merged`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
@@ -356,6 +383,9 @@ impl Notice {
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
             Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
             Notice::UnresolvedReference { .. } => "unresolved_reference",
+            Notice::FieldNotCarried { .. } => "field_not_carried",
+            Notice::FieldRewritten { .. } => "field_rewritten",
+            Notice::TurnsMerged { .. } => "turns_merged",
         }
     }
 
@@ -385,6 +415,11 @@ impl Notice {
             ),
             Notice::UnresolvedReference { name, line, column } => format!(
                 "`@{name}` (line {line}, column {column} of the narrative) names no attachment or file; it stays text"
+            ),
+            Notice::FieldNotCarried { field, reason } => format!("`{field}` is left out: {reason}"),
+            Notice::FieldRewritten { field, reason } => format!("`{field}`: {reason}"),
+            Notice::TurnsMerged { provider, before, after } => format!(
+                "{provider} requires alternating turns: the {before} messages are sent as {after}, same-role neighbours merged"
             ),
         }
     }
@@ -857,6 +892,22 @@ mod tests {
             gemini["contents"][2]["parts"][0]["functionResponse"]["response"],
             serde_json::json!({"output": "18C"})
         );
+    }
+
+    /// Regression: an OpenAI tool message has no `name` field, and the
+    /// chat adapter dropped a tool message's name without a word.
+    #[test]
+    fn a_tool_messages_name_is_a_notice_for_openai() {
+        let mut messages = tool_conversation();
+        messages[2].name = Some("weather-bot".into());
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses] {
+            let notices = provider.build(&messages, &test_params()).unwrap().notices;
+            assert_eq!(
+                notices,
+                [Notice::NameNotCarried { message: 2, name: "weather-bot".into() }],
+                "{provider:?}"
+            );
+        }
     }
 
     #[test]

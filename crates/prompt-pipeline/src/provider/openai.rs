@@ -364,19 +364,12 @@ fn chat_messages(
             out.push(chat);
         }
         Role::Tool => {
+            // A tool message has no `name` (ChatCompletionRequestToolMessage).
+            if let Some(name) = &message.name {
+                notices.push(Notice::NameNotCarried { message: index, name: name.clone() });
+            }
             for part in &message.content {
-                let Part::ToolResult { call_id, content, is_error } = part else {
-                    return Err(misplaced_tool_part(PROVIDER, index, part));
-                };
-                let texts = result_texts(content).ok_or_else(|| {
-                    unsupported(PROVIDER, index, part, "a tool result carries only text")
-                })?;
-                if *is_error {
-                    notices.push(Notice::ToolErrorNotCarried {
-                        message: index,
-                        call_id: call_id.clone(),
-                    });
-                }
+                let (call_id, texts) = tool_result(PROVIDER, index, part, notices)?;
                 let content = match texts.as_slice() {
                     [text] => ChatContent::Text((*text).to_owned()),
                     texts => ChatContent::Parts(
@@ -391,7 +384,7 @@ fn chat_messages(
                     content: Some(content),
                     name: None,
                     tool_calls: None,
-                    tool_call_id: Some(call_id.clone()),
+                    tool_call_id: Some(call_id.to_owned()),
                 });
             }
         }
@@ -410,37 +403,105 @@ fn content(index: usize, role: Role, parts: &[Part]) -> Result<ChatContent, Erro
 }
 
 fn chat_part(index: usize, role: Role, part: &Part) -> Result<ChatPart, Error> {
-    media_only_from_user(PROVIDER, index, role, part, "only user messages carry images and files")?;
+    Ok(match media(PROVIDER, index, role, part, "files must be PDF, WAV or MP3")? {
+        Media::Text(text) => ChatPart::Text { text: text.to_owned() },
+        Media::Image(url) => ChatPart::ImageUrl { image_url: ImageUrl { url } },
+        Media::Pdf { filename, file_data } => {
+            ChatPart::File { file: FileData { filename: filename.to_owned(), file_data } }
+        }
+        Media::Audio { data, format } => {
+            ChatPart::InputAudio { input_audio: InputAudio { data, format: format.to_owned() } }
+        }
+    })
+}
+
+/// A content part as both OpenAI APIs take it, checked once for both (chat
+/// completions and Responses): text, an image of a type they take, a PDF,
+/// WAV or MP3 audio (chat only: Responses refuses it).
+pub(crate) enum Media<'a> {
+    /// Text.
+    Text(&'a str),
+    /// A PNG, JPEG, GIF or WebP image, as a `data:` URI.
+    Image(String),
+    /// A PDF and its name, the file as a `data:` URI.
+    Pdf {
+        /// The file's name.
+        filename: &'a str,
+        /// A `data:` URI.
+        file_data: String,
+    },
+    /// WAV or MP3 audio: base64 bytes and the format.
+    Audio {
+        /// Base64 bytes.
+        data: String,
+        /// `wav` or `mp3`.
+        format: &'static str,
+    },
+}
+
+/// `part` of message `index` as [`Media`], for `provider` (one of the two
+/// OpenAI APIs); `files` says which files it takes, for the error.
+///
+/// # Errors
+///
+/// An image or file outside a user message, an image of another type, a
+/// file that is neither a PDF nor WAV or MP3, a tool call or result.
+pub(crate) fn media<'a>(
+    provider: Provider,
+    index: usize,
+    role: Role,
+    part: &'a Part,
+    files: &'static str,
+) -> Result<Media<'a>, Error> {
+    media_only_from_user(provider, index, role, part, "only user messages carry images and files")?;
     Ok(match part {
-        Part::Text { text } => ChatPart::Text { text: text.clone() },
+        Part::Text { text } => Media::Text(text),
         Part::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
-            ChatPart::ImageUrl { image_url: ImageUrl { url: data_uri(media_type, data) } }
+            Media::Image(data_uri(media_type, data))
         }
         Part::File { filename, media_type, data } if media_type == "application/pdf" => {
-            ChatPart::File {
-                file: FileData {
-                    filename: filename.clone(),
-                    file_data: data_uri(media_type, data),
-                },
-            }
+            Media::Pdf { filename, file_data: data_uri(media_type, data) }
         }
-        Part::File { media_type, data, .. } if audio_format(media_type).is_some() => {
-            let format = audio_format(media_type).unwrap_or_default().to_owned();
-            ChatPart::InputAudio { input_audio: InputAudio { data: base64(data), format } }
-        }
+        Part::File { media_type, data, .. } if audio_format(media_type).is_some() => Media::Audio {
+            data: base64(data),
+            format: audio_format(media_type).unwrap_or_default(),
+        },
         Part::Image { .. } => {
             return Err(unsupported(
-                PROVIDER,
+                provider,
                 index,
                 part,
                 "images must be PNG, JPEG, GIF or WebP",
             ));
         }
-        Part::File { .. } => {
-            return Err(unsupported(PROVIDER, index, part, "files must be PDF, WAV or MP3"));
-        }
-        _ => return Err(misplaced_tool_part(PROVIDER, index, part)),
+        Part::File { .. } => return Err(unsupported(provider, index, part, files)),
+        _ => return Err(misplaced_tool_part(provider, index, part)),
     })
+}
+
+/// The call id and texts of `part`, a tool result in a tool message of
+/// `provider` (one of the two OpenAI APIs, whose results are text, with no
+/// mark for a failure: a `tool_error_not_carried` notice in `notices`).
+///
+/// # Errors
+///
+/// A part that is not a tool result, or a result with a part that is not
+/// text.
+pub(crate) fn tool_result<'a>(
+    provider: Provider,
+    index: usize,
+    part: &'a Part,
+    notices: &mut Vec<Notice>,
+) -> Result<(&'a str, Vec<&'a str>), Error> {
+    let Part::ToolResult { call_id, content, is_error } = part else {
+        return Err(misplaced_tool_part(provider, index, part));
+    };
+    let texts = result_texts(content)
+        .ok_or_else(|| unsupported(provider, index, part, "a tool result carries only text"))?;
+    if *is_error {
+        notices.push(Notice::ToolErrorNotCarried { message: index, call_id: call_id.clone() });
+    }
+    Ok((call_id, texts))
 }
 
 fn audio_format(media_type: &str) -> Option<&'static str> {

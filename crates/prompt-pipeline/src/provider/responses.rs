@@ -16,10 +16,10 @@ use serde_json::{Map, Value};
 use prompt_core::chat::{Message, Part, Role};
 use prompt_core::json::RawJson;
 
-use super::openai::{IMAGE_TYPES, data_uri};
+use super::openai::{Media, media, tool_result};
 use super::{
-    Notice, Provider, check_range, media_only_from_user, misplaced_tool_part, notices,
-    openai_effort, required_model, result_texts, unsupported, unsupported_role,
+    Notice, Provider, check_range, misplaced_tool_part, notices, openai_effort, required_model,
+    unsupported, unsupported_role,
 };
 use crate::error::{Error, ErrorKind};
 use crate::params::{Effort, Params};
@@ -328,16 +328,8 @@ fn items(
                     arguments: arguments.as_str().to_owned(),
                 }));
             }
-            Part::ToolResult { call_id, content, is_error } if role == Role::Tool => {
-                let texts = result_texts(content).ok_or_else(|| {
-                    unsupported(PROVIDER, index, part, "a tool result carries only text")
-                })?;
-                if *is_error {
-                    notices.push(Notice::ToolErrorNotCarried {
-                        message: index,
-                        call_id: call_id.clone(),
-                    });
-                }
+            Part::ToolResult { .. } if role == Role::Tool => {
+                let (call_id, texts) = tool_result(PROVIDER, index, part, notices)?;
                 let output = match texts.as_slice() {
                     [text] => Content::Text((*text).to_owned()),
                     texts => Content::Parts(
@@ -348,7 +340,7 @@ fn items(
                     ),
                 };
                 out.push(InputItem::Call(Call::FunctionCallOutput {
-                    call_id: call_id.clone(),
+                    call_id: call_id.to_owned(),
                     output,
                 }));
             }
@@ -363,29 +355,12 @@ fn items(
 }
 
 fn input_part(index: usize, role: Role, part: &Part) -> Result<InputPart, Error> {
-    media_only_from_user(PROVIDER, index, role, part, "only user messages carry images and files")?;
-    Ok(match part {
-        Part::Text { text } => InputPart::InputText { text: text.clone() },
-        Part::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
-            InputPart::InputImage { image_url: data_uri(media_type, data), detail: "auto".into() }
+    Ok(match media(PROVIDER, index, role, part, "files must be PDF")? {
+        Media::Text(text) => InputPart::InputText { text: text.to_owned() },
+        Media::Image(image_url) => InputPart::InputImage { image_url, detail: "auto".into() },
+        Media::Pdf { filename, file_data } => {
+            InputPart::InputFile { filename: filename.to_owned(), file_data }
         }
-        Part::File { filename, media_type, data } if media_type == "application/pdf" => {
-            InputPart::InputFile {
-                filename: filename.clone(),
-                file_data: data_uri(media_type, data),
-            }
-        }
-        Part::Image { .. } => {
-            return Err(unsupported(
-                PROVIDER,
-                index,
-                part,
-                "images must be PNG, JPEG, GIF or WebP",
-            ));
-        }
-        Part::File { .. } => {
-            return Err(unsupported(PROVIDER, index, part, "files must be PDF"));
-        }
-        _ => return Err(misplaced_tool_part(PROVIDER, index, part)),
+        Media::Audio { .. } => return Err(unsupported(PROVIDER, index, part, "files must be PDF")),
     })
 }

@@ -1,6 +1,7 @@
 //! Every input in `tests/inputs/` built for each provider and snapshotted:
 //! the body (checked against the provider's documented shape) or the error.
 
+mod convert;
 mod documented;
 #[path = "../support/outcome.rs"]
 mod outcome;

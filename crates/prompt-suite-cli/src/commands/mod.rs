@@ -9,6 +9,7 @@ mod batch;
 mod build;
 mod check;
 mod comments;
+mod convert;
 mod flip;
 mod generate;
 mod render;
@@ -29,5 +30,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::State(args) => state::execute(args),
         Command::Completions(args) => generate::completions(&args),
         Command::Man(args) => generate::man(&args),
+        Command::Convert(args) => convert::execute(args),
     }
 }
