@@ -28,6 +28,8 @@ pub(crate) struct Location {
     pub(crate) line: usize,
     pub(crate) column: usize,
     pub(crate) snippet: String,
+    /// The template the position is in, for [`Origin::Included`].
+    pub(crate) name: Option<String>,
 }
 
 /// Which text an error's line and column are in.
@@ -41,15 +43,19 @@ pub enum Origin {
     Rendered,
     /// The JSON transcript given alongside the prompt.
     Transcript,
+    /// A template the prompt included, imported or extended, as its file
+    /// is written (comments included); [`Error::included`] names it.
+    Included,
 }
 
 impl Origin {
-    /// `prompt`, `rendered` or `transcript`.
+    /// `prompt`, `rendered`, `transcript` or `included`.
     pub fn as_str(self) -> &'static str {
         match self {
             Origin::Prompt => "prompt",
             Origin::Rendered => "rendered",
             Origin::Transcript => "transcript",
+            Origin::Included => "included",
         }
     }
 }
@@ -221,6 +227,13 @@ impl Error {
         self.repr.location.as_ref().map(|l| l.origin)
     }
 
+    /// The name of the included template the position is in (as the
+    /// statement named it, relative to the prompt's directory), for
+    /// [`Origin::Included`].
+    pub fn included(&self) -> Option<&str> {
+        self.repr.location.as_ref().and_then(|l| l.name.as_deref())
+    }
+
     /// The 1-based line of the problem, when it has one.
     pub fn line(&self) -> Option<usize> {
         self.repr.location.as_ref().map(|l| l.line)
@@ -342,9 +355,10 @@ impl fmt::Display for Error {
         f.write_str(&self.message())?;
         if let Some(l) = &self.repr.location {
             let text = match l.origin {
-                Origin::Prompt => "prompt",
-                Origin::Rendered => "rendered narrative",
-                Origin::Transcript => "transcript",
+                Origin::Prompt => "prompt".to_owned(),
+                Origin::Rendered => "rendered narrative".to_owned(),
+                Origin::Transcript => "transcript".to_owned(),
+                Origin::Included => format!("template `{}`", l.name.as_deref().unwrap_or("")),
             };
             write!(f, " at line {}, column {} of the {text}", l.line, l.column)?;
         }

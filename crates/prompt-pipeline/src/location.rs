@@ -15,7 +15,7 @@ pub(crate) fn locate(origin: Origin, text: &str, offset: usize) -> Location {
     let column = text[line_start..offset].chars().count() + 1;
     let rest = &text[offset..];
     let rest = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
-    Location { origin, line, column, snippet: rest.chars().take(40).collect() }
+    Location { origin, line, column, snippet: rest.chars().take(40).collect(), name: None }
 }
 
 /// The byte offset of 1-based `line` and `column` (in characters) in `text`,

@@ -14,6 +14,7 @@ use crate::location::locate;
 use crate::params::Params;
 use crate::provider::Notice;
 use crate::source::Source;
+use crate::templates::Templates;
 use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// What the `///` comments said, besides the parameters' typed values: a
@@ -80,6 +81,9 @@ pub struct Prompt {
     processed: Option<Processed<'static>>,
     pub(crate) params: Params,
     pub(crate) attachments: Attachments,
+    /// The files its directive paths and its templates' names resolve in
+    /// (its directory, or its bundle's entries).
+    pub(crate) files: Attachments,
     /// What stage 1 noticed (a `/// param:` key set twice).
     pub(crate) notices: Vec<Notice>,
 }
@@ -171,6 +175,7 @@ impl Prompt {
             processed,
             params,
             attachments,
+            files,
             notices,
         })
     }
@@ -203,9 +208,19 @@ impl Prompt {
         locate(Origin::Prompt, &self.source, offset)
     }
 
-    /// A template error, placed in the prompt file.
-    pub(crate) fn template_error(&self, err: minijinja_brackets::Error) -> Error {
-        let location = err.span().map(|span| self.location(span.start));
+    /// A template error, placed in the prompt file, or in the file of the
+    /// included template it is in.
+    pub(crate) fn template_error(
+        &self,
+        err: minijinja_brackets::Error,
+        templates: Option<&Templates>,
+    ) -> Error {
+        use prompt_core::diagnostic::{Diagnostic, Origin as TemplateOrigin};
+        let location = err.span().and_then(|span| match Diagnostic::origin(&err) {
+            TemplateOrigin::Input => Some(self.location(span.start)),
+            TemplateOrigin::Named(name) => templates?.location(&name, span.start),
+            _ => None,
+        });
         Error::new(ErrorKind::Template(err)).located(location)
     }
 }

@@ -246,12 +246,26 @@ pub enum Notice {
         /// The type its bytes are, which is sent.
         bytes: String,
     },
+    /// A `///` directive in a template the prompt included, imported or
+    /// extended: ignored, since only the prompt file's directives count.
+    IgnoredDirective {
+        /// The template's name.
+        template: String,
+        /// The directive as written up to its value (`/// param: top_k=`,
+        /// `/// flow:`).
+        directive: String,
+        /// The 1-based line in the template's file.
+        line: usize,
+        /// The 1-based column (in characters) of its key.
+        column: usize,
+    },
 }
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
     /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
-    /// `tool_error_not_carried` or `media_type_mismatch`.
+    /// `tool_error_not_carried`, `media_type_mismatch` or
+    /// `ignored_directive`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
@@ -261,6 +275,7 @@ impl Notice {
             Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
             Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
+            Notice::IgnoredDirective { .. } => "ignored_directive",
         }
     }
 
@@ -287,6 +302,9 @@ impl Notice {
             ),
             Notice::MediaTypeMismatch { file, extension, bytes } => format!(
                 "`{file}`: the extension says {extension}, the bytes are {bytes}; sent as {bytes}"
+            ),
+            Notice::IgnoredDirective { template, directive, line, column } => format!(
+                "`{directive}` in the included template `{template}` (line {line}, column {column}) is ignored: only the prompt file's directives count"
             ),
         }
     }
