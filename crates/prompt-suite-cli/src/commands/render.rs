@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{
-    Context, Environment, HistoryError, StateHistory, StoreWrite, Template,
+    Context, Environment, Error as TemplateError, HistoryError, LoadError, StateHistory,
+    StoreWrite, Template,
 };
+use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
 
 use crate::args::RenderArgs;
-use crate::context::{random_seed, read_context};
+use crate::context::{define, random_seed, read_context};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
@@ -34,13 +36,19 @@ impl Reportable for HistoryError {
 
 /// Runs `render`.
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
-    let input = Input::read(args.input.file.as_deref())?;
-    let source = input.text()?;
+    let input = match &args.template {
+        Some(text) => Input::from_bytes("<template>", text.clone().into_bytes()),
+        None => Input::read(args.input.file.as_deref())?,
+    };
+    input.text()?;
     let mut context = read_context(args.context.as_deref())?;
     let mut env = Environment::new();
     env.set_strict(args.strict);
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
+    let templates = templates(&args, &input, &mut env)?;
+    let input = &Sources { input, templates };
+    let source = input.text()?;
     let template = env.compile(source).map_err(|err| input.report(&err))?;
     // What is printed counts against the output limit, whatever its form.
     let limit = env.limits().output_limit();
@@ -61,6 +69,8 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         }
         None => None,
     };
+    // The command line's own values win over every file's.
+    define(&mut context, &args.defines);
 
     if args.exact {
         let exact =
@@ -70,7 +80,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     if let Some(samples) = args.samples {
         let start = args.seed.unwrap_or(0);
-        let printed = sample(&template, &context, start, samples, limit, &input)?;
+        let printed = sample(&template, &context, start, samples, limit, input)?;
         return output::write_bytes(&printed);
     }
 
@@ -98,6 +108,70 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     output::write_bytes(&printed)
 }
 
+/// The templates `include`, `import` and `extends` name: under
+/// `--templates DIR`, else under FILE's directory; a template from `-t` or
+/// standard input without `--templates` has none, and naming one is a
+/// `load_error` that says which flag to give.
+fn templates(
+    args: &RenderArgs,
+    input: &Input,
+    env: &mut Environment,
+) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
+    let dir = match (&args.templates, input.path()) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(path)) => match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        },
+        (None, None) => {
+            let from = if args.template.is_some() { "`-t`" } else { "standard input" };
+            let why = format!(
+                "a template from {from} has no directory to resolve names in; \
+                 give `--templates DIR`"
+            );
+            env.set_loader(move |_| Err(LoadError::new(why.clone())));
+            return Ok(None);
+        }
+    };
+    let files = Attachments::directory(&dir, AttachmentLimits::default()).map_err(|err| {
+        Diagnostic::new("io_error", format!("--templates {}: {}", dir.display(), err.message()))
+    })?;
+    let templates = Templates::new(files);
+    templates.install(env);
+    Ok(Some((templates, dir)))
+}
+
+/// The main template's input and the templates it loaded: where a
+/// template error is drawn.
+struct Sources {
+    input: Input,
+    templates: Option<(Templates, PathBuf)>,
+}
+
+impl Sources {
+    /// The diagnostic of a template error: placed in the main template, or
+    /// in the loaded template it is in (named by its path).
+    fn report(&self, err: &TemplateError) -> Diagnostic {
+        use prompt_core::diagnostic::{Diagnostic as _, Origin, Report};
+        if let (Origin::Named(name), Some((templates, dir))) = (err.origin(), &self.templates)
+            && let Some(text) = templates.source(&name)
+        {
+            return Diagnostic::from_report(Report::new(err, Some(&text)))
+                .with_origin(dir.join(&name).display().to_string())
+                .with_source(&text);
+        }
+        self.input.report(err)
+    }
+}
+
+impl std::ops::Deref for Sources {
+    type Target = Input;
+
+    fn deref(&self) -> &Input {
+        &self.input
+    }
+}
+
 /// `--samples`: renders `samples` times from seed `start` and returns the
 /// printed document, `{"samples": N, "outputs": {"<output>": count, ...}}`,
 /// most frequent first; outputs seen equally often keep the order in which
@@ -114,7 +188,7 @@ fn sample(
     start: u64,
     samples: u64,
     limit: usize,
-    input: &Input,
+    input: &Sources,
 ) -> Result<Vec<u8>, Diagnostic> {
     const WHAT: &str = "`render --samples`";
     struct Seen {
