@@ -105,6 +105,17 @@ pub(crate) fn diagnostic(
         Some(Origin::Rendered) => {
             located.with_origin(format!("{} (as rendered by the template)", input.origin()))
         }
+        // An included template: its name is relative to the prompt's
+        // directory (a bundle's: to its entries).
+        Some(Origin::Included) => {
+            let name = err.included().unwrap_or_default();
+            let dir = input.path().and_then(Path::parent).filter(|d| !d.as_os_str().is_empty());
+            let origin = match dir {
+                Some(dir) if !input.origin().ends_with(".lmmlz") => dir.join(name),
+                _ => Path::new(name).to_owned(),
+            };
+            located.with_origin(origin.display().to_string())
+        }
         _ => with_source(located, prompt_text.or(input.text().ok()), input.origin()),
     }
 }

@@ -81,6 +81,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         eprintln!();
     }
     drop(errors);
+    // What the included templates noticed, once for the whole batch.
+    warn_notices(&compiled.include_notices(), &input, &prompt_text);
     if summary.failed > 0 {
         let place = match &args.errors {
             _ if !format.is_envelope() => "their lines in the output are error records".to_owned(),
