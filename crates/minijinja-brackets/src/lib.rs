@@ -166,8 +166,8 @@ in every release.
 #![forbid(unsafe_code)]
 
 pub use crate::analyze::{
-    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
-    WarningKind,
+    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, TemplateRef, Variables,
+    Warning, WarningKind,
 };
 pub use crate::arguments::Arguments;
 pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};

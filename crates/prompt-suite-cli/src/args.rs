@@ -436,9 +436,14 @@ pub(crate) struct CheckArgs {
     pub(crate) input: InputArg,
 
     /// The stores the template will render with; state variables it provides are not
-    /// reported as undefined.
-    #[arg(long, value_name = "JSON_FILE")]
+    /// reported as undefined (JSON, or TOML by extension).
+    #[arg(long, value_name = "FILE")]
     pub(crate) context: Option<PathBuf>,
+
+    /// The directory the names of `include`, `import` and `extends` resolve in
+    /// (default: FILE's directory; none for standard input).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) templates: Option<PathBuf>,
 
     /// Print the whole analysis as JSON.
     #[arg(long)]

@@ -1,11 +1,13 @@
 //! What the template-rendering subcommands (`render`, `check`, `build`,
 //! `batch`) share: the `--context` file (JSON, or TOML by extension), the
-//! `-D` definitions over it, and the seed used without `--seed`.
+//! `-D` definitions over it, the templates includes name, and the seed
+//! used without `--seed`.
 
 use std::hash::{BuildHasher, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use prompt_suite::brackets::Context;
+use prompt_suite::brackets::{Context, Environment, LoadError};
+use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
 
 use crate::args::Define;
 use crate::diagnostic::Diagnostic;
@@ -77,6 +79,39 @@ pub(crate) fn define(context: &mut Context, defines: &[Define]) {
     for define in defines {
         context.store_mut(define.scope).insert(define.name.clone(), define.value.clone());
     }
+}
+
+/// The templates `include`, `import` and `extends` name, installed as
+/// `env`'s loader: under `dir` (`--templates`), else under the input
+/// file's directory. A template from `from` (`-t`, standard input) without
+/// `--templates` has none: naming one is a `load_error` that says which flag
+/// to give. Returns the templates and their directory as given (empty for
+/// the current one), to name the files errors are in.
+pub(crate) fn templates(
+    dir: Option<&Path>,
+    input: &Input,
+    from: &str,
+    env: &mut Environment,
+) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
+    let dir = match (dir, input.path()) {
+        (Some(dir), _) => dir.to_owned(),
+        (None, Some(path)) => path.parent().map(Path::to_owned).unwrap_or_default(),
+        (None, None) => {
+            let why = format!(
+                "a template from {from} has no directory to resolve names in; \
+                 give `--templates DIR`"
+            );
+            env.set_loader(move |_| Err(LoadError::new(why.clone())));
+            return Ok(None);
+        }
+    };
+    let open = if dir.as_os_str().is_empty() { Path::new(".") } else { &dir };
+    let files = Attachments::directory(open, AttachmentLimits::default()).map_err(|err| {
+        Diagnostic::new("io_error", format!("--templates {}: {}", dir.display(), err.message()))
+    })?;
+    let templates = Templates::new(files);
+    templates.install(env);
+    Ok(Some((templates, dir)))
 }
 
 /// A seed that differs between runs: the process's random hasher keys mixed

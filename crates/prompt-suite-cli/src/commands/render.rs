@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{
-    Context, Environment, Error as TemplateError, HistoryError, LoadError, StateHistory,
-    StoreWrite, Template,
+    Context, Environment, Error as TemplateError, HistoryError, StateHistory, StoreWrite, Template,
 };
-use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
+use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{define, random_seed, read_context};
+use crate::context::{define, random_seed, read_context, templates};
 use crate::diagnostic::{Diagnostic, Reportable};
 use crate::input::Input;
 use crate::output;
@@ -46,7 +45,8 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     env.set_strict(args.strict);
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
-    let templates = templates(&args, &input, &mut env)?;
+    let from = if args.template.is_some() { "`-t`" } else { "standard input" };
+    let templates = templates(args.templates.as_deref(), &input, from, &mut env)?;
     let input = &Sources { input, templates };
     let source = input.text()?;
     let template = env.compile(source).map_err(|err| input.report(&err))?;
@@ -106,39 +106,6 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     }
     drop(lock);
     output::write_bytes(&printed)
-}
-
-/// The templates `include`, `import` and `extends` name: under
-/// `--templates DIR`, else under FILE's directory; a template from `-t` or
-/// standard input without `--templates` has none, and naming one is a
-/// `load_error` that says which flag to give.
-fn templates(
-    args: &RenderArgs,
-    input: &Input,
-    env: &mut Environment,
-) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
-    let dir = match (&args.templates, input.path()) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(path)) => match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-            _ => PathBuf::from("."),
-        },
-        (None, None) => {
-            let from = if args.template.is_some() { "`-t`" } else { "standard input" };
-            let why = format!(
-                "a template from {from} has no directory to resolve names in; \
-                 give `--templates DIR`"
-            );
-            env.set_loader(move |_| Err(LoadError::new(why.clone())));
-            return Ok(None);
-        }
-    };
-    let files = Attachments::directory(&dir, AttachmentLimits::default()).map_err(|err| {
-        Diagnostic::new("io_error", format!("--templates {}: {}", dir.display(), err.message()))
-    })?;
-    let templates = Templates::new(files);
-    templates.install(env);
-    Ok(Some((templates, dir)))
 }
 
 /// The main template's input and the templates it loaded: where a

@@ -233,3 +233,18 @@ fn no_name_leaves_the_root_in_render_build_or_batch() {
         assert_eq!(refused(dir.path(), &build, ""), (1, kind.to_owned()), "build {name}");
     }
 }
+
+#[test]
+fn check_follows_literal_includes_and_names_the_others() {
+    assert_cmd_snapshot!(in_inputs(&["check", "checked.txt"]));
+}
+
+#[test]
+fn check_json_carries_the_followed_analyses() {
+    assert_cmd_snapshot!(in_inputs(&["check", "checked.txt", "--json"]));
+}
+
+#[test]
+fn exact_distributions_follow_includes() {
+    assert_cmd_snapshot!(in_inputs(&["render", "exact.txt", "--exact"]));
+}
