@@ -43,6 +43,12 @@ prompt's messages.
   instead of bare bodies ([`Format`]: OpenAI JSONL, Anthropic's one
   streamed document, Gemini JSONL), each request with an id checked against
   the API's rules ([`Batch::id_field`]), error records apart.
+* Templates the prompt includes, imports or extends resolve in its files
+  (the directory [`Source::in_directory`] names, or its bundle's entries),
+  never outside them, through [`Templates`]: each stripped of its `///`
+  comments, its directives ignored with [`Notice::IgnoredDirective`], its
+  errors placed in its own file ([`Origin::Included`], [`Error::included`]).
+  A source without files uses the environment's own templates.
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the
