@@ -32,8 +32,8 @@ impl Compiled {
     ///
     /// A prompt with files (a directory or a bundle) loads the templates its
     /// `include`, `import` and `extends` name from them, each stripped of
-    /// its `///` comments, into a store of its own; one without uses the
-    /// environment's store and loader.
+    /// its `///` comments (unless the comments stage is off), into a store
+    /// of its own; one without uses the environment's store and loader.
     pub(crate) fn new(prompt: Prompt) -> Result<Compiled, Error> {
         if !prompt.pipeline.config.stages.template {
             return Ok(Compiled { prompt: Arc::new(prompt), template: None, templates: None });
@@ -43,7 +43,14 @@ impl Compiled {
             (configured.clone(), None)
         } else {
             let mut environment = configured.with_own_store();
-            let templates = Templates::stripped(prompt.files.clone());
+            // Included files are read as the prompt is: without their
+            // comments unless the comments stage is off.
+            let files = prompt.files.clone();
+            let templates = if prompt.pipeline.config.stages.comments {
+                Templates::stripped(files)
+            } else {
+                Templates::new(files)
+            };
             templates.install(&mut environment);
             (environment, Some(templates))
         };

@@ -187,3 +187,18 @@ fn without_files_the_environment_store_serves() {
         .unwrap();
     assert_eq!(texts(&built), [(Role::User, "Bye -- Ann".to_owned())]);
 }
+
+#[test]
+fn without_the_comments_stage_included_files_keep_their_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("part.txt"), "a /// b").unwrap();
+    let pipeline = Pipeline::builder(Provider::OpenAi)
+        .params([("model", "gpt-4o-mini")])
+        .stages(prompt_pipeline::Stages { comments: false, ..Default::default() })
+        .build();
+    let built = pipeline
+        .build(source(dir.path(), "## user\n[% include 'part.txt' %]"), &Context::default(), 0)
+        .unwrap();
+    assert_eq!(texts(&built), [(Role::User, "a /// b".to_owned())]);
+    assert!(built.notices.is_empty(), "{:?}", built.notices);
+}
