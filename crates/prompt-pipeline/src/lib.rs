@@ -47,7 +47,8 @@ prompt's messages.
   (the directory [`Source::in_directory`] names, or its bundle's entries),
   never outside them, through [`Templates`]: each stripped of its `///`
   comments, its directives ignored with [`Notice::IgnoredDirective`], its
-  errors placed in its own file ([`Origin::Included`], [`Error::included`]).
+  errors placed in its own file (the template's `Origin::Named`, the file
+  as [`Error::text`]).
   A source without files uses the environment's own templates.
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
@@ -121,9 +122,12 @@ transcript's `missing_columns`) or names the problem itself: a parameter
 that does not parse or is out of range, a part or a role a provider cannot
 carry, a conversation a provider cannot take (Anthropic and Gemini refuse
 one that does not alternate: the pipeline merges before them, callers of
-[`Provider::build`] must too). [`Error::line`] and [`Error::column`] point into the text named by
-[`Error::origin`]: positions in the comment-free text are mapped back to the
-prompt file, so the line is the one the author sees. Nothing is dropped
+[`Provider::build`] must too). It is a `prompt_core` [`Diagnostic`]: a byte
+span in the text named by its [`Origin`] (the prompt file, the rendered
+narrative, the transcript), which [`Error::text`] keeps; [`Error::report`]
+gives its line, column (characters) and snippet. Positions in the
+comment-free text are mapped back to the prompt file, so the line is the one
+the author sees. Nothing is dropped
 silently: parameters a provider has no field for are [`Notice`]s.
 */
 
@@ -135,7 +139,7 @@ pub use crate::batch::{Batch, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::envelope::Format;
-pub use crate::error::{Error, ErrorKind, Origin};
+pub use crate::error::{Error, ErrorKind};
 pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, Provider, Request};
@@ -145,6 +149,7 @@ pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 pub use prompt_core::chat::{Message, Part, Role};
+pub use prompt_core::diagnostic::{Diagnostic, Origin};
 
 pub mod provider;
 
@@ -160,7 +165,6 @@ mod compiled;
 mod config;
 mod envelope;
 mod error;
-mod location;
 mod params;
 mod pipeline;
 mod prompt;

@@ -11,8 +11,6 @@ use narrative_segment::{Attachments, ErrorKind as NarrativeKind};
 use prompt_comments::DirectiveKind;
 use prompt_core::text::{Deletions, LineIndex};
 
-use crate::error::{Location, Origin};
-use crate::location::locate;
 use crate::provider::Notice;
 
 /// Templates by name from [`Attachments`]: the files under a directory
@@ -149,15 +147,12 @@ impl Templates {
         self.loaded.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned()
     }
 
-    /// The location in the file of `name` of byte `offset` of the text the
-    /// template engine saw (through what stripping deleted).
-    pub(crate) fn location(&self, name: &str, offset: usize) -> Option<Location> {
+    /// The file of `name` as written, and where byte `offset` of the text
+    /// the template engine saw is in it (through what stripping deleted).
+    pub(crate) fn place(&self, name: &str, offset: usize) -> Option<(Arc<str>, usize)> {
         let loaded = self.entry(name)?;
         let offset = loaded.deletions.as_ref().map_or(offset, |d| d.to_input(offset));
-        Some(Location {
-            name: Some(name.to_owned()),
-            ..locate(Origin::Included, &loaded.text, offset)
-        })
+        Some((loaded.text.clone(), offset))
     }
 
     /// The notices of every template loaded so far (its ignored

@@ -10,6 +10,7 @@ mod build;
 mod check;
 mod comments;
 mod compose;
+mod diagnostics;
 mod flip;
 #[path = "../../../prompt-pipeline/tests/support/gemini.rs"]
 mod gemini;
