@@ -96,7 +96,7 @@ impl Environment {
     /// # Errors
     ///
     /// `invalid_template_name`, `memory_limit` past
-    /// [`Limits::template_bytes`], and the template's compile errors
+    /// [`Limits::template_bytes`](crate::Limits::template_bytes), and the template's compile errors
     /// (naming it).
     pub fn add_template(&mut self, name: &str, source: &str) -> Result<(), Error> {
         let cap = self.limits().template_bytes;

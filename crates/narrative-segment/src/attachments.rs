@@ -15,7 +15,17 @@ use crate::root::{FileId, Root};
 
 /// Size limits for attachments, checked while bytes are read (never by
 /// trusting a size an archive declares).
+///
+/// Built from the defaults, each limit changed by its `with_` method:
+///
+/// ```
+/// use narrative_segment::AttachmentLimits;
+///
+/// let limits = AttachmentLimits::new().with_max_entries(16).with_max_entry_bytes(1 << 20);
+/// assert_eq!((limits.max_entries, limits.max_total_bytes), (16, 256 << 20));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AttachmentLimits {
     /// The most entries a bundle may hold, the narrative included.
     /// Default: 4096.
@@ -30,11 +40,36 @@ pub struct AttachmentLimits {
 
 impl Default for AttachmentLimits {
     fn default() -> AttachmentLimits {
+        AttachmentLimits::new()
+    }
+}
+
+impl AttachmentLimits {
+    /// The default limits.
+    pub const fn new() -> AttachmentLimits {
         AttachmentLimits {
             max_entries: 4096,
             max_entry_bytes: 64 << 20,
             max_total_bytes: 256 << 20,
         }
+    }
+
+    /// With [`AttachmentLimits::max_entries`] set to `entries`.
+    pub const fn with_max_entries(mut self, entries: usize) -> AttachmentLimits {
+        self.max_entries = entries;
+        self
+    }
+
+    /// With [`AttachmentLimits::max_entry_bytes`] set to `bytes`.
+    pub const fn with_max_entry_bytes(mut self, bytes: u64) -> AttachmentLimits {
+        self.max_entry_bytes = bytes;
+        self
+    }
+
+    /// With [`AttachmentLimits::max_total_bytes`] set to `bytes`.
+    pub const fn with_max_total_bytes(mut self, bytes: u64) -> AttachmentLimits {
+        self.max_total_bytes = bytes;
+        self
     }
 }
 
@@ -197,7 +232,9 @@ impl Attachments {
         }
     }
 
-    /// The entries held in memory, in name order (none for a directory).
+    /// The entries held in memory, in name order (none for a directory);
+    /// what a bundle writes.
+    #[cfg(feature = "bundle")]
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
         let map = match &self.source {
             Source::Entries(map) => Some(map),

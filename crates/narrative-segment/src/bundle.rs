@@ -1,13 +1,18 @@
 //! Bundles: a bare narrative, or a `.lmmlz` zip archive holding the
 //! narrative entry and its attachments.
 
+#[cfg(feature = "bundle")]
 use std::collections::HashSet;
+#[cfg(feature = "bundle")]
 use std::io::{Cursor, Write};
 
+#[cfg(feature = "bundle")]
 use zip::write::SimpleFileOptions;
+#[cfg(feature = "bundle")]
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use crate::attachments::{AttachmentLimits, Attachments};
+#[cfg(feature = "bundle")]
 use crate::entry::{is_unsafe_name, read_limited};
 use crate::error::{Error, ErrorKind};
 use crate::narrative::decode_utf8;
@@ -58,12 +63,25 @@ impl Bundle {
     /// [`ErrorKind::UnsafeEntry`], [`ErrorKind::DuplicateEntry`],
     /// [`ErrorKind::EntryTooLarge`],
     /// [`ErrorKind::BundleTooLarge`], [`ErrorKind::MissingNarrativeEntry`],
-    /// or [`ErrorKind::InvalidUtf8`] for a narrative entry that is not UTF-8.
+    /// or [`ErrorKind::InvalidUtf8`] for a narrative entry that is not UTF-8;
+    /// [`ErrorKind::BundlesUnsupported`] when the crate is built without its
+    /// `bundle` feature.
     pub fn from_zip(
         file_name: &str,
         bytes: &[u8],
         limits: &AttachmentLimits,
     ) -> Result<Bundle, Error> {
+        #[cfg(not(feature = "bundle"))]
+        {
+            let _ = (file_name, bytes, limits);
+            Err(Error::new(ErrorKind::BundlesUnsupported))
+        }
+        #[cfg(feature = "bundle")]
+        Bundle::read_zip(file_name, bytes, limits)
+    }
+
+    #[cfg(feature = "bundle")]
+    fn read_zip(file_name: &str, bytes: &[u8], limits: &AttachmentLimits) -> Result<Bundle, Error> {
         let invalid = |err: zip::result::ZipError| {
             Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
         };
@@ -182,8 +200,20 @@ impl Bundle {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidArchive`] if the archive cannot be assembled (an
-    /// entry over 4 GiB).
+    /// entry over 4 GiB); [`ErrorKind::BundlesUnsupported`] when the crate is
+    /// built without its `bundle` feature.
     pub fn to_zip(&self, file_name: &str) -> Result<Vec<u8>, Error> {
+        #[cfg(not(feature = "bundle"))]
+        {
+            let _ = file_name;
+            Err(Error::new(ErrorKind::BundlesUnsupported))
+        }
+        #[cfg(feature = "bundle")]
+        self.write_zip(file_name)
+    }
+
+    #[cfg(feature = "bundle")]
+    fn write_zip(&self, file_name: &str) -> Result<Vec<u8>, Error> {
         let fail = |err: &dyn std::fmt::Display| {
             Error::new(ErrorKind::InvalidArchive).with_detail(err.to_string())
         };
@@ -218,6 +248,7 @@ impl Bundle {
 /// (starting at `start`) holds twice, read from its headers (the archive
 /// API merges duplicates): each header is 46 bytes, then the name, the
 /// extra field and the comment, whose lengths are at offsets 28, 30, 32.
+#[cfg(feature = "bundle")]
 fn duplicate_name(bytes: &[u8], start: usize) -> Option<String> {
     let field = |at: usize| -> Option<usize> {
         let pair = bytes.get(at..at.checked_add(2)?)?;
@@ -237,7 +268,25 @@ fn duplicate_name(bytes: &[u8], start: usize) -> Option<String> {
     None
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "bundle")))]
+mod without_the_feature {
+    use super::*;
+
+    #[test]
+    fn bundles_are_a_typed_error() {
+        let bytes = b"PK\x03\x04 the rest of an archive";
+        let err =
+            Bundle::from_bytes("talk.lmmlz", bytes, &AttachmentLimits::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::BundlesUnsupported);
+        let bundle = Bundle::from_parts("## user\nhi", [("a.png", b"PNG".to_vec())]).unwrap();
+        assert_eq!(bundle.to_zip("talk.lmmlz").unwrap_err().kind(), ErrorKind::BundlesUnsupported);
+        // A bare narrative needs no zip reader.
+        let bare = Bundle::from_bytes("talk.lmml", b"## user\nhi", &AttachmentLimits::default());
+        assert_eq!(bare.unwrap().text(), "## user\nhi");
+    }
+}
+
+#[cfg(all(test, feature = "bundle"))]
 mod tests {
     use super::*;
 

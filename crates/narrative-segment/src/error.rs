@@ -105,6 +105,9 @@ pub enum ErrorKind {
     /// A file that is not a regular file: a directory, a FIFO, a device or
     /// a socket (never opened for reading, so never blocking).
     NotAFile,
+    /// A `.lmmlz` bundle read or written by a build of this crate without
+    /// its `bundle` feature (which brings the zip reader).
+    BundlesUnsupported,
 }
 
 impl ErrorKind {
@@ -130,6 +133,7 @@ impl ErrorKind {
             ErrorKind::InvalidRoleValue => "invalid_role_value",
             ErrorKind::DuplicateEntry => "duplicate_entry",
             ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::BundlesUnsupported => "bundles_unsupported",
         }
     }
 }
@@ -285,6 +289,9 @@ impl Error {
             }
             ErrorKind::DuplicateEntry => format!("the bundle holds two entries named `{name}`"),
             ErrorKind::NotAFile => format!("`{name}` is not a regular file"),
+            ErrorKind::BundlesUnsupported => "this build reads no .lmmlz bundles \
+                 (narrative-segment without its `bundle` feature)"
+                .to_owned(),
         };
         if let Some(detail) = &self.repr.detail {
             message.push_str(": ");

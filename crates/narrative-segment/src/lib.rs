@@ -54,7 +54,7 @@ assert_eq!(roles, [TurnRole::Context, TurnRole::Chat(Role::User), TurnRole::Chat
 assert_eq!(turns[1].text, "The page looks broken: @capture.png\n\n");
 assert_eq!(turns[1].embeds, ["capture.png"]);
 
-let options = RenderOptions { context_as: ContextAs::System, ..RenderOptions::default() };
+let options = RenderOptions::new().with_context_as(ContextAs::System);
 let rendered = render(&resolved, &turns, &options);
 assert_eq!(rendered.messages[0].role, Role::System);
 assert_eq!(rendered.messages[1].content.len(), 2); // the text, then the image
@@ -91,6 +91,12 @@ code, comment delimiters with other words, role words, the reference name
 rule, embed placement, line endings and a leading byte order mark (skipped
 in Standard). The table is on [`Dialect`]. The data rule above is the same
 in both.
+
+# Features
+
+`bundle` (default): `.lmmlz` zip bundles, through the `zip` crate. Without
+it, [`Bundle::from_bytes`] still reads bare narratives, and a bundle read
+or written is [`ErrorKind::BundlesUnsupported`]; directories work the same.
 
 # Errors
 

@@ -32,9 +32,11 @@ pub enum ContextAs {
     Drop,
 }
 
-/// How turns are rendered.
+/// How turns are rendered: [`RenderOptions::new`] (the defaults), then a
+/// `with_` method per setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct RenderOptions {
     /// Keep an embed only if its raw size is at most this many bytes (any
     /// encoding's growth not counted); larger ones are left out of the message, never
@@ -43,6 +45,25 @@ pub struct RenderOptions {
     pub max_embed_bytes: Option<u64>,
     /// What becomes of the `context` turn.
     pub context_as: ContextAs,
+}
+
+impl RenderOptions {
+    /// The defaults: no embed limit, the `context` turn kept.
+    pub const fn new() -> RenderOptions {
+        RenderOptions { max_embed_bytes: None, context_as: ContextAs::Keep }
+    }
+
+    /// With [`RenderOptions::max_embed_bytes`] set to `bytes`.
+    pub const fn with_max_embed_bytes(mut self, bytes: Option<u64>) -> RenderOptions {
+        self.max_embed_bytes = bytes;
+        self
+    }
+
+    /// With [`RenderOptions::context_as`] set to `context_as`.
+    pub const fn with_context_as(mut self, context_as: ContextAs) -> RenderOptions {
+        self.context_as = context_as;
+        self
+    }
 }
 
 /// The part for `embed`: an image for an `image/*` MIME type (by the name's
@@ -231,7 +252,7 @@ impl fmt::Display for Warning {
 /// let attachments = Attachments::from_entries([("scan.pdf", vec![0u8; 2048])])?;
 /// let resolved = Narrative::parse("## user\nsee @scan.pdf\n", Dialect::Standard)
 ///     .resolve(&attachments)?;
-/// let options = RenderOptions { max_embed_bytes: Some(1024), ..RenderOptions::default() };
+/// let options = RenderOptions::new().with_max_embed_bytes(Some(1024));
 /// let rendered = render(&resolved, &resolved.segment(), &options);
 /// assert_eq!(rendered.messages[0].content.len(), 1); // the text only
 /// assert_eq!(rendered.warnings[0].kind().as_str(), "embed_too_large");

@@ -93,17 +93,17 @@ fn limits_hold_against_zip_bombs() {
     let zeros = vec![0u8; 2 << 20];
     let bomb = archive(&[("x.lmml", b"@z.bin"), ("z.bin", &zeros)]);
     assert!(bomb.len() < 64 << 10);
-    let per_entry = AttachmentLimits { max_entry_bytes: 1 << 20, ..AttachmentLimits::default() };
+    let per_entry = AttachmentLimits::new().with_max_entry_bytes(1 << 20);
     assert_eq!(
         error_kind("x.lmmlz", &bomb, &per_entry),
         (ErrorKind::EntryTooLarge, Some("z.bin".to_owned()))
     );
 
     let many = archive(&[("x.lmml", b""), ("a", b"1"), ("b", b"2")]);
-    let few = AttachmentLimits { max_entries: 2, ..AttachmentLimits::default() };
+    let few = AttachmentLimits::new().with_max_entries(2);
     assert_eq!(error_kind("x.lmmlz", &many, &few).0, ErrorKind::TooManyEntries);
 
-    let total = AttachmentLimits { max_total_bytes: (3 << 20) - 1, ..AttachmentLimits::default() };
+    let total = AttachmentLimits::new().with_max_total_bytes((3 << 20) - 1);
     let two = archive(&[("x.lmml", b""), ("a", &zeros[..3 << 19]), ("b", &zeros[..3 << 19])]);
     assert_eq!(error_kind("x.lmmlz", &two, &total).0, ErrorKind::BundleTooLarge);
 }
@@ -129,7 +129,7 @@ fn a_header_that_lies_about_the_size_does_not_get_past_the_limit() {
     for (start, field) in positions {
         bomb[start + field..start + field + 4].copy_from_slice(&1u32.to_le_bytes());
     }
-    let limits = AttachmentLimits { max_entry_bytes: 1 << 20, ..AttachmentLimits::default() };
+    let limits = AttachmentLimits::new().with_max_entry_bytes(1 << 20);
     let err = Bundle::from_bytes("x.lmmlz", &bomb, &limits).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::EntryTooLarge | ErrorKind::InvalidArchive), "{err}");
 }
@@ -177,11 +177,8 @@ fn directories_are_never_escaped() {
         assert_eq!(attachments.fetch("inside.txt").unwrap().as_bytes(), b"A");
         assert_eq!(attachments.fetch("sub/up.txt").unwrap().as_bytes(), b"A");
     }
-    let small = Attachments::directory(
-        &root,
-        AttachmentLimits { max_total_bytes: 1, ..AttachmentLimits::default() },
-    )
-    .unwrap();
+    let small =
+        Attachments::directory(&root, AttachmentLimits::new().with_max_total_bytes(1)).unwrap();
     let err = Narrative::parse("@a.txt @sub/b.txt", Dialect::Lmml).resolve(&small).unwrap_err();
     assert_eq!((err.kind(), err.column()), (ErrorKind::BundleTooLarge, Some(8)));
     let err = Attachments::directory(outer.path().join("missing"), AttachmentLimits::default())

@@ -313,7 +313,7 @@ proptest! {
             let at = index.index(bytes.len());
             bytes[at] = byte;
         }
-        let limits = AttachmentLimits { max_entry_bytes: 4096, max_total_bytes: 8192, ..AttachmentLimits::default() };
+        let limits = AttachmentLimits::new().with_max_entry_bytes(4096).with_max_total_bytes(8192);
         if let Ok(read) = Bundle::from_bytes("x.lmmlz", &bytes, &limits) {
             let (text, attachments) = read.into_parts();
             prop_assert!(text.len() <= 4096);

@@ -59,7 +59,7 @@ fn render(text: &str, dialect: Dialect, data: &[Range<usize>]) -> String {
         writeln!(out, "  text: {:?}", turn.text).unwrap();
         writeln!(out, "  embeds: {:?}", turn.embeds).unwrap();
     }
-    let options = RenderOptions { context_as: ContextAs::System, ..RenderOptions::default() };
+    let options = RenderOptions::new().with_context_as(ContextAs::System);
     let messages = lmml::messages(&narrative_segment::render(&resolved, &turns, &options));
     writeln!(out, "messages (context as system):").unwrap();
     out.push_str(&serde_json::to_string_pretty(&messages).unwrap());

@@ -48,7 +48,7 @@ pub(crate) fn segment(
         }
     })?;
     let turns = resolved.segment();
-    let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
+    let options = RenderOptions::new().with_context_as(pipeline.context_as);
     let rendered = render(&resolved, &turns, &options);
     // The only warning without a size limit: an embed typed by its bytes.
     notices.extend(rendered.warnings.iter().filter_map(|warning| {

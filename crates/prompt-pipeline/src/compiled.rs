@@ -117,3 +117,22 @@ pub struct Built {
     /// the provider's.
     pub notices: Vec<Notice>,
 }
+
+impl Built {
+    /// Where the request goes: the path of the provider's endpoint
+    /// ([`Provider::path`](crate::Provider::path)), Gemini's naming
+    /// [`Built::model`]; `None` only for Gemini without a model.
+    ///
+    /// ```
+    /// use prompt_pipeline::{Context, Pipeline, Provider, Source};
+    ///
+    /// let prompt = "/// param: model=gemini-2.5-flash\n## user\nHi!";
+    /// let context = Context::default();
+    /// let built = Pipeline::new(Provider::Gemini).build(Source::new(prompt), &context, 0)?;
+    /// assert_eq!(built.path().as_deref(), Some("/v1beta/models/gemini-2.5-flash:generateContent"));
+    /// # Ok::<(), prompt_pipeline::Error>(())
+    /// ```
+    pub fn path(&self) -> Option<std::borrow::Cow<'static, str>> {
+        self.body.provider().path(self.model.as_deref())
+    }
+}

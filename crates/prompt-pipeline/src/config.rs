@@ -16,6 +16,7 @@ use crate::tools::{ResponseSchema, Tool, ToolChoice};
 /// instead of [`Compiled::build`](crate::Compiled::build).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Stages {
     /// Stage 1: strip `///` comments and read their metadata. Off, the text
     /// goes on as written and there are no parameters.
@@ -31,7 +32,33 @@ pub struct Stages {
 
 impl Default for Stages {
     fn default() -> Stages {
+        Stages::all()
+    }
+}
+
+impl Stages {
+    /// Every stage on (the default); switch one off with a `with_` method:
+    /// `Stages::all().with_template(false)`.
+    pub const fn all() -> Stages {
         Stages { comments: true, template: true, segment: true }
+    }
+
+    /// Stage 1, [`Stages::comments`], on or off.
+    pub const fn with_comments(mut self, on: bool) -> Stages {
+        self.comments = on;
+        self
+    }
+
+    /// Stage 2, [`Stages::template`], on or off.
+    pub const fn with_template(mut self, on: bool) -> Stages {
+        self.template = on;
+        self
+    }
+
+    /// Stage 3, [`Stages::segment`], on or off.
+    pub const fn with_segment(mut self, on: bool) -> Stages {
+        self.segment = on;
+        self
     }
 }
 

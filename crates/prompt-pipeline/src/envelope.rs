@@ -136,7 +136,7 @@ impl Format {
         out.extend_from_slice(after.as_bytes());
         match self {
             Format::OpenAiBatch => {
-                let _ = serde_json::to_writer(&mut *out, openai_url(provider));
+                let _ = serde_json::to_writer(&mut *out, &openai_url(provider));
                 out.extend_from_slice(br#","body":"#);
             }
             Format::AnthropicBatch => out.extend_from_slice(br#","params":"#),
@@ -153,14 +153,10 @@ impl Format {
     }
 }
 
-/// The OpenAI batch `url` (the batch's one endpoint) for `provider`.
-fn openai_url(provider: Provider) -> &'static str {
-    match provider {
-        Provider::OpenAi => "/v1/chat/completions",
-        Provider::OpenAiResponses => "/v1/responses",
-        // Only OpenAI bodies are in an OpenAI batch (`Format::accepts`).
-        Provider::Anthropic | Provider::Gemini => "",
-    }
+/// The OpenAI batch `url` (the batch's one endpoint) for `provider`; only
+/// OpenAI bodies are in an OpenAI batch (`Format::accepts`).
+fn openai_url(provider: Provider) -> std::borrow::Cow<'static, str> {
+    provider.path(None).unwrap_or_default()
 }
 
 /// How one row came out, for the writer: where its line ends in the

@@ -142,7 +142,7 @@ pub use crate::envelope::Format;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
-pub use crate::provider::{Encoded, Notice, Provider, Request};
+pub use crate::provider::{Encoded, Notice, ParseProviderError, Provider, Request};
 pub use crate::source::{Source, Transcript};
 pub use crate::templates::Templates;
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};

@@ -195,7 +195,7 @@ fn without_the_comments_stage_included_files_keep_their_comments() {
     std::fs::write(dir.path().join("part.txt"), "a /// b").unwrap();
     let pipeline = Pipeline::builder(Provider::OpenAi)
         .params([("model", "gpt-4o-mini")])
-        .stages(prompt_pipeline::Stages { comments: false, ..Default::default() })
+        .stages(prompt_pipeline::Stages::all().with_comments(false))
         .build();
     let built = pipeline
         .build(source(dir.path(), "## user\n[% include 'part.txt' %]"), &Context::default(), 0)

@@ -653,11 +653,12 @@ impl PipelineArgs {
             .params(self.params.iter().cloned())
             .context_as(context_as)
             .alternation(alternation)
-            .stages(Stages {
-                comments: !self.no_comments,
-                template: !self.no_template,
-                segment: !self.no_segment,
-            })
+            .stages(
+                Stages::all()
+                    .with_comments(!self.no_comments)
+                    .with_template(!self.no_template)
+                    .with_segment(!self.no_segment),
+            )
     }
 }
 

@@ -52,7 +52,7 @@ struct Repr {
 }
 
 impl Diagnostic {
-    /// A diagnostic of `kind` (snake_case, as listed in `docs/cli.md`).
+    /// A diagnostic of `kind` (snake_case, as listed in `docs/cli-contract.md`).
     pub fn new(kind: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             repr: Box::new(Repr {
@@ -329,7 +329,7 @@ static WARNINGS: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
 /// cannot carry, a repeated key whose last value wins. The command line
 /// prints it on standard error as `warning[<kind>]: <message>`, with the
 /// origin, line and column and the source line with a caret when the
-/// diagnostic has them ([`crate::input::Input::warn`] places a library
+/// diagnostic has them ([`crate::input::Input::warn_all`] places a library
 /// warning in its input), once the subcommand has run: before its error
 /// when it failed, except with `--error-format json`, whose failing runs
 /// print only the error object. Standard output, JSON included, never

@@ -3,7 +3,7 @@ The `prompt-suite` command line, as a library so that the binary stays tiny
 and the shell can be unit-tested.
 
 This is not a stable API: scripts depend on the command-line contract in
-`docs/cli.md`, not on these items.
+`docs/cli-contract.md`, not on these items.
 
 # Overview
 

@@ -27,7 +27,9 @@
 // Peak RSS is read from Linux's /proc and getrusage.
 #![cfg(target_os = "linux")]
 
-#[path = "../../../tests/hostile/corpus.rs"]
+// `tests/hostile/` holds symlinks to the workspace corpus (one copy, edited
+// there); `cargo package` stores their contents, so the package is whole.
+#[path = "hostile/corpus.rs"]
 mod corpus;
 
 use std::io::{Read, Write};
@@ -40,7 +42,7 @@ use serde_json::Value;
 
 use corpus::Case;
 
-const CORPUS: &str = include_str!("../../../tests/hostile/prompt-suite-cli.json");
+const CORPUS: &str = include_str!("hostile/prompt-suite-cli.json");
 
 /// Set in the probe's environment: the [`Spec`] of the child to run.
 const PROBE: &str = "PROMPT_SUITE_RSS_PROBE";

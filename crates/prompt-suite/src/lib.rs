@@ -9,8 +9,8 @@ depend on it directly to compile only what you need.
 
 # How the pieces fit
 
-An authored prompt file passes through up to four independent stages, each a
-crate of its own:
+An authored prompt file passes through up to five stages, each a crate of its
+own: four independent ones, then the pipeline that assembles them.
 
 1. [`comments`] (`prompt-comments`) removes `///` authoring comments, which must
    never reach a model, and collects the `/// key: value` metadata they carry
@@ -24,7 +24,6 @@ crate of its own:
 4. [`flip`] (`transcript-flip`) shows a multi-speaker transcript from one
    speaker's side (own turns as `assistant`, others as labelled `user`),
    sanitized and made provider-safe.
-
 5. [`pipeline`] (`prompt-pipeline`) turns the resulting conversation and the
    metadata's request parameters into the exact request body of OpenAI,
    Anthropic or Gemini.
@@ -40,7 +39,10 @@ All of them speak one vocabulary, [`core`] (`prompt-core`): one chat
 # Modules and crates
 
 Each short module name is one crate, re-exported whole; each but `core` is
-behind a cargo feature of the same name, all on by default.
+behind a cargo feature of the same name, all on by default. One more default
+feature, `bundle`, gives `segment` and `pipeline` `.lmmlz` zip bundles (the
+`zip` crate); without it a bundle is the typed error
+`segment::ErrorKind::BundlesUnsupported`.
 
 | Module | Crate | Feature | What it is |
 | --- | --- | --- | --- |
@@ -65,6 +67,28 @@ assert_eq!(
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+// Every Rust block of the guides runs as a doctest of this crate, which
+// depends on every member (`docs` is a symlink to the workspace's `docs/`,
+// stored whole in the package). The member crates' READMEs run in their own
+// crates; the workspace README's shell blocks run in the CLI's tests.
+#[cfg(doctest)]
+mod guides {
+    #[doc = include_str!("../docs/comments.md")]
+    struct Comments;
+    #[doc = include_str!("../docs/flip.md")]
+    struct Flip;
+    #[doc = include_str!("../docs/language.md")]
+    struct Language;
+    #[doc = include_str!("../docs/pipeline.md")]
+    struct Pipeline;
+    #[doc = include_str!("../docs/segment.md")]
+    struct Segment;
+    #[doc = include_str!("../docs/state.md")]
+    struct State;
+    #[doc = include_str!("../docs/testing-prompts.md")]
+    struct TestingPrompts;
+}
 
 #[cfg(feature = "brackets")]
 pub use minijinja_brackets as brackets;

@@ -13,6 +13,7 @@ pub mod gemini;
 pub mod openai;
 pub mod responses;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use prompt_core::chat::{Message, Part, Role};
@@ -50,6 +51,33 @@ impl Provider {
             Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
+        }
+    }
+
+    /// The path of the endpoint a request for `model` is posted to, on the
+    /// provider's API host: `/v1/chat/completions`, `/v1/responses`,
+    /// `/v1/messages`, and Gemini's, which names the model
+    /// (`/v1beta/models/{model}:generateContent`); `None` for Gemini without
+    /// a model.
+    ///
+    /// ```
+    /// use prompt_pipeline::Provider;
+    ///
+    /// assert_eq!(Provider::Anthropic.path(None).as_deref(), Some("/v1/messages"));
+    /// assert_eq!(
+    ///     Provider::Gemini.path(Some("gemini-2.5-flash")).as_deref(),
+    ///     Some("/v1beta/models/gemini-2.5-flash:generateContent")
+    /// );
+    /// assert_eq!(Provider::Gemini.path(None), None);
+    /// ```
+    pub fn path(self, model: Option<&str>) -> Option<Cow<'static, str>> {
+        match self {
+            Provider::OpenAi => Some(Cow::Borrowed("/v1/chat/completions")),
+            Provider::OpenAiResponses => Some(Cow::Borrowed("/v1/responses")),
+            Provider::Anthropic => Some(Cow::Borrowed("/v1/messages")),
+            Provider::Gemini => {
+                model.map(|model| Cow::Owned(format!("/v1beta/models/{model}:generateContent")))
+            }
         }
     }
 
@@ -122,6 +150,47 @@ impl Provider {
     }
 }
 
+/// The command line's names: `"anthropic".parse::<Provider>()`.
+impl std::str::FromStr for Provider {
+    type Err = ParseProviderError;
+
+    fn from_str(name: &str) -> Result<Provider, ParseProviderError> {
+        Provider::ALL
+            .into_iter()
+            .find(|provider| provider.as_str() == name)
+            .ok_or_else(|| ParseProviderError { name: name.to_owned() })
+    }
+}
+
+/// Writes [`Provider::as_str`], the name [`FromStr`](std::str::FromStr) reads.
+impl std::fmt::Display for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is no [`Provider`]'s, from [`Provider`]'s `FromStr`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseProviderError {
+    name: String,
+}
+
+impl ParseProviderError {
+    /// The name as given.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl std::fmt::Display for ParseProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = Provider::ALL.iter().map(|provider| provider.as_str()).collect();
+        write!(f, "unknown provider `{}` (expected one of: {})", self.name, names.join(", "))
+    }
+}
+
+impl std::error::Error for ParseProviderError {}
+
 /// The tool calls of a conversation by id, each result checked to answer
 /// an earlier one (Gemini names a result by its call's tool).
 pub(crate) struct Calls<'a> {
@@ -168,6 +237,18 @@ pub enum Request {
     Anthropic(anthropic::MessagesRequest),
     /// A Gemini `generateContent` body.
     Gemini(gemini::GenerateContentRequest),
+}
+
+impl Request {
+    /// The provider the body is for.
+    pub fn provider(&self) -> Provider {
+        match self {
+            Request::OpenAi(_) => Provider::OpenAi,
+            Request::OpenAiResponses(_) => Provider::OpenAiResponses,
+            Request::Anthropic(_) => Provider::Anthropic,
+            Request::Gemini(_) => Provider::Gemini,
+        }
+    }
 }
 
 /// A conversation encoded as one provider's body, and what the adapter had
@@ -606,6 +687,21 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn providers_parse_and_print_their_names() {
+        for provider in Provider::ALL {
+            assert_eq!(provider.to_string().parse::<Provider>(), Ok(provider));
+        }
+        let err = "claude".parse::<Provider>().unwrap_err();
+        assert_eq!(err.name(), "claude");
+        assert_eq!(
+            err.to_string(),
+            "unknown provider `claude` (expected one of: openai, openai-responses, anthropic, gemini)"
+        );
+        // Names are exact, as on the command line.
+        assert!("OpenAI".parse::<Provider>().is_err());
+    }
 
     fn conversation() -> impl Strategy<Value = Vec<Message>> {
         let role = prop_oneof![Just(Role::User), Just(Role::Assistant)];

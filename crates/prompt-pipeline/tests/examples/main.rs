@@ -22,8 +22,10 @@ use serde_json::{Map, Value};
 const SEED: u64 = 42;
 const PROVIDERS: [Provider; 4] = Provider::ALL;
 
+/// The workspace's `examples/`, through the symlink `tests/examples/files`
+/// (`cargo package` stores the files, so the package carries them).
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/examples/files")
 }
 
 fn read(path: &str) -> Vec<u8> {

@@ -70,8 +70,9 @@ pub(crate) fn execute(args: SegmentArgs) -> Result<(), Diagnostic> {
     if args.turns {
         return output::write_json(&turns);
     }
-    let options =
-        RenderOptions { max_embed_bytes: args.max_embed_bytes, context_as: args.context_as.into() };
+    let options = RenderOptions::new()
+        .with_max_embed_bytes(args.max_embed_bytes)
+        .with_context_as(args.context_as.into());
     let rendered = render(&resolved, &turns, &options);
     // Nothing is left out silently; the exit code stays 0.
     narrative.warn_all(&rendered.warnings);

@@ -6,7 +6,7 @@ use insta_cmd::assert_cmd_snapshot;
 use crate::cli;
 
 const INPUTS: &str = "tests/cli/inputs/batch";
-const EXAMPLES: &str = "../../examples";
+const EXAMPLES: &str = "tests/examples";
 
 #[test]
 fn roleplay_rows_with_one_failing() {

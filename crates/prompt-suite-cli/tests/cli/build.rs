@@ -6,7 +6,7 @@ use insta_cmd::assert_cmd_snapshot;
 use crate::cli;
 
 const INPUTS: &str = "tests/cli/inputs/build";
-const EXAMPLES: &str = "../../examples";
+const EXAMPLES: &str = "tests/examples";
 
 fn example(path: &str) -> String {
     format!("{EXAMPLES}/{path}")

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::{cli, output_with_stdin};
 
-const PROMPT: &str = "../../examples/support-bot/prompt.txt";
+const PROMPT: &str = "tests/examples/support-bot/prompt.txt";
 const PROVIDERS: [&str; 3] = ["openai", "anthropic", "gemini"];
 
 /// The customer message that tries to open a system and an assistant turn.

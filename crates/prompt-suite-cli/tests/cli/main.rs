@@ -2,8 +2,9 @@
 //! stderr. One module per subcommand; `shell` holds the cases every
 //! subcommand shares (help, version, usage errors).
 
-// The providers' batch shapes, from prompt-pipeline's schema tests.
-#[path = "../../../prompt-pipeline/tests/support/anthropic.rs"]
+// The providers' batch shapes, from prompt-pipeline's schema tests (`support/`
+// and `../examples` are symlinks, stored as files by `cargo package`).
+#[path = "support/anthropic.rs"]
 mod anthropic;
 mod batch;
 mod build;
@@ -12,7 +13,7 @@ mod comments;
 mod compose;
 mod diagnostics;
 mod flip;
-#[path = "../../../prompt-pipeline/tests/support/gemini.rs"]
+#[path = "support/gemini.rs"]
 mod gemini;
 mod injection;
 mod render;

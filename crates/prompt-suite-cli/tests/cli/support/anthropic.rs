@@ -1,0 +1,1 @@
+../../../../prompt-pipeline/tests/support/anthropic.rs
