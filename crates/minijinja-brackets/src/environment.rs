@@ -219,6 +219,29 @@ impl Environment {
         self.library.set_loader(Arc::new(loader));
     }
 
+    /// A copy of this environment (limits, settings, filters, tests and
+    /// functions) with a template store of its own: empty, without a
+    /// loader. Clones share their store; this does not, so a host can give
+    /// each directory of templates its own loader.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Environment, ErrorKind};
+    ///
+    /// let mut env = Environment::new();
+    /// env.add_template("a.txt", "A")?;
+    /// let mut other = env.with_own_store();
+    /// other.set_loader(|name| Ok((name == "b.txt").then(|| "B".to_owned())));
+    /// assert_eq!(other.render_str("[% include 'b.txt' %]", &Default::default(), 0)?.output, "B");
+    /// let err = other.render_str("[% include 'a.txt' %]", &Default::default(), 0).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::TemplateNotFound);
+    /// // The first environment's store has neither the loader nor `b.txt`.
+    /// assert!(env.template("b.txt").is_err());
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    pub fn with_own_store(&self) -> Environment {
+        Environment { library: Arc::default(), ..self.clone() }
+    }
+
     pub(crate) fn library(&self) -> &Library {
         &self.library
     }

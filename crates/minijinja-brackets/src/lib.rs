@@ -20,6 +20,8 @@ language is described in the suite's `docs/language.md`.
   environment's store: [`Environment::add_template`] adds one, a loader
   ([`Environment::set_loader`]) is asked for the others once, and
   [`Environment::template`] gives one; names never leave the loader's root.
+  [`Environment::with_own_store`] starts an empty store (one per directory of
+  templates).
   Every template of a render shares its stores and its one write log.
 * [`Template`] is a compiled template, owned (`Clone + Send + Sync +
   'static`: it holds its source and its syntax tree); [`Template::render`] takes a
@@ -40,7 +42,8 @@ language is described in the suite's `docs/language.md`.
   The suite's `docs/state.md` shows how a host wires a chat to it.
 * [`Template::analyze`] reports, without rendering, the variables read and
   written per scope, macros, filters, tests, effects, random blocks with
-  their branch probabilities, and positioned [`Warning`]s (likely typos,
+  their branch probabilities, the templates it names literally
+  ([`TemplateRef`], for a host to follow), and positioned [`Warning`]s (likely typos,
   unreachable branches, zero weights, ...): an [`Analysis`].
 * [`Template::distribution`] gives the exact [`Distribution`] of outputs
   over every random choice, by enumerating random paths with the real
@@ -167,8 +170,8 @@ in every release.
 #![forbid(unsafe_code)]
 
 pub use crate::analyze::{
-    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
-    WarningKind,
+    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, TemplateRef, Variables,
+    Warning, WarningKind,
 };
 pub use crate::arguments::Arguments;
 pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};

@@ -207,3 +207,13 @@ mod hostile {
         }
     }
 }
+
+#[test]
+fn literal_template_names_are_listed_and_computed_ones_warned_about() {
+    let a = analysis("[% extends 'base.txt' %][% block b %][% include ['x', y] %][% endblock %]");
+    let names: Vec<(&str, &str, usize)> =
+        a.templates.iter().map(|t| (t.statement, t.name.as_str(), t.column)).collect();
+    assert_eq!(names, [("extends", "base.txt", 12), ("include", "x", 50)]);
+    assert_eq!(kinds("[% include y %]"), ["unfollowed_include", "undefined_variable"]);
+    assert_eq!(WarningKind::UnfollowedInclude.as_str(), "unfollowed_include");
+}

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::prompt::{Metadata, Prompt};
 use crate::provider::{Notice, Request};
+use crate::templates::Templates;
 
 /// A prompt whose template is parsed: build as many requests as needed.
 ///
@@ -22,18 +23,42 @@ pub struct Compiled {
     prompt: Arc<Prompt>,
     /// `None` when the template stage is off.
     template: Option<Template>,
+    /// The templates it loads from its own files; `None` when it has none
+    /// (the environment's own store serves it then).
+    templates: Option<Templates>,
 }
 
 impl Compiled {
     /// Parses `prompt`'s template when the template stage is on.
+    ///
+    /// A prompt with files (a directory or a bundle) loads the templates its
+    /// `include`, `import` and `extends` name from them, each stripped of
+    /// its `///` comments (unless the comments stage is off), into a store
+    /// of its own; one without uses the environment's store and loader.
     pub(crate) fn new(prompt: Prompt) -> Result<Compiled, Error> {
-        let template = if prompt.pipeline.config.stages.template {
-            let environment = &prompt.pipeline.config.environment;
-            Some(environment.compile(prompt.text()).map_err(|err| prompt.template_error(err))?)
+        if !prompt.pipeline.config.stages.template {
+            return Ok(Compiled { prompt: Arc::new(prompt), template: None, templates: None });
+        }
+        let configured = &prompt.pipeline.config.environment;
+        let (environment, templates) = if prompt.files.is_none() {
+            (configured.clone(), None)
         } else {
-            None
+            let mut environment = configured.with_own_store();
+            // Included files are read as the prompt is: without their
+            // comments unless the comments stage is off.
+            let files = prompt.files.clone();
+            let templates = if prompt.pipeline.config.stages.comments {
+                Templates::stripped(files)
+            } else {
+                Templates::new(files)
+            };
+            templates.install(&mut environment);
+            (environment, Some(templates))
         };
-        Ok(Compiled { prompt: Arc::new(prompt), template })
+        let template = environment
+            .compile(prompt.text())
+            .map_err(|err| prompt.template_error(err, templates.as_ref()))?;
+        Ok(Compiled { prompt: Arc::new(prompt), template: Some(template), templates })
     }
 
     /// The prompt this was compiled from.
@@ -44,6 +69,18 @@ impl Compiled {
     /// The parsed template, when the template stage is on.
     pub(crate) fn template(&self) -> Option<&Template> {
         self.template.as_ref()
+    }
+
+    /// The templates loaded from the prompt's files, when it has files.
+    pub(crate) fn templates(&self) -> Option<&Templates> {
+        self.templates.as_ref()
+    }
+
+    /// What the templates loaded so far noticed: a `///` directive in an
+    /// included file, which is ignored (only the prompt file's count). A
+    /// batch says them once, after its rows.
+    pub fn include_notices(&self) -> Vec<Notice> {
+        self.templates.as_ref().map_or_else(Vec::new, Templates::notices)
     }
 }
 /// The conversation the stages arranged, before the provider stage

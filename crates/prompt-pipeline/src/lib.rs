@@ -43,6 +43,13 @@ prompt's messages.
   instead of bare bodies ([`Format`]: OpenAI JSONL, Anthropic's one
   streamed document, Gemini JSONL), each request with an id checked against
   the API's rules ([`Batch::id_field`]), error records apart.
+* Templates the prompt includes, imports or extends resolve in its files
+  (the directory [`Source::in_directory`] names, or its bundle's entries),
+  never outside them, through [`Templates`]: each stripped of its `///`
+  comments, its directives ignored with [`Notice::IgnoredDirective`], its
+  errors placed in its own file (the template's `Origin::Named`, the file
+  as [`Error::text`]).
+  A source without files uses the environment's own templates.
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the
@@ -150,6 +157,7 @@ pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, ParseProviderError, Provider, Request};
 pub use crate::source::{Source, Transcript};
+pub use crate::templates::Templates;
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs, RoleAliases};
@@ -175,4 +183,5 @@ mod params;
 mod pipeline;
 mod prompt;
 mod source;
+mod templates;
 mod tools;

@@ -138,6 +138,7 @@ impl Compiled {
         // data, never structure.
         let text = rendered.as_ref().map_or(prompt.text(), |r| r.output.as_str());
         let mut notices = prompt.notices.clone();
+        notices.extend(self.include_notices());
         let mut messages = if config.stages.segment {
             let data_ranges = rendered.as_ref().map(|r| r.data_ranges.as_slice());
             arrange::segment(prompt, text, data_ranges, &mut notices)?
@@ -157,7 +158,7 @@ impl Compiled {
     fn render(&self, context: &Context, seed: u64) -> Result<Option<Outcome>, Error> {
         let Some(template) = self.template() else { return Ok(None) };
         let outcome = template.render_outcome(context, seed);
-        outcome.map(Some).map_err(|err| self.prompt().template_error(err))
+        outcome.map(Some).map_err(|err| self.prompt().template_error(err, self.templates()))
     }
 }
 

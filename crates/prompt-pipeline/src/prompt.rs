@@ -15,6 +15,7 @@ use crate::error::{Error, ErrorKind};
 use crate::params::Params;
 use crate::provider::Notice;
 use crate::source::Source;
+use crate::templates::Templates;
 use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// What the `///` comments said, besides the parameters' typed values: a
@@ -82,6 +83,9 @@ pub struct Prompt {
     processed: Option<Processed<'static>>,
     pub(crate) params: Params,
     pub(crate) attachments: Attachments,
+    /// The files its directive paths and its templates' names resolve in
+    /// (its directory, or its bundle's entries).
+    pub(crate) files: Attachments,
     /// What stage 1 noticed (a `/// param:` key set twice).
     pub(crate) notices: Vec<Notice>,
 }
@@ -173,6 +177,7 @@ impl Prompt {
             processed,
             params,
             attachments,
+            files,
             notices,
         })
     }
@@ -205,14 +210,26 @@ impl Prompt {
         err.at(Origin::Input, &self.source, offset)
     }
 
-    /// A template error, placed in the prompt file; one in a template the
-    /// prompt loaded by name keeps its origin and its span there.
-    pub(crate) fn template_error(&self, err: minijinja_brackets::Error) -> Error {
+    /// A template error, placed in the prompt file, or in the file of the
+    /// included template it is in (as written, through what stripping its
+    /// comments deleted); one in a template the environment loaded keeps
+    /// its origin and its span there.
+    pub(crate) fn template_error(
+        &self,
+        err: minijinja_brackets::Error,
+        templates: Option<&Templates>,
+    ) -> Error {
         let span = err.span();
         let origin = prompt_core::diagnostic::Diagnostic::origin(&err);
         let wrapped = Error::new(ErrorKind::Template(err));
         match (span, origin) {
             (Some(span), Origin::Input) => self.place(wrapped, span.start),
+            (Some(span), Origin::Named(name)) => {
+                match templates.and_then(|t| t.place(&name, span.start)) {
+                    Some((text, offset)) => wrapped.at(Origin::Named(name), &text, offset),
+                    None => wrapped.named(Origin::Named(name), span),
+                }
+            }
             (Some(span), origin) => wrapped.named(origin, span),
             (None, _) => wrapped,
         }

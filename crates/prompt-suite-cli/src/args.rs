@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_suite::brackets::{Distribution, Environment};
+use prompt_suite::brackets::{Distribution, Environment, Scope};
 use prompt_suite::comments::Dialect;
 use prompt_suite::flip::{self, FlipOptions, Label, SpeakerName};
 use prompt_suite::pipeline::{
@@ -501,10 +501,25 @@ pub(crate) struct RenderArgs {
     #[command(flatten)]
     pub(crate) input: InputArg,
 
-    /// A JSON file with the stores: `{"state": {...}, "local": {...}, "global": {...}}`,
-    /// each key optional.
-    #[arg(long, value_name = "JSON_FILE")]
+    /// The template itself, instead of FILE (includes then need --templates).
+    #[arg(short = 't', long = "template", value_name = "TEXT", conflicts_with = "file")]
+    pub(crate) template: Option<String>,
+
+    /// The directory `include`, `import` and `extends` names resolve in, never leaving it
+    /// (default: FILE's directory; none for -t or standard input).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) templates: Option<PathBuf>,
+
+    /// The stores: `{"state": {...}, "local": {...}, "global": {...}}`, each key optional;
+    /// JSON, or TOML when the file name ends in `.toml`.
+    #[arg(long, value_name = "FILE")]
     pub(crate) context: Option<PathBuf>,
+
+    /// Set a variable over --context: NAME=VALUE into state, L.NAME=VALUE or G.NAME=VALUE into
+    /// local or global. VALUE is JSON when it is JSON (`-D n=null` is null), else a string
+    /// (`-D 'n="null"'` is the string); repeatable.
+    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE", value_parser = Define::parse)]
+    pub(crate) defines: Vec<Define>,
 
     /// The random seed for `chance`/`weighted` blocks; random when absent (0 with --samples).
     #[arg(long, value_name = "N")]
@@ -551,6 +566,50 @@ pub(crate) struct RenderArgs {
     pub(crate) lstrip_blocks: bool,
 }
 
+/// One `-D/--define NAME=VALUE`: a variable of one store and its value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Define {
+    /// The store: `L.` and `G.` name local and global, no prefix state.
+    pub(crate) scope: Scope,
+    /// The variable.
+    pub(crate) name: String,
+    /// The value: the JSON VALUE is, else VALUE as a string.
+    pub(crate) value: serde_json::Value,
+}
+
+impl Define {
+    /// `NAME=VALUE`, split at the first `=`. NAME is an identifier
+    /// (`[A-Za-z_][A-Za-z0-9_]*`) after an optional `L.` or `G.`; VALUE is
+    /// read as strict JSON when it is JSON at all (so `{"a":1,"a":2}` is an
+    /// error, not a string), else taken as a string.
+    fn parse(arg: &str) -> Result<Define, String> {
+        let Some((target, value)) = arg.split_once('=') else {
+            return Err(format!("`{arg}` is not NAME=VALUE"));
+        };
+        let (scope, name) = match target.split_once('.') {
+            Some(("L", name)) => (Scope::Local, name),
+            Some(("G", name)) => (Scope::Global, name),
+            _ => (Scope::State, target),
+        };
+        let mut chars = name.chars();
+        let identifier = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier {
+            return Err(format!(
+                "`{target}` is not a variable name (an identifier, optionally after `L.` or `G.`)"
+            ));
+        }
+        let value = if serde_json::from_str::<serde::de::IgnoredAny>(value).is_ok() {
+            prompt_core::json::Reader::new()
+                .parse(value)
+                .map_err(|err| format!("the value of `{target}` is JSON, but {}", err.message()))?
+        } else {
+            serde_json::Value::String(value.to_owned())
+        };
+        Ok(Define { scope, name: name.to_owned(), value })
+    }
+}
+
 // `check`.
 
 /// Arguments of `check`.
@@ -560,9 +619,14 @@ pub(crate) struct CheckArgs {
     pub(crate) input: InputArg,
 
     /// The stores the template will render with; state variables it provides are not
-    /// reported as undefined.
-    #[arg(long, value_name = "JSON_FILE")]
+    /// reported as undefined (JSON, or TOML by extension).
+    #[arg(long, value_name = "FILE")]
     pub(crate) context: Option<PathBuf>,
+
+    /// The directory the names of `include`, `import` and `extends` resolve in
+    /// (default: FILE's directory; none for standard input).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) templates: Option<PathBuf>,
 
     /// Print the whole analysis as JSON.
     #[arg(long)]

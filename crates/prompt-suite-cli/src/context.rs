@@ -1,21 +1,117 @@
 //! What the template-rendering subcommands (`render`, `check`, `build`,
-//! `batch`) share: the `--context` file and the seed used without `--seed`.
+//! `batch`) share: the `--context` file (JSON, or TOML by extension), the
+//! `-D` definitions over it, the templates includes name, and the seed
+//! used without `--seed`.
 
 use std::hash::{BuildHasher, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use prompt_suite::brackets::Context;
+use prompt_suite::brackets::{Context, Environment, LoadError};
+use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
 
+use crate::args::Define;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 
 /// The stores in the `--context` file (`{"state", "local", "global"}`, each
-/// optional), or empty stores without one.
+/// optional), or empty stores without one. A file whose name ends in
+/// `.toml` (any case) is TOML, anything else strict JSON.
 pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
-    match path {
-        Some(path) => Input::read(Some(path))?.json(),
-        None => Ok(Context::default()),
+    let Some(path) = path else { return Ok(Context::default()) };
+    let input = Input::read(Some(path))?;
+    let is_toml = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("toml"));
+    if !is_toml {
+        return input.json();
     }
+    let text = input.text()?;
+    let invalid = |message: String| Diagnostic::new("invalid_toml", message);
+    let table: toml::Table = text.parse().map_err(|err: toml::de::Error| {
+        let diagnostic = invalid(err.message().to_owned()).with_origin(input.origin().to_owned());
+        match err.span() {
+            Some(span) => diagnostic.at_offset(text, span.start),
+            None => diagnostic,
+        }
+    })?;
+    let json = toml_to_json(toml::Value::Table(table), "")
+        .map_err(|message| invalid(message).with_origin(input.origin().to_owned()))?;
+    serde_json::from_value(json).map_err(|err| {
+        invalid(format!("not a context ({{state, local, global}} tables): {err}"))
+            .with_origin(input.origin().to_owned())
+    })
+}
+
+/// A TOML value as JSON: a date or time becomes its TOML text; a float
+/// that JSON cannot hold (`nan`, `inf`) is an error naming its key, never
+/// a silent `null`.
+fn toml_to_json(value: toml::Value, key: &str) -> Result<serde_json::Value, String> {
+    use serde_json::Value as Json;
+    Ok(match value {
+        toml::Value::String(s) => Json::String(s),
+        toml::Value::Integer(i) => Json::from(i),
+        toml::Value::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(number) => Json::Number(number),
+            None => return Err(format!("`{key}` is {f}, which JSON has no number for")),
+        },
+        toml::Value::Boolean(b) => Json::Bool(b),
+        toml::Value::Datetime(d) => Json::String(d.to_string()),
+        toml::Value::Array(items) => Json::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| toml_to_json(item, &format!("{key}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        toml::Value::Table(table) => Json::Object(
+            table
+                .into_iter()
+                .map(|(k, v)| {
+                    let path = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
+                    toml_to_json(v, &path).map(|v| (k, v))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+/// Sets each `-D` definition in its store, in order (a later one wins),
+/// over whatever the context had.
+pub(crate) fn define(context: &mut Context, defines: &[Define]) {
+    for define in defines {
+        context.store_mut(define.scope).insert(define.name.clone(), define.value.clone());
+    }
+}
+
+/// The templates `include`, `import` and `extends` name, installed as
+/// `env`'s loader: under `dir` (`--templates`), else under the input
+/// file's directory. A template from `from` (`-t`, standard input) without
+/// `--templates` has none: naming one is a `load_error` that says which flag
+/// to give. Returns the templates and their directory as given (empty for
+/// the current one), to name the files errors are in.
+pub(crate) fn templates(
+    dir: Option<&Path>,
+    input: &Input,
+    from: &str,
+    env: &mut Environment,
+) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
+    let dir = match (dir, input.path()) {
+        (Some(dir), _) => dir.to_owned(),
+        (None, Some(path)) => path.parent().map(Path::to_owned).unwrap_or_default(),
+        (None, None) => {
+            let why = format!(
+                "a template from {from} has no directory to resolve names in; \
+                 give `--templates DIR`"
+            );
+            env.set_loader(move |_| Err(LoadError::new(why.clone())));
+            return Ok(None);
+        }
+    };
+    let open = if dir.as_os_str().is_empty() { Path::new(".") } else { &dir };
+    let files = Attachments::directory(open, AttachmentLimits::default()).map_err(|err| {
+        Diagnostic::new("io_error", format!("--templates {}: {}", dir.display(), err.message()))
+    })?;
+    let templates = Templates::new(files);
+    templates.install(env);
+    Ok(Some((templates, dir)))
 }
 
 /// A value given on the command line: parsed as JSON when it is JSON
@@ -44,4 +140,41 @@ pub(crate) fn random_seed() -> u64 {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
     hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
     hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toml_context(text: &str) -> Result<Context, Diagnostic> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.TOML");
+        std::fs::write(&path, text).unwrap();
+        read_context(Some(&path))
+    }
+
+    #[test]
+    fn toml_contexts_become_the_same_stores() {
+        let context = toml_context(
+            "[state]\nname = \"Ann\"\nn = 9007199254740993\nx = 0.1\nwhen = 1979-05-27\n\
+             [local.deep]\nlist = [1, \"a\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&context.state).unwrap(),
+            r#"{"name":"Ann","n":9007199254740993,"x":0.1,"when":"1979-05-27"}"#
+        );
+        assert_eq!(serde_json::to_string(&context.local).unwrap(), r#"{"deep":{"list":[1,"a"]}}"#);
+    }
+
+    #[test]
+    fn bad_toml_is_a_placed_error() {
+        let err = toml_context("[state]\nname = \"Ann\"\nname = \"Bo\"\n").unwrap_err();
+        assert_eq!(err.kind(), "invalid_toml");
+        assert_eq!(err.line(), Some(3), "{}", err.message());
+        let err = toml_context("[state]\nx = nan\n").unwrap_err();
+        assert_eq!(err.message(), "`state.x` is NaN, which JSON has no number for");
+        let err = toml_context("state = 1\n").unwrap_err();
+        assert!(err.message().starts_with("not a context"), "{}", err.message());
+    }
 }

@@ -113,7 +113,14 @@ pub(crate) fn diagnostic(
     let origin = match prompt_pipeline::Diagnostic::origin(err) {
         Origin::Transcript => transcript.unwrap_or(input).origin().to_owned(),
         Origin::Rendered => format!("{} (as rendered by the template)", input.origin()),
-        Origin::Named(name) => name,
+        // An included template: its name is relative to the prompt's
+        // directory (a bundle's: to its entries).
+        Origin::Named(name) => match input.path().and_then(Path::parent) {
+            Some(dir) if !input.origin().ends_with(".lmmlz") => {
+                dir.join(name).display().to_string()
+            }
+            _ => name,
+        },
         _ => input.origin().to_owned(),
     };
     Diagnostic::of(err, err.text(), origin)

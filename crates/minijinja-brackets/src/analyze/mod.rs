@@ -34,6 +34,12 @@ pub struct Analysis {
     pub effects: Vec<EffectSite>,
     /// Every `chance` and `weighted` block with its branch probabilities.
     pub random: Vec<RandomBlock>,
+    /// Every template an `include`, `import`, `from` or `extends` names
+    /// literally, in source order (a computed name is an
+    /// `unfollowed_include` warning instead). The analysis covers this
+    /// template alone; a host follows these ([`crate::Environment::template`]
+    /// and its own analysis), as `prompt-suite check` does.
+    pub templates: Vec<TemplateRef>,
     /// What looks wrong, in source order.
     pub warnings: Vec<Warning>,
 }
@@ -108,6 +114,20 @@ pub struct RandomBlock {
     pub branches: Vec<Branch>,
 }
 
+/// A template named by a literal in an `include`, `import`, `from` or
+/// `extends` statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TemplateRef {
+    /// `"include"`, `"import"` (also `from ... import`) or `"extends"`.
+    pub statement: &'static str,
+    /// The name as written.
+    pub name: String,
+    /// The 1-based line of the name.
+    pub line: usize,
+    /// The 1-based column (in characters) of the name.
+    pub column: usize,
+}
+
 /// One branch of a random block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Branch {
@@ -171,6 +191,10 @@ pub enum WarningKind {
     /// A call of a name that is neither a macro nor a known function, an
     /// `unknown_function` error when it runs. E.g. `[[ greeet() ]]`.
     UnknownFunction,
+    /// An `include`, `import` or `extends` whose template name is computed
+    /// when it renders (`[% include page %]`), or one a host could not
+    /// load to analyse: what it names is not analysed.
+    UnfollowedInclude,
 }
 
 impl WarningKind {
@@ -185,6 +209,7 @@ impl WarningKind {
             WarningKind::SetShadowsMacro => "set_shadows_macro",
             WarningKind::UndefinedVariable => "undefined_variable",
             WarningKind::UnknownFunction => "unknown_function",
+            WarningKind::UnfollowedInclude => "unfollowed_include",
         }
     }
 }

@@ -6,8 +6,8 @@ use std::cell::Cell;
 use std::collections::HashSet;
 
 use super::{
-    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, Variables, Warning,
-    WarningKind,
+    Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, TemplateRef, Variables,
+    Warning, WarningKind,
 };
 use crate::arguments::NameIndex;
 use crate::context::{Context, Scope};
@@ -52,6 +52,7 @@ pub(crate) fn analyze(
         functions: Names::default(),
         effects: Vec::new(),
         random: Vec::new(),
+        templates: Vec::new(),
         warnings: Vec::new(),
     };
     walk.nodes(body);
@@ -171,6 +172,7 @@ struct Walk<'e, 'a> {
     functions: Names,
     effects: Vec<EffectSite>,
     random: Vec<RandomBlock>,
+    templates: Vec<TemplateRef>,
     warnings: Vec<Warning>,
 }
 
@@ -323,10 +325,53 @@ impl<'a> Walk<'_, 'a> {
                 self.effects.push(EffectSite { kind, value: value_text, line, column });
                 self.expr(value, false);
             }
-            Node::Include(include) => self.expr(&include.names, false),
-            Node::Import(import) => self.expr(&import.template, false),
-            Node::Extends { name, .. } => self.expr(name, false),
+            Node::Include(include) => self.template_names("include", &include.names),
+            Node::Import(import) => self.template_names("import", &import.template),
+            Node::Extends { name, .. } => self.template_names("extends", name),
             Node::Block(def) => self.nodes(&def.body),
+        }
+    }
+
+    /// The templates a statement names: each literal name (of a list too)
+    /// is a [`TemplateRef`]; a name computed when it renders cannot be
+    /// followed, which a warning says.
+    fn template_names(&mut self, statement: &'static str, names: &'a Expr<'a>) {
+        self.expr(names, false);
+        // A list of literals may come folded into one constant list.
+        let constants = match &names.kind {
+            ExprKind::Const(value) => {
+                value.as_list().filter(|l| l.iter().all(|v| v.as_str().is_some()))
+            }
+            _ => None,
+        };
+        if let Some(list) = constants {
+            let Position { line, column } = self.position(names.span.start());
+            for value in list {
+                let name = value.as_str().unwrap_or_default().to_owned();
+                self.templates.push(TemplateRef { statement, name, line, column });
+            }
+            return;
+        }
+        let literals: Vec<&'a Expr<'a>> = match &names.kind {
+            ExprKind::List(items) => items.iter().collect(),
+            _ => vec![names],
+        };
+        for name in literals {
+            match &name.kind {
+                ExprKind::Const(value) if value.as_str().is_some() => {
+                    let Position { line, column } = self.position(name.span.start());
+                    let name = value.as_str().unwrap_or_default().to_owned();
+                    self.templates.push(TemplateRef { statement, name, line, column });
+                }
+                _ => self.warn(
+                    WarningKind::UnfollowedInclude,
+                    format!(
+                        "this `{statement}` names a template computed when it renders: \
+                         the analysis cannot follow it"
+                    ),
+                    name.span,
+                ),
+            }
         }
     }
 
@@ -698,6 +743,7 @@ impl<'a> Walk<'_, 'a> {
             functions: self.functions.list,
             effects: self.effects,
             random: self.random,
+            templates: self.templates,
             warnings: self.warnings,
         }
     }

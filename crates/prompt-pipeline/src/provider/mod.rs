@@ -366,13 +366,27 @@ pub enum Notice {
         /// The messages sent.
         after: usize,
     },
+    /// A `///` directive in a template the prompt included, imported or
+    /// extended: ignored, since only the prompt file's directives count.
+    IgnoredDirective {
+        /// The template's name.
+        template: String,
+        /// The directive as written up to its value (`/// param: top_k=`,
+        /// `/// flow:`).
+        directive: String,
+        /// The 1-based line in the template's file.
+        line: usize,
+        /// The 1-based column (in characters) of its key.
+        column: usize,
+    },
 }
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
     /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
     /// `tool_error_not_carried`, `media_type_mismatch`, `unresolved_reference`,
-    /// `field_not_carried`, `field_rewritten` or `turns_merged`.
+    /// `field_not_carried`, `field_rewritten`, `turns_merged` or
+    /// `ignored_directive`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Notice::UnsupportedParam { .. } => "unsupported_param",
@@ -386,6 +400,7 @@ impl Notice {
             Notice::FieldNotCarried { .. } => "field_not_carried",
             Notice::FieldRewritten { .. } => "field_rewritten",
             Notice::TurnsMerged { .. } => "turns_merged",
+            Notice::IgnoredDirective { .. } => "ignored_directive",
         }
     }
 
@@ -420,6 +435,9 @@ impl Notice {
             Notice::FieldRewritten { field, reason } => format!("`{field}`: {reason}"),
             Notice::TurnsMerged { provider, before, after } => format!(
                 "{provider} requires alternating turns: the {before} messages are sent as {after}, same-role neighbours merged"
+            ),
+            Notice::IgnoredDirective { template, directive, line, column } => format!(
+                "`{directive}` in the included template `{template}` (line {line}, column {column}) is ignored: only the prompt file's directives count"
             ),
         }
     }

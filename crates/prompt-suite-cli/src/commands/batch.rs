@@ -100,6 +100,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         progress.finish(&summary);
     }
     drop(errors);
+    // What the included templates noticed, once for the whole batch.
+    warn_notices(&compiled.include_notices(), &input, &prompt_text);
     // The error records are output too: `-o` takes them, failed rows or not.
     output::commit()?;
     if summary.failed > 0 {

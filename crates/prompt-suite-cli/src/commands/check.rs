@@ -1,40 +1,106 @@
 //! `prompt-suite check`: analyses a bracket template without rendering it
-//! (`minijinja-brackets`' `Template::analyze`).
+//! (`minijinja-brackets`' `Template::analyze`), and the templates it
+//! includes, imports or extends by literal names.
 
+use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use prompt_suite::brackets::Environment;
+use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
 
 use crate::args::CheckArgs;
-use crate::context::read_context;
+use crate::context::{read_context, templates};
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
+
+/// How many levels of includes `check` follows (the renderer's own bound).
+const MAX_DEPTH: usize = 32;
 
 /// Runs `check`: errors fail, warnings do not.
 pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let source = input.text()?;
     let context = read_context(args.context.as_deref())?;
-    let env = Environment::new();
+    let mut env = Environment::new();
+    let dir = templates(args.templates.as_deref(), &input, "standard input", &mut env)?
+        .map(|(_, dir)| dir);
     let template = env.compile(source).map_err(|err| input.report(&err))?;
-    let analysis = template.analyze_with(&context);
+    // The main template first, then each template followed, once.
+    let mut analyses: Vec<(String, Analysis)> =
+        vec![(input.origin().to_owned(), template.analyze_with(&context))];
+    let mut seen: HashSet<String> = HashSet::new();
+    // The main template, when it is a file among the templates, is
+    // analysed already.
+    let main_name = input.path().zip(dir.as_deref()).and_then(|(path, dir)| {
+        let name = path.strip_prefix(dir).ok()?.to_str()?;
+        Some(name.replace(std::path::MAIN_SEPARATOR, "/"))
+    });
+    seen.extend(main_name);
+    let mut queue: VecDeque<(usize, usize)> = VecDeque::from([(0, 0)]);
+    while let Some((at, depth)) = queue.pop_front() {
+        let refs = analyses[at].1.templates.clone();
+        for TemplateRef { statement, name, line, column } in refs {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let why = if depth + 1 > MAX_DEPTH {
+                Some(format!("it is more than {MAX_DEPTH} levels deep"))
+            } else {
+                match env.template(&name) {
+                    Ok(included) => {
+                        let origin = dir.clone().unwrap_or_default().join(&name);
+                        let analysis = included.analyze_with(&context);
+                        analyses.push((origin.display().to_string(), analysis));
+                        queue.push_back((analyses.len() - 1, depth + 1));
+                        None
+                    }
+                    Err(err) => Some(err.message().to_owned()),
+                }
+            };
+            if let Some(why) = why {
+                let warning = Warning {
+                    kind: WarningKind::UnfollowedInclude,
+                    message: format!("the `{statement}` of `{name}` cannot be followed: {why}"),
+                    line,
+                    column,
+                    snippet: name.chars().take(40).collect(),
+                    span: Default::default(),
+                };
+                let warnings = &mut analyses[at].1.warnings;
+                warnings.push(warning);
+                warnings.sort_by_key(|w| (w.line, w.column));
+            }
+        }
+    }
     if args.json {
-        return output::write_json(&analysis);
+        // The main analysis, with each followed template's beside it.
+        let (_, main) = &analyses[0];
+        let mut json = serde_json::to_value(main).map_err(internal)?;
+        let included: serde_json::Map<String, serde_json::Value> = analyses[1..]
+            .iter()
+            .map(|(origin, analysis)| Ok((origin.clone(), serde_json::to_value(analysis)?)))
+            .collect::<Result<_, serde_json::Error>>()
+            .map_err(internal)?;
+        if let Some(object) = json.as_object_mut() {
+            object.insert("included".to_owned(), included.into());
+        }
+        return output::write_json(&json);
     }
     // One `origin:line:column: warning[kind]: message` line each, the way
-    // compilers and editors expect them.
+    // compilers and editors expect them; a followed template's under its path.
     let mut text = String::new();
-    for w in &analysis.warnings {
-        let _ = writeln!(
-            text,
-            "{}:{}:{}: warning[{}]: {}",
-            input.origin(),
-            w.line,
-            w.column,
-            w.kind,
-            w.message
-        );
+    for (origin, analysis) in &analyses {
+        for w in &analysis.warnings {
+            let _ = writeln!(
+                text,
+                "{origin}:{}:{}: warning[{}]: {}",
+                w.line, w.column, w.kind, w.message
+            );
+        }
     }
     output::write_bytes(text.as_bytes())
+}
+
+fn internal(err: serde_json::Error) -> Diagnostic {
+    Diagnostic::new("internal", format!("cannot encode the analysis: {err}"))
 }

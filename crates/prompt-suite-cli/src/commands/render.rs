@@ -5,11 +5,12 @@ use std::hash::{BuildHasher, RandomState};
 use std::io::Write as _;
 
 use prompt_suite::brackets::{
-    Context, Environment, HistoryError, StateHistory, StoreWrite, Template,
+    Context, Environment, Error as TemplateError, HistoryError, StateHistory, StoreWrite, Template,
 };
+use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{random_seed, read_context};
+use crate::context::{define, random_seed, read_context, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
@@ -17,13 +18,20 @@ use crate::output;
 
 /// Runs `render`.
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
-    let input = Input::read(args.input.file.as_deref())?;
-    let source = input.text()?;
+    let input = match &args.template {
+        Some(text) => Input::from_bytes("<template>", text.clone().into_bytes()),
+        None => Input::read(args.input.file.as_deref())?,
+    };
+    input.text()?;
     let mut context = read_context(args.context.as_deref())?;
     let mut env = Environment::new();
     env.set_strict(args.strict);
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
+    let from = if args.template.is_some() { "`-t`" } else { "standard input" };
+    let templates = templates(args.templates.as_deref(), &input, from, &mut env)?;
+    let input = &Sources { input, templates };
+    let source = input.text()?;
     let template = env.compile(source).map_err(|err| input.report(&err))?;
     // What is printed counts against the output limit, whatever its form.
     let limit = env.limits().output_limit();
@@ -44,6 +52,8 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         }
         None => None,
     };
+    // The command line's own values win over every file's.
+    define(&mut context, &args.defines);
 
     if args.exact {
         let exact =
@@ -53,7 +63,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     if let Some(samples) = args.samples {
         let start = args.seed.unwrap_or(0);
-        let printed = sample(&template, &context, start, samples, limit, &input)?;
+        let printed = sample(&template, &context, start, samples, limit, input)?;
         return output::write_bytes(&printed);
     }
 
@@ -81,6 +91,35 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     output::write_bytes(&printed)
 }
 
+/// The main template's input and the templates it loaded: where a
+/// template error is drawn.
+struct Sources {
+    input: Input,
+    templates: Option<(Templates, PathBuf)>,
+}
+
+impl Sources {
+    /// The diagnostic of a template error: placed in the main template, or
+    /// in the loaded template it is in (named by its path).
+    fn report(&self, err: &TemplateError) -> Diagnostic {
+        use prompt_core::diagnostic::{Diagnostic as _, Origin};
+        if let (Origin::Named(name), Some((templates, dir))) = (err.origin(), &self.templates)
+            && let Some(text) = templates.source(&name)
+        {
+            return Diagnostic::of(err, Some(&text), dir.join(&name).display().to_string());
+        }
+        self.input.report(err)
+    }
+}
+
+impl std::ops::Deref for Sources {
+    type Target = Input;
+
+    fn deref(&self) -> &Input {
+        &self.input
+    }
+}
+
 /// `--samples`: renders `samples` times from seed `start` and returns the
 /// printed document, `{"samples": N, "outputs": {"<output>": count, ...}}`,
 /// most frequent first; outputs seen equally often keep the order in which
@@ -97,7 +136,7 @@ fn sample(
     start: u64,
     samples: u64,
     limit: usize,
-    input: &Input,
+    input: &Sources,
 ) -> Result<Vec<u8>, Diagnostic> {
     const WHAT: &str = "`render --samples`";
     struct Seen {

@@ -10,6 +10,7 @@ mod batch;
 mod build;
 mod check;
 mod comments;
+mod compose;
 mod convert;
 mod diagnostics;
 mod flip;
