@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::io::Write as _;
+use std::path::PathBuf;
 
 use prompt_suite::brackets::{
     Context, Environment, Error as TemplateError, HistoryError, StateHistory, StoreWrite, Template,
