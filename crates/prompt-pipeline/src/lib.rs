@@ -43,6 +43,9 @@ prompt's messages.
   instead of bare bodies ([`Format`]: OpenAI JSONL, Anthropic's one
   streamed document, Gemini JSONL), each request with an id checked against
   the API's rules ([`Batch::id_field`]), error records apart.
+  A bare `[[name]]` tag that printed an undefined name (a wiki link, a TOML
+  `[[bin]]`) is a [`Notice::UndefinedVariable`] in the result, placed in the
+  prompt file; a batch reports each name once ([`Summary::undefined`]).
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the

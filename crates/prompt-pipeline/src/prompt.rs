@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use minijinja_brackets::UndefinedTag;
 use narrative_segment::Attachments;
 use prompt_comments::{DirectiveKind, Processed};
+use prompt_core::diagnostic::{Diagnostic, Origin as TextOrigin};
 use prompt_core::text::LineIndex;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
@@ -201,6 +203,35 @@ impl Prompt {
     pub(crate) fn location(&self, offset: usize) -> Location {
         let offset = self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
         locate(Origin::Prompt, &self.source, offset)
+    }
+
+    /// The notices of the bare `[[name]]` tags the render reported, placed
+    /// in the prompt file through what stage 1 deleted (one line index for
+    /// all of them, so many names stay linear).
+    pub(crate) fn undefined_notices(&self, tags: &[UndefinedTag]) -> Vec<Notice> {
+        if tags.is_empty() {
+            return Vec::new();
+        }
+        let index = LineIndex::new(&self.source);
+        let to_input =
+            |offset| self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
+        tags.iter()
+            .map(|tag| {
+                let (at, message) = match Diagnostic::origin(tag) {
+                    TextOrigin::Input => {
+                        let at = index.position(&self.source, to_input(tag.span().start));
+                        (Some(at), tag.to_string())
+                    }
+                    template => (None, format!("{tag} (in the template `{template}`)")),
+                };
+                Notice::UndefinedVariable {
+                    name: tag.name().to_owned(),
+                    line: at.map(|at| at.line),
+                    column: at.map(|at| at.column),
+                    message,
+                }
+            })
+            .collect()
     }
 
     /// A template error, placed in the prompt file.

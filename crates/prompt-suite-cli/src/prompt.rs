@@ -66,13 +66,19 @@ pub(crate) fn source(
 }
 
 /// Prints `notices` as warnings; one with a place in the prompt (a repeated
-/// `/// param:` key) is drawn on `prompt_text`.
+/// `/// param:` key, a bare `[[name]]` tag that printed nothing) is drawn on
+/// `prompt_text`.
 pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str) {
     for notice in notices {
         let mut warning = Diagnostic::new(notice.as_str(), notice.message());
-        if let Notice::DuplicateParam { line, column, .. } = notice {
+        let place = match notice {
+            Notice::DuplicateParam { line, column, .. } => Some((*line, *column)),
+            Notice::UndefinedVariable { line, column, .. } => line.zip(*column),
+            _ => None,
+        };
+        if let Some((line, column)) = place {
             warning = warning
-                .at(*line, *column)
+                .at(line, column)
                 .with_source(prompt_text)
                 .with_origin(input.origin().to_owned());
         }

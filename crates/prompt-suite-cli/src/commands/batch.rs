@@ -80,6 +80,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     if show_progress {
         eprintln!();
     }
+    // Each undefined `[[name]]` once for the whole batch.
+    warn_notices(&summary.undefined, &input, &prompt_text);
     drop(errors);
     if summary.failed > 0 {
         let place = match &args.errors {

@@ -317,3 +317,16 @@ fn tools_choice_and_schema_flags() {
     assert_eq!(error["error"]["kind"], "unsafe_entry", "{error}");
     assert_eq!(error["error"]["line"], 2);
 }
+
+/// A bare `[[name]]` that reads an undefined name (a wiki link, a TOML
+/// table) is a warning placed in the prompt file, once per name, and a
+/// notice in `--full`; `--strict` makes it an error instead.
+#[test]
+fn an_undefined_bare_tag_is_a_warning_and_a_notice() {
+    let prompt = format!("{INPUTS}/wiki_links.txt");
+    let context = format!("{INPUTS}/wiki_context.json");
+    let args = ["build", &prompt, "--seed", "1", "--context", &context];
+    assert_cmd_snapshot!("undefined_bare_tag_warning", cli().args(args));
+    assert_cmd_snapshot!("undefined_bare_tag_notice", cli().args(args).arg("--full"));
+    assert_cmd_snapshot!("undefined_bare_tag_strict", cli().args(args).arg("--strict"));
+}
