@@ -206,23 +206,42 @@ impl Prompt {
     }
 
     /// The notices of the bare `[[name]]` tags the render reported, placed
-    /// in the prompt file through what stage 1 deleted (one line index for
-    /// all of them, so many names stay linear).
+    /// in the prompt file through what stage 1 deleted. The tags come in
+    /// render order; they are placed in offset order, each counted on from
+    /// the one before (one line index), so many tags on one long line stay
+    /// linear.
     pub(crate) fn undefined_notices(&self, tags: &[UndefinedTag]) -> Vec<Notice> {
         if tags.is_empty() {
             return Vec::new();
         }
+        let to_input = |tag: &UndefinedTag| {
+            let offset = tag.span().start;
+            self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
+        };
+        let mut order: Vec<(usize, usize)> = tags
+            .iter()
+            .enumerate()
+            .filter(|(_, tag)| Diagnostic::origin(*tag) == TextOrigin::Input)
+            .map(|(i, tag)| (to_input(tag), i))
+            .collect();
+        order.sort_unstable();
         let index = LineIndex::new(&self.source);
-        let to_input =
-            |offset| self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
+        let mut placed = vec![None; tags.len()];
+        let mut known = None;
+        for (offset, i) in order {
+            let at = match known {
+                Some(known) => index.position_after(&self.source, offset, known),
+                None => index.position(&self.source, offset),
+            };
+            known = Some((offset, at));
+            placed[i] = Some(at);
+        }
         tags.iter()
-            .map(|tag| {
-                let (at, message) = match Diagnostic::origin(tag) {
-                    TextOrigin::Input => {
-                        let at = index.position(&self.source, to_input(tag.span().start));
-                        (Some(at), tag.to_string())
-                    }
-                    template => (None, format!("{tag} (in the template `{template}`)")),
+            .zip(placed)
+            .map(|(tag, at)| {
+                let message = match Diagnostic::origin(tag) {
+                    TextOrigin::Input => tag.to_string(),
+                    template => format!("{tag} (in the template `{template}`)"),
                 };
                 Notice::UndefinedVariable {
                     name: tag.name().to_owned(),

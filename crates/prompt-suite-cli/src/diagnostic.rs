@@ -110,6 +110,15 @@ impl Diagnostic {
         self
     }
 
+    /// [`Diagnostic::with_source`] with the diagnostic's line already at
+    /// hand: `line` is its text (no line ending) and `at` the byte of the
+    /// column in it. Costs the excerpt's width, not the line's, so placing
+    /// many warnings on one long line stays linear.
+    pub fn with_line_at(mut self, line: &str, at: usize) -> Diagnostic {
+        self.repr.excerpt = Some(Excerpt::around(line, at));
+        self
+    }
+
     /// Names where the input came from (a path, or `<stdin>`).
     pub fn with_origin(mut self, origin: impl Into<String>) -> Diagnostic {
         self.repr.origin = Some(origin.into());
@@ -246,6 +255,24 @@ impl Excerpt {
         }
         Excerpt { text, caret }
     }
+
+    /// [`Excerpt::new`] at byte `at` of `line` (clamped to a character
+    /// boundary), looking only at the characters it shows.
+    fn around(line: &str, at: usize) -> Excerpt {
+        let at = line.floor_char_boundary(at);
+        let (head, tail) = line.split_at(at);
+        let start = head.char_indices().rev().nth(EXCERPT_BEFORE - 1).map_or(0, |(i, _)| i);
+        let skipped = start > 0;
+        let mut text = String::from(if skipped { "..." } else { "" });
+        text.push_str(&head[start..]);
+        let caret = text.chars().count();
+        let mut chars = tail.chars();
+        text.extend(chars.by_ref().take(EXCERPT_AFTER));
+        if chars.next().is_some() {
+            text.push_str("...");
+        }
+        Excerpt { text, caret }
+    }
 }
 
 /// The warnings reported while the subcommand runs, printed after it.
@@ -312,6 +339,22 @@ mod tests {
             "error[syntax_error]: unexpected `]]`\n  --> t.txt:2:5\n  |\n2 | \tab ]] cd\n  | \t   ^\n"
         );
         assert_eq!(d.snippet(), Some("]] cd"));
+    }
+
+    #[test]
+    fn an_excerpt_at_a_byte_is_the_excerpt_at_its_column() {
+        let long: String = (0..150).map(|i| if i % 7 == 0 { 'é' } else { 'a' }).collect();
+        for line in ["", "abc", "日本語のテキスト", long.as_str()] {
+            for (column, (at, _)) in line.char_indices().chain([(line.len(), ' ')]).enumerate() {
+                let (by_byte, by_column) =
+                    (Excerpt::around(line, at), Excerpt::new(line, column + 1));
+                assert_eq!(
+                    (by_byte.text, by_byte.caret),
+                    (by_column.text, by_column.caret),
+                    "{line:?} at {at}"
+                );
+            }
+        }
     }
 
     #[test]
