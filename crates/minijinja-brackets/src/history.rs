@@ -19,6 +19,8 @@
 
 use std::fmt;
 
+use prompt_core::diagnostic::{Diagnostic, Origin};
+use prompt_core::text::{Position, Span};
 use serde::{Deserialize, Serialize};
 
 use crate::context::{Rendered, Scope, Store, StoreWrite};
@@ -189,10 +191,9 @@ impl StateHistory {
             let at = text.as_ptr() as usize - json.as_ptr() as usize;
             let message: RawMessage =
                 prompt_core::json::from_str(text).map_err(|err| invalid(json, at, &err))?;
-            let message = HistoryMessage::try_from(message).map_err(|why| HistoryError {
-                kind: HistoryErrorKind::InvalidHistory,
-                message: format!("message {}: {why}", messages.len()),
-                position: Some(position(json, at)),
+            let message = HistoryMessage::try_from(message).map_err(|why| {
+                let message = format!("message {}: {why}", messages.len());
+                HistoryError::new(HistoryErrorKind::InvalidHistory, message).at(json, at)
             })?;
             messages.push(message);
         }
@@ -381,18 +382,8 @@ fn count(n: usize, noun: &str) -> String {
 /// An `invalid_history` error for `err`, found in the part of `json` that
 /// starts at byte `at`.
 fn invalid(json: &str, at: usize, err: &prompt_core::json::JsonError) -> HistoryError {
-    HistoryError {
-        kind: HistoryErrorKind::InvalidHistory,
-        message: err.message().to_owned(),
-        position: Some(position(json, at + err.offset())),
-    }
-}
-
-/// The 1-based line and column (in characters, a byte order mark not
-/// counted) of byte `offset` of `json`.
-fn position(json: &str, offset: usize) -> (usize, usize) {
-    let prompt_core::text::Position { line, column } = prompt_core::text::position(json, offset);
-    (line, column)
+    HistoryError::new(HistoryErrorKind::InvalidHistory, err.message().to_owned())
+        .at(json, at + err.offset())
 }
 
 /// What went wrong with a [`StateHistory`] operation or file.
@@ -428,18 +419,31 @@ impl fmt::Display for HistoryErrorKind {
     }
 }
 
-/// An error from a [`StateHistory`] operation, or from reading one (with
-/// the 1-based line and column of the problem).
+/// An error from a [`StateHistory`] operation, or from reading one.
+///
+/// A [`Diagnostic`]: an `invalid_history` error has the byte span of the
+/// problem in the JSON given to [`StateHistory::from_json`] (its
+/// [`Origin::Input`]), and its line and column in characters, a byte order
+/// mark not counted ([`HistoryError::line`], [`HistoryError::column`]);
+/// an index error has no place in a text. `Display` is the message alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryError {
     kind: HistoryErrorKind,
     message: String,
-    position: Option<(usize, usize)>,
+    place: Option<(Span, Position)>,
 }
 
 impl HistoryError {
     fn new(kind: HistoryErrorKind, message: String) -> HistoryError {
-        HistoryError { kind, message, position: None }
+        HistoryError { kind, message, place: None }
+    }
+
+    /// The error at byte `offset` of `json` (an empty span: its snippet is
+    /// the rest of the line).
+    fn at(mut self, json: &str, offset: usize) -> HistoryError {
+        let offset = json.floor_char_boundary(offset);
+        self.place = Some((Span::at(offset), prompt_core::text::position(json, offset)));
+        self
     }
 
     /// The kind of error.
@@ -454,26 +458,40 @@ impl HistoryError {
 
     /// The 1-based line in the history file, for `invalid_history`.
     pub fn line(&self) -> Option<usize> {
-        self.position.map(|(line, _)| line)
+        self.place.map(|(_, at)| at.line)
     }
 
-    /// The 1-based column in the history file, for `invalid_history`.
+    /// The 1-based column in the history file, in characters, for
+    /// `invalid_history`.
     pub fn column(&self) -> Option<usize> {
-        self.position.map(|(_, column)| column)
+        self.place.map(|(_, at)| at.column)
     }
 }
 
+/// The message alone, without the position (the [`Diagnostic`] contract).
 impl fmt::Display for HistoryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}]: {}", self.kind, self.message)?;
-        if let Some((line, column)) = self.position {
-            write!(f, " at line {line}, column {column}")?;
-        }
-        Ok(())
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for HistoryError {}
+
+impl Diagnostic for HistoryError {
+    fn kind(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    /// Where in the history JSON, for `invalid_history`.
+    fn span(&self) -> Option<Span> {
+        self.place.map(|(span, _)| span)
+    }
+
+    /// The history JSON (a history has no other text).
+    fn origin(&self) -> Origin {
+        Origin::Input
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -527,10 +545,8 @@ mod tests {
         h.push_message();
         let err = h.select_swipe(0, 1).unwrap_err();
         assert_eq!(err.kind(), HistoryErrorKind::SwipeOutOfRange);
-        assert_eq!(
-            err.to_string(),
-            "error[swipe_out_of_range]: message 0 has no swipe 1 (it has 1 swipe)"
-        );
+        assert_eq!(err.to_string(), "message 0 has no swipe 1 (it has 1 swipe)");
+        assert_eq!((Diagnostic::kind(&err), Diagnostic::span(&err)), ("swipe_out_of_range", None));
         assert_eq!(h.delete_message(5).unwrap_err().kind().as_str(), "message_out_of_range");
     }
 
@@ -586,6 +602,19 @@ mod tests {
         let err = StateHistory::from_json(json).unwrap_err();
         assert_eq!((err.line(), err.column()), (Some(3), Some(3)), "{err}");
         assert!(err.message().starts_with("message 1: the active swipe 5"), "{err}");
+        // As a diagnostic: placed by prompt_core at the same line and
+        // column, with the rest of the line as the snippet.
+        let report = prompt_core::diagnostic::Report::new(&err, Some(json));
+        assert_eq!(
+            (report.kind.as_str(), report.line, report.column, report.snippet.as_deref()),
+            ("invalid_history", Some(3), Some(3), Some("{\"swipes\": [{}, {}],"))
+        );
+        // Characters, not bytes, and a byte order mark is no column.
+        let json = "\u{feff}{\"messages\": [{\"swipes\": [{\"é\": 1}]}],}";
+        let err = StateHistory::from_json(json).unwrap_err();
+        let report = prompt_core::diagnostic::Report::new(&err, Some(json));
+        assert_eq!((err.line(), err.column()), (report.line, report.column));
+        assert_eq!((report.column, report.snippet.as_deref()), (Some(39), Some("}")));
     }
 
     #[test]

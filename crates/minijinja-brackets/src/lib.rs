@@ -137,8 +137,9 @@ compiling) and "did you mean" searches are bounded, so compiling,
 rendering and analysing stay linear in the template's size.
 Unknown filters and tests are found when compiling, even in branches that
 never run. [`StateHistory`] operations and files fail with a
-[`HistoryError`] (`invalid_history` with line and column,
-`message_out_of_range`, `swipe_out_of_range`).
+[`HistoryError`], a `Diagnostic` too (`invalid_history` with its span in
+the history JSON, line and column in characters, `message_out_of_range`,
+`swipe_out_of_range`).
 
 # Differences from Jinja
 

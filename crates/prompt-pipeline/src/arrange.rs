@@ -3,13 +3,14 @@
 //! requires.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use narrative_segment::{ContextAs, Narrative, RenderOptions, render};
 
 use prompt_core::chat::{Message, Part, Role};
+use prompt_core::diagnostic::Origin;
 
-use crate::error::{Error, ErrorKind, Origin};
-use crate::location::locate;
+use crate::error::{Error, ErrorKind};
 use crate::prompt::Prompt;
 use crate::provider::Notice;
 use crate::source::Transcript;
@@ -25,11 +26,13 @@ pub(crate) fn segment(
     notices: &mut Vec<Notice>,
 ) -> Result<Vec<Message>, Error> {
     let pipeline = &*prompt.pipeline.config;
-    let location = |offset: usize| {
+    // A rendered text is in no file: the error keeps it (copied only on
+    // this failure path).
+    let place = |err: Error, offset: usize| {
         if data_ranges.is_some() {
-            locate(Origin::Rendered, text, offset)
+            err.at(Origin::Rendered, &Arc::from(text), offset)
         } else {
-            prompt.location(offset)
+            prompt.place(err, offset)
         }
     };
     let narrative = match data_ranges {
@@ -37,8 +40,12 @@ pub(crate) fn segment(
         None => Narrative::parse(text, pipeline.dialect),
     };
     let resolved = narrative.resolve(&prompt.attachments).map_err(|err| {
-        let at = err.offset().map(location);
-        Error::new(ErrorKind::Narrative(err)).located(at)
+        let offset = err.offset();
+        let wrapped = Error::new(ErrorKind::Narrative(err));
+        match offset {
+            Some(offset) => place(wrapped, offset),
+            None => wrapped,
+        }
     })?;
     let turns = resolved.segment();
     let options = RenderOptions { max_embed_bytes: None, context_as: pipeline.context_as };
@@ -59,8 +66,11 @@ pub(crate) fn segment(
         turn.role != narrative_segment::TurnRole::Context || pipeline.context_as != ContextAs::Drop
     });
     let refuse = |turn: Option<&narrative_segment::Turn<'_>>, message, role: &str| {
-        let at = turn.map(|turn| location(turn.delimiter.unwrap_or(turn.span).start));
-        unsupported_role(message, role).located(at)
+        let err = unsupported_role(message, role);
+        match turn {
+            Some(turn) => place(err, turn.delimiter.unwrap_or(turn.span).start),
+            None => err,
+        }
     };
     if rendered.context.is_some() {
         return Err(refuse(kept.next(), 0, "context"));

@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
-use crate::envelope::{Entry, Format, Writer, record};
+use crate::envelope::{Entry, Format, Place, Writer, record};
 use crate::provider::Notice;
 
 /// The most rows in one chunk: enough that starting the threads costs
@@ -187,7 +187,7 @@ impl<'a> Batch<'a> {
 
     /// Reads rows (one JSON context per line) from `rows` and writes what
     /// each gives, in row order: its request, or the error record
-    /// `{"row": i, "error": {"kind", "message", "line", "column", "snippet"}}`.
+    /// `{"row": i, "error": {"kind", "message", "line", "column", "snippet", "origin"}}`.
     ///
     /// With [`Format::Bodies`] every row is one line of `out` (the body, or
     /// the messages when the provider stage is off, or the record) and
@@ -196,10 +196,12 @@ impl<'a> Batch<'a> {
     /// document `{"requests":[...]}`, a request per line, valid JSON even
     /// with no request at all) and every error record is a line of `errors`.
     ///
-    /// A row that is not UTF-8, not a context, or without a valid id has
-    /// its line and column in the rows (a byte order mark is allowed at the
-    /// start of the first row only); a row that fails to build has them in
-    /// the prompt. `progress` is called after each chunk.
+    /// A record's line and column are in the text its `origin` names: a
+    /// row that is not UTF-8, not a context, or without a valid id has them
+    /// in the `rows` (a byte order mark is allowed at the start of the
+    /// first row only); a row that fails to build has them where its error
+    /// points (`prompt`, `rendered`, a loaded template). `progress` is
+    /// called after each chunk.
     ///
     /// # Errors
     ///
@@ -390,7 +392,7 @@ impl<'a> Batch<'a> {
         let ok = built.unwrap_or_else(|_| {
             lines.bytes.truncate(start);
             let message = "building this row failed unexpectedly (a bug: please report it)";
-            lines.bytes.extend(record(index, "internal", message, None, None, None));
+            lines.bytes.extend(record(index, "internal", message, None));
             false
         });
         lines.failed += usize::from(!ok);
@@ -415,7 +417,12 @@ impl<'a> Batch<'a> {
     ) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
-            out.extend(record(index, "row_too_large", &message, Some(index + 1), None, None));
+            out.extend(record(
+                index,
+                "row_too_large",
+                &message,
+                Some(Place::row(index, None, None)),
+            ));
             return false;
         };
         let seed = self.seed.wrapping_add(index as u64);
@@ -427,16 +434,7 @@ impl<'a> Batch<'a> {
                 } else {
                     self.compiled.build(&context, seed).map(Line::Body)
                 };
-                line.map_err(|err| {
-                    record(
-                        index,
-                        err.kind().as_str(),
-                        &err.message(),
-                        err.line(),
-                        err.column(),
-                        err.snippet(),
-                    )
-                })
+                line.map_err(|err| build_record(index, &err))
             });
         let mut line = match result {
             Ok(line) => line,
@@ -472,7 +470,7 @@ impl<'a> Batch<'a> {
             Err(err) => {
                 out.truncate(start);
                 let message = format!("cannot encode the request body: {err}");
-                out.extend(record(index, "internal", &message, None, None, None));
+                out.extend(record(index, "internal", &message, None));
                 false
             }
         }
@@ -635,19 +633,33 @@ impl Shared {
     }
 }
 
+/// The record of a row that failed to build: placed in the text its
+/// error points into (`prompt` for the prompt file).
+fn build_record(index: usize, err: &crate::Error) -> Vec<u8> {
+    use prompt_core::diagnostic::{Diagnostic, Origin};
+    let report = err.report();
+    let origin = Diagnostic::origin(err);
+    let origin = match &origin {
+        Origin::Input => "prompt",
+        other => other.as_str(),
+    };
+    let place = Place {
+        origin,
+        line: report.line,
+        column: report.column,
+        snippet: report.snippet.as_deref(),
+    };
+    let place = report.line.is_some().then_some(place);
+    record(index, &report.kind, &report.message, place)
+}
+
 fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
     std::str::from_utf8(line).map_err(|err| {
         // The prefix is valid: count its characters without copying it.
         let valid = std::str::from_utf8(&line[..err.valid_up_to()]).unwrap_or_default();
         let column = valid.chars().count() + 1;
-        record(
-            index,
-            "invalid_utf8",
-            "the row is not valid UTF-8",
-            Some(index + 1),
-            Some(column),
-            Some(""),
-        )
+        let place = Place::row(index, Some(column), Some(""));
+        record(index, "invalid_utf8", "the row is not valid UTF-8", Some(place))
     })
 }
 
@@ -664,20 +676,18 @@ fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Ve
             index,
             "invalid_json",
             message,
-            Some(index + 1),
-            Some(1),
-            Some(&snippet),
+            Some(Place::row(index, Some(1), Some(&snippet))),
         ));
     }
     json::from_str::<T>(text).map_err(|err: JsonError| {
-        record(
-            index,
-            "invalid_json",
-            err.message(),
-            Some(index + err.line()),
-            Some(err.column()),
-            Some(err.snippet()),
-        )
+        // A row is one line: the reader's line is 1.
+        let place = Place {
+            origin: "rows",
+            line: Some(index + err.line()),
+            column: Some(err.column()),
+            snippet: Some(err.snippet()),
+        };
+        record(index, "invalid_json", err.message(), Some(place))
     })
 }
 
@@ -702,33 +712,22 @@ impl Batch<'_> {
                 let message = format!(
                     "unknown field `{key}`, expected one of `state`, `local`, `global`, `{field}`"
                 );
-                let (column, snippet) = (at(value), snippet(value));
-                let line = Some(index + 1);
-                return Err(record(
-                    index,
-                    "invalid_json",
-                    &message,
-                    line,
-                    Some(column),
-                    Some(&snippet),
-                ));
+                let snippet = snippet(value);
+                let place = Place::row(index, Some(at(value)), Some(&snippet));
+                return Err(record(index, "invalid_json", &message, Some(place)));
             }
         }
         let Some(raw) = raw_id else {
             let message = format!("the row has no id: its key `{field}` is missing");
             let snippet: String = text.chars().take(40).collect();
-            return Err(record(
-                index,
-                "missing_id",
-                &message,
-                Some(index + 1),
-                Some(1),
-                Some(&snippet),
-            ));
+            let place = Place::row(index, Some(1), Some(&snippet));
+            return Err(record(index, "missing_id", &message, Some(place)));
         };
-        let (column, line) = (at(raw), Some(index + 1));
+        let column = at(raw);
         let invalid = |message: String| {
-            record(index, "invalid_id", &message, line, Some(column), Some(&snippet(raw)))
+            let snippet = snippet(raw);
+            let place = Place::row(index, Some(column), Some(&snippet));
+            record(index, "invalid_id", &message, Some(place))
         };
         let value = match serde_json::from_str::<serde_json::Value>(raw.get()) {
             Ok(serde_json::Value::String(value)) => value,
@@ -847,6 +846,27 @@ mod tests {
                 r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"4"}]}"#
             );
         }
+    }
+
+    /// A record's line has one meaning, named by its `origin`: the rows
+    /// file, the prompt file, or the row's rendered narrative (regression:
+    /// the three were told apart by nothing).
+    #[test]
+    fn each_record_names_the_text_its_line_is_in() {
+        let prompt = "/// note: a\n## user\n[[ n + 1 ]] @[[ f ]]\n";
+        let rows = b"{\"state\": {\"n\": \"x\", \"f\": \"a.png\"}}\n\
+                     {\"state\": {\"n\": 1, \"f\": \"a.png\"}}\n\
+                     {\"state\": 1}\n";
+        let (_, lines) = run_with(prompt, rows, |b| b);
+        let (prompt, rendered, rows) = (error(&lines[0]), error(&lines[1]), error(&lines[2]));
+        assert_eq!(prompt["origin"], "prompt", "{prompt}");
+        assert_eq!((&prompt["line"], &prompt["column"]), (&3.into(), &4.into()));
+        assert_eq!(rendered["origin"], "rendered", "{rendered}");
+        assert_eq!((&rendered["line"], &rendered["column"]), (&2.into(), &3.into()));
+        assert_eq!(rendered["snippet"], "@a.png");
+        assert_eq!((&rows["origin"], &rows["line"]), (&"rows".into(), &3.into()));
+        let (_, lines) = run(b"\xff\n", 1, 100);
+        assert_eq!(error(&lines[0])["origin"], "rows");
     }
 
     #[test]

@@ -276,35 +276,45 @@ impl<'w, O: Write, E: Write> Writer<'w, O, E> {
                 serde_json::Value::from(&**id)
             );
             let snippet = serde_json::Value::from(&**id).to_string();
-            return Some(record(
-                row,
-                "duplicate_id",
-                &message,
-                Some(row + 1),
-                Some(*column),
-                Some(&snippet),
-            ));
+            let place = Place::row(row, Some(*column), Some(&snippet));
+            return Some(record(row, "duplicate_id", &message, Some(place)));
         }
         seen.insert(id.clone(), row);
         None
     }
 }
 
-/// `{"row": i, "error": {...}}`, the error in the command line's shape.
-pub(crate) fn record(
-    row: usize,
-    kind: &str,
-    message: &str,
-    line: Option<usize>,
-    column: Option<usize>,
-    snippet: Option<&str>,
-) -> Vec<u8> {
+/// Where the error of a record is: `line` and `column` (1-based, in
+/// characters) are always in the text `origin` names: `rows` (the rows
+/// file: line `i + 1` for row `i`), `prompt` (the prompt file, comments
+/// included), `rendered` (the row's rendered narrative), `transcript`, or
+/// the name of a template the prompt loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place<'a> {
+    pub(crate) origin: &'a str,
+    pub(crate) line: Option<usize>,
+    pub(crate) column: Option<usize>,
+    pub(crate) snippet: Option<&'a str>,
+}
+
+impl<'a> Place<'a> {
+    /// In row `row` of the rows file (its line `row + 1`).
+    pub(crate) fn row(row: usize, column: Option<usize>, snippet: Option<&'a str>) -> Place<'a> {
+        Place { origin: "rows", line: Some(row + 1), column, snippet }
+    }
+}
+
+/// `{"row": i, "error": {"kind", "message", "line", "column", "snippet",
+/// "origin"}}`, the error in the command line's shape and the text its
+/// line is in (`origin` is `null`, as `line`, for an error with no place).
+pub(crate) fn record(row: usize, kind: &str, message: &str, place: Option<Place<'_>>) -> Vec<u8> {
     let record = json!({"row": row, "error": {
         "kind": kind,
         "message": message,
-        "line": line,
-        "column": column,
-        "snippet": snippet,
+        "line": place.and_then(|p| p.line),
+        "column": place.and_then(|p| p.column),
+        "snippet": place.and_then(|p| p.snippet),
+        "origin": place.map(|p| p.origin),
     }});
     serde_json::to_vec(&record).unwrap_or_default()
 }

@@ -2,13 +2,29 @@
 //! `#[non_exhaustive]` kind, with where the problem is.
 //!
 //! Every stage's own error is wrapped as it is (its kind and message kept),
-//! and its position is translated to the text the author can open: a
-//! template error in a prompt with `///` comments points at the line of the
-//! prompt file, not of the comment-free text the template engine saw.
+//! and its span is translated to the text the author can open: a template
+//! error in a prompt with `///` comments points into the prompt file, not
+//! into the comment-free text the template engine saw. The error keeps the
+//! text its span points into (shared, never copied per row), so lines and
+//! columns are computed when it is shown, by `prompt_core`, the way every
+//! other error of the suite is shown.
 
 use std::fmt;
+use std::sync::Arc;
+
+use prompt_core::diagnostic::{Diagnostic, Origin, Report};
+use prompt_core::text::{Position, Span};
 
 /// Why a request could not be built.
+///
+/// A [`Diagnostic`]: its kind, message, byte span and the [`Origin`] the
+/// span points into: [`Origin::Input`] (the prompt file as the author wrote
+/// it, comments included), [`Origin::Rendered`] (the narrative the template
+/// rendered, which no file holds) or [`Origin::Transcript`] (the JSON
+/// transcript given beside the prompt); an error of a template the prompt
+/// loaded keeps that template's [`Origin::Named`]. [`Error::text`] is the
+/// text of that origin, when the pipeline read it, so
+/// [`Error::report`] places the error with no text at hand.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     repr: Box<Repr>,
@@ -17,41 +33,11 @@ pub struct Error {
 #[derive(Debug, Clone, PartialEq)]
 struct Repr {
     kind: ErrorKind,
-    location: Option<Location>,
-}
-
-/// A 1-based line and column (in characters) in one of the texts the
-/// pipeline reads, and the offending text there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Location {
-    pub(crate) origin: Origin,
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    pub(crate) snippet: String,
-}
-
-/// Which text an error's line and column are in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Origin {
-    /// The prompt file as the author wrote it (comments included).
-    Prompt,
-    /// The narrative the template rendered: a position there has no place
-    /// in the prompt file once the template has run.
-    Rendered,
-    /// The JSON transcript given alongside the prompt.
-    Transcript,
-}
-
-impl Origin {
-    /// `prompt`, `rendered` or `transcript`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Prompt => "prompt",
-            Origin::Rendered => "rendered",
-            Origin::Transcript => "transcript",
-        }
-    }
+    /// The offending bytes of `text`.
+    span: Option<Span>,
+    origin: Origin,
+    /// The text of `origin`, when the pipeline read it.
+    text: Option<Arc<str>>,
 }
 
 /// What went wrong.
@@ -202,12 +188,32 @@ pub enum ErrorKind {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Error {
-        Error { repr: Box::new(Repr { kind, location: None }) }
+        Error { repr: Box::new(Repr { kind, span: None, origin: Origin::Input, text: None }) }
     }
 
-    pub(crate) fn located(mut self, location: Option<Location>) -> Error {
-        self.repr.location = location;
+    /// The error placed at byte `offset` of `text`, the text of `origin`
+    /// (an empty span: the snippet is the rest of that line).
+    pub(crate) fn at(mut self, origin: Origin, text: &Arc<str>, offset: usize) -> Error {
+        self.repr.span = Some(Span::at(offset));
+        self.repr.origin = origin;
+        self.repr.text = Some(Arc::clone(text));
         self
+    }
+
+    /// The error at `span` of a text the pipeline was not given (a
+    /// template loaded by name).
+    pub(crate) fn named(mut self, origin: Origin, span: Span) -> Error {
+        self.repr.span = Some(span);
+        self.repr.origin = origin;
+        self
+    }
+
+    /// [`Error::at`] when there is a place.
+    pub(crate) fn at_some(self, place: Option<(Origin, &Arc<str>, usize)>) -> Error {
+        match place {
+            Some((origin, text, offset)) => self.at(origin, text, offset),
+            None => self,
+        }
     }
 
     /// What went wrong.
@@ -215,26 +221,43 @@ impl Error {
         &self.repr.kind
     }
 
-    /// Which text [`Error::line`] and [`Error::column`] are in, when the
-    /// error has a position.
-    pub fn origin(&self) -> Option<Origin> {
-        self.repr.location.as_ref().map(|l| l.origin)
+    /// The text [`Diagnostic::span`] points into (the text of
+    /// [`Diagnostic::origin`]), when the pipeline read it: the prompt, the
+    /// rendered narrative or the transcript. `None` when the error has no
+    /// span, or its span is in a text the pipeline was not given (a
+    /// template loaded by name).
+    pub fn text(&self) -> Option<&str> {
+        self.repr.text.as_deref()
     }
 
-    /// The 1-based line of the problem, when it has one.
+    /// The error as data, its line, column (characters) and snippet
+    /// computed from [`Error::text`]: what `--error-format json` prints.
+    pub fn report(&self) -> Report {
+        Report::new(self, self.text())
+    }
+
+    /// The 1-based line and column (characters) of the problem in
+    /// [`Error::text`], computed on each call.
+    pub fn position(&self) -> Option<Position> {
+        let (span, text) = self.repr.span.zip(self.text())?;
+        Some(prompt_core::text::position(text, span.start))
+    }
+
+    /// The 1-based line of the problem, when it has one ([`Error::position`]).
     pub fn line(&self) -> Option<usize> {
-        self.repr.location.as_ref().map(|l| l.line)
+        self.position().map(|p| p.line)
     }
 
     /// The 1-based column (in characters) of the problem, when it has one.
     pub fn column(&self) -> Option<usize> {
-        self.repr.location.as_ref().map(|l| l.column)
+        self.position().map(|p| p.column)
     }
 
-    /// The offending text (the rest of its line, at most 40 characters),
-    /// when the error has a position.
+    /// The offending text (`prompt_core::text::snippet`: the rest of its
+    /// line, at most 40 characters), when the error has a position.
     pub fn snippet(&self) -> Option<&str> {
-        self.repr.location.as_ref().map(|l| l.snippet.as_str())
+        let (span, text) = self.repr.span.zip(self.text())?;
+        Some(prompt_core::text::snippet(text, span))
     }
 
     /// The message for people, without the position.
@@ -337,18 +360,36 @@ impl ErrorKind {
     }
 }
 
+/// The message alone, without the position (the [`Diagnostic`] contract:
+/// [`Error::report`] places it).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())?;
-        if let Some(l) = &self.repr.location {
-            let text = match l.origin {
-                Origin::Prompt => "prompt",
-                Origin::Rendered => "rendered narrative",
-                Origin::Transcript => "transcript",
-            };
-            write!(f, " at line {}, column {} of the {text}", l.line, l.column)?;
+        f.write_str(&self.message())
+    }
+}
+
+impl Diagnostic for Error {
+    fn kind(&self) -> &'static str {
+        self.repr.kind.as_str()
+    }
+
+    fn span(&self) -> Option<Span> {
+        self.repr.span
+    }
+
+    fn origin(&self) -> Origin {
+        self.repr.origin.clone()
+    }
+
+    /// A wrapped stage error's help (a template's suggestion, or the chain
+    /// of statements that loaded it).
+    fn help(&self) -> Option<String> {
+        match &self.repr.kind {
+            ErrorKind::Template(err) => Diagnostic::help(err),
+            ErrorKind::Narrative(err) => Diagnostic::help(err),
+            ErrorKind::Transcript(err) => Diagnostic::help(err),
+            _ => None,
         }
-        Ok(())
     }
 }
 

@@ -118,9 +118,12 @@ transcript's `missing_columns`) or names the problem itself: a parameter
 that does not parse or is out of range, a part or a role a provider cannot
 carry, a conversation a provider cannot take (Anthropic and Gemini refuse
 one that does not alternate: the pipeline merges before them, callers of
-[`Provider::build`] must too). [`Error::line`] and [`Error::column`] point into the text named by
-[`Error::origin`]: positions in the comment-free text are mapped back to the
-prompt file, so the line is the one the author sees. Nothing is dropped
+[`Provider::build`] must too). It is a `prompt_core` [`Diagnostic`]: a byte
+span in the text named by its [`Origin`] (the prompt file, the rendered
+narrative, the transcript), which [`Error::text`] keeps; [`Error::report`]
+gives its line, column (characters) and snippet. Positions in the
+comment-free text are mapped back to the prompt file, so the line is the one
+the author sees. Nothing is dropped
 silently: parameters a provider has no field for are [`Notice`]s.
 */
 
@@ -132,7 +135,7 @@ pub use crate::batch::{Batch, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::envelope::Format;
-pub use crate::error::{Error, ErrorKind, Origin};
+pub use crate::error::{Error, ErrorKind};
 pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, Provider, Request};
@@ -141,6 +144,7 @@ pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs};
 pub use prompt_core::chat::{Message, Part, Role};
+pub use prompt_core::diagnostic::{Diagnostic, Origin};
 
 pub mod provider;
 
@@ -156,7 +160,6 @@ mod compiled;
 mod config;
 mod envelope;
 mod error;
-mod location;
 mod params;
 mod pipeline;
 mod prompt;

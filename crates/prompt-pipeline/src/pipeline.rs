@@ -171,8 +171,9 @@ mod tests {
 
     use super::*;
     use crate::config::Stages;
-    use crate::error::{ErrorKind, Origin};
+    use crate::error::ErrorKind;
     use crate::provider::Notice;
+    use prompt_core::diagnostic::{Diagnostic, Origin};
 
     #[test]
     fn param_errors_point_at_their_line() {
@@ -180,7 +181,7 @@ mod tests {
         let err = Pipeline::new(Provider::OpenAi).prepare(Source::new(source)).unwrap_err();
         assert_eq!((err.line(), err.column()), (Some(3), Some(21)));
         assert_eq!(err.snippet(), Some("temperature = warm"));
-        assert_eq!(err.origin(), Some(Origin::Prompt));
+        assert_eq!(err.origin(), Origin::Input);
     }
 
     #[test]
@@ -273,10 +274,7 @@ mod tests {
         assert_eq!(with(ContextAs::Drop).unwrap().messages, [Message::text(Role::User, "Hi")]);
         let err = with(ContextAs::Keep).unwrap_err();
         assert_eq!(err.kind().as_str(), "unsupported_role");
-        assert_eq!(
-            (err.origin(), err.line(), err.column()),
-            (Some(Origin::Rendered), Some(1), Some(1))
-        );
+        assert_eq!((err.origin(), err.line(), err.column()), (Origin::Rendered, Some(1), Some(1)));
     }
 
     #[test]
@@ -286,10 +284,7 @@ mod tests {
         let err =
             arrange(pipeline, "/// a comment\n/// another\nSee @x.png\n## user\nHi\n").unwrap_err();
         assert_eq!(err.kind().as_str(), "unresolvable_reference");
-        assert_eq!(
-            (err.origin(), err.line(), err.column()),
-            (Some(Origin::Prompt), Some(3), Some(5))
-        );
+        assert_eq!((err.origin(), err.line(), err.column()), (Origin::Input, Some(3), Some(5)));
         assert_eq!(err.snippet(), Some("@x.png"));
     }
 
@@ -300,10 +295,7 @@ mod tests {
         let text = "/// flow: a\nA /// x\nB\n/// y\nC [[ oops";
         let err = Pipeline::new(Provider::OpenAi).prepare(Source::new(text)).unwrap();
         let err = err.compile().unwrap_err();
-        assert_eq!(
-            (err.origin(), err.line(), err.column()),
-            (Some(Origin::Prompt), Some(5), Some(3))
-        );
+        assert_eq!((err.origin(), err.line(), err.column()), (Origin::Input, Some(5), Some(3)));
     }
 
     #[test]
@@ -329,7 +321,7 @@ mod tests {
             ]
         );
         let err = Transcript::from_json("[\n  {\"text\": 1}\n]", "b").unwrap_err();
-        assert_eq!((err.origin(), err.line()), (Some(Origin::Transcript), Some(2)));
+        assert_eq!((err.origin(), err.line()), (Origin::Transcript, Some(2)));
     }
 
     #[test]

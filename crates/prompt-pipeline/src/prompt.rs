@@ -2,17 +2,17 @@
 //! their [`Metadata`] collected and the `/// param:` values typed.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use minijinja_brackets::UndefinedTag;
 use narrative_segment::Attachments;
 use prompt_comments::{DirectiveKind, Processed};
-use prompt_core::diagnostic::{Diagnostic, Origin as TextOrigin};
+use prompt_core::diagnostic::{Diagnostic, Origin};
 use prompt_core::text::LineIndex;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::config::Pipeline;
-use crate::error::{Error, ErrorKind, Location, Origin};
-use crate::location::locate;
+use crate::error::{Error, ErrorKind};
 use crate::params::Params;
 use crate::provider::Notice;
 use crate::source::Source;
@@ -75,7 +75,8 @@ impl Serialize for Metadata<'_> {
 #[derive(Debug, Clone)]
 pub struct Prompt {
     pub(crate) pipeline: Pipeline,
-    source: String,
+    /// Shared with the errors that point into it.
+    source: Arc<str>,
     /// Stage 1's report (the comment-free text, the metadata, what was
     /// deleted); `None` when the comments stage is off (the text is
     /// `source`).
@@ -90,6 +91,7 @@ impl Prompt {
     /// Stage 1 of `pipeline` over `source`.
     pub(crate) fn new(pipeline: &Pipeline, source: Source) -> Result<Prompt, Error> {
         let Source { text, attachments, files } = source;
+        let text: Arc<str> = Arc::from(text);
         let mut notices = Vec::new();
         let processed = pipeline.config.stages.comments.then(|| {
             let processed = prompt_comments::process(&text).into_owned();
@@ -115,10 +117,10 @@ impl Prompt {
                     .iter()
                     .flat_map(|p| p.directives.iter().rev())
                     .find(|d| d.kind == DirectiveKind::Param && d.key == name.as_str())
-                    .map(|d| locate(Origin::Prompt, &text, d.span.start)),
+                    .map(|d| (Origin::Input, &text, d.span.start)),
                 _ => None,
             };
-            err.located(location)
+            err.at_some(location)
         })?;
         // The host's own values have no place in the prompt to point at.
         let host = pipeline.config.params.iter().map(|(k, v)| (k.as_str(), v.as_str()));
@@ -133,8 +135,7 @@ impl Prompt {
         // Each declaration: the host's, else the prompt's directive, placed
         // at that directive when it fails.
         let placed = |key: &str, err: Error| {
-            let location = directive(key).map(|d| locate(Origin::Prompt, &text, d.span.start));
-            err.located(location)
+            err.at_some(directive(key).map(|d| (Origin::Input, &text, d.span.start)))
         };
         let read = |key: &str| -> Result<Option<String>, Error> {
             let Some(d) = directive(key) else { return Ok(None) };
@@ -198,11 +199,11 @@ impl Prompt {
         &self.notices
     }
 
-    /// The location in the prompt file of byte `offset` of [`Prompt::text`],
+    /// `err` placed in the prompt file at byte `offset` of [`Prompt::text`],
     /// through what stage 1 deleted.
-    pub(crate) fn location(&self, offset: usize) -> Location {
+    pub(crate) fn place(&self, err: Error, offset: usize) -> Error {
         let offset = self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
-        locate(Origin::Prompt, &self.source, offset)
+        err.at(Origin::Input, &self.source, offset)
     }
 
     /// The notices of the bare `[[name]]` tags the render reported, placed
@@ -221,7 +222,7 @@ impl Prompt {
         let mut order: Vec<(usize, usize)> = tags
             .iter()
             .enumerate()
-            .filter(|(_, tag)| Diagnostic::origin(*tag) == TextOrigin::Input)
+            .filter(|(_, tag)| Diagnostic::origin(*tag) == Origin::Input)
             .map(|(i, tag)| (to_input(tag), i))
             .collect();
         order.sort_unstable();
@@ -240,7 +241,7 @@ impl Prompt {
             .zip(placed)
             .map(|(tag, at)| {
                 let message = match Diagnostic::origin(tag) {
-                    TextOrigin::Input => tag.to_string(),
+                    Origin::Input => tag.to_string(),
                     template => format!("{tag} (in the template `{template}`)"),
                 };
                 Notice::UndefinedVariable {
@@ -253,10 +254,17 @@ impl Prompt {
             .collect()
     }
 
-    /// A template error, placed in the prompt file.
+    /// A template error, placed in the prompt file; one in a template the
+    /// prompt loaded by name keeps its origin and its span there.
     pub(crate) fn template_error(&self, err: minijinja_brackets::Error) -> Error {
-        let location = err.span().map(|span| self.location(span.start));
-        Error::new(ErrorKind::Template(err)).located(location)
+        let span = err.span();
+        let origin = prompt_core::diagnostic::Diagnostic::origin(&err);
+        let wrapped = Error::new(ErrorKind::Template(err));
+        match (span, origin) {
+            (Some(span), Origin::Input) => self.place(wrapped, span.start),
+            (Some(span), origin) => wrapped.named(origin, span),
+            (None, _) => wrapped,
+        }
     }
 }
 
@@ -291,5 +299,61 @@ mod tests {
         assert_eq!(prompt.params().stop, ["a", "b, c"]);
         assert_eq!(prompt.params().temperature, Some(0.2));
         assert_eq!(prompt.params().extra, [("logit_bias".to_owned(), "{\"1\": 2}".to_owned())]);
+    }
+
+    /// Where `needle` of the comment-free text is in `source`, through the
+    /// deletions stage 1 reports (what [`Prompt::place`] does).
+    fn map(source: &str, needle: &str) -> (usize, usize) {
+        let prompt = Pipeline::new(Provider::OpenAi).prepare(Source::new(source)).unwrap();
+        let offset = prompt.text().find(needle).unwrap();
+        let err = prompt.place(Error::new(ErrorKind::NoMessages { provider: "x" }), offset);
+        let at = err.position().unwrap();
+        (at.line, at.column)
+    }
+
+    #[test]
+    fn full_line_comments_shift_lines_back() {
+        let source = "/// flow: x\n/// note: a=1\nHello [[ oops\n";
+        assert_eq!(map(source, "[[ oops"), (3, 7));
+    }
+
+    #[test]
+    fn trailing_comments_and_escapes_keep_columns() {
+        let source = "a \\/// b /// gone\n  /// gone too\né [[ x ]]\n";
+        assert_eq!(map(source, "b"), (1, 8));
+        assert_eq!(map(source, "[[ x"), (3, 3));
+    }
+
+    #[test]
+    fn comment_markers_in_code_stay() {
+        let source = "```\n/// kept\n```\n/// gone\nend\n";
+        assert_eq!(map(source, "kept"), (2, 5));
+        assert_eq!(map(source, "end"), (5, 1));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Every character of the cleaned text maps to the same character in
+        /// the prompt, whatever the mix of comments, code and escapes.
+        #[test]
+        fn every_kept_character_maps_to_itself(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just("/// c: v".to_owned()),
+                    proptest::strategy::Just("```".to_owned()),
+                    proptest::strategy::Just("x \\/// y".to_owned()),
+                    "[a-cé /]{0,10}",
+                ],
+                0..12,
+            ),
+        ) {
+            let source = lines.join("\n");
+            let processed = prompt_comments::process(&source);
+            for (offset, c) in processed.cleaned.char_indices() {
+                let at = processed.deletions.to_input(offset);
+                proptest::prop_assert_eq!(source[at..].chars().next(), Some(c));
+            }
+        }
     }
 }

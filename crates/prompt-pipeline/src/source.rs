@@ -1,11 +1,13 @@
 //! What a pipeline reads: the prompt [`Source`] and, beside it, a
 //! [`Transcript`].
 
+use std::sync::Arc;
+
 use narrative_segment::{AttachmentLimits, Attachments, Bundle};
+use prompt_core::diagnostic::Origin;
 use transcript_flip::{FlipOptions, Turn};
 
-use crate::error::{Error, ErrorKind, Origin};
-use crate::location::{locate, offset_of};
+use crate::error::{Error, ErrorKind};
 
 /// The text of a prompt, the attachments its references resolve from, and
 /// the files its `/// tools:` and `/// response_schema:` paths name (a
@@ -99,15 +101,14 @@ impl Transcript {
     /// [`ErrorKind::Transcript`] at the line and column of the JSON.
     pub fn from_json(json: &str, speaker: impl Into<String>) -> Result<Transcript, Error> {
         let turns = transcript_flip::turns_from_json(json).map_err(|err| {
-            // Positions in JSON do not count a byte order mark.
-            let text = prompt_core::json::strip_bom(json);
-            let location = match (err.line(), err.column()) {
-                (Some(line), Some(column)) => {
-                    Some(locate(Origin::Transcript, text, offset_of(text, line, column)))
-                }
-                _ => None,
-            };
-            Error::new(ErrorKind::Transcript(err)).located(location)
+            // The error keeps the transcript it points into (copied only on
+            // this failure path).
+            let span = prompt_core::diagnostic::Diagnostic::span(&err);
+            let wrapped = Error::new(ErrorKind::Transcript(err));
+            match span {
+                Some(span) => wrapped.at(Origin::Transcript, &Arc::from(json), span.start),
+                None => wrapped,
+            }
         })?;
         Ok(Transcript::new(turns, speaker))
     }

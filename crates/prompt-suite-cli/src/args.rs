@@ -34,6 +34,12 @@ pub(crate) struct Args {
     #[arg(long, value_enum, global = true, default_value_t = ErrorFormat::Human)]
     pub(crate) error_format: ErrorFormat,
 
+    /// Colours in errors and warnings for people: `auto` when standard
+    /// error is a terminal and `NO_COLOR` is not set; `always` even with
+    /// `NO_COLOR`.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub(crate) color: ColorChoice,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -45,6 +51,30 @@ pub(crate) enum ErrorFormat {
     Human,
     /// One JSON object: `{"error": {"kind", "message", "line", "column", "snippet"}}`.
     Json,
+}
+
+/// When errors and warnings for people are coloured (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// When standard error is a terminal and `NO_COLOR` is unset or empty.
+    Auto,
+    /// Always, whatever `NO_COLOR` says.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour, given whether standard error is a terminal and
+    /// the value of `NO_COLOR` (<https://no-color.org>: set and not empty
+    /// turns colours off).
+    pub(crate) fn colors(self, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => terminal && no_color.is_none_or(|value| value.is_empty()),
+        }
+    }
 }
 
 /// The input argument every subcommand shares.
@@ -677,5 +707,22 @@ impl Args {
             }
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_choice() {
+        use std::ffi::OsStr;
+        let set = Some(OsStr::new("1"));
+        assert!(ColorChoice::Auto.colors(true, None));
+        assert!(ColorChoice::Auto.colors(true, Some(OsStr::new(""))));
+        assert!(!ColorChoice::Auto.colors(true, set));
+        assert!(!ColorChoice::Auto.colors(false, None));
+        assert!(ColorChoice::Always.colors(false, set));
+        assert!(!ColorChoice::Never.colors(true, None));
     }
 }

@@ -9,7 +9,7 @@ use prompt_core::json::{self, JsonError};
 use prompt_core::text::LineIndex;
 use serde::de::DeserializeOwned;
 
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 
 /// The bytes of one input and where they came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,23 +126,6 @@ impl Input {
         }
     }
 
-    /// The diagnostic for a library error about this input: its kind, message
-    /// and position, with the source line and origin for the caret drawing.
-    pub fn reject(&self, error: &impl Reportable) -> Diagnostic {
-        let mut diagnostic =
-            Diagnostic::new(error.kind_name(), error.message()).with_origin(self.origin.clone());
-        if let Some((line, column)) = error.position() {
-            diagnostic = diagnostic.at(line, column);
-            if let Ok(text) = self.text() {
-                diagnostic = diagnostic.with_source(text);
-            }
-        }
-        if let Some(snippet) = error.snippet() {
-            diagnostic = diagnostic.with_snippet(snippet);
-        }
-        diagnostic
-    }
-
     /// The diagnostic for a library error about this input that speaks
     /// `prompt_core`'s [`CoreDiagnostic`]: line, column and snippet are
     /// computed once from its span in this input's text ([`Report`]).
@@ -153,12 +136,7 @@ impl Input {
     /// rather than at a wrong one.
     pub fn report(&self, error: &dyn CoreDiagnostic) -> Diagnostic {
         let text = self.text().ok().filter(|_| error.origin() == CoreOrigin::Input);
-        let diagnostic =
-            Diagnostic::from_report(Report::new(error, text)).with_origin(self.origin.clone());
-        match text {
-            Some(text) => diagnostic.with_source(text),
-            None => diagnostic,
-        }
+        Diagnostic::of(error, text, self.origin.clone())
     }
 
     /// Reports library warnings that speak [`CoreDiagnostic`], each placed
@@ -254,7 +232,8 @@ mod tests {
         assert_eq!(ok, [1]);
         let err = json_error("\u{feff}[1,]");
         assert_eq!((err.line(), err.column(), err.snippet()), (Some(1), Some(4), Some("]")));
-        assert!(err.render_human().ends_with("1 | [1,]\n  |    ^\n"), "{}", err.render_human());
+        let drawn = err.render_human(false);
+        assert!(drawn.ends_with("1 | [1,]\n  |    ^\n"), "{drawn}");
         // A repeated key is an error naming it, at its second occurrence.
         let err = json_error("{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");
         assert_eq!(err.kind(), "invalid_json");

@@ -1,7 +1,6 @@
 //! What `build` and `batch` share: the prompt file as a pipeline source,
 //! its notices as warnings, and the diagnostic of a pipeline error.
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use prompt_suite::pipeline::{
@@ -12,7 +11,7 @@ use prompt_suite::pipeline::{
 use prompt_core::text::LineIndex;
 
 use crate::args::PipelineArgs;
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 
 /// The pipeline of the flags, with the files `--tools` and
@@ -20,7 +19,7 @@ use crate::input::Input;
 /// directives).
 pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Pipeline, Diagnostic> {
     let mut builder = args.builder();
-    let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None, None);
+    let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;
         let tools = Tool::parse_list(file.text()?).map_err(|err| placed(err, &file))?;
@@ -47,19 +46,19 @@ pub(crate) fn source(
 ) -> Result<Source, Diagnostic> {
     let name = input.path().and_then(Path::to_str).unwrap_or("stdin");
     let mut source = Source::from_bytes(name, input.bytes(), pipeline.attachment_limits())
-        .map_err(|err| diagnostic(&err, input, None, None))?;
+        .map_err(|err| diagnostic(&err, input, None))?;
     if let Some(path) = input.path() {
         let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
         source = source
             .in_directory(dir.unwrap_or(Path::new(".")), pipeline.attachment_limits())
-            .map_err(|err| diagnostic(&err, input, None, None))?;
+            .map_err(|err| diagnostic(&err, input, None))?;
     }
     match &args.embeds_dir {
         Some(dir) => {
             let attachments =
                 Attachments::directory(dir, *pipeline.attachment_limits()).map_err(|err| {
                     let err = prompt_pipeline::Error::from(err);
-                    diagnostic(&err, input, None, None).with_origin(dir.display().to_string())
+                    diagnostic(&err, input, None).with_origin(dir.display().to_string())
                 })?;
             Ok(source.with_attachments(attachments))
         }
@@ -117,57 +116,21 @@ pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str)
     }
 }
 
-/// The diagnostic for a pipeline error: drawn on the prompt (`prompt_text`,
-/// which for a bundle is its narrative entry), on the transcript file, or
-/// with its snippet alone for a position in the rendered narrative.
+/// The diagnostic for a pipeline error, drawn on the text it points into
+/// (which the error keeps): the prompt file `input` (for a bundle, its
+/// narrative entry), the `transcript` file, the narrative the template
+/// rendered (named after `input`), or a template loaded by name.
 pub(crate) fn diagnostic(
     err: &prompt_pipeline::Error,
     input: &Input,
-    prompt_text: Option<&str>,
     transcript: Option<&Input>,
 ) -> Diagnostic {
     use prompt_pipeline::Origin;
-    let base = Diagnostic::new(err.kind_name(), Reportable::message(err));
-    let Some((line, column)) = Reportable::position(err) else {
-        return base.with_origin(input.origin().to_owned());
+    let origin = match prompt_pipeline::Diagnostic::origin(err) {
+        Origin::Transcript => transcript.unwrap_or(input).origin().to_owned(),
+        Origin::Rendered => format!("{} (as rendered by the template)", input.origin()),
+        Origin::Named(name) => name,
+        _ => input.origin().to_owned(),
     };
-    let located = base.at(line, column).with_snippet(err.snippet().unwrap_or_default());
-    match err.origin() {
-        Some(Origin::Transcript) => {
-            let file = transcript.unwrap_or(input);
-            // Its columns do not count a byte order mark.
-            let text = file.text().ok().map(prompt_core::json::strip_bom);
-            with_source(located, text, file.origin())
-        }
-        Some(Origin::Rendered) => {
-            located.with_origin(format!("{} (as rendered by the template)", input.origin()))
-        }
-        _ => with_source(located, prompt_text.or(input.text().ok()), input.origin()),
-    }
-}
-
-fn with_source(diagnostic: Diagnostic, text: Option<&str>, origin: &str) -> Diagnostic {
-    let diagnostic = diagnostic.with_origin(origin.to_owned());
-    match text {
-        Some(text) => diagnostic.with_source(text),
-        None => diagnostic,
-    }
-}
-
-impl Reportable for prompt_pipeline::Error {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        prompt_pipeline::Error::message(self)
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        self.line().zip(self.column())
-    }
-
-    fn snippet(&self) -> Option<String> {
-        prompt_pipeline::Error::snippet(self).map(str::to_owned)
-    }
+    Diagnostic::of(err, err.text(), origin)
 }

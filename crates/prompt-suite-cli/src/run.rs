@@ -1,13 +1,14 @@
 //! Parse, dispatch, report: the whole life of one `prompt-suite` process.
 
 use std::ffi::OsString;
+use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use crate::args::{Args, ErrorFormat};
 use crate::commands;
-use crate::diagnostic::{self, Diagnostic};
+use crate::diagnostic;
 
 /// Runs the command line given by `args` (the program name first) and returns
 /// the exit code: `0` success, `1` the input was rejected, `2` usage error.
@@ -25,18 +26,20 @@ where
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
+    let color =
+        args.color.colors(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
     let outcome = commands::execute(args.command);
     let warnings = diagnostic::take_warnings();
     let show_warnings = outcome.is_ok() || args.error_format == ErrorFormat::Human;
     if show_warnings {
-        let text: String = warnings.iter().map(Diagnostic::render_warning).collect();
+        let text: String = warnings.iter().map(|w| w.render_warning(color)).collect();
         eprint!("{text}");
     }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => {
             let text = match args.error_format {
-                ErrorFormat::Human => diagnostic.render_human(),
+                ErrorFormat::Human => diagnostic.render_human(color),
                 ErrorFormat::Json => diagnostic.render_json(),
             };
             eprint!("{text}");

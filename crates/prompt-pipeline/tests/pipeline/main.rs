@@ -80,8 +80,9 @@ proptest! {
         for provider in PROVIDERS {
             if let Err(err) = pipeline_for(provider).build(Source::new(text.as_str()), &context(), 1) {
                 prop_assert!(!err.kind().as_str().is_empty());
-                if err.origin() == Some(prompt_pipeline::Origin::Prompt) {
-                    prop_assert!(err.line().unwrap() <= line_count(&text));
+                let origin = prompt_pipeline::Diagnostic::origin(&err);
+                if let (prompt_pipeline::Origin::Input, Some(line)) = (origin, err.line()) {
+                    prop_assert!(line <= line_count(&text));
                 }
             }
         }

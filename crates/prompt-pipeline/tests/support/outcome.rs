@@ -1,6 +1,6 @@
 //! What a pipeline run is snapshotted as, shared by the end-to-end tests.
 
-use prompt_pipeline::{Built, Error, Provider};
+use prompt_pipeline::{Built, Diagnostic, Error, Provider};
 use serde_json::{Value, json};
 
 /// The checked body, the notices, the template's writes and effects; or the
@@ -18,14 +18,19 @@ pub(crate) fn outcome(result: Result<Built, Error>) -> Value {
                 "effects": rendered.effects,
             })
         }
-        Err(err) => json!({"error": {
-            "kind": err.kind().as_str(),
-            "stage": err.kind().stage(),
-            "message": err.to_string(),
-            "line": err.line(),
-            "column": err.column(),
-            "snippet": err.snippet(),
-        }}),
+        Err(err) => {
+            let report = err.report();
+            let origin = report.line.map(|_| Diagnostic::origin(&err).to_string());
+            json!({"error": {
+                "kind": report.kind,
+                "stage": err.kind().stage(),
+                "message": report.message,
+                "line": report.line,
+                "column": report.column,
+                "snippet": report.snippet,
+                "origin": origin,
+            }})
+        }
     }
 }
 

@@ -26,7 +26,7 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let pipeline = crate::prompt::pipeline(&args.pipeline)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
-    let reject = |err| diagnostic(&err, &input, Some(&prompt_text), None);
+    let reject = |err| diagnostic(&err, &input, None);
     let prompt = pipeline.prepare(source).map_err(reject)?;
     // The prompt's own notices hold for every row: say them once.
     warn_notices(prompt.notices(), &input, &prompt_text);

@@ -23,7 +23,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         (Some(path), Some(speaker)) => {
             let file = Input::read(Some(path))?;
             let transcript = Transcript::from_json(file.text()?, speaker.as_str())
-                .map_err(|err| diagnostic(&err, &file, None, None))?
+                .map_err(|err| diagnostic(&err, &file, None))?
                 .options(args.view.options());
             Some((file, transcript))
         }
@@ -31,7 +31,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     };
     let seed = args.seed.unwrap_or_else(random_seed);
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
-    let reject = |err| diagnostic(&err, &input, Some(&prompt_text), transcript_input);
+    let reject = |err| diagnostic(&err, &input, transcript_input);
     let prompt = pipeline.prepare(source).map_err(reject)?;
     let compiled = prompt.compile().map_err(reject)?;
     let transcript = transcript.as_ref().map(|(_, transcript)| transcript);

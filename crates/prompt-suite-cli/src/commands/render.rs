@@ -1,6 +1,5 @@
 //! `prompt-suite render`: renders a bracket template (`minijinja-brackets`).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::hash::{BuildHasher, RandomState};
@@ -14,23 +13,9 @@ use prompt_suite::brackets::{
 
 use crate::args::RenderArgs;
 use crate::context::{random_seed, read_context};
-use crate::diagnostic::{Diagnostic, Reportable};
+use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
-
-impl Reportable for HistoryError {
-    fn kind_name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(self.kind().as_str())
-    }
-
-    fn message(&self) -> String {
-        HistoryError::message(self).to_owned()
-    }
-
-    fn position(&self) -> Option<(usize, usize)> {
-        Some((self.line()?, self.column()?))
-    }
-}
 
 /// Runs `render`.
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
@@ -255,8 +240,7 @@ impl HistoryLock {
 /// An index error of a history operation (`--at` past the end), naming
 /// the history file.
 fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
-    Diagnostic::new(err.kind().as_str(), err.message().to_owned())
-        .with_origin(path.display().to_string())
+    Diagnostic::of(err, None, path.display().to_string())
 }
 
 /// Reads a history file; with `--commit`, a file that does not exist yet
@@ -266,7 +250,7 @@ fn read_history(path: &Path, commit: bool) -> Result<StateHistory, Diagnostic> {
         return Ok(StateHistory::new());
     }
     let input = Input::read(Some(path))?;
-    StateHistory::from_json(input.text()?).map_err(|err| input.reject(&err))
+    StateHistory::from_json(input.text()?).map_err(|err| input.report(&err))
 }
 
 /// Stores `writes` on message `message`: a new message at the end, or a

@@ -9,6 +9,7 @@ mod batch;
 mod build;
 mod check;
 mod comments;
+mod diagnostics;
 mod flip;
 #[path = "../../../prompt-pipeline/tests/support/gemini.rs"]
 mod gemini;
