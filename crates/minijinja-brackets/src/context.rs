@@ -2,9 +2,12 @@
 //! the lighter [`Outcome`]).
 
 use std::collections::HashSet;
+use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
+use prompt_core::diagnostic::{Diagnostic, Origin};
+use prompt_core::text::Span;
 use serde::{Deserialize, Serialize};
 
 use crate::value::Value;
@@ -141,6 +144,10 @@ pub struct Rendered {
     pub writes: Vec<StoreWrite>,
     /// Every `qr`/`st` request, in order.
     pub effects: Vec<Effect>,
+    /// The `[[name]]` tags that printed an undefined name (see
+    /// [`Outcome::undefined`]). Not serialized.
+    #[serde(skip)]
+    pub undefined: Vec<UndefinedTag>,
 }
 
 /// What a render produced and did, without the stores after it: the result
@@ -197,6 +204,95 @@ pub struct Outcome {
     pub writes: Vec<StoreWrite>,
     /// Every `qr`/`st` request, in order.
     pub effects: Vec<Effect>,
+    /// Each `[[name]]` tag written with no spaces inside its brackets that
+    /// printed an undefined name, and so nothing: often text that only
+    /// looks like a tag (a wiki link `[[Alice]]`, a TOML table `[[bin]]`).
+    /// One per distinct name, the first tag that printed it, in the order
+    /// the render met them. Never in strict mode, where printing an
+    /// undefined value is an error. Not serialized.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// let env = Environment::new();
+    /// let template = env.compile("See [[Alice]] and [[Alice]], [[ bob ]], [[ready]].")?;
+    /// let context: Context = serde_json::from_str(r#"{"state": {"ready": "yes"}}"#)?;
+    /// let outcome = template.render_outcome(&context, 0)?;
+    /// assert_eq!(outcome.output, "See  and , , yes.");
+    /// let names: Vec<&str> = outcome.undefined.iter().map(|u| u.name()).collect();
+    /// assert_eq!(names, ["Alice"]);
+    /// assert_eq!(outcome.undefined[0].span().range(), 4..13);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[serde(skip)]
+    pub undefined: Vec<UndefinedTag>,
+}
+
+/// A `[[name]]` tag, written with no spaces inside its brackets, that
+/// printed an undefined name: the warning `undefined_variable` of
+/// [`Outcome::undefined`]. Such a tag prints nothing, as the language says;
+/// the warning is there because the brackets are often text that only
+/// looks like a tag (a wiki link, a TOML table header). Tags written with
+/// spaces (`[[ name ]]`), trim markers or any other expression are taken
+/// as meant.
+///
+/// It is a [`prompt_core::diagnostic::Diagnostic`]: its span is the whole
+/// tag in the text of its origin (the template, or a template it loaded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndefinedTag {
+    name: String,
+    span: Span,
+    origin: Origin,
+}
+
+impl UndefinedTag {
+    pub(crate) fn new(name: &str, span: Span, template: Option<&str>) -> UndefinedTag {
+        let origin = template.map_or(Origin::Input, |name| Origin::Named(name.to_owned()));
+        UndefinedTag { name: name.to_owned(), span, origin }
+    }
+
+    /// The undefined name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tag's bytes, `[[` to `]]`, in the text of its origin.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+}
+
+/// The message, without a position.
+impl fmt::Display for UndefinedTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = &self.name;
+        write!(f, "`{name}` is undefined, so the tag `[[{name}]]` printed nothing")
+    }
+}
+
+impl Diagnostic for UndefinedTag {
+    /// `undefined_variable`, the kind `check` reports too.
+    fn kind(&self) -> &'static str {
+        "undefined_variable"
+    }
+
+    fn span(&self) -> Option<Span> {
+        Some(self.span)
+    }
+
+    /// The template ([`Origin::Input`]), or the name of a template it
+    /// included, imported or extended ([`Origin::Named`]).
+    fn origin(&self) -> Origin {
+        self.origin.clone()
+    }
+
+    fn help(&self) -> Option<String> {
+        let name = &self.name;
+        Some(format!(
+            "to print the brackets, put them in a raw block: `[% raw %][[{name}]][% endraw %]`; \
+             to print a value, give `{name}` one in the context"
+        ))
+    }
 }
 
 impl Outcome {
@@ -225,6 +321,7 @@ impl Outcome {
             global,
             writes: self.writes,
             effects: self.effects,
+            undefined: self.undefined,
         }
     }
 }

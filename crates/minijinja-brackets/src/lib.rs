@@ -33,6 +33,9 @@ language is described in the suite's `docs/language.md`.
   stores, an [`Outcome`] whose writes [`Outcome::apply_to`] carries into
   the host's own context. Writes and effects share their values with the
   render; nothing is deep-copied until a host converts it.
+  [`Outcome::undefined`] lists each `[[name]]` tag written without spaces
+  that printed an undefined name (often a wiki link or a TOML header, not a
+  tag): an [`UndefinedTag`], a diagnostic of kind `undefined_variable`.
 * [`Value`] is what expressions compute with; host filters and functions
   receive and return values.
 * [`StateHistory`] keeps state variables in a chat's messages and swipes,
@@ -175,7 +178,9 @@ pub use crate::analyze::{
 };
 pub use crate::arguments::Arguments;
 pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};
-pub use crate::context::{Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite};
+pub use crate::context::{
+    Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite, UndefinedTag,
+};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::exact::Distribution;

@@ -43,8 +43,16 @@ fn composition_inputs() {
         let snapshot = match env.template("main").and_then(|t| t.render(&context, 0)) {
             Ok(rendered) => {
                 assert!(!failing, "{} rendered", path.display());
+                let undefined: String = rendered
+                    .undefined
+                    .iter()
+                    .map(|tag| {
+                        let origin = Diagnostic::origin(tag);
+                        format!("\n--- undefined: {tag} ({origin}: {:?})", tag.span().range())
+                    })
+                    .collect();
                 format!(
-                    "{}\n--- data ranges: {:?}\n--- writes: {}\n--- effects: {}",
+                    "{}\n--- data ranges: {:?}\n--- writes: {}\n--- effects: {}{undefined}",
                     rendered.output,
                     rendered.data_ranges,
                     serde_json::to_string(&rendered.writes).unwrap(),

@@ -93,7 +93,17 @@ fn run(case: &Case) -> Result<(), String> {
     match rendered {
         Err(err) => corpus::expect_error(case, Some(err.kind().as_str())),
         Ok(rendered) => match case.expect.get("output_len").and_then(serde_json::Value::as_u64) {
-            Some(len) if rendered.output.len() as u64 == len => Ok(()),
+            Some(len) if rendered.output.len() as u64 == len => {
+                // `undefined`: how many bare `[[name]]` tags are reported.
+                let expected = case.expect.get("undefined").and_then(serde_json::Value::as_u64);
+                let undefined = rendered.undefined.len() as u64;
+                match expected {
+                    Some(expected) if expected != undefined => Err(format!(
+                        "expected {expected} undefined_variable warnings, got {undefined}"
+                    )),
+                    _ => Ok(()),
+                }
+            }
             _ if case.expected_error().is_some() => corpus::expect_error(case, None),
             expected => {
                 Err(format!("expected {expected:?} output bytes, got {}", rendered.output.len()))

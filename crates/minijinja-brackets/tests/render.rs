@@ -4,9 +4,12 @@
 //! is a context (`{"state": .., "local": .., "global": ..}`), or, for
 //! brevity, a bare object taken as the state store. Inputs named `err_*`
 //! must fail; the snapshot holds the error as people see it. Others hold
-//! the output, then the stores, writes and effects as JSON. Seed 0.
+//! the output, then the stores, writes and effects as JSON, then the
+//! `undefined_variable` warnings of bare `[[name]]` tags, when there are
+//! any. Seed 0.
 
-use minijinja_brackets::{Context, Environment};
+use minijinja_brackets::{Context, Environment, Rendered};
+use prompt_core::diagnostic::Diagnostic;
 
 fn context(header: &str) -> Context {
     serde_json::from_str::<Context>(header).unwrap_or_else(|_| Context {
@@ -28,9 +31,10 @@ fn render_inputs() {
                 let mut data = serde_json::to_value(&rendered).unwrap();
                 data.as_object_mut().unwrap().shift_remove("output");
                 format!(
-                    "{}\n=====\n{}",
+                    "{}\n=====\n{}{}",
                     rendered.output,
-                    serde_json::to_string_pretty(&data).unwrap()
+                    serde_json::to_string_pretty(&data).unwrap(),
+                    undefined(&rendered, template)
                 )
             }
             Err(err) => {
@@ -40,4 +44,43 @@ fn render_inputs() {
         };
         insta::assert_snapshot!(snapshot);
     });
+}
+
+/// The `undefined_variable` warnings, each with the text its span covers.
+fn undefined(rendered: &Rendered, template: &str) -> String {
+    let mut shown = String::new();
+    for tag in &rendered.undefined {
+        let text = &template[tag.span().range()];
+        let origin = Diagnostic::origin(tag);
+        shown += &format!("\n=====\n{}: {tag} ({origin}: {text:?})", Diagnostic::kind(tag));
+    }
+    shown
+}
+
+#[test]
+fn an_undefined_bare_tag_is_a_warning_and_in_strict_mode_an_error() {
+    let names = |template: &str, context: &str| -> Vec<String> {
+        let context = Context::from_json(context).unwrap();
+        let outcome = Environment::new().compile(template).unwrap().render_outcome(&context, 0);
+        outcome.unwrap().undefined.iter().map(|tag| tag.name().to_owned()).collect()
+    };
+    assert_eq!(names("[[Alice]] [[bob]] [[Alice]]", "{}"), ["Alice", "bob"]);
+    // A raw block is text; a value's `[[Alice]]` is data, never a tag.
+    assert!(names("[% raw %][[Alice]][% endraw %]", "{}").is_empty());
+    assert!(names("[[ v ]]", r#"{"state": {"v": "[[Alice]]"}}"#).is_empty());
+    let rendered = Environment::new().render_str("[[a]]", &Context::default(), 0).unwrap();
+    assert_eq!(
+        rendered.undefined[0].to_string(),
+        "`a` is undefined, so the tag `[[a]]` printed nothing"
+    );
+    assert_eq!(
+        Diagnostic::help(&rendered.undefined[0]).unwrap(),
+        "to print the brackets, put them in a raw block: `[% raw %][[a]][% endraw %]`; \
+         to print a value, give `a` one in the context"
+    );
+
+    let mut strict = Environment::new();
+    strict.set_strict(true);
+    let err = strict.render_str("[[Alice]]", &Context::default(), 0).unwrap_err();
+    assert_eq!(err.kind().as_str(), "undefined_error");
 }

@@ -56,10 +56,11 @@ impl Dialect {
         self == Dialect::Standard
     }
 
-    /// Difference 1: any URI scheme right before `///` protects it, and a
-    /// `///` inside a whitespace-free URL is text. llmutils protects only
-    /// `http:///` and `https:///`.
-    pub(crate) fn guards_every_url(self) -> bool {
+    /// Difference 1: a `///` glued to the character before it (one that is
+    /// not whitespace) is text, so URLs of any scheme, base64 payloads and
+    /// `word///x` keep it; a marker starts a line or follows whitespace.
+    /// llmutils protects only `http:///` and `https:///`.
+    pub(crate) fn glued_marker_is_text(self) -> bool {
         self.is_standard()
     }
 
@@ -170,7 +171,7 @@ mod tests {
     fn the_dialects_differ_at_exactly_nine_points() {
         let points = |d: Dialect| {
             [
-                d.guards_every_url(),
+                d.glued_marker_is_text(),
                 d.code_is_text(),
                 d.has_escape(),
                 d.crlf_is_line_ending(),

@@ -62,7 +62,8 @@ assert_eq!(llm.cleaned, "You are a careful payment assistant.\nSee the `\n");
 
 # Syntax
 
-A comment starts at the first `///` of a line that is not text (see below)
+A comment starts at the first `///` of a line that is not text (see below:
+in Standard, a `///` glued to the character before it is text)
 and runs to the end of the line. A line that holds only whitespace before the
 marker is a full-line comment and disappears with its line ending; otherwise
 the comment is cut off with the spaces and tabs before it. Every comment is
@@ -88,10 +89,13 @@ value is also a [`WarningKind::DuplicateParam`] warning); tags accumulate;
 [`Dialect::Llmutils`] reproduces llmutils byte for byte, quirks included.
 [`Dialect::Standard`] (the default) differs in exactly nine places:
 
-1. **URLs.** Any URI scheme (`[A-Za-z][A-Za-z0-9+.-]*:`) right before `///`
-   protects it (`file:///etc/hosts`, `s3:///b`), and a `///` inside a
-   whitespace-free URL is text (`http://a.com///raw`). llmutils protects only
-   `http:///` and `https:///`.
+1. **A glued `///` is text.** A comment marker starts its line (after
+   optional whitespace) or follows a whitespace character (Unicode
+   `White_Space`: a space, a tab, a no-break or ideographic space); a `///`
+   glued to the character before it is text. So URLs of any scheme
+   (`file:///etc/hosts`, `unix:///run/docker.sock`, `http://a.com///raw`),
+   base64 payloads (`eHD//////////3QAA`) and `word///x` keep their slashes.
+   llmutils cuts at every `///` but `http:///` and `https:///`.
 2. **Markdown code.** `///` inside an inline code span or a fenced code block
    (```` ``` ```` or `~~~`) is text, so a Rust doc comment in a code sample
    survives. llmutils cuts there.

@@ -6,10 +6,10 @@
 //!
 //! * llmutils: `http:` or `https:` (ASCII case folded) right before it.
 //! * `Standard`: being inside a code span; a backslash right before it (an
-//!   escape, whose backslash is then removed); or being part of a URL: the
-//!   whitespace-free run of text before it ends with a scheme and `:`
-//!   (`file:`) or contains `scheme://` (`http://a.com///raw`). Once a
-//!   candidate is part of a URL, so is the rest of that run of text.
+//!   escape, whose backslash is then removed); or being glued to the text
+//!   before it: a marker starts its line or follows a whitespace character
+//!   (Unicode `White_Space`), so a `///` inside a token (base64, `file:///`,
+//!   `http://a.com///raw`, `word///x`) is text.
 
 use std::iter::Peekable;
 use std::ops::Range;
@@ -50,25 +50,39 @@ pub(crate) fn find_marker(
     } else {
         scratch.code.find(bytes, line.start..line.start);
     }
-    let mut url_end = line.start;
     while let Some(at) = candidates.next_if(|&at| at < line.end) {
-        if at < url_end || scratch.code.covers(at) {
+        if scratch.code.covers(at) {
             continue;
         }
         if dialect.has_escape() && at > line.start && bytes[at - 1] == b'\\' {
             scratch.escapes.push(at - 1);
             continue;
         }
-        if dialect.guards_every_url() {
-            match url_around(bytes, line.clone(), at) {
-                Some(end) => url_end = end,
-                None => return Some(at),
-            }
-        } else if !after_http_scheme(&bytes[line.start..at]) {
+        let text = if dialect.glued_marker_is_text() {
+            is_glued(&bytes[line.start..at])
+        } else {
+            after_http_scheme(&bytes[line.start..at])
+        };
+        if !text {
             return Some(at);
         }
     }
     None
+}
+
+/// Whether the line's text before a candidate ends in a character that is
+/// not whitespace (Unicode `White_Space`, as [`char::is_whitespace`]). Only
+/// that last character is decoded: constant work per candidate.
+fn is_glued(before: &[u8]) -> bool {
+    // The last character starts at the last byte that is not a UTF-8
+    // continuation byte (at most four bytes back).
+    let Some(start) = before.iter().rposition(|&b| b & 0xC0 != 0x80) else {
+        return false;
+    };
+    std::str::from_utf8(&before[start..])
+        .ok()
+        .and_then(|last| last.chars().next())
+        .is_some_and(|last| !last.is_whitespace())
 }
 
 /// llmutils' rule: the 5 bytes before are `http:` or the 6 bytes before are
@@ -80,32 +94,6 @@ fn after_http_scheme(before: &[u8]) -> bool {
             && before[before.len() - scheme.len()..].eq_ignore_ascii_case(scheme)
     };
     ends_with(b"http:") || ends_with(b"https:")
-}
-
-/// If the `///` at `at` is part of a URL, the end of that URL (the next
-/// whitespace, or the line's end).
-fn url_around(bytes: &[u8], line: Range<usize>, at: usize) -> Option<usize> {
-    let token_start = bytes[line.start..at]
-        .iter()
-        .rposition(u8::is_ascii_whitespace)
-        .map_or(line.start, |i| line.start + i + 1);
-    let token = &bytes[token_start..at];
-    let is_url = memchr::memchr_iter(b':', token).any(|colon| {
-        let after = &token[colon + 1..];
-        (after.is_empty() || after.starts_with(b"//")) && ends_with_scheme(&token[..colon])
-    });
-    is_url.then(|| {
-        bytes[at..line.end].iter().position(u8::is_ascii_whitespace).map_or(line.end, |i| at + i)
-    })
-}
-
-/// Whether `text` ends with a URI scheme (`[A-Za-z][A-Za-z0-9+.-]*`): its
-/// trailing run of scheme characters holds a letter to start one.
-fn ends_with_scheme(text: &[u8]) -> bool {
-    text.iter()
-        .rev()
-        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
-        .any(u8::is_ascii_alphabetic)
 }
 
 #[cfg(test)]
@@ -132,10 +120,21 @@ mod tests {
             ("s3:///b", Some(3), None),
             ("http://a.com///raw", Some(12), None),
             ("(see http://a.com)///x", Some(18), None),
-            ("a.com///raw", Some(5), Some(5)),
-            ("1:///x", Some(2), Some(2)),
-            ("é:///x", Some(3), Some(3)),
+            ("a.com///raw", Some(5), None),
+            ("1:///x", Some(2), None),
+            ("é:///x", Some(3), None),
             ("http:// ///", Some(8), Some(8)),
+            ("unix:///run/docker.sock", Some(5), None),
+            ("eHD//////////3QAA", Some(3), None),
+            ("key: eHD//////////3QAA /// c", Some(8), Some(23)),
+            ("\"///\"", Some(1), None),
+            ("///x", Some(0), Some(0)),
+            ("\t ///x", Some(2), Some(2)),
+            // Unicode whitespace: a no-break space, an ideographic space.
+            ("a\u{a0}///x", Some(3), Some(3)),
+            ("a\u{3000}///x", Some(4), Some(4)),
+            ("é///x", Some(2), None),
+            ("http://a.com\u{a0}///x", Some(14), Some(14)),
             ("`///`", Some(1), None),
             ("`a /// b` ``c", Some(3), None),
             (r"\///", Some(1), None),
@@ -154,11 +153,12 @@ mod tests {
     }
 
     #[test]
-    fn ends_with_scheme_needs_a_letter() {
-        assert!(ends_with_scheme(b"x s3"));
-        assert!(ends_with_scheme(b"svn+ssh"));
-        assert!(!ends_with_scheme(b"42"));
-        assert!(!ends_with_scheme(b""));
-        assert!(!ends_with_scheme(b"a "));
+    fn glued_means_after_a_character_that_is_not_whitespace() {
+        for glued in ["a", "é", "日", "🙂", "a\u{200b}", ":", "/"] {
+            assert!(is_glued(glued.as_bytes()), "{glued:?}");
+        }
+        for free in ["", " ", "a\t", "a\u{a0}", "a\u{2003}", "a\u{3000}", "a\r"] {
+            assert!(!is_glued(free.as_bytes()), "{free:?}");
+        }
     }
 }

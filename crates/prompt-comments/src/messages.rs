@@ -348,14 +348,14 @@ mod tests {
     fn the_json_text_keeps_every_byte_but_the_stripped_strings() {
         let json = r#"[ {"z": 1.50, "content": "a /// b", "id": 123456789012345678901234567890},
   "/// not a message", {"content": null}, {"role": "user", "content": [
-    {"type": "text", "text": "Look. /// hidden"}, {"type": "t\u0065xt", "text": "x/// y"},
+    {"type": "text", "text": "Look. /// hidden"}, {"type": "t\u0065xt", "text": "x /// y"},
     {"type": "image_url", "text": "a /// b"}, {"type": "text", "text": 7}]} ]
 "#;
         let standard = same_as_values(Dialect::Standard, json);
         let expected = json
             .replace(r#""a /// b", "id""#, r#""a", "id""#)
             .replace(r#""Look. /// hidden""#, r#""Look.""#)
-            .replace(r#""x/// y""#, r#""x""#);
+            .replace(r#""x /// y""#, r#""x""#);
         assert_eq!(standard, expected);
         let llmutils = same_as_values(Dialect::Llmutils, json);
         assert_eq!(llmutils, json.replace(r#""a /// b", "id""#, r#""a", "id""#));

@@ -183,7 +183,8 @@ fn prompt() -> impl Strategy<Value = String> {
 
 /// Like [`prompt`], without anything one of the differences reacts to: no
 /// `\r`, no backslash, no backtick or tilde, no scheme-like colon (one not
-/// followed by a space), no upper-case `PARAM:`, no byte order mark.
+/// followed by a space), no upper-case `PARAM:`, no byte order mark, and no
+/// `///` glued to the character before it (a space goes before each).
 fn prompt_outside_the_differences() -> impl Strategy<Value = String> {
     let neutral = |piece: &&str| {
         !piece.contains(['\r', '\\', '`', '~'])
@@ -191,6 +192,7 @@ fn prompt_outside_the_differences() -> impl Strategy<Value = String> {
             && !piece.starts_with("PARAM")
     };
     text_of(PIECES.iter().copied().filter(neutral).collect())
+        .prop_map(|text| text.replace("///", " ///"))
 }
 
 /// A JSON message array built from pieces, and what `strip_messages_json`

@@ -14,7 +14,7 @@ fn both(text: &str) -> (String, String) {
 }
 
 #[test]
-fn difference_1_any_scheme_and_whole_urls_are_protected() {
+fn difference_1_a_glued_marker_is_text() {
     for url in ["file:///etc/hosts", "s3:///bucket/key", "ftp:///pub", "svn+ssh:///repo"] {
         let text = format!("Read {url} first /// why");
         let (llm, std) = both(&text);
@@ -26,10 +26,27 @@ fn difference_1_any_scheme_and_whole_urls_are_protected() {
         both("Raw at http://a.com///raw"),
         ("Raw at http://a.com".into(), "Raw at http://a.com///raw".into())
     );
-    // A comment after the URL is still a comment; so is a glued one on a word.
+    // A comment after the URL, with whitespace before it, is a comment.
     assert_eq!(Standard.process("http://a.com///x /// y").cleaned, "http://a.com///x");
-    assert_eq!(Standard.process("a.com///x").cleaned, "a.com");
-    assert_eq!(Standard.process("1:///x").cleaned, "1:");
+    // Any `///` glued to the character before it is text (issue 17): a
+    // base64 payload, a socket URL, a word, quotes.
+    let base64 = "Key: MIIBCgKCAQEAeHD//////////3QAAHQ+AQAB /// rotate monthly";
+    assert_eq!(
+        both(base64),
+        ("Key: MIIBCgKCAQEAeHD".into(), "Key: MIIBCgKCAQEAeHD//////////3QAAHQ+AQAB".into())
+    );
+    assert_eq!(
+        both("Connect to unix:///run/docker.sock /// local only"),
+        ("Connect to unix:".into(), "Connect to unix:///run/docker.sock".into())
+    );
+    for glued in ["a.com///x", "1:///x", "word///note", "\"///\" in quotes", "日本///語"] {
+        assert_eq!(Standard.process(glued).cleaned, glued);
+    }
+    // A marker starts a line (after any whitespace) or follows whitespace,
+    // Unicode whitespace included; what precedes it is kept as before.
+    assert_eq!(Standard.process("  /// note\nText").cleaned, "Text");
+    assert_eq!(Standard.process("Text\u{3000}/// note").cleaned, "Text\u{3000}");
+    assert_eq!(Standard.process("Text\u{a0}/// note").cleaned, "Text\u{a0}");
 }
 
 #[test]
@@ -172,6 +189,7 @@ const EXPECTED_TO_DIFFER: &[(&str, u8)] = &[
         4,
     ),
     ("process: /// inside quotes or backticks is still a comment (no escape)", 2),
+    ("process: marker glued to a word still starts a comment", 1),
     ("strip: leading and trailing newlines removed", 5),
     ("strip: CRLF — CR-only lines dropped, CR kept on plain lines", 4),
     ("strip: file:/// cut at the ///", 1),

@@ -17,7 +17,7 @@
 //! ([`Format`], `envelope.rs`) each request carries an id and the error
 //! records go to their own writer.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{self, BufRead, Read, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -32,6 +32,7 @@ use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
 use crate::envelope::{Entry, Format, Place, Writer, record};
 use crate::source::Transcript;
+use crate::provider::Notice;
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -66,7 +67,7 @@ pub struct Batch<'a> {
 }
 
 /// How a batch went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Summary {
     /// Rows read.
     pub rows: usize,
@@ -76,6 +77,33 @@ pub struct Summary {
     /// rest of a row too large) included: with the input's size, how far
     /// the batch has come.
     pub bytes: u64,
+    /// The rows' [`Notice::UndefinedVariable`]s: each name once for the
+    /// whole batch, at the first row that printed it, in row order. (The
+    /// prompt's own notices, the same for every row, are
+    /// [`Prompt::notices`](crate::Prompt::notices).)
+    pub undefined: Vec<Notice>,
+}
+
+/// The `undefined_variable` notices of some rows, each name once.
+#[derive(Debug, Default)]
+struct Undefined {
+    names: HashSet<String>,
+    notices: Vec<Notice>,
+}
+
+impl Undefined {
+    /// Keeps the `undefined_variable` notices among `notices` whose name is
+    /// new here.
+    fn add(&mut self, notices: impl IntoIterator<Item = Notice>) {
+        for notice in notices {
+            if let Notice::UndefinedVariable { name, .. } = &notice
+                && !self.names.contains(name)
+            {
+                self.names.insert(name.clone());
+                self.notices.push(notice);
+            }
+        }
+    }
 }
 
 /// One row of a chunk: its bytes in the chunk's buffer (without the line
@@ -226,6 +254,8 @@ impl<'a> Batch<'a> {
         let mut writer = Writer::new(self.format, self.id_field.is_some(), out, errors);
         writer.start()?;
         let mut summary = Summary::default();
+        // Names already reported (the notices move to the summary).
+        let mut undefined = Undefined::default();
         let mut chunk = Chunk::default();
         let mut carry = None;
         loop {
@@ -234,7 +264,8 @@ impl<'a> Batch<'a> {
                 writer.finish()?;
                 return Ok(summary);
             }
-            self.chunk(&mut summary, &chunk, &mut writer, &mut progress)?;
+            self.chunk(&mut summary, &chunk, &mut writer, &mut progress, &mut undefined)?;
+            summary.undefined.append(&mut undefined.notices);
         }
     }
 
@@ -320,6 +351,7 @@ impl<'a> Batch<'a> {
         chunk: &Chunk,
         out: &mut Writer<'_, O, E>,
         progress: &mut impl FnMut(&Summary),
+        undefined: &mut Undefined,
     ) -> io::Result<()> {
         let first = summary.rows;
         let count = chunk.rows.len();
@@ -337,6 +369,7 @@ impl<'a> Batch<'a> {
                 lines.entries.clear();
                 lines.failed = 0;
                 self.line(first + i, chunk.row(i), &mut lines);
+                undefined.add(lines.undefined.notices.drain(..));
                 let refused = out.write(first + i, &lines.bytes, &lines.entries)?;
                 report(summary, i + 1, lines.failed + refused);
             }
@@ -381,6 +414,7 @@ impl<'a> Batch<'a> {
             let mut row = 0;
             while row < count && written.is_ok() {
                 let (lines, end) = shared.wait_for(row);
+                undefined.add(lines.undefined.notices);
                 written = out
                     .write(first + row, &lines.bytes, &lines.entries)
                     .map(|refused| report(summary, end, lines.failed + refused));
@@ -401,8 +435,9 @@ impl<'a> Batch<'a> {
     fn line(&self, index: usize, line: Option<&[u8]>, lines: &mut Lines) {
         let start = lines.bytes.len();
         let mut id = None;
-        let built =
-            catch_unwind(AssertUnwindSafe(|| self.row(index, line, &mut lines.bytes, &mut id)));
+        let built = catch_unwind(AssertUnwindSafe(|| {
+            self.row(index, line, &mut lines.bytes, &mut id, &mut lines.undefined)
+        }));
         let ok = built.unwrap_or_else(|_| {
             lines.bytes.truncate(start);
             let message = "building this row failed unexpectedly (a bug: please report it)";
@@ -417,8 +452,9 @@ impl<'a> Batch<'a> {
     }
 
     /// Appends the request or error record of row `index` to `out`, without
-    /// a newline, and sets `id` to the row's id (with its column in the row)
-    /// when the id comes from the row and is valid; `true` when the row
+    /// a newline, sets `id` to the row's id (with its column in the row)
+    /// when the id comes from the row and is valid, and adds the row's
+    /// `undefined_variable` notices to `undefined`; `true` when the row
     /// built.
     fn row(
         &self,
@@ -426,6 +462,7 @@ impl<'a> Batch<'a> {
         line: Option<&[u8]>,
         out: &mut Vec<u8>,
         id: &mut Option<(Box<str>, usize)>,
+        undefined: &mut Undefined,
     ) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
@@ -454,13 +491,18 @@ impl<'a> Batch<'a> {
                 };
                 line.map_err(|err| build_record(index, &err))
             });
-        let line = match result {
+        let mut line = match result {
             Ok(line) => line,
             Err(record) => {
                 out.extend(record);
                 return false;
             }
         };
+        let notices = match &mut line {
+            Line::Body(built) => &mut built.notices,
+            Line::Messages(arranged) => &mut arranged.notices,
+        };
+        undefined.add(notices.drain(..));
         let start = out.len();
         let provider = self.compiled.prompt().pipeline.provider();
         let row_id;
@@ -544,12 +586,18 @@ struct Lines {
     bytes: Vec<u8>,
     failed: usize,
     entries: Vec<Entry>,
+    /// The rows' `undefined_variable` notices, each name once.
+    undefined: Undefined,
 }
 
 impl Lines {
     /// What the lines hold, for the budget of lines waiting.
     fn size(&self) -> usize {
-        self.bytes.len() + LINE_OVERHEAD + self.entries.iter().map(Entry::size).sum::<usize>()
+        let undefined = self.undefined.notices.len() * LINE_OVERHEAD;
+        self.bytes.len()
+            + LINE_OVERHEAD
+            + undefined
+            + self.entries.iter().map(Entry::size).sum::<usize>()
     }
 }
 
@@ -846,7 +894,7 @@ mod tests {
         let rows = b"{\"state\": {\"n\": 1}}\r\n\xff\n{\"state\": {\"n\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n{\"state\": {\"n\": 4}}";
         for jobs in [1, 2, 3] {
             let (summary, lines) = run(rows, jobs, 40);
-            assert_eq!(summary, Summary { rows: 4, failed: 2, bytes: rows.len() as u64 });
+            assert_eq!(summary, Summary { rows: 4, failed: 2, bytes: rows.len() as u64, ..Summary::default() });
             assert_eq!(
                 lines[0],
                 r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#
@@ -898,7 +946,7 @@ mod tests {
                     \u{feff}{\"state\": {\"n\": 3}}\n\
                     {\"state\": {\"é\": 1,}}\n";
         let (summary, lines) = run(rows.as_bytes(), 2, 1000);
-        assert_eq!(summary, Summary { rows: 5, failed: 4, bytes: rows.len() as u64 });
+        assert_eq!(summary, Summary { rows: 5, failed: 4, bytes: rows.len() as u64, ..Summary::default() });
         assert_eq!(lines[0], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#);
         let duplicate = error(&lines[1]);
         assert_eq!(duplicate["kind"], "invalid_json");
@@ -929,7 +977,7 @@ mod tests {
     fn chunks_are_bounded_by_bytes() {
         let rows: String = (0..50).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
         let whole = run(rows.as_bytes(), 1, 1000);
-        assert_eq!(whole.0, Summary { rows: 50, failed: 0, bytes: rows.len() as u64 });
+        assert_eq!(whole.0, Summary { rows: 50, failed: 0, bytes: rows.len() as u64, ..Summary::default() });
         for (jobs, chunk_bytes) in [(1, 1), (3, 1), (3, 50), (4, 10_000)] {
             let mut chunks = 0;
             let pipeline =
@@ -991,7 +1039,7 @@ mod tests {
     fn rows_that_do_not_fit_start_the_next_chunk() {
         let rows = b"{}\n\n{\"state\": {\"n\": 5}}\n\n\n{}";
         let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
-        assert_eq!(summary, Summary { rows: 6, failed: 3, bytes: rows.len() as u64 });
+        assert_eq!(summary, Summary { rows: 6, failed: 3, bytes: rows.len() as u64, ..Summary::default() });
         assert_eq!(lines.len(), 6);
         assert_eq!(lines[2], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"x5"}]}"#);
         for i in [1, 3, 4] {
@@ -1037,7 +1085,7 @@ mod tests {
         for jobs in [2, 3] {
             let many =
                 run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(30_000));
-            assert_eq!(many.0, Summary { rows: 600, failed: 0, bytes: rows.len() as u64 });
+            assert_eq!(many.0, Summary { rows: 600, failed: 0, bytes: rows.len() as u64, ..Summary::default() });
             assert!(many.1 == one.1, "jobs {jobs}: the lines differ");
         }
     }
@@ -1096,7 +1144,7 @@ mod tests {
                 None,
                 jobs,
             );
-            assert_eq!(summary, Summary { rows: 3, failed: 1, bytes: rows.len() as u64 });
+            assert_eq!(summary, Summary { rows: 3, failed: 1, bytes: rows.len() as u64, ..Summary::default() });
             assert_eq!(
                 out,
                 "{\"custom_id\":\"row-0\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"1\"}]}}\n\
@@ -1107,6 +1155,31 @@ mod tests {
                 (&errors[0]["row"], &errors[0]["error"]["kind"]),
                 (&1.into(), &"invalid_json".into())
             );
+        }
+    }
+
+    /// A bare `[[name]]` that printed an undefined name is reported once
+    /// per name for the whole batch, at the first row that printed it, in
+    /// row order, whatever the threads and chunks; failing rows say nothing.
+    #[test]
+    fn undefined_bare_tags_are_reported_once_per_batch() {
+        let prompt = "## user\n[% if n == 1 %][[first]][% endif %][[every]][% if n == 3 %][[third]][% endif %][[ n ]]\n";
+        let rows: String =
+            (0..600).map(|i| format!("{{\"state\": {{\"n\": {}}}}}\n", i % 5)).collect();
+        let rows = format!("{rows}5\n");
+        for (jobs, chunk_bytes) in [(1, Batch::CHUNK_BYTES), (3, Batch::CHUNK_BYTES), (2, 100)] {
+            let (summary, lines) =
+                run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(chunk_bytes));
+            assert_eq!((summary.rows, summary.failed, lines.len()), (601, 1, 601));
+            let names: Vec<&str> = summary
+                .undefined
+                .iter()
+                .map(|notice| match notice {
+                    Notice::UndefinedVariable { name, line: Some(2), .. } => name.as_str(),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_eq!(names, ["every", "first", "third"], "jobs {jobs}");
         }
     }
 
@@ -1178,7 +1251,7 @@ mod tests {
         }
         assert!(runs[0] == runs[1], "the output depends on the jobs");
         let (summary, out, errors) = &runs[0];
-        assert_eq!(*summary, Summary { rows: 9, failed: 7, bytes: rows.len() as u64 });
+        assert_eq!(*summary, Summary { rows: 9, failed: 7, bytes: rows.len() as u64, ..Summary::default() });
         let document: serde_json::Value = serde_json::from_slice(out).unwrap();
         let ids: Vec<&str> = document["requests"]
             .as_array()

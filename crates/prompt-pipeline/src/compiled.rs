@@ -94,7 +94,9 @@ pub struct Arranged {
     /// the template stage is off. [`Outcome::apply_to`] carries the writes
     /// into the caller's context (the stores are not copied per request).
     pub rendered: Option<Outcome>,
-    /// What the prompt's stage 1 noticed ([`Prompt::notices`]).
+    /// What the prompt's stage 1 noticed ([`Prompt::notices`]), then the
+    /// later stages: each bare `[[name]]` tag that printed an undefined name
+    /// ([`Notice::UndefinedVariable`]), an embed typed by its bytes.
     pub notices: Vec<Notice>,
 }
 
@@ -114,8 +116,8 @@ pub struct Built {
     /// The template's result, as in [`Arranged::rendered`].
     pub rendered: Option<Outcome>,
     /// Everything that was given but is not in the body, so nothing is left
-    /// out without a word: the prompt's notices ([`Prompt::notices`]), then
-    /// the provider's.
+    /// out without a word: the prompt's notices ([`Prompt::notices`]), the
+    /// later stages' (as in [`Arranged::notices`]), then the provider's.
     pub notices: Vec<Notice>,
 }
 

@@ -50,6 +50,9 @@ prompt's messages.
   errors placed in its own file (the template's `Origin::Named`, the file
   as [`Error::text`]).
   A source without files uses the environment's own templates.
+  A bare `[[name]]` tag that printed an undefined name (a wiki link, a TOML
+  `[[bin]]`) is a [`Notice::UndefinedVariable`] in the result, placed in the
+  prompt file; a batch reports each name once ([`Summary::undefined`]).
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the

@@ -139,6 +139,9 @@ impl Compiled {
         let text = rendered.as_ref().map_or(prompt.text(), |r| r.output.as_str());
         let mut notices = prompt.notices.clone();
         notices.extend(self.include_notices());
+        if let Some(rendered) = &rendered {
+            notices.extend(prompt.undefined_notices(&rendered.undefined));
+        }
         let mut messages = if config.stages.segment {
             let data_ranges = rendered.as_ref().map(|r| r.data_ranges.as_slice());
             arrange::segment(prompt, text, data_ranges, &mut notices)?
@@ -170,6 +173,7 @@ mod tests {
     use super::*;
     use crate::config::Stages;
     use crate::error::ErrorKind;
+    use crate::provider::Notice;
     use prompt_core::diagnostic::{Diagnostic, Origin};
 
     #[test]
@@ -209,6 +213,36 @@ mod tests {
     }
 
     const PROMPT: &str = "/// param: max_tokens=9\nPre [[ x ]]\n## user\nHi\n";
+
+    #[test]
+    fn an_undefined_bare_tag_is_a_notice_placed_in_the_prompt_file() {
+        let text = "/// param: max_tokens=9\n/// a note\nSee [[Alice]] /// gone\n[[ y ]] [[Alice]] [[x]] [[bin]]\n";
+        let arranged = arrange(Pipeline::new(Provider::OpenAi), text).unwrap();
+        let undefined: Vec<_> = arranged
+            .notices
+            .iter()
+            .map(|notice| match notice {
+                Notice::UndefinedVariable { name, line, column, .. } => {
+                    (name.as_str(), *line, *column)
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(undefined, [("Alice", Some(3), Some(5)), ("bin", Some(4), Some(25))]);
+        assert_eq!(
+            arranged.notices[0].message(),
+            "`Alice` is undefined, so the tag `[[Alice]]` printed nothing"
+        );
+        // A strict environment makes it an error, not a notice.
+        let mut strict = minijinja_brackets::Environment::new();
+        strict.set_strict(true);
+        let pipeline = Pipeline::builder(Provider::OpenAi).environment(strict).build();
+        let err = arrange(pipeline, text).unwrap_err();
+        assert_eq!(
+            (err.kind().as_str(), err.line(), err.column()),
+            ("undefined_error", Some(3), Some(7))
+        );
+    }
 
     #[test]
     fn each_stage_can_be_switched_off() {

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use minijinja_brackets::UndefinedTag;
 use narrative_segment::Attachments;
 use prompt_comments::{DirectiveKind, Processed};
-use prompt_core::diagnostic::Origin;
+use prompt_core::diagnostic::{Diagnostic, Origin};
 use prompt_core::text::LineIndex;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
@@ -208,6 +209,54 @@ impl Prompt {
     pub(crate) fn place(&self, err: Error, offset: usize) -> Error {
         let offset = self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
         err.at(Origin::Input, &self.source, offset)
+    }
+
+    /// The notices of the bare `[[name]]` tags the render reported, placed
+    /// in the prompt file through what stage 1 deleted. The tags come in
+    /// render order; they are placed in offset order, each counted on from
+    /// the one before (one line index), so many tags on one long line stay
+    /// linear.
+    pub(crate) fn undefined_notices(&self, tags: &[UndefinedTag]) -> Vec<Notice> {
+        if tags.is_empty() {
+            return Vec::new();
+        }
+        let to_input = |tag: &UndefinedTag| {
+            let offset = tag.span().start;
+            self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
+        };
+        let mut order: Vec<(usize, usize)> = tags
+            .iter()
+            .enumerate()
+            .filter(|(_, tag)| Diagnostic::origin(*tag) == Origin::Input)
+            .map(|(i, tag)| (to_input(tag), i))
+            .collect();
+        order.sort_unstable();
+        let index = LineIndex::new(&self.source);
+        let mut placed = vec![None; tags.len()];
+        let mut known = None;
+        for (offset, i) in order {
+            let at = match known {
+                Some(known) => index.position_after(&self.source, offset, known),
+                None => index.position(&self.source, offset),
+            };
+            known = Some((offset, at));
+            placed[i] = Some(at);
+        }
+        tags.iter()
+            .zip(placed)
+            .map(|(tag, at)| {
+                let message = match Diagnostic::origin(tag) {
+                    Origin::Input => tag.to_string(),
+                    template => format!("{tag} (in the template `{template}`)"),
+                };
+                Notice::UndefinedVariable {
+                    name: tag.name().to_owned(),
+                    line: at.map(|at| at.line),
+                    column: at.map(|at| at.column),
+                    message,
+                }
+            })
+            .collect()
     }
 
     /// A template error, placed in the prompt file, or in the file of the

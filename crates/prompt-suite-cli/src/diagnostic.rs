@@ -144,6 +144,20 @@ impl Diagnostic {
         self
     }
 
+    /// [`Diagnostic::with_source`] with the diagnostic's line already at
+    /// hand: `line` is its text (no line ending) and `at` the byte of the
+    /// column in it. Costs the excerpt's width, not the line's, so placing
+    /// many warnings on one long line stays linear.
+    pub fn with_line_at(mut self, line: &str, at: usize) -> Diagnostic {
+        // Columns do not count a byte order mark; neither does the drawing.
+        let (line, at) = match line.strip_prefix('\u{feff}') {
+            Some(rest) if self.repr.line == Some(1) => (rest, at.saturating_sub(3)),
+            _ => (line, at),
+        };
+        self.repr.excerpt = Some(Excerpt::around(line, at, self.repr.width));
+        self
+    }
+
     /// Names where the input came from (a path, or `<stdin>`).
     pub fn with_origin(mut self, origin: impl Into<String>) -> Diagnostic {
         self.repr.origin = Some(origin.into());
@@ -310,6 +324,30 @@ impl Excerpt {
         }
         Excerpt { text, span: start..end.min(offset + shown), cut: true }
     }
+
+    /// [`Excerpt::new`] at byte `at` of `line` (clamped to a character
+    /// boundary), looking only at the characters it shows on a long line.
+    fn around(line: &str, at: usize, width: usize) -> Excerpt {
+        let start = line.floor_char_boundary(at);
+        if line.len() <= LONG_LINE {
+            let end = start + byte_of_char(&line[start..], width);
+            return Excerpt { text: line.to_owned(), span: start..end, cut: false };
+        }
+        let head = &line[..start];
+        let from = head.char_indices().rev().nth(EXCERPT_BEFORE - 1).map_or(0, |(i, _)| i);
+        let kept = head[from..].chars().count();
+        let rest = &line[from..];
+        let shown = byte_of_char(rest, kept + width.min(EXCERPT_AFTER) + EXCERPT_AFTER);
+        let mut text = String::from(if from > 0 { "..." } else { "" });
+        let offset = text.len();
+        text.push_str(&rest[..shown]);
+        let start = offset + (start - from);
+        let end = start + byte_of_char(&text[start..], width);
+        if shown < rest.len() {
+            text.push_str("...");
+        }
+        Excerpt { text, span: start..end.min(offset + shown), cut: true }
+    }
 }
 
 /// The byte offset of character `n` of `text` (its length when shorter).
@@ -371,6 +409,23 @@ mod tests {
             d.render_human(false),
             "error[invalid_json]: duplicate key `a` in an object\n --> x.json:2:2\n  |\n2 |  \"a\": 2}\n  |  ^^^\n"
         );
+    }
+
+    #[test]
+    fn an_excerpt_at_a_byte_is_the_excerpt_at_its_column() {
+        let long: String = (0..5000).map(|i| if i % 7 == 0 { 'é' } else { 'a' }).collect();
+        for line in ["", "abc", "日本語のテキスト", long.as_str()] {
+            let columns = line.char_indices().chain([(line.len(), ' ')]).enumerate();
+            for (column, (at, _)) in columns.filter(|(c, _)| c % 97 < 5 || *c > 4990) {
+                for width in [0, 1, 3, 200] {
+                    assert_eq!(
+                        Excerpt::around(line, at, width),
+                        Excerpt::new(line, column + 1, width),
+                        "{line:?} at {at}, width {width}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -176,27 +176,59 @@ impl Input {
     }
 
     /// Reports library warnings that speak [`CoreDiagnostic`], each placed
-    /// in this input as [`Input::report`] places an error (through one line
-    /// index, so many warnings cost one pass over the text).
+    /// in this input as [`Input::report`] places an error, in the order
+    /// given. They are placed in offset order, each counted on from the one
+    /// before through one line index, and drawn from their line alone, so
+    /// many warnings cost one pass over the text, even on one long line.
     pub fn warn_all<'w, D: CoreDiagnostic + 'w>(&self, warnings: impl IntoIterator<Item = &'w D>) {
-        let mut warnings = warnings.into_iter().peekable();
-        if warnings.peek().is_none() {
+        let warnings: Vec<&D> = warnings.into_iter().collect();
+        if warnings.is_empty() {
             return;
         }
         let text = self.text().ok();
         let index = text.map(LineIndex::new);
-        for warning in warnings {
-            let report = match (text, &index) {
-                (Some(text), Some(index)) if warning.origin() == CoreOrigin::Input => {
-                    Report::with_index(warning, text, index)
+        // (offset, warning) for those placed in this text, by offset.
+        let mut order: Vec<(usize, usize)> = match text {
+            Some(_) => warnings
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| w.origin() == CoreOrigin::Input)
+                .filter_map(|(i, w)| Some((w.span()?.start, i)))
+                .collect(),
+            None => Vec::new(),
+        };
+        order.sort_unstable();
+        let mut placed = vec![None; warnings.len()];
+        if let (Some(text), Some(index)) = (text, &index) {
+            let mut known = None;
+            for (offset, i) in order {
+                let at = match known {
+                    Some(known) => index.position_after(text, offset, known),
+                    None => index.position(text, offset),
+                };
+                known = Some((offset, at));
+                placed[i] = Some((offset, at));
+            }
+        }
+        for (warning, placed) in warnings.into_iter().zip(placed) {
+            let diagnostic = match (placed, text, &index) {
+                (Some((offset, at)), Some(text), Some(index)) => {
+                    let span = warning.span().unwrap_or_default();
+                    let line = index.line_text(text, at.line);
+                    // The line is a piece of the text: where it starts.
+                    let line_start = line.as_ptr() as usize - text.as_ptr() as usize;
+                    let report = Report {
+                        kind: warning.kind().to_owned(),
+                        message: warning.to_string(),
+                        line: Some(at.line),
+                        column: Some(at.column),
+                        snippet: Some(prompt_core::text::snippet(text, span).to_owned()),
+                    };
+                    Diagnostic::from_report(report).with_line_at(line, offset - line_start)
                 }
-                _ => Report::new(warning, None),
+                _ => Diagnostic::from_report(Report::new(warning, None)),
             };
-            let diagnostic = Diagnostic::from_report(report).with_origin(self.origin.clone());
-            crate::diagnostic::warn(match text {
-                Some(text) => diagnostic.with_source(text),
-                None => diagnostic,
-            });
+            crate::diagnostic::warn(diagnostic.with_origin(self.origin.clone()));
         }
     }
 }

@@ -9,6 +9,8 @@ use prompt_suite::pipeline::{
 };
 use prompt_suite::segment::Bundle;
 
+use prompt_core::text::LineIndex;
+
 use crate::args::{PipelineArgs, TranscriptArgs};
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
@@ -85,15 +87,50 @@ pub(crate) fn transcript(args: &TranscriptArgs) -> Result<Option<(Input, Transcr
     Ok(Some((file, transcript)))
 }
 
-/// Prints `notices` as warnings; one with a place in the prompt (a repeated
-/// `/// param:` key) is drawn on `prompt_text`.
+/// Prints `notices` as warnings, in order; one with a place in the prompt
+/// (a repeated `/// param:` key, a bare `[[name]]` tag that printed nothing)
+/// is drawn on `prompt_text`. The places are found in line and column order
+/// in one walk over the text, so many notices on one long line stay linear.
 pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str) {
-    for notice in notices {
+    let place = |notice: &Notice| match notice {
+        Notice::DuplicateParam { line, column, .. } => Some((*line, *column)),
+        Notice::UndefinedVariable { line, column, .. } => line.zip(*column),
+        _ => None,
+    };
+    let mut order: Vec<((usize, usize), usize)> =
+        notices.iter().enumerate().filter_map(|(i, n)| Some((place(n)?, i))).collect();
+    order.sort_unstable();
+    let index = LineIndex::new(prompt_text);
+    // Each placed notice's line text and the byte of its column in it.
+    let mut drawn: Vec<Option<(&str, usize)>> = vec![None; notices.len()];
+    let mut walk: Option<(usize, &str, std::str::CharIndices<'_>, usize)> = None;
+    for ((line, column), i) in order {
+        let (_, text, chars, at_column) = match &mut walk {
+            Some(w) if w.0 == line => w,
+            _ => {
+                let text = index.line_text(prompt_text, line);
+                walk.insert((line, text, text.char_indices(), 1))
+            }
+        };
+        // Advance to the column (1-based characters); past the end, the end.
+        let mut byte = text.len();
+        while *at_column < column {
+            match chars.next() {
+                Some(_) => *at_column += 1,
+                None => break,
+            }
+        }
+        if let Some((at, _)) = chars.clone().next() {
+            byte = at;
+        }
+        drawn[i] = Some((*text, byte));
+    }
+    for (notice, drawn) in notices.iter().zip(drawn) {
         let mut warning = Diagnostic::new(notice.as_str(), notice.message());
-        if let Notice::DuplicateParam { line, column, .. } = notice {
+        if let (Some((line, column)), Some((text, byte))) = (place(notice), drawn) {
             warning = warning
-                .at(*line, *column)
-                .with_source(prompt_text)
+                .at(line, column)
+                .with_line_at(text, byte)
                 .with_origin(input.origin().to_owned());
         }
         crate::diagnostic::warn(warning);

@@ -16,11 +16,11 @@ mod scope;
 mod stores;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::arguments::Arguments;
-use crate::context::{Context, Effect, Outcome, Scope};
+use crate::context::{Context, Effect, Outcome, Scope, UndefinedTag};
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
@@ -103,6 +103,8 @@ pub(crate) fn render_with(
         autoescape: false,
         draws,
         stack: StackBudget::new(env.limits().stack_limit),
+        undefined: Vec::new(),
+        undefined_names: HashSet::new(),
     };
     renderer.exec_root(0)?;
     renderer.finish()
@@ -144,6 +146,10 @@ pub(crate) struct Renderer<'t> {
     autoescape: bool,
     draws: Draws,
     stack: StackBudget,
+    /// The bare `[[name]]` tags that printed an undefined name, one per
+    /// name ([`Outcome::undefined`]), and those names.
+    undefined: Vec<UndefinedTag>,
+    undefined_names: HashSet<&'t str>,
 }
 
 impl<'t> Renderer<'t> {
@@ -223,6 +229,28 @@ impl<'t> Renderer<'t> {
             return Err(self.output_limit(span));
         }
         self.out.push_authored(text);
+        Ok(())
+    }
+
+    /// Records that the name `name` at `span` printed undefined, when its tag
+    /// is written `[[name]]`, with no spaces or trim markers inside the
+    /// brackets (what text that only looks like a tag is), and the name is
+    /// new to this render. What it keeps counts against the memory limit.
+    fn note_undefined(&mut self, name: &'t str, span: Span) -> Result<(), Error> {
+        let bytes = self.source.as_bytes();
+        let (start, end) = (span.start(), span.end());
+        // The name alone (not `(name)`) between the brackets.
+        let bare = start >= 2
+            && bytes.get(start..end) == Some(name.as_bytes())
+            && bytes.get(start - 2..start) == Some(b"[[")
+            && bytes.get(end..end + 2) == Some(b"]]");
+        if !bare || self.undefined_names.contains(name) {
+            return Ok(());
+        }
+        self.charge(ENTRY + 2 * name.len(), span)?;
+        self.undefined_names.insert(name);
+        let tag = Span::new(start - 2, end + 2);
+        self.undefined.push(UndefinedTag::new(name, tag.into(), self.unit.name.as_deref()));
         Ok(())
     }
 
@@ -342,7 +370,13 @@ impl<'t> Renderer<'t> {
                     }
                 }
                 let value = self.eval(e)?;
-                self.write_value(&value, e.span)
+                self.write_value(&value, e.span)?;
+                match e.kind {
+                    ExprKind::Name(name) if value.is_undefined() => {
+                        self.note_undefined(name.text, e.span)
+                    }
+                    _ => Ok(()),
+                }
             }
             Node::If { branches, otherwise } => {
                 for (cond, body) in branches {
@@ -864,7 +898,13 @@ impl<'t> Renderer<'t> {
     fn finish(self) -> Result<(Outcome, Draws, Option<u64>), Error> {
         let writes = self.stores.finish();
         let (output, data_ranges) = self.out.finish();
-        let outcome = Outcome { output, data_ranges, writes, effects: self.effects };
+        let outcome = Outcome {
+            output,
+            data_ranges,
+            writes,
+            effects: self.effects,
+            undefined: self.undefined,
+        };
         Ok((outcome, self.draws, self.fuel))
     }
 

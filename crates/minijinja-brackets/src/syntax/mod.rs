@@ -106,8 +106,15 @@ mod snapshots {
                         state: serde_json::from_str(header).unwrap(),
                         ..Default::default()
                     });
-                let original = env.render_str(source, &context, 3).map_err(|e| e.kind());
-                let from_printed = env.render_str(&printed, &context, 3).map_err(|e| e.kind());
+                // The printer spaces every tag, so bare `[[name]]` tags are
+                // reported only for the original (`Rendered::undefined`).
+                let render = |source: &str| {
+                    let rendered = env.render_str(source, &context, 3);
+                    rendered
+                        .map(|r| crate::Rendered { undefined: Vec::new(), ..r })
+                        .map_err(|e| e.kind())
+                };
+                let (original, from_printed) = (render(source), render(&printed));
                 assert_eq!(original, from_printed, "{}\n{printed}", path.display());
                 checked += 1;
             }

@@ -299,6 +299,22 @@ pub enum Notice {
         /// What the comments stage said, with the two values.
         message: String,
     },
+    /// A `[[name]]` tag, written with no spaces inside its brackets, that
+    /// printed an undefined name, and so nothing: often text that only
+    /// looks like a tag, a wiki link `[[Alice]]` or a TOML table `[[bin]]`
+    /// (minijinja-brackets' `undefined_variable`, once per distinct name per
+    /// request). Not with a strict environment, where it is an error.
+    UndefinedVariable {
+        /// The name.
+        name: String,
+        /// The 1-based line of the tag in the prompt file; `None` when the
+        /// tag is in a template the prompt loaded (the message names it).
+        line: Option<usize>,
+        /// The 1-based column (in characters) of the tag on that line.
+        column: Option<usize>,
+        /// What the template stage said.
+        message: String,
+    },
     /// The model's name belongs to another provider's family (a
     /// `claude-` model in an OpenAI body): sent as written.
     ModelFamilyMismatch {
@@ -383,7 +399,7 @@ pub enum Notice {
 
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
-    /// `name_not_carried`, `duplicate_param`, `model_family_mismatch`,
+    /// `name_not_carried`, `duplicate_param`, `undefined_variable`, `model_family_mismatch`,
     /// `tool_error_not_carried`, `media_type_mismatch`, `unresolved_reference`,
     /// `field_not_carried`, `field_rewritten`, `turns_merged` or
     /// `ignored_directive`.
@@ -393,6 +409,7 @@ impl Notice {
             Notice::UnknownParam { .. } => "unknown_param",
             Notice::NameNotCarried { .. } => "name_not_carried",
             Notice::DuplicateParam { .. } => "duplicate_param",
+            Notice::UndefinedVariable { .. } => "undefined_variable",
             Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
             Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
@@ -418,7 +435,9 @@ impl Notice {
                     "message {message}: the name `{name}` has no field in this provider's request"
                 )
             }
-            Notice::DuplicateParam { message, .. } => message.clone(),
+            Notice::DuplicateParam { message, .. } | Notice::UndefinedVariable { message, .. } => {
+                message.clone()
+            }
             Notice::ModelFamilyMismatch { model, provider, family } => format!(
                 "the model `{model}` is a {family} model, and the body is for {provider}; sent as written"
             ),

@@ -99,6 +99,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     if let Some(progress) = progress {
         progress.finish(&summary);
     }
+    // Each undefined `[[name]]` once for the whole batch.
+    warn_notices(&summary.undefined, &input, &prompt_text);
     drop(errors);
     // What the included templates noticed, once for the whole batch.
     warn_notices(&compiled.include_notices(), &input, &prompt_text);

@@ -70,6 +70,8 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     let seed = args.seed.unwrap_or_else(random_seed);
     let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
+    // Each bare `[[name]]` tag that printed an undefined name, once per name.
+    input.warn_all(&outcome.undefined);
     let commit_to = match (args.commit, history) {
         (true, Some((path, mut history, message))) => {
             commit(&mut history, message, &outcome.writes).map_err(|err| misuse(&err, path))?;

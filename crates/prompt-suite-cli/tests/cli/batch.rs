@@ -389,3 +389,15 @@ fn full_and_transcript_usage_errors() {
         cli().args(["batch", "--rows", &rows, "--speaker", "ben"])
     );
 }
+
+/// A bare `[[name]]` that reads an undefined name warns once per name for
+/// the whole batch (rows 0 and 2 both lack `Onboarding`), whatever the jobs.
+#[test]
+fn an_undefined_bare_tag_warns_once_per_batch() {
+    let prompt = "tests/cli/inputs/build/wiki_links.txt";
+    let rows = format!("{INPUTS}/wiki_rows.jsonl");
+    for jobs in ["1", "3"] {
+        let args = ["batch", prompt, "--rows", &rows, "--seed", "1", "--jobs", jobs];
+        assert_cmd_snapshot!("undefined_bare_tag_batch", cli().args(args));
+    }
+}

@@ -336,3 +336,16 @@ fn role_aliases_and_an_unresolved_handle_in_a_build() {
     );
     assert_cmd_snapshot!(cli().args(["batch", "--role-alias", "You"]).pass_stdin(""));
 }
+
+/// A bare `[[name]]` that reads an undefined name (a wiki link, a TOML
+/// table) is a warning placed in the prompt file, once per name, and a
+/// notice in `--full`; `--strict` makes it an error instead.
+#[test]
+fn an_undefined_bare_tag_is_a_warning_and_a_notice() {
+    let prompt = format!("{INPUTS}/wiki_links.txt");
+    let context = format!("{INPUTS}/wiki_context.json");
+    let args = ["build", &prompt, "--seed", "1", "--context", &context];
+    assert_cmd_snapshot!("undefined_bare_tag_warning", cli().args(args));
+    assert_cmd_snapshot!("undefined_bare_tag_notice", cli().args(args).arg("--full"));
+    assert_cmd_snapshot!("undefined_bare_tag_strict", cli().args(args).arg("--strict"));
+}

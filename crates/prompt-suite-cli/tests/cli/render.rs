@@ -441,3 +441,15 @@ fn samples_ties_keep_first_seen_order() {
     assert_eq!(order, expected.iter().collect::<Vec<_>>());
     assert!(counts.values().any(|&n| n == 1) && first_seen.len() > 2, "{counts:?}");
 }
+
+/// A bare `[[name]]` that reads an undefined name is a warning, once per
+/// name; `[[ user ]]` (spaces) is taken as meant; `--strict` errors.
+#[test]
+fn an_undefined_bare_tag_is_a_warning() {
+    let template = input("wiki_links.txt");
+    let context = input("wiki_context.json");
+    let args = [template.as_str(), "--seed", "1", "--context", &context];
+    assert_cmd_snapshot!("undefined_bare_tag_render", render().args(args));
+    assert_cmd_snapshot!("undefined_bare_tag_render_json", render().args(args).arg("--json"));
+    assert_cmd_snapshot!("undefined_bare_tag_render_strict", render().args(args).arg("--strict"));
+}
