@@ -31,8 +31,8 @@ use serde_json::value::RawValue;
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
 use crate::envelope::{Entry, Format, Place, Writer, record};
-use crate::source::Transcript;
 use crate::provider::Notice;
+use crate::source::Transcript;
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -894,7 +894,10 @@ mod tests {
         let rows = b"{\"state\": {\"n\": 1}}\r\n\xff\n{\"state\": {\"n\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}\n{\"state\": {\"n\": 4}}";
         for jobs in [1, 2, 3] {
             let (summary, lines) = run(rows, jobs, 40);
-            assert_eq!(summary, Summary { rows: 4, failed: 2, bytes: rows.len() as u64, ..Summary::default() });
+            assert_eq!(
+                summary,
+                Summary { rows: 4, failed: 2, bytes: rows.len() as u64, ..Summary::default() }
+            );
             assert_eq!(
                 lines[0],
                 r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#
@@ -946,7 +949,10 @@ mod tests {
                     \u{feff}{\"state\": {\"n\": 3}}\n\
                     {\"state\": {\"é\": 1,}}\n";
         let (summary, lines) = run(rows.as_bytes(), 2, 1000);
-        assert_eq!(summary, Summary { rows: 5, failed: 4, bytes: rows.len() as u64, ..Summary::default() });
+        assert_eq!(
+            summary,
+            Summary { rows: 5, failed: 4, bytes: rows.len() as u64, ..Summary::default() }
+        );
         assert_eq!(lines[0], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"1"}]}"#);
         let duplicate = error(&lines[1]);
         assert_eq!(duplicate["kind"], "invalid_json");
@@ -977,7 +983,10 @@ mod tests {
     fn chunks_are_bounded_by_bytes() {
         let rows: String = (0..50).map(|i| format!("{{\"state\": {{\"n\": {i}}}}}\n")).collect();
         let whole = run(rows.as_bytes(), 1, 1000);
-        assert_eq!(whole.0, Summary { rows: 50, failed: 0, bytes: rows.len() as u64, ..Summary::default() });
+        assert_eq!(
+            whole.0,
+            Summary { rows: 50, failed: 0, bytes: rows.len() as u64, ..Summary::default() }
+        );
         for (jobs, chunk_bytes) in [(1, 1), (3, 1), (3, 50), (4, 10_000)] {
             let mut chunks = 0;
             let pipeline =
@@ -1015,7 +1024,10 @@ mod tests {
             let summary = batch
                 .run(rows.as_bytes(), &mut io::sink(), &mut io::sink(), |s| seen.push(*s))
                 .unwrap();
-            assert_eq!(summary, Summary { rows: 1002, failed: 1, bytes: rows.len() as u64 });
+            assert_eq!(
+                summary,
+                Summary { rows: 1002, failed: 1, bytes: rows.len() as u64, ..Summary::default() }
+            );
             assert_eq!(seen.last(), Some(&summary));
             assert!(seen.windows(2).all(|w| w[0].rows < w[1].rows
                 && w[0].failed <= w[1].failed
@@ -1039,7 +1051,10 @@ mod tests {
     fn rows_that_do_not_fit_start_the_next_chunk() {
         let rows = b"{}\n\n{\"state\": {\"n\": 5}}\n\n\n{}";
         let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
-        assert_eq!(summary, Summary { rows: 6, failed: 3, bytes: rows.len() as u64, ..Summary::default() });
+        assert_eq!(
+            summary,
+            Summary { rows: 6, failed: 3, bytes: rows.len() as u64, ..Summary::default() }
+        );
         assert_eq!(lines.len(), 6);
         assert_eq!(lines[2], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"x5"}]}"#);
         for i in [1, 3, 4] {
@@ -1085,7 +1100,10 @@ mod tests {
         for jobs in [2, 3] {
             let many =
                 run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(30_000));
-            assert_eq!(many.0, Summary { rows: 600, failed: 0, bytes: rows.len() as u64, ..Summary::default() });
+            assert_eq!(
+                many.0,
+                Summary { rows: 600, failed: 0, bytes: rows.len() as u64, ..Summary::default() }
+            );
             assert!(many.1 == one.1, "jobs {jobs}: the lines differ");
         }
     }
@@ -1144,7 +1162,10 @@ mod tests {
                 None,
                 jobs,
             );
-            assert_eq!(summary, Summary { rows: 3, failed: 1, bytes: rows.len() as u64, ..Summary::default() });
+            assert_eq!(
+                summary,
+                Summary { rows: 3, failed: 1, bytes: rows.len() as u64, ..Summary::default() }
+            );
             assert_eq!(
                 out,
                 "{\"custom_id\":\"row-0\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"1\"}]}}\n\
@@ -1251,7 +1272,10 @@ mod tests {
         }
         assert!(runs[0] == runs[1], "the output depends on the jobs");
         let (summary, out, errors) = &runs[0];
-        assert_eq!(*summary, Summary { rows: 9, failed: 7, bytes: rows.len() as u64, ..Summary::default() });
+        assert_eq!(
+            *summary,
+            Summary { rows: 9, failed: 7, bytes: rows.len() as u64, ..Summary::default() }
+        );
         let document: serde_json::Value = serde_json::from_slice(out).unwrap();
         let ids: Vec<&str> = document["requests"]
             .as_array()
