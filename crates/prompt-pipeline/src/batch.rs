@@ -1022,7 +1022,7 @@ mod tests {
             let batch = Batch::new(&compiled, 0, jobs).max_row_bytes(100);
             let mut seen = Vec::new();
             let summary = batch
-                .run(rows.as_bytes(), &mut io::sink(), &mut io::sink(), |s| seen.push(*s))
+                .run(rows.as_bytes(), &mut io::sink(), &mut io::sink(), |s| seen.push(s.clone()))
                 .unwrap();
             assert_eq!(
                 summary,
