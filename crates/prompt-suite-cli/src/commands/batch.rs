@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn the_message_has_count_failures_and_rate() {
-        let summary = Summary { rows: 1200, failed: 3, bytes: 0 };
+        let summary = Summary { rows: 1200, failed: 3, bytes: 0, ..Summary::default() };
         assert_eq!(message(&summary, Duration::from_secs(3)), "1200 rows, 3 failed, 400 rows/s");
         // No division by zero at the start.
         let start = Summary::default();
