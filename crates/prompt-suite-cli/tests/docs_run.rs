@@ -11,7 +11,8 @@
 //!
 //! Commands run with `sh -c`, with the binary first on `PATH`, in a fresh
 //! directory holding a copy of `tests/docs-fixtures/<page>/` (the files the
-//! page names). `cargo run -q -p prompt-suite-cli --` is the binary itself.
+//! page names). `cargo run -q -p prompt-suite-cli --` is the binary itself;
+//! `cat FILE` runs too (a page showing a fixture shows it as it is).
 //! Commands that are not the binary's (`cargo test`, `cargo install`,
 //! `cargo xtask`, `cd fuzz`, `python3`, ...) are not run here: each block
 //! line must be one or the other, or the test fails.
@@ -102,7 +103,9 @@ fn runnable(command: &str) -> Option<String> {
         return Some(format!("prompt-suite{rest}"));
     }
     let program = command.split_whitespace().next().unwrap_or("");
-    if command.contains("prompt-suite ") || program == "prompt-suite" {
+    // `cat FILE` shows a fixture the page then uses: run, so the page shows
+    // the file as it is.
+    if command.contains("prompt-suite ") || program == "prompt-suite" || program == "cat" {
         return Some(command.to_owned());
     }
     let tool =
