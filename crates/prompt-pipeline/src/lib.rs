@@ -150,7 +150,7 @@ silently: parameters a provider has no field for are [`Notice`]s.
 #![forbid(unsafe_code)]
 
 pub use crate::alternation::Alternation;
-pub use crate::batch::{Batch, Summary};
+pub use crate::batch::{Batch, RowNotice, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled, Full};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::convert::ChatBody;
