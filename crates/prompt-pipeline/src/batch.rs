@@ -116,6 +116,8 @@ struct Notices {
     cap: usize,
     /// Occurrences past the cap, of notices not kept.
     more: u64,
+    /// The bytes of the kept messages (each is held twice: key and notice).
+    bytes: usize,
 }
 
 impl Default for Notices {
@@ -126,7 +128,7 @@ impl Default for Notices {
 
 impl Notices {
     fn new(cap: usize) -> Notices {
-        Notices { seen: HashMap::new(), kept: Vec::new(), cap, more: 0 }
+        Notices { seen: HashMap::new(), kept: Vec::new(), cap, more: 0, bytes: 0 }
     }
 
     /// Adds `count` occurrences of `notice`, the first at `row`. The
@@ -142,6 +144,7 @@ impl Notices {
         } else if self.kept.len() >= self.cap {
             self.more += count;
         } else {
+            self.bytes += 2 * key.1.len();
             self.seen.insert(key, self.kept.len());
             self.kept.push((RowNotice { row, notice: notice.clone() }, count));
         }
@@ -165,7 +168,7 @@ impl Notices {
 
     /// What the lines hold, for the budget of lines waiting.
     fn size(&self) -> usize {
-        self.kept.len() * LINE_OVERHEAD
+        self.kept.len() * LINE_OVERHEAD + self.bytes
     }
 }
 
