@@ -17,7 +17,7 @@
 //! ([`Format`], `envelope.rs`) each request carries an id and the error
 //! records go to their own writer.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufRead, Read, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -64,6 +64,7 @@ pub struct Batch<'a> {
     jobs: usize,
     max_row_bytes: usize,
     chunk_bytes: usize,
+    max_notices: usize,
 }
 
 /// How a batch went.
@@ -77,32 +78,97 @@ pub struct Summary {
     /// rest of a row too large) included: with the input's size, how far
     /// the batch has come.
     pub bytes: u64,
-    /// The rows' [`Notice::UndefinedVariable`]s: each name once for the
-    /// whole batch, at the first row that printed it, in row order. (The
-    /// prompt's own notices, the same for every row, are
-    /// [`Prompt::notices`](crate::Prompt::notices).)
-    pub undefined: Vec<Notice>,
+    /// The rows' own notices (an undefined `[[name]]`, an unresolved
+    /// `@handle`, an embed typed by its bytes, what the provider's body
+    /// cannot carry): each distinct one (same kind, same message) once for
+    /// the whole batch, with the first row that gave it, in row order,
+    /// whatever the number of threads. At most [`Batch::max_notices`] are
+    /// kept. (The prompt's own notices, the same for every row, are
+    /// [`Prompt::notices`](crate::Prompt::notices); those of the templates
+    /// it included, [`Compiled::include_notices`].)
+    pub notices: Vec<RowNotice>,
+    /// The rows' notices past the cap that are not among those kept
+    /// ([`Summary::notices`]): they were not remembered, so repeats among
+    /// them are counted each time.
+    pub more_notices: u64,
 }
 
-/// The `undefined_variable` notices of some rows, each name once.
-#[derive(Debug, Default)]
-struct Undefined {
-    names: HashSet<String>,
-    notices: Vec<Notice>,
+/// A notice of a batch's rows, with the first row (0-based, as in error
+/// records) that gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowNotice {
+    /// The row.
+    pub row: usize,
+    /// What it noticed.
+    pub notice: Notice,
 }
 
-impl Undefined {
-    /// Keeps the `undefined_variable` notices among `notices` whose name is
-    /// new here.
-    fn add(&mut self, notices: impl IntoIterator<Item = Notice>) {
-        for notice in notices {
-            if let Notice::UndefinedVariable { name, .. } = &notice
-                && !self.names.contains(name)
-            {
-                self.names.insert(name.clone());
-                self.notices.push(notice);
-            }
+/// The distinct notices of some rows, in row order, each with how many
+/// times the rows gave it: a thread's piece keeps them all (its rows are
+/// few), the batch at most `cap`. Merging a piece's into the batch's gives
+/// what the rows one by one would, so the result does not depend on how
+/// the rows were cut.
+#[derive(Debug)]
+struct Notices {
+    /// The kind and message of each kept notice, with its index in `kept`.
+    seen: HashMap<(&'static str, String), usize>,
+    kept: Vec<(RowNotice, u64)>,
+    cap: usize,
+    /// Occurrences past the cap, of notices not kept.
+    more: u64,
+    /// The bytes of the kept messages (each is held twice: key and notice).
+    bytes: usize,
+}
+
+impl Default for Notices {
+    fn default() -> Notices {
+        Notices::new(usize::MAX)
+    }
+}
+
+impl Notices {
+    fn new(cap: usize) -> Notices {
+        Notices { seen: HashMap::new(), kept: Vec::new(), cap, more: 0, bytes: 0 }
+    }
+
+    /// Adds `count` occurrences of `notice`, the first at `row`. The
+    /// included templates' notices are said once, apart
+    /// ([`Compiled::include_notices`]).
+    fn add(&mut self, row: usize, notice: &Notice, count: u64) {
+        if matches!(notice, Notice::IgnoredDirective { .. }) {
+            return;
         }
+        let key = (notice.as_str(), notice.message());
+        if let Some(&at) = self.seen.get(&key) {
+            self.kept[at].1 += count;
+        } else if self.kept.len() >= self.cap {
+            self.more += count;
+        } else {
+            self.bytes += 2 * key.1.len();
+            self.seen.insert(key, self.kept.len());
+            self.kept.push((RowNotice { row, notice: notice.clone() }, count));
+        }
+    }
+
+    /// Adds what `piece` kept, in its order.
+    fn merge(&mut self, piece: &Notices) {
+        self.more += piece.more;
+        for (notice, count) in &piece.kept {
+            self.add(notice.row, &notice.notice, *count);
+        }
+    }
+
+    /// Adds the notices row `row` gave: `notices` without its first
+    /// `prompt`, the prompt's own (the same for every row, said once).
+    fn row(&mut self, row: usize, notices: &[Notice], prompt: usize) {
+        for notice in notices.get(prompt..).unwrap_or_default() {
+            self.add(row, notice, 1);
+        }
+    }
+
+    /// What the lines hold, for the budget of lines waiting.
+    fn size(&self) -> usize {
+        self.kept.len() * LINE_OVERHEAD + self.bytes
     }
 }
 
@@ -140,6 +206,9 @@ impl<'a> Batch<'a> {
     /// of finished lines that may wait for an earlier row: 64 MiB each.
     pub const CHUNK_BYTES: usize = 64 << 20;
 
+    /// The most distinct row notices a batch keeps by default: 1 000.
+    pub const MAX_NOTICES: usize = 1000;
+
     /// A batch of `compiled` with `seed` for row 0, on `jobs` threads (at
     /// least one).
     pub fn new(compiled: &'a Compiled, seed: u64, jobs: usize) -> Batch<'a> {
@@ -154,6 +223,7 @@ impl<'a> Batch<'a> {
             jobs: jobs.max(1),
             max_row_bytes: MAX_ROW_BYTES,
             chunk_bytes: Batch::CHUNK_BYTES,
+            max_notices: Batch::MAX_NOTICES,
         }
     }
 
@@ -208,6 +278,15 @@ impl<'a> Batch<'a> {
         self
     }
 
+    /// The same batch keeping at most `max_notices` distinct notices of its
+    /// rows ([`Batch::MAX_NOTICES`] by default): past them, a batch whose
+    /// every row notices something new (a distinct `@handle` each) only
+    /// counts them ([`Summary::more_notices`]), so its memory stays flat.
+    pub fn max_notices(mut self, max_notices: usize) -> Batch<'a> {
+        self.max_notices = max_notices;
+        self
+    }
+
     /// The same batch holding at most `chunk_bytes` of rows at once, and as
     /// many bytes of finished lines waiting to be written ([`Batch::CHUNK_BYTES`]
     /// by default; at least one row is always read).
@@ -254,18 +333,19 @@ impl<'a> Batch<'a> {
         let mut writer = Writer::new(self.format, self.id_field.is_some(), out, errors);
         writer.start()?;
         let mut summary = Summary::default();
-        // Names already reported (the notices move to the summary).
-        let mut undefined = Undefined::default();
+        // The rows' notices, kept for the summary.
+        let mut notices = Notices::new(self.max_notices);
         let mut chunk = Chunk::default();
         let mut carry = None;
         loop {
             self.read_chunk(&mut rows, &mut chunk, &mut carry, summary.bytes)?;
             if chunk.rows.is_empty() {
                 writer.finish()?;
+                summary.notices = notices.kept.into_iter().map(|(notice, _)| notice).collect();
+                summary.more_notices = notices.more;
                 return Ok(summary);
             }
-            self.chunk(&mut summary, &chunk, &mut writer, &mut progress, &mut undefined)?;
-            summary.undefined.append(&mut undefined.notices);
+            self.chunk(&mut summary, &chunk, &mut writer, &mut progress, &mut notices)?;
         }
     }
 
@@ -351,7 +431,7 @@ impl<'a> Batch<'a> {
         chunk: &Chunk,
         out: &mut Writer<'_, O, E>,
         progress: &mut impl FnMut(&Summary),
-        undefined: &mut Undefined,
+        notices: &mut Notices,
     ) -> io::Result<()> {
         let first = summary.rows;
         let count = chunk.rows.len();
@@ -369,7 +449,7 @@ impl<'a> Batch<'a> {
                 lines.entries.clear();
                 lines.failed = 0;
                 self.line(first + i, chunk.row(i), &mut lines);
-                undefined.add(lines.undefined.notices.drain(..));
+                notices.merge(&std::mem::take(&mut lines.notices));
                 let refused = out.write(first + i, &lines.bytes, &lines.entries)?;
                 report(summary, i + 1, lines.failed + refused);
             }
@@ -414,7 +494,7 @@ impl<'a> Batch<'a> {
             let mut row = 0;
             while row < count && written.is_ok() {
                 let (lines, end) = shared.wait_for(row);
-                undefined.add(lines.undefined.notices);
+                notices.merge(&lines.notices);
                 written = out
                     .write(first + row, &lines.bytes, &lines.entries)
                     .map(|refused| report(summary, end, lines.failed + refused));
@@ -436,7 +516,7 @@ impl<'a> Batch<'a> {
         let start = lines.bytes.len();
         let mut id = None;
         let built = catch_unwind(AssertUnwindSafe(|| {
-            self.row(index, line, &mut lines.bytes, &mut id, &mut lines.undefined)
+            self.row(index, line, &mut lines.bytes, &mut id, &mut lines.notices)
         }));
         let ok = built.unwrap_or_else(|_| {
             lines.bytes.truncate(start);
@@ -454,15 +534,14 @@ impl<'a> Batch<'a> {
     /// Appends the request or error record of row `index` to `out`, without
     /// a newline, sets `id` to the row's id (with its column in the row)
     /// when the id comes from the row and is valid, and adds the row's
-    /// `undefined_variable` notices to `undefined`; `true` when the row
-    /// built.
+    /// notices to `notices`; `true` when the row built.
     fn row(
         &self,
         index: usize,
         line: Option<&[u8]>,
         out: &mut Vec<u8>,
         id: &mut Option<(Box<str>, usize)>,
-        undefined: &mut Undefined,
+        notices: &mut Notices,
     ) -> bool {
         let Some(line) = line else {
             let message = format!("the row is longer than {} bytes", self.max_row_bytes);
@@ -491,18 +570,18 @@ impl<'a> Batch<'a> {
                 };
                 line.map_err(|err| build_record(index, &err))
             });
-        let mut line = match result {
+        let line = match result {
             Ok(line) => line,
             Err(record) => {
                 out.extend(record);
                 return false;
             }
         };
-        let notices = match &mut line {
-            Line::Body(built) => &mut built.notices,
-            Line::Messages(arranged) => &mut arranged.notices,
+        let given = match &line {
+            Line::Body(built) => &built.notices,
+            Line::Messages(arranged) => &arranged.notices,
         };
-        undefined.add(notices.drain(..));
+        notices.row(index, given, self.compiled.prompt().notices().len());
         let start = out.len();
         let provider = self.compiled.prompt().pipeline.provider();
         let row_id;
@@ -586,17 +665,16 @@ struct Lines {
     bytes: Vec<u8>,
     failed: usize,
     entries: Vec<Entry>,
-    /// The rows' `undefined_variable` notices, each name once.
-    undefined: Undefined,
+    /// The rows' notices, each distinct one once.
+    notices: Notices,
 }
 
 impl Lines {
     /// What the lines hold, for the budget of lines waiting.
     fn size(&self) -> usize {
-        let undefined = self.undefined.notices.len() * LINE_OVERHEAD;
         self.bytes.len()
             + LINE_OVERHEAD
-            + undefined
+            + self.notices.size()
             + self.entries.iter().map(Entry::size).sum::<usize>()
     }
 }
@@ -1192,15 +1270,114 @@ mod tests {
             let (summary, lines) =
                 run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.chunk_bytes(chunk_bytes));
             assert_eq!((summary.rows, summary.failed, lines.len()), (601, 1, 601));
-            let names: Vec<&str> = summary
-                .undefined
+            let names: Vec<(usize, &str)> = summary
+                .notices
                 .iter()
-                .map(|notice| match notice {
-                    Notice::UndefinedVariable { name, line: Some(2), .. } => name.as_str(),
+                .map(|RowNotice { row, notice }| match notice {
+                    Notice::UndefinedVariable { name, line: Some(2), .. } => (*row, name.as_str()),
                     other => panic!("{other:?}"),
                 })
                 .collect();
-            assert_eq!(names, ["every", "first", "third"], "jobs {jobs}");
+            assert_eq!(names, [(0, "every"), (1, "first"), (3, "third")], "jobs {jobs}");
+        }
+    }
+
+    /// Every kind of row notice reaches the summary (it was dropped but for
+    /// `undefined_variable`): once per distinct kind and message, at its
+    /// first row, in row order, whatever the threads and chunks; the
+    /// prompt's own notices are not repeated there, and `--full` rows keep
+    /// theirs.
+    #[test]
+    fn every_row_notice_is_reported_once_per_batch() {
+        // `top_k` is the prompt's (unsupported by OpenAI: the provider's,
+        // every row); `@ana` is every row's, `@bo` from row 2 on, and the
+        // column of `@cy` moves with the row's value.
+        let prompt = "/// param: model=gpt-4o-mini, top_k=3, top_k=4\n## user\nhi @ana [% if n >= 2 %]@bo[% endif %] [% for _ in range(pad) %]-[% endfor %] @cy\n";
+        let rows: String = (0..400)
+            .map(|i| format!("{{\"state\": {{\"n\": {}, \"pad\": {}}}}}\n", i % 4, i / 100))
+            .collect();
+        let expected = [
+            (0, "unresolved_reference", "`@ana` (line 2, column 4 of the narrative)".to_owned()),
+            (0, "unresolved_reference", "`@cy` (line 2, column 11 of the narrative)".to_owned()),
+            (0, "unsupported_param", "the parameter `top_k`".to_owned()),
+            (2, "unresolved_reference", "`@bo` (line 2, column 9 of the narrative)".to_owned()),
+            (2, "unresolved_reference", "`@cy` (line 2, column 14 of the narrative)".to_owned()),
+        ];
+        let mut expected: Vec<_> = expected.into_iter().collect();
+        for pad in 1..4 {
+            // Row 300's `@cy` is at row 2's column: not new.
+            if pad < 3 {
+                expected.push((
+                    pad * 100,
+                    "unresolved_reference",
+                    format!("`@cy` (line 2, column {} of the narrative)", 11 + pad),
+                ));
+            }
+            expected.push((
+                pad * 100 + 2,
+                "unresolved_reference",
+                format!("`@cy` (line 2, column {} of the narrative)", 14 + pad),
+            ));
+        }
+        expected.sort_by_key(|(row, ..)| *row);
+        for (jobs, chunk_bytes) in [(1, Batch::CHUNK_BYTES), (3, Batch::CHUNK_BYTES), (3, 200)] {
+            let (summary, lines) = run_with(prompt, rows.as_bytes(), |b| {
+                Batch { jobs, ..b }.chunk_bytes(chunk_bytes).full(true)
+            });
+            assert_eq!((summary.rows, summary.failed, lines.len()), (400, 0, 400));
+            let got: Vec<_> = summary
+                .notices
+                .iter()
+                .map(|RowNotice { row, notice }| (*row, notice.as_str(), notice.message()))
+                .collect();
+            assert_eq!(got.len(), expected.len(), "jobs {jobs}: {got:#?}");
+            for (got, expected) in got.iter().zip(&expected) {
+                assert_eq!((got.0, got.1), (expected.0, expected.1), "jobs {jobs}: {got:?}");
+                assert!(got.2.starts_with(&expected.2), "jobs {jobs}: {got:?} {expected:?}");
+            }
+            assert_eq!(summary.more_notices, 0);
+            // A `--full` row still carries all its notices, the prompt's first.
+            let full: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+            let kinds: Vec<&str> = full["notices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["kind"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    "duplicate_param",
+                    "unresolved_reference",
+                    "unresolved_reference",
+                    "unresolved_reference",
+                    "unsupported_param"
+                ],
+                "jobs {jobs}"
+            );
+        }
+    }
+
+    /// Past the cap, distinct notices are counted, not kept: a batch whose
+    /// every row has a new one keeps memory flat; the count is the same
+    /// whatever the threads.
+    #[test]
+    fn row_notices_past_the_cap_are_counted() {
+        let prompt = "## user\nx[% for _ in range(pad) %]-[% endfor %] @h\n";
+        // 2000 rows, each `@h` at its own column.
+        let rows: String = (0..2000)
+            .map(|i| {
+                let pad = i;
+                format!("{{\"state\": {{\"pad\": {pad}}}}}\n")
+            })
+            .collect();
+        for jobs in [1, 3] {
+            let (summary, lines) =
+                run_with(prompt, rows.as_bytes(), |b| Batch { jobs, ..b }.max_notices(300));
+            assert_eq!((summary.rows, summary.failed, lines.len()), (2000, 0, 2000));
+            let rows: Vec<usize> = summary.notices.iter().map(|n| n.row).collect();
+            assert_eq!(rows, (0..300).collect::<Vec<_>>(), "jobs {jobs}");
+            assert_eq!(summary.more_notices, 1700, "jobs {jobs}");
         }
     }
 

@@ -52,7 +52,9 @@ prompt's messages.
   A source without files uses the environment's own templates.
   A bare `[[name]]` tag that printed an undefined name (a wiki link, a TOML
   `[[bin]]`) is a [`Notice::UndefinedVariable`] in the result, placed in the
-  prompt file; a batch reports each name once ([`Summary::undefined`]).
+  prompt file. A batch reports each distinct notice of its rows once, with
+  the first row that gave it ([`Summary::notices`], [`RowNotice`]), at
+  most [`Batch::MAX_NOTICES`] of them.
 * [`Message`] holds a [`Role`] and [`Part`]s (text, image, file with raw,
   shared bytes): prompt-core's `prompt_core::chat` vocabulary, re-exported.
   narrative-segment renders it, transcript-flip flips and merges it, and the
@@ -150,7 +152,7 @@ silently: parameters a provider has no field for are [`Notice`]s.
 #![forbid(unsafe_code)]
 
 pub use crate::alternation::Alternation;
-pub use crate::batch::{Batch, Summary};
+pub use crate::batch::{Batch, RowNotice, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled, Full};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::convert::ChatBody;

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, Source, Tool,
-    ToolChoice, Transcript,
+    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, RowNotice, Source,
+    Summary, Tool, ToolChoice, Transcript,
 };
 use prompt_suite::segment::Bundle;
 
@@ -92,13 +92,37 @@ pub(crate) fn transcript(args: &TranscriptArgs) -> Result<Option<(Input, Transcr
 /// is drawn on `prompt_text`. The places are found in line and column order
 /// in one walk over the text, so many notices on one long line stay linear.
 pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str) {
+    let notices: Vec<_> = notices.iter().map(|notice| (None, notice)).collect();
+    warn_placed(&notices, input, prompt_text);
+}
+
+/// Prints a batch's row notices as `warning[<kind>]: row N: message`, as
+/// [`warn_notices`] does, then how many past the cap were not kept.
+pub(crate) fn warn_row_notices(summary: &Summary, input: &Input, prompt_text: &str) {
+    let notices: Vec<_> =
+        summary.notices.iter().map(|RowNotice { row, notice }| (Some(*row), notice)).collect();
+    warn_placed(&notices, input, prompt_text);
+    if summary.more_notices > 0 {
+        crate::diagnostic::warn(Diagnostic::new(
+            "more_notices",
+            format!(
+                "the rows gave {} more notices past the first {} distinct ones, not shown (repeats among them counted each time)",
+                summary.more_notices,
+                summary.notices.len()
+            ),
+        ));
+    }
+}
+
+/// [`warn_notices`], each notice with the row it came from, if any.
+fn warn_placed(notices: &[(Option<usize>, &Notice)], input: &Input, prompt_text: &str) {
     let place = |notice: &Notice| match notice {
         Notice::DuplicateParam { line, column, .. } => Some((*line, *column)),
         Notice::UndefinedVariable { line, column, .. } => line.zip(*column),
         _ => None,
     };
     let mut order: Vec<((usize, usize), usize)> =
-        notices.iter().enumerate().filter_map(|(i, n)| Some((place(n)?, i))).collect();
+        notices.iter().enumerate().filter_map(|(i, (_, n))| Some((place(n)?, i))).collect();
     order.sort_unstable();
     let index = LineIndex::new(prompt_text);
     // Each placed notice's line text and the byte of its column in it.
@@ -125,8 +149,12 @@ pub(crate) fn warn_notices(notices: &[Notice], input: &Input, prompt_text: &str)
         }
         drawn[i] = Some((*text, byte));
     }
-    for (notice, drawn) in notices.iter().zip(drawn) {
-        let mut warning = Diagnostic::new(notice.as_str(), notice.message());
+    for (&(row, notice), drawn) in notices.iter().zip(drawn) {
+        let message = match row {
+            Some(row) => format!("row {row}: {}", notice.message()),
+            None => notice.message(),
+        };
+        let mut warning = Diagnostic::new(notice.as_str(), message);
         if let (Some((line, column)), Some((text, byte))) = (place(notice), drawn) {
             warning = warning
                 .at(line, column)

@@ -19,7 +19,7 @@ use crate::context::random_seed;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
-use crate::prompt::{diagnostic, source, transcript, warn_notices};
+use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notices};
 
 /// Runs `batch`. Exit code 0 when every row built, 1 when any row failed
 /// (its record `{"row": i, "error": {...}}` is its line of the output, or
@@ -99,8 +99,8 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     if let Some(progress) = progress {
         progress.finish(&summary);
     }
-    // Each undefined `[[name]]` once for the whole batch.
-    warn_notices(&summary.undefined, &input, &prompt_text);
+    // Each distinct row notice once for the whole batch, with its first row.
+    warn_row_notices(&summary, &input, &prompt_text);
     drop(errors);
     // What the included templates noticed, once for the whole batch.
     warn_notices(&compiled.include_notices(), &input, &prompt_text);

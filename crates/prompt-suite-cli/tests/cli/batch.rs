@@ -401,3 +401,18 @@ fn an_undefined_bare_tag_warns_once_per_batch() {
         assert_cmd_snapshot!("undefined_bare_tag_batch", cli().args(args));
     }
 }
+
+/// Every row notice reaches standard error (not only `undefined_variable`):
+/// each distinct one once for the whole batch, with the first row that gave
+/// it, in row order, after the rows, whatever the jobs. The provider's
+/// `model_family_mismatch` is row 0's; `@bo` first comes in row 1, the
+/// undefined `[[topic]]` in row 2 (row 3 defines it).
+#[test]
+fn every_row_notice_warns_once_per_batch_with_its_row() {
+    let prompt = format!("{INPUTS}/row_notices.txt");
+    let rows = format!("{INPUTS}/row_notices.jsonl");
+    for jobs in ["1", "3"] {
+        let args = ["batch", &prompt, "--rows", &rows, "--seed", "1", "--jobs", jobs];
+        assert_cmd_snapshot!("row_notices_batch", cli().args(args));
+    }
+}
