@@ -19,6 +19,7 @@ use crate::narrative::decode_utf8;
 
 /// The one top-level `.lmml` entry among `names`, the narrative of an
 /// archive without a file name.
+#[cfg(feature = "bundle")]
 fn only_narrative(names: &[String]) -> Result<String, Error> {
     let mut narratives = names.iter().filter(|name| name.ends_with(".lmml") && !name.contains('/'));
     match (narratives.next(), narratives.next()) {

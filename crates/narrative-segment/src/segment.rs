@@ -20,6 +20,7 @@ use crate::span::Span;
 /// How [`segment`] splits a narrative.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SegmentOptions {
     /// The delimiter and embed-placement rules. Normally the dialect the
     /// narrative was parsed with, which [`ResolvedNarrative::segment`] uses.

@@ -37,18 +37,21 @@ pub(crate) fn segment(
             prompt.place(err, offset)
         }
     };
-    let narrative = match data_ranges {
-        Some(data_ranges) => Narrative::parse_with_data(text, pipeline.dialect, data_ranges),
-        None => Narrative::parse(text, pipeline.dialect),
-    };
-    let resolved = narrative.resolve(&prompt.attachments).map_err(|err| {
+    // A narrative error, placed where it points (in the prompt file or the
+    // rendered text).
+    let narrative_error = |err: narrative_segment::Error| {
         let offset = err.offset();
         let wrapped = Error::new(ErrorKind::Narrative(err));
         match offset {
             Some(offset) => place(wrapped, offset),
             None => wrapped,
         }
-    })?;
+    };
+    let narrative = match data_ranges {
+        Some(data_ranges) => Narrative::parse_with_data(text, pipeline.dialect, data_ranges),
+        None => Narrative::parse(text, pipeline.dialect),
+    };
+    let resolved = narrative.resolve(&prompt.attachments).map_err(narrative_error)?;
     let segmenting =
         SegmentOptions::new(pipeline.dialect).with_aliases(pipeline.role_aliases.clone());
     let turns = narrative_segment::segment(&resolved, &segmenting);
@@ -91,14 +94,7 @@ pub(crate) fn segment(
     // around its tool calls or results; its embeds stay after them.
     let kept: Vec<_> = kept.collect();
     for (turn, message) in kept.iter().zip(rendered.messages.iter_mut()) {
-        let parts = tool_parts(&resolved, turn).map_err(|err| {
-            let offset = err.offset();
-            let wrapped = Error::new(ErrorKind::Narrative(err));
-            match offset {
-                Some(offset) => place(wrapped, offset),
-                None => wrapped,
-            }
-        })?;
+        let parts = tool_parts(&resolved, turn).map_err(narrative_error)?;
         if let Some(parts) = parts {
             message.content.splice(0..1, parts);
         }

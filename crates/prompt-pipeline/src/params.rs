@@ -17,7 +17,18 @@ use crate::error::{Error, ErrorKind};
 use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// Typed request parameters.
+///
+/// Start from [`Params::default`] and set the fields you need (the struct
+/// is `#[non_exhaustive]`: a new parameter is not a breaking change):
+///
+/// ```
+/// let mut params = prompt_pipeline::Params::default();
+/// params.model = Some("gpt-5.4".to_owned());
+/// params.temperature = Some(0.2);
+/// assert_eq!(params.max_tokens, None);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Params {
     /// `model`: the model name. OpenAI and Anthropic carry it in the body;
     /// Gemini names it in the URL, so its body leaves it out.
