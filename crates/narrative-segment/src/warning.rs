@@ -25,7 +25,7 @@ pub struct Warning {
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WarningKind {
-    /// An embed larger than [`RenderOptions::max_embed_bytes`], left out of
+    /// An embed larger than [`RenderOptions::max_embed_bytes`](crate::RenderOptions::max_embed_bytes), left out of
     /// its message, e.g. a 5 MB `scan.pdf` under a 1 MB limit.
     EmbedTooLarge,
     /// An embed whose bytes are of another type than its extension says (a
