@@ -56,6 +56,12 @@ pub fn tool_parts(
     let text = resolved.text();
     let data = resolved.narrative().data();
     let body = turn.span.slice(text);
+    // Only a fence whose info string starts with `tool_` is a tool block
+    // (or an error): without those bytes the turn is one text part, and
+    // the line scan below (what a build repeats per turn) is skipped.
+    if memchr::memmem::find(body.as_bytes(), b"tool_").is_none() {
+        return Ok(None);
+    }
     let invalid = |span: Span, detail: String| {
         Error::new(ErrorKind::InvalidToolBlock).with_detail(detail).at(text, span)
     };

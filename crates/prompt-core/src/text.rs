@@ -36,57 +36,70 @@ pub struct Span {
     pub end: usize,
 }
 
+// `#[inline]`: these are called per span in every crate's hot loop, and
+// without it they are not inlined across crates (callgrind: 74 000 calls of
+// `Span::new` per 3 MiB of dense comments).
 impl Span {
     /// The span `[start, end)` (an `end` before `start` is taken as `start`).
+    #[inline]
     pub fn new(start: usize, end: usize) -> Span {
         Span { start, end: end.max(start) }
     }
 
     /// The empty span at `offset`: a place, not a piece of text.
+    #[inline]
     pub fn at(offset: usize) -> Span {
         Span { start: offset, end: offset }
     }
 
     /// The byte range, for slicing.
+    #[inline]
     pub fn range(self) -> Range<usize> {
         self.start..self.end
     }
 
     /// The number of bytes.
+    #[inline]
     pub fn len(self) -> usize {
         self.end - self.start
     }
 
     /// Whether the span covers no byte.
+    #[inline]
     pub fn is_empty(self) -> bool {
         self.start == self.end
     }
 
     /// Whether `offset` lies in the span.
+    #[inline]
     pub fn contains(self, offset: usize) -> bool {
         self.start <= offset && offset < self.end
     }
 
     /// The span moved `by` bytes later (a span of a piece, placed in the
     /// whole it was cut from).
+    #[inline]
     pub fn shifted(self, by: usize) -> Span {
         Span { start: self.start.saturating_add(by), end: self.end.saturating_add(by) }
     }
 
     /// The spanned text; empty when the span does not fit `text` or cuts a
     /// character.
+    #[inline]
     pub fn slice(self, text: &str) -> &str {
         text.get(self.range()).unwrap_or("")
     }
 }
 
 impl From<Range<usize>> for Span {
+    #[inline]
     fn from(range: Range<usize>) -> Span {
         Span::new(range.start, range.end)
     }
 }
 
 impl From<Span> for Range<usize> {
+    #[inline]
     fn from(span: Span) -> Range<usize> {
         span.range()
     }
