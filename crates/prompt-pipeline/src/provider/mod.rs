@@ -439,7 +439,7 @@ impl Notice {
                 message.clone()
             }
             Notice::ModelFamilyMismatch { model, provider, family } => format!(
-                "the model `{model}` is a {family} model, and the body is for {provider}; sent as written"
+                "the model `{model}` is of the {family} family, and the body is for {provider}; sent as written"
             ),
             Notice::ToolErrorNotCarried { message, call_id } => format!(
                 "message {message}: the result of `{call_id}` is marked as an error, which this provider's request cannot say; its text is sent"
