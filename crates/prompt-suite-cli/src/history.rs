@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{HistoryError, StateHistory};
+use prompt_suite::segment::Root;
 
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
@@ -83,8 +84,33 @@ pub(crate) fn read_history(path: &Path, commit: bool) -> Result<StateHistory, Di
     if commit && !path.exists() {
         return Ok(StateHistory::new());
     }
-    let input = Input::read(Some(path))?;
+    let input = read_history_file(path)?;
     StateHistory::from_json(input.text()?).map_err(|err| input.report(&err))
+}
+
+/// The most bytes a history file may have (the attachment limit's total).
+const HISTORY_BYTES: u64 = 256 << 20;
+
+/// The bytes of the history file, opened through narrative-segment's
+/// `Root` (the suite's one safe opener): a FIFO, device or directory is
+/// `not_a_file`, never opened for reading, so never waited on, even when
+/// swapped in after a check; a link is followed only within the file's
+/// directory (the save replaces the link by a file anyway).
+fn read_history_file(path: &Path) -> Result<Input, Diagnostic> {
+    let origin = path.display().to_string();
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned());
+    let bytes = name
+        .ok_or_else(|| Diagnostic::new("io_error", format!("{origin} names no file")))
+        .and_then(|name| {
+            Root::open(dir)
+                .and_then(|root| root.read(&name, HISTORY_BYTES))
+                .map_err(|err| Diagnostic::of(&err, None, origin.clone()))
+        })?;
+    Ok(Input::from_bytes(origin, bytes))
 }
 
 /// A file in the same directory as `path`: `.NAME` followed by `suffix`.
@@ -115,6 +141,20 @@ pub(crate) fn save_history(path: &Path, history: &StateHistory) -> Result<(), Di
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `state get x --history FIFO` waited forever on the FIFO.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_history_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("h.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let err = read_history(&fifo, false).unwrap_err();
+        assert_eq!(err.kind(), "not_a_file");
+        let err = read_history(&fifo, true).unwrap_err();
+        assert_eq!(err.kind(), "not_a_file");
+    }
 
     fn files(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)
