@@ -16,6 +16,44 @@ use crate::diagnostic::Diagnostic;
 /// standard input as in a file.
 pub const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
+/// The most bytes a command reads from one input, a file or standard input
+/// (a bundle on standard input has its own limit, [`archive_limit`]): an
+/// endless input (`/dev/zero`) is `input_too_large`, not all of memory.
+pub const INPUT_BYTES: u64 = 256 << 20;
+
+/// Why [`read_at_most`] stopped.
+enum ReadError {
+    Io(std::io::Error),
+    TooLarge(Diagnostic),
+}
+
+impl ReadError {
+    /// The diagnostic, an I/O error drawn by `io_error`.
+    fn map_io(self, io_error: impl FnOnce(std::io::Error) -> Diagnostic) -> Diagnostic {
+        match self {
+            ReadError::Io(err) => io_error(err),
+            ReadError::TooLarge(diagnostic) => diagnostic,
+        }
+    }
+}
+
+/// Appends what `reader` holds to `bytes`, refusing more than
+/// [`INPUT_BYTES`] in all.
+fn read_at_most(reader: impl Read, bytes: &mut Vec<u8>, origin: &str) -> Result<(), ReadError> {
+    let room = (INPUT_BYTES + 1).saturating_sub(bytes.len() as u64);
+    reader.take(room).read_to_end(bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > INPUT_BYTES {
+        return Err(ReadError::TooLarge(
+            Diagnostic::new(
+                "input_too_large",
+                format!("{origin} is larger than {INPUT_BYTES} bytes, the most an input may have"),
+            )
+            .with_origin(origin),
+        ));
+    }
+    Ok(())
+}
+
 /// The most bytes a zip archive within `limits` takes: what its entries may
 /// inflate to (stored or deflated data is never much larger: deflate adds 5
 /// bytes a 64 KiB block), plus 1 KiB of headers and name for each entry.
@@ -45,9 +83,12 @@ impl Input {
         match path {
             Some(path) if path != Path::new("-") => {
                 let origin = path.display().to_string();
-                let bytes = std::fs::read(path).map_err(|err| {
+                let io_error = |err: std::io::Error| {
                     Diagnostic::new("io_error", format!("cannot read {origin}: {err}"))
-                })?;
+                };
+                let file = std::fs::File::open(path).map_err(io_error)?;
+                let mut bytes = Vec::new();
+                read_at_most(file, &mut bytes, &origin).map_err(|err| err.map_io(io_error))?;
                 Ok(Input { origin, path: Some(path.to_owned()), bytes })
             }
             _ => {
@@ -59,7 +100,8 @@ impl Input {
                 let magic = ZIP_MAGIC.len() as u64;
                 (&mut stdin).take(magic).read_to_end(&mut bytes).map_err(io_error)?;
                 if !bytes.starts_with(ZIP_MAGIC) {
-                    stdin.read_to_end(&mut bytes).map_err(io_error)?;
+                    read_at_most(stdin, &mut bytes, "<stdin>")
+                        .map_err(|err| err.map_io(io_error))?;
                     return Ok(Input::from_bytes("<stdin>", bytes));
                 }
                 // A bundle: read no more than one within the limits can be.
@@ -294,6 +336,22 @@ mod tests {
         }
         let err = json_error("[\"ünï\", x]");
         assert_eq!((err.column(), err.snippet()), (Some(9), Some("x]")));
+    }
+
+    #[test]
+    /// Regression: `--tools /dev/zero` (any endless input) read until
+    /// memory ran out.
+    fn an_endless_input_is_too_large() {
+        let mut bytes = b"x".to_vec();
+        let err = read_at_most(std::io::repeat(0), &mut bytes, "/dev/zero")
+            .err()
+            .map(|err| err.map_io(|_| unreachable!("no I/O error")))
+            .unwrap();
+        assert_eq!(err.kind(), "input_too_large");
+        assert_eq!(bytes.len() as u64, INPUT_BYTES + 1);
+        let mut small = Vec::new();
+        assert!(read_at_most(&b"{}"[..], &mut small, "small").is_ok());
+        assert_eq!(small, b"{}");
     }
 
     #[test]
