@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use prompt_suite::brackets::{HistoryError, StateHistory};
-use prompt_suite::segment::Root;
+use prompt_suite::segment::{ErrorKind, Root};
 
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
@@ -106,9 +106,17 @@ fn read_history_file(path: &Path) -> Result<Input, Diagnostic> {
     let bytes = name
         .ok_or_else(|| Diagnostic::new("io_error", format!("{origin} names no file")))
         .and_then(|name| {
-            Root::open(dir)
-                .and_then(|root| root.read(&name, HISTORY_BYTES))
-                .map_err(|err| Diagnostic::of(&err, None, origin.clone()))
+            Root::open(dir).and_then(|root| root.read(&name, HISTORY_BYTES)).map_err(
+                |err| match err.kind() {
+                    // A missing history is the missing file it is, not an
+                    // attachment a narrative names.
+                    ErrorKind::MissingEntry => Diagnostic::new(
+                        "io_error",
+                        format!("cannot read {origin}: {}", std::io::ErrorKind::NotFound),
+                    ),
+                    _ => Diagnostic::of(&err, None, origin.clone()),
+                },
+            )
         })?;
     Ok(Input::from_bytes(origin, bytes))
 }
