@@ -3,7 +3,7 @@
 //! (`template.rs` adds the methods that compile).
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
@@ -28,6 +28,17 @@ impl Default for Registry {
     }
 }
 
+impl Registry {
+    /// The built-ins, built once per process and shared by every
+    /// environment until a host adds to its own (`Arc::make_mut` copies
+    /// them then): `Environment::new` allocates nothing for them, as
+    /// minijinja's static tables do not.
+    fn builtins() -> Arc<Registry> {
+        static BUILTINS: OnceLock<Arc<Registry>> = OnceLock::new();
+        Arc::clone(BUILTINS.get_or_init(|| Arc::new(Registry::default())))
+    }
+}
+
 /// Configuration and registries shared by the templates it compiles.
 ///
 /// ```
@@ -41,7 +52,7 @@ impl Default for Registry {
 /// assert_eq!(template.render(&context, 0)?.output, "Ann!");
 /// # Ok::<(), minijinja_brackets::Error>(())
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Environment {
     limits: Limits,
     strict: bool,
@@ -52,6 +63,18 @@ pub struct Environment {
     /// The named templates: shared by every clone and every template
     /// compiled from it.
     library: Arc<Library>,
+}
+
+impl Default for Environment {
+    fn default() -> Environment {
+        Environment {
+            limits: Limits::default(),
+            strict: false,
+            whitespace: Whitespace::default(),
+            registry: Registry::builtins(),
+            library: Arc::default(),
+        }
+    }
 }
 
 impl fmt::Debug for Environment {

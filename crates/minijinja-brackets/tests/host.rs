@@ -36,6 +36,27 @@ fn a_host_filter_can_replace_a_builtin() {
     );
 }
 
+/// Every environment starts from one shared table of built-ins (built
+/// once per process); a host adding to one environment copies it, so no
+/// other environment, earlier or later, sees the addition.
+#[test]
+fn environments_share_the_builtins_until_one_adds_to_them() {
+    let before = Environment::new();
+    let mut env = Environment::new();
+    let clone = env.clone();
+    env.add_filter("upper", |value: &Value, _: &[Value]| Ok(Value::from(format!("<{value}>"))));
+    env.add_filter("shout", |value: &Value, _: &[Value]| Ok(Value::from(format!("{value}!"))));
+    let after = Environment::new();
+    let render = |env: &Environment, source: &str| {
+        env.render_str(source, &Context::default(), 0).map(|r| r.output).map_err(|e| e.kind())
+    };
+    assert_eq!(render(&env, "[[ 'x' -> upper -> shout ]]").unwrap(), "<x>!");
+    for other in [&before, &clone, &after] {
+        assert_eq!(render(other, "[[ 'x' -> upper ]]").unwrap(), "X");
+        assert_eq!(render(other, "[[ 'x' -> shout ]]"), Err(ErrorKind::UnknownFilter));
+    }
+}
+
 #[test]
 fn host_errors_get_the_position_of_the_call() {
     let mut env = Environment::new();
