@@ -42,6 +42,14 @@ enum Piece<'a> {
 /// Conditional branches (head expression and body) and the `else` body.
 type Branches<'a> = (Vec<(Expr<'a>, Vec<Node<'a>>)>, Vec<Node<'a>>);
 
+/// How many distinct names a template of `source`'s length is expected to
+/// write, at one per `bytes` bytes (at most `most`): the tables start that
+/// large instead of being rehashed three or four times on the way (what a
+/// table holds is hashed again at every growth).
+fn expected(source: &str, bytes: usize, most: usize) -> usize {
+    (source.len() / bytes).min(most)
+}
+
 impl<'a> TemplateParser<'a> {
     pub(crate) fn new(
         source: &'a str,
@@ -54,9 +62,9 @@ impl<'a> TemplateParser<'a> {
                 depth: Cell::new(0),
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
-                names: RefCell::new(HashMap::new()),
+                names: RefCell::new(HashMap::with_capacity(expected(source, 64, 256))),
                 callers: Cell::new(0),
-                filters: RefCell::default(),
+                filters: RefCell::new(Callees::with_capacity(expected(source, 256, 64))),
                 tests: RefCell::default(),
                 blocks: RefCell::default(),
             },
