@@ -469,3 +469,43 @@ fn one_hundred_nested_call_blocks_compile_and_their_render_is_bounded() {
     let err = env.render_str(&make(51), &Context::default(), 0).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::RecursionLimit);
 }
+
+/// The least fuel that renders `source`.
+fn fuel_needed(source: &str, context: &Context) -> u64 {
+    let fits = |fuel| {
+        let mut env = Environment::new();
+        env.set_limits(Limits::default().with_fuel(Some(fuel)));
+        env.render_str(source, context, 0).is_ok()
+    };
+    let mut fuel = 1;
+    while !fits(fuel) {
+        fuel += 1;
+    }
+    fuel
+}
+
+/// `x.a` costs the same fuel whatever `x` is bound to (a loop variable, a
+/// macro parameter, a `with` name or a state variable); a read through a
+/// bound name once looked it up twice, and now looks it up once for the
+/// same price.
+#[test]
+fn an_attribute_read_costs_the_same_fuel_whatever_its_base_is() {
+    let context = Context {
+        state: serde_json::from_str(r#"{"items": [{"a": 1}, {"a": 2}], "x": {"a": 3}}"#).unwrap(),
+        ..Context::default()
+    };
+    let cases = [
+        ("[% for x in items %][[ x.a ]][% endfor %]", "12"),
+        ("[% macro m(x) %][[ x.a ]][% endmacro %][[ m(items[0]) ]]", "1"),
+        ("[% with x = items[1] %][[ x.a ]][% endwith %]", "2"),
+        ("[[ x.a ]]", "3"),
+        ("[% for x in items %][[ x.b ]][[ loop.index ]][% endfor %]", "12"),
+    ];
+    let mut needed = Vec::new();
+    for (source, output) in cases {
+        let env = Environment::new();
+        assert_eq!(env.render_str(source, &context, 0).unwrap().output, output, "{source}");
+        needed.push(fuel_needed(source, &context));
+    }
+    assert_eq!(needed, [7, 7, 5, 2, 9]);
+}

@@ -15,9 +15,20 @@ use crate::value::{Repr, SLOT, Value, ValueMap};
 impl<'t> Renderer<'t> {
     /// Evaluates an expression (one unit of fuel, one level of depth).
     pub(super) fn eval(&mut self, e: &'t Expr<'t>) -> Result<Value, Error> {
+        self.evaluated(e, |r| r.eval_kind(e))
+    }
+
+    /// What evaluating `e` costs around `kind`, which gives its value: one
+    /// unit of fuel and one level of depth.
+    #[inline(always)]
+    fn evaluated(
+        &mut self,
+        e: &'t Expr<'t>,
+        kind: impl FnOnce(&mut Self) -> Result<Value, Error>,
+    ) -> Result<Value, Error> {
         self.spend(1, e.span)?;
         self.descend(e.span)?;
-        let value = self.eval_kind(e);
+        let value = kind(self);
         self.depth -= 1;
         value
     }
@@ -167,7 +178,11 @@ impl<'t> Renderer<'t> {
                 .map_err(|e| e.at_in(source, base.span, unit))?;
             return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
         }
-        let value = self.eval(base)?;
+        let value = match resolved {
+            // What evaluating `base` would look up again (and clone again).
+            Some((_, Resolved::Value(value))) => self.evaluated(base, |_| Ok(value))?,
+            _ => self.eval(base)?,
+        };
         if let Repr::Macro(macro_name) = &value.0 {
             return self.macro_attr(macro_name, name, base.span);
         }
