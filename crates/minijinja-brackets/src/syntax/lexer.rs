@@ -26,6 +26,9 @@ pub(crate) struct Lexer<'a> {
     pending: Option<(Token<'a>, Span)>,
     /// Set after an error, so that nothing follows it.
     done: bool,
+    /// Where the brackets open in the tag being scanned start, innermost
+    /// last: one buffer for every tag of the template.
+    brackets: Vec<usize>,
 }
 
 /// The optional Jinja whitespace modes (both off by default).
@@ -96,9 +99,31 @@ struct Closed {
     after: After,
 }
 
+/// The bytes the scan of a tag body stops at: closers and the whitespace
+/// markers before them, quotes and brackets. Every other byte is skipped
+/// by one table lookup.
+const IN_TAG: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = b"]%-+\"'([{)}";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 impl<'a> Lexer<'a> {
     pub(crate) fn new(source: &'a str, whitespace: Whitespace) -> Lexer<'a> {
-        Lexer { source, pos: 0, trim_next: After::Nothing, whitespace, pending: None, done: false }
+        Lexer {
+            source,
+            pos: 0,
+            trim_next: After::Nothing,
+            whitespace,
+            pending: None,
+            done: false,
+            brackets: Vec::new(),
+        }
     }
 
     /// What a statement tag or comment ending without a marker trims.
@@ -160,7 +185,11 @@ impl<'a> Lexer<'a> {
             return Ok((None, before));
         }
         let kind = if marker == b'[' { TagKind::Print } else { TagKind::Statement };
-        let closed = self.find_closer(open, body_start, kind)?;
+        let mut brackets = std::mem::take(&mut self.brackets);
+        brackets.clear();
+        let closed = self.find_closer(open, body_start, kind, &mut brackets);
+        self.brackets = brackets;
+        let closed = closed?;
         let body = &self.source[body_start..closed.body_end];
         self.pos = closed.end;
         self.trim_next = closed.after;
@@ -171,17 +200,26 @@ impl<'a> Lexer<'a> {
         Ok((Some((Token::Tag(kind, body), span)), before))
     }
 
-    /// Finds the closer of a tag at bracket balance zero, outside strings.
-    fn find_closer(&self, open: usize, start: usize, kind: TagKind) -> Result<Closed, Error> {
+    /// Finds the closer of a tag at bracket balance zero, outside strings;
+    /// `open_brackets` (empty) holds the brackets open as it scans.
+    fn find_closer(
+        &self,
+        open: usize,
+        start: usize,
+        kind: TagKind,
+        open_brackets: &mut Vec<usize>,
+    ) -> Result<Closed, Error> {
         let bytes = self.source.as_bytes();
-        let closer: &[u8] = if kind == TagKind::Print { b"]]" } else { b"%]" };
-        // The brackets open at this point, innermost last.
-        let mut open_brackets: Vec<usize> = Vec::new();
+        let closer: &[u8; 2] = if kind == TagKind::Print { b"]]" } else { b"%]" };
         let mut i = start;
         while i < bytes.len() {
             let b = bytes[i];
+            if !IN_TAG[usize::from(b)] {
+                i += 1;
+                continue;
+            }
             let balanced = open_brackets.is_empty();
-            if balanced && bytes[i..].starts_with(closer) {
+            if b == closer[0] && balanced && bytes.get(i + 1) == Some(&closer[1]) {
                 let after =
                     if kind == TagKind::Statement { self.block_after() } else { After::Nothing };
                 return Ok(Closed { body_end: i, end: i + 2, after });
@@ -362,6 +400,27 @@ mod tests {
         assert_eq!(lex("[[ party[0]]]!"), ["Print(\" party[0]\")@0..13", "Text(\"!\")@13..14"]);
         assert_eq!(lex("[[ \"]]\" ]]"), ["Print(\" \\\"]]\\\" \")@0..10"]);
         assert_eq!(lex("[[[1,2]]]"), ["Print(\"[1,2]\")@0..9"]);
+    }
+
+    /// One bracket buffer serves every tag: each starts balanced, and the
+    /// bytes the scan skips by table (`%` in a print tag, `]` in a string)
+    /// still end nothing.
+    #[test]
+    fn each_tag_scans_its_own_brackets() {
+        assert_eq!(
+            lex("[[ f((1), [2]) ]][% if {'a': (x)} %]%[[ 5 % 2 ]][[ ']]' ~ \"%]\" ]]"),
+            [
+                "Print(\" f((1), [2]) \")@0..17",
+                "Statement(\" if {'a': (x)} \")@17..36",
+                "Text(\"%\")@36..37",
+                "Print(\" 5 % 2 \")@37..48",
+                "Print(\" ']]' ~ \\\"%]\\\" \")@48..65",
+            ]
+        );
+        assert_eq!(
+            lex("[[ (a] ]][[ b) ]]"),
+            ["error 6: mismatched `]`: the `(` at line 1, column 4 needs `)` first"]
+        );
     }
 
     #[test]
