@@ -88,7 +88,23 @@ fn cmp_folded(a: &Value, b: &Value) -> Option<Ordering> {
     if Arc::ptr_eq(x, y) {
         return Some(Ordering::Equal);
     }
-    Some(x.chars().flat_map(char::to_lowercase).cmp(y.chars().flat_map(char::to_lowercase)))
+    Some(cmp_folded_str(x, y))
+}
+
+/// `x` and `y` lowercased char by char, compared: byte by byte while both
+/// are ASCII (one byte folds to one byte), then by chars from the first
+/// non-ASCII one (a char boundary of both: the bytes before it are ASCII
+/// and equal once folded).
+fn cmp_folded_str(x: &str, y: &str) -> Ordering {
+    let (a, b) = (x.as_bytes(), y.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() && a[i].is_ascii() && b[i].is_ascii() {
+        match a[i].to_ascii_lowercase().cmp(&b[i].to_ascii_lowercase()) {
+            Ordering::Equal => i += 1,
+            different => return different,
+        }
+    }
+    x[i..].chars().flat_map(char::to_lowercase).cmp(y[i..].chars().flat_map(char::to_lowercase))
 }
 
 fn int_arg(value: &Value, default: i64, filter: &str, name: &str) -> Result<i64, Error> {
@@ -882,4 +898,20 @@ pub(crate) fn to_list(value: Value, args: Arguments<'_>) -> Result<Value, Error>
     let limits = args.limits;
     args.bind("filter `list`", [])?;
     Ok(Value::list(items(&value, "list", limits)?.to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The ASCII path orders as folding every char does, whatever
+        /// mix of ASCII, capitals and non-ASCII (`İ` folds to two chars,
+        /// the Kelvin sign to an ASCII `k`) the strings hold.
+        #[test]
+        fn cmp_folded_str_is_char_folding(x in "[aAkKzZ_0é\u{130}\u{212a}ß]{0,6}", y in "[aAkKzZ_0é\u{130}\u{212a}ß]{0,6}") {
+            let folded = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<_>>();
+            prop_assert_eq!(super::cmp_folded_str(&x, &y), folded(&x).cmp(&folded(&y)));
+        }
+    }
 }
