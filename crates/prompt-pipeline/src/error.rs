@@ -220,8 +220,14 @@ impl Error {
 
     /// The error placed at byte `offset` of `text`, the text of `origin`
     /// (an empty span: the snippet is the rest of that line).
-    pub(crate) fn at(mut self, origin: Origin, text: &Arc<str>, offset: usize) -> Error {
-        self.repr.span = Some(Span::at(offset));
+    pub(crate) fn at(self, origin: Origin, text: &Arc<str>, offset: usize) -> Error {
+        self.spanning(origin, text, Span::at(offset))
+    }
+
+    /// The error at `span` of `text`, the text of `origin` (the snippet is
+    /// the span's bytes on its first line).
+    pub(crate) fn spanning(mut self, origin: Origin, text: &Arc<str>, span: Span) -> Error {
+        self.repr.span = Some(span);
         self.repr.origin = origin;
         self.repr.text = Some(Arc::clone(text));
         self
