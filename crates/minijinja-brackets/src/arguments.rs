@@ -171,8 +171,16 @@ impl<'a> Arguments<'a> {
     /// many positional arguments, an unknown keyword, or a parameter given
     /// twice.
     pub fn bind<const N: usize>(self, callee: &str, names: [&str; N]) -> Result<[Value; N], Error> {
-        let bound = self.bind_names(&|| callee.to_owned(), names.iter().copied())?;
         let mut out: [Value; N] = std::array::from_fn(|_| Value::UNDEFINED);
+        // Positional arguments alone, not too many (most calls of a
+        // built-in): what binding by name gives, without its `Vec`.
+        if self.keywords.is_empty() && self.positional.len() <= N {
+            for (slot, value) in out.iter_mut().zip(self.positional) {
+                *slot = value;
+            }
+            return Ok(out);
+        }
+        let bound = self.bind_names(&|| callee.to_owned(), names.iter().copied())?;
         for (slot, value) in out.iter_mut().zip(bound) {
             *slot = value.unwrap_or_default();
         }
@@ -219,5 +227,19 @@ mod tests {
             ErrorKind::BadArguments
         );
         assert!(args(&[1], &[("a", 1)]).bind("f", ["a"]).unwrap_err().message().contains("twice"));
+    }
+
+    /// Positional arguments alone bind without the name table, to the
+    /// same values as binding by name.
+    #[test]
+    fn positional_arguments_bind_in_order() {
+        let [a, b, c] = args(&[1, 2], &[]).bind("f", ["a", "b", "c"]).unwrap();
+        assert_eq!((a, b), (Value::from(1), Value::from(2)));
+        assert!(c.is_undefined());
+        let by_name = args(&[1, 2], &[]).bind_names(&|| "f".into(), ["a", "b", "c"].into_iter());
+        assert_eq!(by_name.unwrap(), [Some(Value::from(1)), Some(Value::from(2)), None]);
+        let [] = args(&[], &[]).bind("f", []).unwrap();
+        let err = args(&[1], &[]).bind("filter `upper`", []).unwrap_err();
+        assert_eq!(err.message(), "filter `upper` takes at most 0 arguments, got 1");
     }
 }
