@@ -102,10 +102,24 @@ fn kw<'a>(s: &'static str) -> impl nom::Parser<&'a str, Output = &'a str, Error 
     preceded(multispace0, terminated(tag(s), not(satisfy(is_ident_continue))))
 }
 
-/// An identifier after optional whitespace.
+/// An identifier after optional whitespace: a letter or `_`, then letters,
+/// digits and `_`. ASCII is scanned by byte; from the first non-ASCII byte
+/// on, by char (what nom's `satisfy` and `take_while` did throughout; a
+/// proptest compares the two).
 fn ident(i: &str) -> PResult<'_, &str> {
-    preceded(multispace0, recognize(pair(satisfy(is_ident_start), take_while(is_ident_continue))))
-        .parse(i)
+    let (i, _) = multispace0(i)?;
+    let Some(first) = i.chars().next().filter(|&c| is_ident_start(c)) else {
+        return Err(nom::Err::Error(PErr::from_error_kind(i, NomKind::Satisfy)));
+    };
+    let bytes = i.as_bytes();
+    let mut n = first.len_utf8();
+    while n < bytes.len() && (bytes[n].is_ascii_alphanumeric() || bytes[n] == b'_') {
+        n += 1;
+    }
+    if n < bytes.len() && !bytes[n].is_ascii() {
+        n += i[n..].find(|c| !is_ident_continue(c)).unwrap_or(i.len() - n);
+    }
+    Ok((&i[n..], &i[..n]))
 }
 
 /// Whether `p` matches at `i` (a nom `Error` means no; a `Failure` is kept).
@@ -271,6 +285,33 @@ mod tests {
             let ours = super::multispace0(&i).unwrap();
             let noms = nom::character::complete::multispace0::<_, PErr<'_>>(i.as_str()).unwrap();
             prop_assert_eq!(shape(&i, ours), shape(&i, noms));
+        }
+    }
+
+    proptest! {
+        /// The byte scan of an identifier takes what nom's `satisfy` and
+        /// `take_while` take, leaves the same rest and fails where they do.
+        #[test]
+        fn ident_is_noms(i in "[ \t_aZ09é\u{2003}\u{0663}.(%-]{0,10}") {
+            use nom::Parser as _;
+            use nom::bytes::complete::take_while;
+            use nom::character::complete::satisfy;
+            use nom::combinator::recognize;
+            use nom::sequence::{pair, preceded};
+            let noms = preceded(
+                nom::character::complete::multispace0,
+                recognize(pair(satisfy(super::is_ident_start), take_while(super::is_ident_continue))),
+            )
+            .parse(i.as_str());
+            match (super::ident(&i), noms) {
+                (Ok(ours), Ok(noms)) => prop_assert_eq!(shape(&i, ours), shape(&i, noms)),
+                (Err(nom::Err::Error(ours)), Err(nom::Err::Error(noms))) => {
+                    let noms: PErr<'_> = noms;
+                    prop_assert_eq!(ours.at.as_ptr(), noms.at.as_ptr());
+                    prop_assert_eq!(ours.at.len(), noms.at.len());
+                }
+                (ours, noms) => prop_assert!(false, "{:?} / {:?}", ours, noms),
+            }
         }
     }
 
