@@ -485,14 +485,22 @@ impl Value {
                 (None, None) => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
             },
             J::String(s) => Value::str(s),
+            // Sized up front: collecting into a `Result` gives the
+            // collection no length, so it grew (and rehashed) as it filled.
             J::Array(items) => {
-                Value::list(items.iter().map(Value::from_json).collect::<Result<_, _>>()?)
+                let mut list = Vec::with_capacity(items.len());
+                for item in items {
+                    list.push(Value::from_json(item)?);
+                }
+                Value::list(list)
             }
-            J::Object(map) => Value::map(
-                map.iter()
-                    .map(|(k, v)| Ok((Arc::from(k.as_str()), Value::from_json(v)?)))
-                    .collect::<Result<_, Error>>()?,
-            ),
+            J::Object(map) => {
+                let mut entries = ValueMap::with_capacity(map.len());
+                for (k, v) in map {
+                    entries.insert(Arc::from(k.as_str()), Value::from_json(v)?);
+                }
+                Value::map(entries)
+            }
         })
     }
 
@@ -1080,5 +1088,17 @@ mod tests {
         let back: Value = serde_json::from_str(r#"{"a": [1]}"#).unwrap();
         assert_eq!(back, Value::from_json(&serde_json::json!({"a": [1]})).unwrap());
         assert_eq!(serde_json::to_string(&Value::from(f64::NAN)).unwrap(), "null");
+    }
+
+    /// Lists and maps are converted item by item in order; an item that
+    /// has no value (an integer past 64 bits) fails the whole conversion,
+    /// however deep.
+    #[test]
+    fn json_converts_in_order_and_fails_inside() {
+        let json = serde_json::json!({"z": [1, {"b": 2, "a": [3]}], "y": "s", "x": []});
+        let value = Value::from_json(&json).unwrap();
+        assert_eq!(serde_json::to_string(&value).unwrap(), serde_json::to_string(&json).unwrap());
+        let err = Value::from_json(&serde_json::json!({"a": [1, {"b": u64::MAX}]})).unwrap_err();
+        assert_eq!(err.message(), format!("the integer {} does not fit in 64 bits", u64::MAX));
     }
 }
