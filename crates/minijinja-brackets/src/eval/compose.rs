@@ -27,7 +27,7 @@ use crate::syntax::ast::{
     BlockDef, CallArgs, Expr, ExprKind, Import, ImportBinds, Include, MacroDef, Name, Node,
 };
 use crate::unit::Compiled;
-use crate::value::Value;
+use crate::value::{Map, Module, Repr, Value};
 
 /// Where a render keeps the templates it loads.
 pub(crate) type Arena = typed_arena::Arena<Arc<Compiled>>;
@@ -44,8 +44,13 @@ pub(crate) struct Table<'t> {
     unit: &'t Compiled,
     /// By the unit's name numbers; empty until a macro is defined.
     macros: Vec<Option<MacroRef<'t>>>,
-    /// `import ... as alias`: the alias's number and the module's table.
-    modules: Vec<(u32, usize)>,
+    /// `import ... as alias`: the alias's number, the module's table and
+    /// the module as a value.
+    modules: Vec<(u32, usize, Value)>,
+    /// An imported template's top-level variables, recorded as its top
+    /// level `set`s them (`None`: not recorded, not an import), and how many
+    /// frames are below its top level.
+    pub(super) vars: Option<(Vec<(Arc<str>, Value)>, usize)>,
     /// The table whose macros and imports are visible from here (the
     /// includer's, `with context`).
     parent: Option<usize>,
@@ -61,6 +66,7 @@ impl<'t> Table<'t> {
             unit,
             macros: Vec::new(),
             modules: Vec::new(),
+            vars: None,
             parent,
             extends: None,
             own_blocks: None,
@@ -72,9 +78,13 @@ impl<'t> Table<'t> {
         self.macros.get(id as usize).copied().flatten()
     }
 
-    fn module_named(&self, name: &str) -> Option<usize> {
+    fn module_named(&self, name: &str) -> Option<(usize, Value)> {
         let id = *self.unit.tree().names.get(name)?;
-        self.modules.iter().find(|(m, _)| *m == id).map(|&(_, t)| t)
+        self.module_by_id(id)
+    }
+
+    fn module_by_id(&self, id: u32) -> Option<(usize, Value)> {
+        self.modules.iter().find(|(m, ..)| *m == id).map(|(_, t, v)| (*t, v.clone()))
     }
 }
 
@@ -250,13 +260,6 @@ impl<'t> Renderer<'t> {
         self.outer_tables().find_map(|t| t.macro_named(name.text))
     }
 
-    /// The macro a macro value names, looked up as a bare name would be.
-    pub(super) fn macro_named(&self, name: &str) -> Option<MacroRef<'t>> {
-        self.tables[self.table]
-            .macro_named(name)
-            .or_else(|| self.outer_tables().find_map(|t| t.macro_named(name)))
-    }
-
     /// The tables visible from the running one, innermost first, without it.
     fn outer_tables(&self) -> impl Iterator<Item = &Table<'t>> {
         let mut next = self.tables[self.table].parent;
@@ -269,7 +272,7 @@ impl<'t> Renderer<'t> {
 
     /// The module imported as `name`, if no loop variable or parameter
     /// hides it.
-    fn module(&self, name: Name<'t>) -> Option<usize> {
+    fn module(&self, name: Name<'t>) -> Option<(usize, Value)> {
         let here = &self.tables[self.table];
         if here.modules.is_empty() && here.parent.is_none() {
             return None;
@@ -278,10 +281,7 @@ impl<'t> Renderer<'t> {
             return None;
         }
         let here = &self.tables[self.table];
-        here.modules
-            .iter()
-            .find(|(id, _)| *id == name.id)
-            .map(|&(_, t)| t)
+        here.module_by_id(name.id)
             .or_else(|| self.outer_tables().find_map(|t| t.module_named(name.text)))
     }
 
@@ -355,10 +355,13 @@ impl<'t> Renderer<'t> {
     /// of the running template do not reach it.
     /// Errors from inside it get the line `how NAME:LINE:COLUMN` (see
     /// [`Renderer::loaded_from`]).
+    /// An import (`record`) keeps the variables its top level sets (see
+    /// [`Table::vars`]).
     fn run_loaded(
         &mut self,
         unit: &'t Compiled,
         with_context: bool,
+        record: bool,
         span: Span,
         how: &str,
     ) -> Result<usize, Error> {
@@ -370,6 +373,9 @@ impl<'t> Renderer<'t> {
         let block_stack = std::mem::take(&mut self.compose.block_stack);
         if !with_context {
             self.frames.push(barrier());
+        }
+        if record {
+            self.tables[table].vars = Some((Vec::new(), self.frames.len()));
         }
         let done = self.exec_root(table);
         if !with_context {
@@ -421,7 +427,7 @@ impl<'t> Renderer<'t> {
                 ),
             });
         };
-        let table = self.run_loaded(unit, include.with_context, span, "included from")?;
+        let table = self.run_loaded(unit, include.with_context, false, span, "included from")?;
         if include.with_context {
             self.export_macros(table, span)?;
         }
@@ -432,20 +438,25 @@ impl<'t> Renderer<'t> {
     /// in the running table too (minijinja's behaviour: an include with
     /// context defines them where it runs).
     fn export_macros(&mut self, from: usize, span: Span) -> Result<(), Error> {
-        let names = &self.tables[from].unit.tree().names;
-        let defined: Vec<(&'t str, MacroRef<'t>)> = names
-            .iter()
-            .filter_map(|(&text, &id)| {
-                Some((text, self.tables[from].macros.get(id as usize).copied().flatten()?))
-            })
-            .collect();
-        for (text, found) in defined {
+        for (text, found) in self.defined_macros(from) {
             // Only names the running template writes can reach them.
             if let Some(&id) = self.names.get(text) {
                 self.define_macro(Name { text, id }, found, span)?;
             }
         }
         Ok(())
+    }
+
+    /// The macros table `table` defined, with their names.
+    fn defined_macros(&self, table: usize) -> Vec<(&'t str, MacroRef<'t>)> {
+        let table = &self.tables[table];
+        let names = &table.unit.tree().names;
+        names
+            .iter()
+            .filter_map(|(&text, &id)| {
+                Some((text, table.macros.get(id as usize).copied().flatten()?))
+            })
+            .collect()
     }
 
     /// `import name as m` and `from name import a as b`: the template's top
@@ -458,14 +469,20 @@ impl<'t> Renderer<'t> {
         let name = self.template_name(&value, import.template.span)?;
         let unit = self.load(name, span)?;
         let mark = self.out.mark();
-        let done = self.run_loaded(unit, import.with_context, span, "imported from");
-        self.out.discard_from(mark);
+        let record = matches!(import.binds, ImportBinds::Module(_));
+        let done = self.run_loaded(unit, import.with_context, record, span, "imported from");
+        if done.is_err() || !record {
+            self.out.discard_from(mark);
+        }
         let module = done?;
         match &import.binds {
             ImportBinds::Module(alias) => {
+                // What its top level printed is what the module prints.
+                let output = self.take_capture(mark, span)?;
+                let value = self.module_of(module, output, span)?;
                 let modules = &mut self.tables[self.table].modules;
-                modules.retain(|(id, _)| *id != alias.id);
-                modules.push((alias.id, module));
+                modules.retain(|(id, ..)| *id != alias.id);
+                modules.push((alias.id, module, value));
             }
             ImportBinds::Macros(names) => {
                 // A name that is no macro binds nothing: what the template's
@@ -605,7 +622,7 @@ impl<'t> Renderer<'t> {
             }
             ExprKind::Attr(base, name) => {
                 let ExprKind::Name(module) = base.kind else { return Ok(None) };
-                let Some(table) = self.module(module) else { return Ok(None) };
+                let Some((table, _)) = self.module(module) else { return Ok(None) };
                 let Some(found) = self.tables[table].macro_named(name) else {
                     let unit = self.tables[table].unit.display_name();
                     return Err(self.error(
@@ -635,14 +652,46 @@ impl<'t> Renderer<'t> {
         self.take_capture(mark, span)
     }
 
-    /// A module used as a value: it is only reached through its macros.
-    pub(super) fn module_value(&self, name: Name<'t>, span: Span) -> Option<Error> {
-        self.module(name).map(|_| {
-            self.error(
-                ErrorKind::InvalidOperation,
-                format!("`{name}` is an imported template: call its macros as `{name}.macro(...)`"),
-                span,
-            )
-        })
+    /// The module imported as `name`, as a value.
+    pub(super) fn module_value(&self, name: Name<'t>) -> Option<Value> {
+        self.module(name).map(|(_, value)| value)
+    }
+
+    /// Records a top-level `set` of an imported template: the module's
+    /// variable `name` (`m.name`, `dict(m)`).
+    pub(super) fn record_var(
+        &mut self,
+        name: &str,
+        value: &Value,
+        span: Span,
+    ) -> Result<(), Error> {
+        let depth = self.frames.len();
+        let Some((vars, root)) = &mut self.tables[self.table].vars else { return Ok(()) };
+        if *root != depth {
+            return Ok(());
+        }
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
+            slot.1 = value.clone();
+            return Ok(());
+        }
+        vars.push((Arc::from(name), value.clone()));
+        self.charge(ENTRY + name.len(), span)
+    }
+
+    /// The module value of an import that ran in table `table`: its
+    /// top-level macros and variables, by name in sorted order (as
+    /// minijinja's module lists them), and what its top level printed.
+    fn module_of(&mut self, table: usize, output: Value, span: Span) -> Result<Value, Error> {
+        let mut entries: Vec<(Arc<str>, Value)> =
+            self.tables[table].vars.take().map(|(vars, _)| vars).unwrap_or_default();
+        for (text, found) in self.defined_macros(table) {
+            let value = self.macro_value(found, span)?;
+            entries.retain(|(n, _)| &**n != text);
+            entries.push((Arc::from(text), value));
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.charge(2 * crate::value::SLOT * entries.len() + ENTRY, span)?;
+        let exports = Arc::new(Map::new(entries.into_iter().collect()));
+        Ok(Value(Repr::Module(Arc::new(Module { exports, output }))))
     }
 }
