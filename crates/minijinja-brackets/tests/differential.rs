@@ -7,7 +7,8 @@
 //! `dict(map, k=v)`, and its filters and tests: `map`, `select`/`reject`, `selectattr`/
 //! `rejectattr`, `dictsort`, `groupby`, `batch`, `slice`, `zip`, `chain`,
 //! `unique`, `lines`, `split(none, n)`, `urlencode`, `escape`, `attr`,
-//! `pprint`, a stable reverse `sort`, `lower`/`upper`/`filter`/`test`)
+//! `pprint`, a stable reverse `sort`, `lower`/`upper`/`filter`/`test`,
+//! and macros, `caller`, functions and modules as values)
 //! render exactly as minijinja
 //! renders them once `->` is spelled `|`. minijinja is the independent
 //! oracle; the bracket delimiters are configured on its side.
@@ -82,9 +83,19 @@ fn piece() -> impl Strategy<Value = String> {
         Just("[[ \"x y\\nz\\r\\nw\" -> lines -> join(\"|\") ]][[ \"  a b  c \" -> split(none, 1) -> join(\"|\") ]]".to_owned()),
         Just("[[ s -> urlencode ]] [[ \"<a href='/x'>&\" -> escape ]] [[ user -> attr(\"name\") ]]".to_owned()),
         Just("[[ user -> pprint ]][[ words -> pprint ]]".to_owned()),
+        // Macros, `caller`, functions and modules as values.
+        Just("[% macro wrap(f, x) %]<[[ f(x) ]]>[% endmacro %][% macro em(t) %]*[[ t ]]*[% endmacro %][[ wrap(em, s) ]][% for f in [em, wrap] %][[ f.name ]][% endfor %]".to_owned()),
+        Just("[% with f = range %][% for i in f(m) %][[ i ]][% endfor %][% endwith %][% for g in [range] %][[ g(2) -> join ]][% endfor %]".to_owned()),
+        Just("[% macro inner() %]([[ caller() ]])[% endmacro %][% macro outer() %][[ inner(caller=caller) ]][% endmacro %][% call outer() %]c[[ n ]][% endcall %]".to_owned()),
+        Just("[% import \"lib.txt\" as lib %][[ lib ]]|[[ lib.title ]]|[[ lib.missing ]]|[[ lib.hello(s) ]]|[[ dict(lib) -> length ]]".to_owned()),
+        Just("[% from \"lib.txt\" import apply %][% macro em(t) %]*[[ t ]][[ n ]]*[% endmacro %][[ apply(em, words[0]) ]]".to_owned()),
+        Just("[% import \"lib.txt\" as lib %][% macro use(mod) %][[ mod.hello(mod.title) ]][% endmacro %][[ use(lib) ]]".to_owned()),
         Just("[% if \"map\" is filter and \"odd\" is test and \"ab\" is lower and \"AB\" is upper %]yes[% endif %][% if 1 == true and 0 == false and false < true %]eq[% endif %]".to_owned()),
     ]
 }
+
+/// The template both sides can import: a variable, macros and output.
+const LIB: &str = "lib [[ n ]][% set title = \"T\" ~ m %][% macro hello(x) %]hi [[ x ]][% endmacro %][% macro apply(f, x) %][[ f(x) ]][% endmacro %]";
 
 fn template() -> impl Strategy<Value = String> {
     prop::collection::vec(piece(), 0..12).prop_map(|pieces| pieces.concat())
@@ -95,7 +106,8 @@ fn brackets(source: &str) -> Result<String, String> {
         serde_json::json!({ "state": serde_json::from_str::<serde_json::Value>(CONTEXT).unwrap() }),
     )
     .unwrap();
-    let env = Environment::new();
+    let mut env = Environment::new();
+    env.add_template("lib.txt", LIB).unwrap();
     let template = env.compile(source).map_err(|err| err.to_string())?;
     template.render(&context, 0).map(|rendered| rendered.output).map_err(|err| err.to_string())
 }
@@ -110,6 +122,7 @@ fn minijinja(source: &str) -> Result<String, String> {
         .build()
         .unwrap();
     env.set_syntax(syntax);
+    env.add_template("lib.txt", LIB).unwrap();
     let context: serde_json::Value = serde_json::from_str(CONTEXT).unwrap();
     env.render_str(
         &source.replace("->", "|"),

@@ -39,6 +39,9 @@ pub(crate) struct MacroRef<'t> {
     pub(crate) table: usize,
 }
 
+/// A module's variables, in the order its top level first set them.
+pub(crate) type Vars = Vec<(Arc<str>, Value)>;
+
 /// One run of a template's top level: what it defines.
 pub(crate) struct Table<'t> {
     unit: &'t Compiled,
@@ -50,7 +53,7 @@ pub(crate) struct Table<'t> {
     /// An imported template's top-level variables, recorded as its top
     /// level `set`s them (`None`: not recorded, not an import), and how many
     /// frames are below its top level.
-    pub(super) vars: Option<(Vec<(Arc<str>, Value)>, usize)>,
+    pub(super) vars: Option<(Vars, usize)>,
     /// The table whose macros and imports are visible from here (the
     /// includer's, `with context`).
     parent: Option<usize>,

@@ -167,7 +167,12 @@ impl<'t> Renderer<'t> {
                 .stores
                 .get_ref(Scope::State, &var)
                 .map_err(|e| e.at_in(source, base.span, unit))?;
-            return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
+            match found {
+                Some(v) => return Ok(v.get(name).cloned().unwrap_or_default()),
+                // A function's name (`range.name`) reads the function.
+                None if self.env.registry().function(&var).is_some() => {}
+                None => return Ok(Value::UNDEFINED),
+            }
         }
         let value = self.eval(base)?;
         if let Repr::Callable(c) = &value.0 {
