@@ -8,7 +8,7 @@ use minijinja_brackets::UndefinedTag;
 use narrative_segment::Attachments;
 use prompt_comments::{DirectiveKind, Processed};
 use prompt_core::diagnostic::{Diagnostic, Origin};
-use prompt_core::text::LineIndex;
+use prompt_core::text::{LineIndex, Span};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::config::Pipeline;
@@ -262,7 +262,8 @@ impl Prompt {
     /// A template error, placed in the prompt file, or in the file of the
     /// included template it is in (as written, through what stripping its
     /// comments deleted); one in a template the environment loaded keeps
-    /// its origin and its span there.
+    /// its origin and its span there. The chain of statements that loaded
+    /// that template is placed the same way, level by level.
     pub(crate) fn template_error(
         &self,
         err: minijinja_brackets::Error,
@@ -270,18 +271,62 @@ impl Prompt {
     ) -> Error {
         let span = err.span();
         let origin = prompt_core::diagnostic::Diagnostic::origin(&err);
-        let wrapped = Error::new(ErrorKind::Template(err));
+        let help = self.load_chain_help(err.load_chain(), templates);
+        let wrapped = Error::new(ErrorKind::Template(err)).with_help(help);
         match (span, origin) {
-            (Some(span), Origin::Input) => self.place(wrapped, span.start),
-            (Some(span), Origin::Named(name)) => {
-                match templates.and_then(|t| t.place(&name, span.start)) {
-                    Some((text, offset)) => wrapped.at(Origin::Named(name), &text, offset),
-                    None => wrapped.named(Origin::Named(name), span),
+            (Some(span), origin @ (Origin::Input | Origin::Named(_))) => {
+                match self.as_written(&origin, span.start, templates) {
+                    Some((text, offset)) => wrapped.at(origin, &text, offset),
+                    None => wrapped.named(origin, span),
                 }
             }
             (Some(span), origin) => wrapped.named(origin, span),
             (None, _) => wrapped,
         }
+    }
+
+    /// Byte `offset` of the text the template engine compiled for
+    /// `origin` (the prompt, or a template loaded by name), in that file
+    /// as written, with the file's text.
+    fn as_written(
+        &self,
+        origin: &Origin,
+        offset: usize,
+        templates: Option<&Templates>,
+    ) -> Option<(Arc<str>, usize)> {
+        match origin {
+            Origin::Input => {
+                let offset =
+                    self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
+                Some((Arc::clone(&self.source), offset))
+            }
+            Origin::Named(name) => templates?.place(name, offset),
+            _ => None,
+        }
+    }
+
+    /// The help lines of an error's load chain (`included from main:3:5`)
+    /// with each line and column in the file as written; `None` for an
+    /// error in the main template.
+    fn load_chain_help(
+        &self,
+        chain: &[minijinja_brackets::LoadSite],
+        templates: Option<&Templates>,
+    ) -> Option<String> {
+        let lines: Vec<String> = chain
+            .iter()
+            .map(|site| {
+                let span = site.span();
+                let placed = self.as_written(site.template(), span.start, templates).and_then(
+                    |(text, start)| {
+                        let (_, end) = self.as_written(site.template(), span.end, templates)?;
+                        Some(site.placed_in(&text, Span::new(start, end.max(start))))
+                    },
+                );
+                placed.unwrap_or_else(|| site.clone()).to_string()
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 

@@ -98,10 +98,27 @@ fn an_error_in_an_included_file_is_placed_in_that_file_as_written() {
     assert_eq!(Diagnostic::origin(&err), Origin::Named("part.txt".into()));
     assert_eq!((err.line(), err.column()), (Some(2), Some(7)));
     let ErrorKind::Template(inner) = err.kind() else { panic!("{err:?}") };
-    // Known gap: the chain counts lines of the comment-free texts the
-    // template engine saw (`main:2:1`; the file has the tag on line 3).
-    let help = Diagnostic::help(inner).unwrap();
-    assert!(help.starts_with("included from main:"), "{help}");
+    // The wrapped error counts lines of the comment-free text the engine
+    // compiled (`main:2:1`); the pipeline's places the chain in the file
+    // as written, where the tag is on line 3 (a regression: it said 2:1).
+    assert_eq!(Diagnostic::help(inner).as_deref(), Some("included from main:2:1"));
+    assert_eq!(Diagnostic::help(&err).as_deref(), Some("included from main:3:1"));
+}
+
+#[test]
+fn a_chain_of_includes_is_placed_in_each_file_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("outer.txt"), "/// a\n/// b\nx [% include 'inner.txt' %]\n")
+        .unwrap();
+    std::fs::write(dir.path().join("inner.txt"), "/// c\n[[ 1 + none ]]\n").unwrap();
+    let text = "/// title: x\n/// more\n\n  [% include 'outer.txt' %]\n";
+    let err = pipeline().build(source(dir.path(), text), &Context::default(), 0).unwrap_err();
+    assert_eq!(Diagnostic::origin(&err), Origin::Named("inner.txt".into()));
+    assert_eq!((err.line(), err.column()), (Some(2), Some(4)));
+    assert_eq!(
+        Diagnostic::help(&err).as_deref(),
+        Some("included from outer.txt:3:3\nincluded from main:4:3")
+    );
 }
 
 #[test]
