@@ -262,6 +262,8 @@ impl<'t> Renderer<'t> {
     /// a captured text carries.
     fn write_value(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         match &value.0 {
+            // What the module's top level printed, with its provenance.
+            Repr::Module(module) => self.write_value(&module.output, span),
             Repr::Undefined if self.env.strict() => Err(self.error(
                 ErrorKind::UndefinedError,
                 "printing an undefined value (strict mode)",
