@@ -29,7 +29,7 @@ use crate::syntax::ast::{
     BlockDef, CallArgs, Expr, ExprKind, Import, ImportBinds, Include, MacroDef, Name, Node,
 };
 use crate::unit::Compiled;
-use crate::value::{Map, Module, Repr, Value};
+use crate::value::{Map, Module, Repr, Value, ValueMap};
 
 /// Where a render keeps the templates it loads.
 pub(crate) type Arena = typed_arena::Arena<Arc<Compiled>>;
@@ -40,9 +40,6 @@ pub(crate) struct MacroRef<'t> {
     pub(crate) def: &'t MacroDef<'t>,
     pub(crate) table: usize,
 }
-
-/// A module's variables, in the order its top level first set them.
-pub(crate) type Vars = Vec<(Arc<str>, Value)>;
 
 /// One run of a template's top level: what it defines.
 pub(crate) struct Table<'t> {
@@ -55,7 +52,7 @@ pub(crate) struct Table<'t> {
     /// An imported template's top-level variables, recorded as its top
     /// level `set`s them (`None`: not recorded, not an import), and how many
     /// frames are below its top level.
-    pub(super) vars: Option<(Vars, usize)>,
+    pub(super) vars: Option<(ValueMap, usize)>,
     /// The table whose macros and imports are visible from here (the
     /// includer's, `with context`).
     parent: Option<usize>,
@@ -83,13 +80,13 @@ impl<'t> Table<'t> {
         self.macros.get(id as usize).copied().flatten()
     }
 
-    fn module_named(&self, name: &str) -> Option<(usize, Value)> {
+    fn module_named(&self, name: &str) -> Option<(usize, &Value)> {
         let id = *self.unit.tree().names.get(name)?;
         self.module_by_id(id)
     }
 
-    fn module_by_id(&self, id: u32) -> Option<(usize, Value)> {
-        self.modules.iter().find(|(m, ..)| *m == id).map(|(_, t, v)| (*t, v.clone()))
+    fn module_by_id(&self, id: u32) -> Option<(usize, &Value)> {
+        self.modules.iter().find(|(m, ..)| *m == id).map(|(_, t, v)| (*t, v))
     }
 }
 
@@ -280,7 +277,7 @@ impl<'t> Renderer<'t> {
 
     /// The module imported as `name`, if no loop variable or parameter
     /// hides it.
-    fn module(&self, name: Name<'t>) -> Option<(usize, Value)> {
+    fn module(&self, name: Name<'t>) -> Option<(usize, &Value)> {
         let here = &self.tables[self.table];
         if here.modules.is_empty() && here.parent.is_none() {
             return None;
@@ -381,7 +378,7 @@ impl<'t> Renderer<'t> {
             self.frames.push(barrier());
         }
         if record {
-            self.tables[table].vars = Some((Vec::new(), self.frames.len()));
+            self.tables[table].vars = Some((ValueMap::new(), self.frames.len()));
         }
         let done = self.exec_root(table);
         if !with_context {
@@ -660,7 +657,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// The module imported as `name`, as a value.
-    pub(super) fn module_value(&self, name: Name<'t>) -> Option<Value> {
+    pub(super) fn module_value(&self, name: Name<'t>) -> Option<&Value> {
         self.module(name).map(|(_, value)| value)
     }
 
@@ -677,11 +674,11 @@ impl<'t> Renderer<'t> {
         if *root != depth {
             return Ok(());
         }
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
-            slot.1 = value.clone();
+        if let Some(slot) = vars.get_mut(name) {
+            *slot = value.clone();
             return Ok(());
         }
-        vars.push((Arc::from(name), value.clone()));
+        vars.insert(Arc::from(name), value.clone());
         self.charge(ENTRY + name.len(), span)
     }
 
@@ -689,16 +686,14 @@ impl<'t> Renderer<'t> {
     /// top-level macros and variables, by name in sorted order (as
     /// minijinja's module lists them), and what its top level printed.
     fn module_of(&mut self, table: usize, output: Value, span: Span) -> Result<Value, Error> {
-        let mut entries: Vec<(Arc<str>, Value)> =
-            self.tables[table].vars.take().map(|(vars, _)| vars).unwrap_or_default();
+        let mut entries = self.tables[table].vars.take().map(|(vars, _)| vars).unwrap_or_default();
         for (text, found) in self.defined_macros(table) {
             let value = self.macro_value(found, span)?;
-            entries.retain(|(n, _)| &**n != text);
-            entries.push((Arc::from(text), value));
+            entries.insert(Arc::from(text), value);
         }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_unstable_keys();
         self.charge(2 * crate::value::SLOT * entries.len() + ENTRY, span)?;
-        let exports = Arc::new(Map::new(entries.into_iter().collect()));
+        let exports = Arc::new(Map::new(entries));
         Ok(Value(Repr::Module(Arc::new(Module { exports, output }))))
     }
 }

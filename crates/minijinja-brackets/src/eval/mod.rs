@@ -1194,7 +1194,7 @@ impl<'t> Renderer<'t> {
             Resolved::Caller(caller) => self.caller_value(caller, span),
             Resolved::State => {
                 if let Some(module) = self.module_value(name) {
-                    return Ok(module);
+                    return Ok(module.clone());
                 }
                 let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
                 // A function's name not hidden by a variable is the function.
