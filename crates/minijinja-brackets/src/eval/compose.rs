@@ -46,13 +46,16 @@ pub(crate) struct Table<'t> {
     unit: &'t Compiled,
     /// By the unit's name numbers; empty until a macro is defined.
     macros: Vec<Option<MacroRef<'t>>>,
-    /// `import ... as alias`: the alias's number, the module's table and
-    /// the module as a value.
-    modules: Vec<(u32, usize, Value)>,
+    /// `import ... as alias`: the alias's number and the module's table.
+    modules: Vec<(u32, usize)>,
     /// An imported template's top-level variables, recorded as its top
     /// level `set`s them (`None`: not recorded, not an import), and how many
     /// frames are below its top level.
     pub(super) vars: Option<(ValueMap, usize)>,
+    /// An import's module: what its top level printed, then, once the
+    /// module is first used as a value, that value (built on demand: most
+    /// imports are only reached through `m.macro(...)`).
+    module: Option<(Value, Option<Value>)>,
     /// The table whose macros and imports are visible from here (the
     /// includer's, `with context`).
     parent: Option<usize>,
@@ -69,6 +72,7 @@ impl<'t> Table<'t> {
             macros: Vec::new(),
             modules: Vec::new(),
             vars: None,
+            module: None,
             parent,
             extends: None,
             own_blocks: None,
@@ -80,13 +84,13 @@ impl<'t> Table<'t> {
         self.macros.get(id as usize).copied().flatten()
     }
 
-    fn module_named(&self, name: &str) -> Option<(usize, &Value)> {
+    fn module_named(&self, name: &str) -> Option<usize> {
         let id = *self.unit.tree().names.get(name)?;
         self.module_by_id(id)
     }
 
-    fn module_by_id(&self, id: u32) -> Option<(usize, &Value)> {
-        self.modules.iter().find(|(m, ..)| *m == id).map(|(_, t, v)| (*t, v))
+    fn module_by_id(&self, id: u32) -> Option<usize> {
+        self.modules.iter().find(|(m, _)| *m == id).map(|&(_, t)| t)
     }
 }
 
@@ -277,7 +281,7 @@ impl<'t> Renderer<'t> {
 
     /// The module imported as `name`, if no loop variable or parameter
     /// hides it.
-    fn module(&self, name: Name<'t>) -> Option<(usize, &Value)> {
+    pub(super) fn module(&self, name: Name<'t>) -> Option<usize> {
         let here = &self.tables[self.table];
         if here.modules.is_empty() && here.parent.is_none() {
             return None;
@@ -483,10 +487,10 @@ impl<'t> Renderer<'t> {
             ImportBinds::Module(alias) => {
                 // What its top level printed is what the module prints.
                 let output = self.take_capture(mark, span)?;
-                let value = self.module_of(module, output, span)?;
+                self.tables[module].module = Some((output, None));
                 let modules = &mut self.tables[self.table].modules;
-                modules.retain(|(id, ..)| *id != alias.id);
-                modules.push((alias.id, module, value));
+                modules.retain(|(id, _)| *id != alias.id);
+                modules.push((alias.id, module));
             }
             ImportBinds::Macros(names) => {
                 // A name that is no macro binds nothing: what the template's
@@ -626,7 +630,7 @@ impl<'t> Renderer<'t> {
             }
             ExprKind::Attr(base, name) => {
                 let ExprKind::Name(module) = base.kind else { return Ok(None) };
-                let Some((table, _)) = self.module(module) else { return Ok(None) };
+                let Some(table) = self.module(module) else { return Ok(None) };
                 let Some(found) = self.tables[table].macro_named(name) else {
                     let unit = self.tables[table].unit.display_name();
                     return Err(self.error(
@@ -657,8 +661,22 @@ impl<'t> Renderer<'t> {
     }
 
     /// The module imported as `name`, as a value.
-    pub(super) fn module_value(&self, name: Name<'t>) -> Option<&Value> {
-        self.module(name).map(|(_, value)| value)
+    pub(super) fn module_value(
+        &mut self,
+        name: Name<'t>,
+        span: Span,
+    ) -> Result<Option<Value>, Error> {
+        let Some(table) = self.module(name) else { return Ok(None) };
+        let Some((output, built)) = &self.tables[table].module else { return Ok(None) };
+        if let Some(value) = built {
+            return Ok(Some(value.clone()));
+        }
+        let output = output.clone();
+        let value = self.module_of(table, output, span)?;
+        if let Some((_, built)) = &mut self.tables[table].module {
+            *built = Some(value.clone());
+        }
+        Ok(Some(value))
     }
 
     /// Records a top-level `set` of an imported template: the module's

@@ -159,7 +159,7 @@ impl<'t> Renderer<'t> {
             return self.caller_attr(caller.block, name, base.span);
         }
         if let Some((var, Resolved::State)) = resolved
-            && self.module_value(var).is_none()
+            && self.module(var).is_none()
         {
             self.spend(1, base.span)?;
             let (source, unit) = (self.source, self.unit.name.as_deref());

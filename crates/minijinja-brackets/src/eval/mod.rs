@@ -1193,8 +1193,8 @@ impl<'t> Renderer<'t> {
             Resolved::Macro(m) => self.macro_value(m, span),
             Resolved::Caller(caller) => self.caller_value(caller, span),
             Resolved::State => {
-                if let Some(module) = self.module_value(name) {
-                    return Ok(module.clone());
+                if let Some(module) = self.module_value(name, span)? {
+                    return Ok(module);
                 }
                 let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
                 // A function's name not hidden by a variable is the function.
