@@ -207,8 +207,7 @@ impl Prompt {
     /// `err` placed in the prompt file at byte `offset` of [`Prompt::text`],
     /// through what stage 1 deleted.
     pub(crate) fn place(&self, err: Error, offset: usize) -> Error {
-        let offset = self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
-        err.at(Origin::Input, &self.source, offset)
+        err.at(Origin::Input, &self.source, self.to_input(offset))
     }
 
     /// The notices of the bare `[[name]]` tags the render reported, placed
@@ -220,10 +219,7 @@ impl Prompt {
         if tags.is_empty() {
             return Vec::new();
         }
-        let to_input = |tag: &UndefinedTag| {
-            let offset = tag.span().start;
-            self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
-        };
+        let to_input = |tag: &UndefinedTag| self.to_input(tag.span().start);
         let mut order: Vec<(usize, usize)> = tags
             .iter()
             .enumerate()
@@ -275,8 +271,8 @@ impl Prompt {
         let wrapped = Error::new(ErrorKind::Template(err)).with_help(help);
         match (span, origin) {
             (Some(span), origin @ (Origin::Input | Origin::Named(_))) => {
-                match self.as_written(&origin, span.start, templates) {
-                    Some((text, offset)) => wrapped.at(origin, &text, offset),
+                match self.as_written(&origin, span, templates) {
+                    Some((text, span)) => wrapped.spanning(origin, &text, span),
                     None => wrapped.named(origin, span),
                 }
             }
@@ -285,24 +281,35 @@ impl Prompt {
         }
     }
 
-    /// Byte `offset` of the text the template engine compiled for
-    /// `origin` (the prompt, or a template loaded by name), in that file
-    /// as written, with the file's text.
+    /// `span` of the text the template engine compiled for `origin` (the
+    /// prompt, or a template loaded by name), in that file as written,
+    /// with the file's text. The end is the place after the span's last
+    /// byte, so a comment stripped right after the span stays outside it.
     fn as_written(
         &self,
         origin: &Origin,
-        offset: usize,
+        span: Span,
         templates: Option<&Templates>,
-    ) -> Option<(Arc<str>, usize)> {
-        match origin {
-            Origin::Input => {
-                let offset =
-                    self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
-                Some((Arc::clone(&self.source), offset))
-            }
-            Origin::Named(name) => templates?.place(name, offset),
-            _ => None,
+    ) -> Option<(Arc<str>, Span)> {
+        let (text, start) = match origin {
+            Origin::Input => (Arc::clone(&self.source), self.to_input(span.start)),
+            Origin::Named(name) => templates?.place(name, span.start)?,
+            _ => return None,
+        };
+        if span.is_empty() {
+            return Some((text, Span::at(start)));
         }
+        let last = match origin {
+            Origin::Named(name) => templates?.place(name, span.end - 1)?.1,
+            _ => self.to_input(span.end - 1),
+        };
+        Some((text, Span::new(start, (last + 1).max(start))))
+    }
+
+    /// Byte `offset` of [`Prompt::text`] in the prompt file, through what
+    /// stage 1 deleted.
+    fn to_input(&self, offset: usize) -> usize {
+        self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
     }
 
     /// The help lines of an error's load chain (`included from main:3:5`)
@@ -315,15 +322,9 @@ impl Prompt {
     ) -> Option<String> {
         let lines: Vec<String> = chain
             .iter()
-            .map(|site| {
-                let span = site.span();
-                let placed = self.as_written(site.template(), span.start, templates).and_then(
-                    |(text, start)| {
-                        let (_, end) = self.as_written(site.template(), span.end, templates)?;
-                        Some(site.placed_in(&text, Span::new(start, end.max(start))))
-                    },
-                );
-                placed.unwrap_or_else(|| site.clone()).to_string()
+            .map(|site| match self.as_written(site.template(), site.span(), templates) {
+                Some((text, span)) => site.placed_in(&text, span).to_string(),
+                None => site.to_string(),
             })
             .collect();
         (!lines.is_empty()).then(|| lines.join("\n"))

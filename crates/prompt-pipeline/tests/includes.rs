@@ -89,7 +89,7 @@ fn an_error_in_an_included_file_is_placed_in_that_file_as_written() {
     assert_eq!(Diagnostic::origin(&err), Origin::Named("part.txt".into()));
     assert_eq!(err.text(), Some("/// one\n/// two\nok [[ name -> nope ]]\n"));
     assert_eq!((err.line(), err.column()), (Some(3), Some(15)));
-    assert_eq!(err.snippet(), Some("nope ]]"));
+    assert_eq!(err.snippet(), Some("nope"));
     assert!(matches!(err.kind(), ErrorKind::Template(_)), "{err:?}");
     // A render error there too, with the chain of includes that led to it.
     std::fs::write(dir.path().join("part.txt"), "/// one\nok [[ 1 + none ]]\n").unwrap();
@@ -160,7 +160,22 @@ fn names_never_leave_the_directory() {
             .unwrap_err();
         assert_eq!(err.kind().as_str(), kind, "{text}: {err}");
         assert!(!err.to_string().contains("SECRET"), "{err}");
+        // A template is not an attachment (it said "outside the embeds directory").
+        if kind == "load_error" {
+            assert!(err.to_string().contains("outside the templates' directory"), "{err}");
+        }
     }
+}
+
+#[test]
+fn an_error_spans_its_tag_in_the_prompt_as_written() {
+    // The span of the statement, mapped end and start: the comment stripped
+    // right after it stays outside (the caret was one `^` at its start).
+    let text = "/// a\n[% include 'missing.txt' %]/// b\n";
+    let err = pipeline().build(Source::new(text), &Context::default(), 0).unwrap_err();
+    assert_eq!(err.kind().as_str(), "template_not_found");
+    assert_eq!((err.line(), err.column()), (Some(2), Some(1)));
+    assert_eq!(err.snippet(), Some("[% include 'missing.txt' %]"));
 }
 
 #[cfg(unix)]
