@@ -1199,7 +1199,7 @@ impl<'t> Renderer<'t> {
                 let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
                 // A function's name not hidden by a variable is the function.
                 if value.is_undefined() && self.env.registry().function(&name).is_some() {
-                    return self.function_value(&name, span);
+                    return self.function_value(name.text, span);
                 }
                 Ok(value)
             }

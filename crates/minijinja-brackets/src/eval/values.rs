@@ -42,6 +42,8 @@ pub(super) struct Handles<'t> {
     /// A handle's number by what it refers to: the definition's (or the
     /// `call` block's) address and the table (or the frame).
     index: HashMap<(usize, usize), u32>,
+    /// The function values made so far, by name (made once each).
+    functions: HashMap<&'t str, Value>,
 }
 
 impl Handles<'_> {
@@ -50,6 +52,7 @@ impl Handles<'_> {
             render: RENDERS.fetch_add(1, Ordering::Relaxed),
             all: Vec::new(),
             index: HashMap::new(),
+            functions: HashMap::new(),
         }
     }
 }
@@ -111,11 +114,16 @@ impl<'t> Renderer<'t> {
     }
 
     /// The value of the function `name` of the registry.
-    pub(super) fn function_value(&mut self, name: &str, span: Span) -> Result<Value, Error> {
-        self.charge(SLOT + name.len(), span)?;
+    pub(super) fn function_value(&mut self, name: &'t str, span: Span) -> Result<Value, Error> {
+        if let Some(value) = self.handles.functions.get(name) {
+            return Ok(value.clone());
+        }
+        self.charge(ENTRY + SLOT + 2 * name.len(), span)?;
         let target = CallTarget::Function;
         let callable = Callable { name: Arc::from(name), target, json: Value::NONE };
-        Ok(Value(Repr::Callable(Arc::new(callable))))
+        let value = Value(Repr::Callable(Arc::new(callable)));
+        self.handles.functions.insert(name, value.clone());
+        Ok(value)
     }
 
     /// What a macro or `caller` value refers to; `None` for a function. An
