@@ -144,9 +144,103 @@ struct Repr {
     message: String,
     origin: Origin,
     location: Option<Location>,
-    /// Where a loaded template was included from (`included from
-    /// main.txt:3:5`), innermost first.
-    help: Option<String>,
+    /// The statements that loaded the template the error is in,
+    /// innermost first.
+    chain: Vec<LoadSite>,
+}
+
+/// One statement in the chain that loaded the template an error is in:
+/// an `include`, `import` or `extends`, the template it stands in, and
+/// where. [`Error::load_chain`] lists them innermost first; a host that
+/// changed a template's text before compiling it (stripping comments, say)
+/// maps [`LoadSite::span`] back to the text as written.
+///
+/// Its `Display` is the help line `included from main:3:5` (the main
+/// template is `main`; the line and column are in the text compiled).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadSite {
+    statement: LoadStatement,
+    template: Origin,
+    span: Span,
+    at: Position,
+}
+
+/// Which statement a [`LoadSite`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LoadStatement {
+    /// `[% include ... %]`.
+    Include,
+    /// `[% import ... %]` or `[% from ... import ... %]`.
+    Import,
+    /// `[% extends ... %]`.
+    Extends,
+}
+
+impl LoadStatement {
+    /// The help line's words: `included from`, `imported from`, `extended from`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LoadStatement::Include => "included from",
+            LoadStatement::Import => "imported from",
+            LoadStatement::Extends => "extended from",
+        }
+    }
+}
+
+impl LoadSite {
+    /// The statement at byte `span` of `source`, the text of `template`.
+    pub(crate) fn new(
+        statement: LoadStatement,
+        template: Origin,
+        source: &str,
+        span: Span,
+    ) -> LoadSite {
+        LoadSite { statement, template, span, at: text::position(source, span.start) }
+    }
+
+    /// The same statement at `span` of `text`: for a host that compiled
+    /// another text than the file as written (comments stripped) and maps
+    /// the site back to the file.
+    pub fn placed_in(&self, text: &str, span: Span) -> LoadSite {
+        LoadSite::new(self.statement, self.template.clone(), text, span)
+    }
+
+    /// Which statement loaded the template.
+    pub fn statement(&self) -> LoadStatement {
+        self.statement
+    }
+
+    /// The template the statement stands in: [`Origin::Input`] for the
+    /// main one, else [`Origin::Named`].
+    pub fn template(&self) -> &Origin {
+        &self.template
+    }
+
+    /// The statement's byte span in that template's text.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+
+    /// The statement's 1-based line in that text.
+    pub fn line(&self) -> usize {
+        self.at.line
+    }
+
+    /// The statement's 1-based column in characters.
+    pub fn column(&self) -> usize {
+        self.at.column
+    }
+}
+
+impl fmt::Display for LoadSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match &self.template {
+            Origin::Named(name) => name.as_str(),
+            _ => "main",
+        };
+        write!(f, "{} {name}:{}:{}", self.statement.as_str(), self.at.line, self.at.column)
+    }
 }
 
 #[derive(Clone, PartialEq)]
@@ -168,7 +262,7 @@ impl Error {
             message: message.into(),
             origin: Origin::Input,
             location: None,
-            help: None,
+            chain: Vec::new(),
         };
         Error { repr: Box::new(repr) }
     }
@@ -204,13 +298,10 @@ impl Error {
         error
     }
 
-    /// Adds a line to the chain of statements that loaded the template the
-    /// error is in (`included from main:3:5`), outermost last.
-    pub(crate) fn loaded_from(mut self, line: String) -> Error {
-        self.repr.help = Some(match self.repr.help.take() {
-            Some(inner) => format!("{inner}\n{line}"),
-            None => line,
-        });
+    /// Adds a statement to the chain that loaded the template the error
+    /// is in, outermost last.
+    pub(crate) fn loaded_from(mut self, site: LoadSite) -> Error {
+        self.repr.chain.push(site);
         self
     }
 
@@ -263,6 +354,12 @@ impl Error {
         self.repr.location.as_ref().map(|l| l.snippet.as_str())
     }
 
+    /// For an error in a loaded template: the statements that loaded it,
+    /// innermost first (empty for an error in the main template).
+    pub fn load_chain(&self) -> &[LoadSite] {
+        &self.repr.chain
+    }
+
     /// The error for people: `error[kind]: message`, then the template
     /// line with a caret under the column (and a `^` run under the rest of
     /// the span on that line).
@@ -291,7 +388,7 @@ impl Diagnostic for Error {
     /// loaded it, one `included from NAME:LINE:COLUMN` line per level,
     /// innermost first (the main template is `main`).
     fn help(&self) -> Option<String> {
-        self.repr.help.clone()
+        help_lines(&self.repr.chain)
     }
 }
 
@@ -317,6 +414,18 @@ impl fmt::Display for Error {
     }
 }
 
+/// The help of an error in a loaded template: one line per [`LoadSite`],
+/// innermost first; `None` for an empty chain.
+fn help_lines(chain: &[LoadSite]) -> Option<String> {
+    let mut lines = chain.iter().map(LoadSite::to_string);
+    let first = lines.next()?;
+    Some(lines.fold(first, |mut all, line| {
+        all.push('\n');
+        all.push_str(&line);
+        all
+    }))
+}
+
 struct Annotated<'e>(&'e Error);
 
 impl fmt::Display for Annotated<'_> {
@@ -336,8 +445,8 @@ impl fmt::Display for Annotated<'_> {
         }
         let width = l.snippet.chars().count().clamp(1, text::SNIPPET_CHARS);
         f.write_str(&"^".repeat(width))?;
-        for line in err.repr.help.iter().flat_map(|h| h.lines()) {
-            write!(f, "\n{gutter} = {line}")?;
+        for site in &err.repr.chain {
+            write!(f, "\n{gutter} = {site}")?;
         }
         Ok(())
     }

@@ -91,6 +91,12 @@ fn nesting_is_bounded_by_the_composition_depth() {
     assert_eq!(help.lines().count(), 32);
     assert!(help.starts_with("included from t31:1:4\n"), "{help}");
     assert!(help.ends_with("included from t0:1:3"), "{help}");
+    // The same chain as data, for a host that maps positions back to its files.
+    let sites = err.load_chain();
+    assert_eq!(sites.len(), 32);
+    assert_eq!(sites[0].statement(), minijinja_brackets::LoadStatement::Include);
+    assert_eq!(sites[0].template(), &Origin::Named("t31".into()));
+    assert_eq!((sites[0].line(), sites[0].column(), sites[0].span().start), (1, 4, 3));
 
     let mut env = chain(5);
     env.set_limits(Limits::default().with_composition_depth(3));

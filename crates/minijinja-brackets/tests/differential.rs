@@ -9,7 +9,10 @@
 //! `unique`, `lines`, `split(none, n)`, `urlencode`, `escape`, `attr`,
 //! `pprint`, a stable reverse `sort`, `lower`/`upper`/`filter`/`test`)
 //! render exactly as minijinja
-//! renders them once `->` is spelled `|`. minijinja is the independent
+//! renders them once `->` is spelled `|`. A second property composes such
+//! templates: `include` (lists, `ignore missing`, `without context`, in
+//! loops and `with`), `import` and `from ... import ... as`, and `extends`
+//! chains with `super()`, over a fixed set of stored templates. minijinja is the independent
 //! oracle; the bracket delimiters are configured on its side.
 
 use minijinja_brackets::{Context, Environment};
@@ -90,17 +93,94 @@ fn template() -> impl Strategy<Value = String> {
     prop::collection::vec(piece(), 0..12).prop_map(|pieces| pieces.concat())
 }
 
+/// The templates the composed cases include, import and extend, stored in
+/// both engines under these names (`.txt`: minijinja escapes nothing).
+const STORED: [(&str, &str); 6] = [
+    ("part.txt", "<[[ s ]]:[[ n ]]>"),
+    (
+        "macros.txt",
+        "[% macro tag(x, y=2) %]([[ x ]]/[[ y ]])[% endmacro %]\
+         [% macro up(t) %][[ t -> upper ]][[ caller() if caller ]][% endmacro %]",
+    ),
+    ("base.txt", "B[% block head %]h[[ n ]][% endblock %]|[% block body %]b[% endblock %]E"),
+    ("child.txt", "[% extends 'base.txt' %][% block body %]c[[ super() ]][[ s ]][% endblock %]"),
+    ("loop.txt", "[% for w in words %][[ w ]][% include 'part.txt' %][% endfor %]"),
+    (
+        "nested.txt",
+        "[% include 'loop.txt' %]/[% import 'macros.txt' as mac %][[ mac.tag(n, y=m) ]]",
+    ),
+];
+
+/// A piece of a composed template; `in_chain`: inside `child.txt`'s
+/// extends chain, where including `child.txt` again is a `template_cycle`
+/// here (the issue's rule: a template on the active chain) and a fresh
+/// render in minijinja (it has no cycle check), and a `set` inside a block
+/// writes the store (never block-scoped: a documented difference).
+fn composed_piece(in_chain: bool) -> impl Strategy<Value = String> {
+    let child = if in_chain { "[% include 'part.txt' %]" } else { "[% include 'child.txt' %]" };
+    prop_oneof![
+        piece().prop_filter("`set` is never block-scoped", move |p| !in_chain
+            || !p.contains("[% set")),
+        Just("[% include 'part.txt' %]".to_owned()),
+        Just("[% include ['missing.txt', 'part.txt'] %]".to_owned()),
+        Just("[% include 'missing.txt' ignore missing %]".to_owned()),
+        Just("[% include 'part.txt' without context %]".to_owned()),
+        Just("[% include 'nested.txt' %]".to_owned()),
+        Just(child.to_owned()),
+        Just("[% for w in words %][% include 'part.txt' %][% endfor %]".to_owned()),
+        Just("[% with n = 9 %][% include 'part.txt' %][% endwith %]".to_owned()),
+        Just("[% import 'macros.txt' as mm %][[ mm.tag(n) ]][[ mm.up(s) ]]".to_owned()),
+        Just(
+            "[% from 'macros.txt' import tag as tagged, up %][[ tagged(s, y=n) ]][[ up(\"x\") ]]"
+                .to_owned()
+        ),
+        Just("[% from 'macros.txt' import up %][% call up(s) %]in[[ n ]][% endcall %]".to_owned()),
+    ]
+}
+
+/// A composed main template: pieces with composition statements, or a
+/// child of `child.txt` (itself a child of `base.txt`) overriding `head`.
+fn composed() -> impl Strategy<Value = String> {
+    let pieces =
+        |in_chain| prop::collection::vec(composed_piece(in_chain), 0..8).prop_map(|p| p.concat());
+    prop_oneof![
+        pieces(false),
+        pieces(true).prop_map(|body| format!(
+            "[% extends 'child.txt' %]ignored[% block head %]H[[ super() ]]{body}[% endblock %]"
+        )),
+    ]
+}
+
 fn brackets(source: &str) -> Result<String, String> {
+    render_brackets(Environment::new(), source)
+}
+
+fn brackets_composed(source: &str) -> Result<String, String> {
+    let mut env = Environment::new();
+    for (name, text) in STORED {
+        env.add_template(name, text).unwrap();
+    }
+    render_brackets(env, source)
+}
+
+fn render_brackets(env: Environment, source: &str) -> Result<String, String> {
     let context: Context = serde_json::from_value(
         serde_json::json!({ "state": serde_json::from_str::<serde_json::Value>(CONTEXT).unwrap() }),
     )
     .unwrap();
-    let env = Environment::new();
     let template = env.compile(source).map_err(|err| err.to_string())?;
     template.render(&context, 0).map(|rendered| rendered.output).map_err(|err| err.to_string())
 }
 
 fn minijinja(source: &str) -> Result<String, String> {
+    render_minijinja(&[], source)
+}
+
+fn minijinja_composed(source: &str) -> Result<String, String> {
+    render_minijinja(&STORED, source)
+}
+
+fn render_minijinja(stored: &[(&str, &str)], source: &str) -> Result<String, String> {
     let mut env = minijinja::Environment::new();
     let syntax = minijinja::syntax::SyntaxConfig::builder()
         .block_delimiters("[%", "%]")
@@ -110,6 +190,9 @@ fn minijinja(source: &str) -> Result<String, String> {
         .build()
         .unwrap();
     env.set_syntax(syntax);
+    for (name, text) in stored {
+        env.add_template_owned(name.to_string(), text.replace("->", "|")).unwrap();
+    }
     let context: serde_json::Value = serde_json::from_str(CONTEXT).unwrap();
     env.render_str(
         &source.replace("->", "|"),
@@ -125,6 +208,14 @@ proptest! {
     fn shared_templates_render_as_minijinja_renders_them(source in template()) {
         let ours = brackets(&source);
         let theirs = minijinja(&source);
+        prop_assert!(ours.is_ok(), "brackets failed on {source:?}: {ours:?}");
+        prop_assert_eq!(ours.unwrap(), theirs.unwrap(), "source: {:?}", source);
+    }
+
+    #[test]
+    fn composed_templates_render_as_minijinja_renders_them(source in composed()) {
+        let ours = brackets_composed(&source);
+        let theirs = minijinja_composed(&source);
         prop_assert!(ours.is_ok(), "brackets failed on {source:?}: {ours:?}");
         prop_assert_eq!(ours.unwrap(), theirs.unwrap(), "source: {:?}", source);
     }

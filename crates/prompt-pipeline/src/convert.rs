@@ -28,6 +28,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use prompt_core::diagnostic::Origin;
+use prompt_core::text::Span;
 
 use crate::error::{Error, ErrorKind};
 use crate::params::{Effort, Params};
@@ -210,9 +211,9 @@ impl ChatBody {
                         body.kept.push(Kept { name: name.to_owned(), value, in_responses });
                     }
                     None => {
-                        return Err(reader.invalid(
+                        return Err(reader.invalid_at(
                             &at,
-                            value,
+                            reader.key_span(value),
                             "not a field of a Chat Completions request".to_owned(),
                         ));
                     }
@@ -472,15 +473,64 @@ impl<'a> Reader<'a> {
         (value.get().as_ptr() as usize).saturating_sub(start).min(self.text.len())
     }
 
+    /// The bytes of `value` in the text.
+    fn span(&self, value: &RawValue) -> Span {
+        let start = self.offset(value);
+        Span::new(start, (start + value.get().len()).min(self.text.len()))
+    }
+
+    /// The bytes of the key (quotes included) whose value is `value`: back
+    /// from the value over blanks, `:` and blanks to the key's closing
+    /// quote, then to the quote that opens it (one not escaped by an odd
+    /// run of backslashes). The value's own span if the text is not so.
+    fn key_span(&self, value: &RawValue) -> Span {
+        let bytes = self.text.as_bytes();
+        let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        let mut end = self.offset(value);
+        while end > 0 && blank(bytes[end - 1]) {
+            end -= 1;
+        }
+        if end == 0 || bytes[end - 1] != b':' {
+            return self.span(value);
+        }
+        end -= 1;
+        while end > 0 && blank(bytes[end - 1]) {
+            end -= 1;
+        }
+        if end < 2 || bytes[end - 1] != b'"' {
+            return self.span(value);
+        }
+        let mut start = end - 1;
+        while start > 0 {
+            start -= 1;
+            if bytes[start] == b'"' {
+                let escapes = bytes[..start].iter().rev().take_while(|&&b| b == b'\\').count();
+                if escapes % 2 == 0 {
+                    return Span::new(start, end);
+                }
+            }
+        }
+        self.span(value)
+    }
+
     /// `err` (a tool or schema error) placed at `value`.
     fn placed(&self, err: Error, value: &RawValue) -> Error {
-        err.at(Origin::Input, self.shared, self.offset(value))
+        err.spanning(Origin::Input, self.shared, self.span(value))
     }
 
     /// An [`ErrorKind::InvalidRequest`] at `value` (`at`: its JSON pointer).
     fn invalid(&self, at: &str, value: &RawValue, reason: String) -> Error {
+        self.invalid_at(at, self.span(value), reason)
+    }
+
+    /// An [`ErrorKind::InvalidRequest`] at `span` of the text.
+    fn invalid_at(&self, at: &str, span: Span, reason: String) -> Error {
         let at = if at.is_empty() { "/".to_owned() } else { at.to_owned() };
-        self.placed(Error::new(ErrorKind::InvalidRequest { at, reason }), value)
+        Error::new(ErrorKind::InvalidRequest { at, reason }).spanning(
+            Origin::Input,
+            self.shared,
+            span,
+        )
     }
 
     fn typed<T: Deserialize<'a>>(
@@ -513,9 +563,9 @@ impl<'a> Reader<'a> {
         allowed: &[&str],
     ) -> Result<(), Error> {
         match fields.iter().find(|(key, _)| !allowed.contains(&key.as_str())) {
-            Some((key, value)) => Err(self.invalid(
+            Some((key, value)) => Err(self.invalid_at(
                 &format!("{at}/{}", pointer_token(key)),
-                value,
+                self.key_span(value),
                 format!("not a field here (expected {})", allowed.join(", ")),
             )),
             None => Ok(()),
@@ -875,21 +925,21 @@ mod tests {
     #[test]
     fn every_level_is_strict_and_placed() {
         let cases = [
-            (r#"{"messages": [{"role": "user", "content": "hi"}], "x": 1}"#, "/x", "1}"),
+            (r#"{"messages": [{"role": "user", "content": "hi"}], "x": 1}"#, "/x", "\"x\""),
             (
                 r#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "a", "y": 2}]}]}"#,
                 "/messages/0/content/0/y",
-                "2}",
+                "\"y\"",
             ),
             (
                 r#"{"messages": [{"role": "tool", "tool_call_id": "c", "content": "r", "name": "n"}]}"#,
                 "/messages/0/name",
-                "\"n\"}",
+                "\"name\"",
             ),
             (
                 r#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AA==", "size": 1}}]}]}"#,
                 "/messages/0/content/0/image_url/size",
-                "1}}",
+                "\"size\"",
             ),
             (
                 r#"{"messages": [{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}"#,
@@ -915,7 +965,8 @@ mod tests {
                 "{\"role\": \"assistant\"",
             ),
         ];
-        // The position is the offending value's (ASCII: a column is a byte + 1).
+        // The position is the offending value's, or an unknown field's key
+        // (ASCII: a column is a byte + 1).
         for (text, at, value) in cases {
             let err = err(text);
             let ErrorKind::InvalidRequest { at: found, .. } = err.kind() else {
@@ -925,6 +976,12 @@ mod tests {
             let place = (found.as_str(), err.line(), err.column());
             assert_eq!(place, (at, Some(1), Some(column)), "{text}");
         }
+        // The snippet is the value alone (it was the rest of the line), or
+        // the key of an unknown field.
+        let value = err(r#"{"model": 4, "messages": [{"role": "user", "content": "hi"}]}"#);
+        assert_eq!(value.snippet(), Some("4"));
+        let key = err(r#"{"messages": [{"role": "user", "content": "hi"}], "x\"y": 1}"#);
+        assert_eq!((key.column(), key.snippet()), (Some(51), Some(r#""x\"y""#)));
         let dup = err("\u{feff}{\"messages\": [], \"messages\": []}");
         assert_eq!(dup.kind().as_str(), "invalid_json");
         assert_eq!((dup.line(), dup.column()), (Some(1), Some(18)));

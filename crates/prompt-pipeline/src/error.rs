@@ -38,6 +38,10 @@ struct Repr {
     origin: Origin,
     /// The text of `origin`, when the pipeline read it.
     text: Option<Arc<str>>,
+    /// A template error's chain of loading statements, placed in the
+    /// files as written (the wrapped error counts lines of the texts the
+    /// engine compiled, comments stripped).
+    help: Option<String>,
 }
 
 /// What went wrong.
@@ -203,13 +207,27 @@ pub enum ErrorKind {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Error {
-        Error { repr: Box::new(Repr { kind, span: None, origin: Origin::Input, text: None }) }
+        Error {
+            repr: Box::new(Repr {
+                kind,
+                span: None,
+                origin: Origin::Input,
+                text: None,
+                help: None,
+            }),
+        }
     }
 
     /// The error placed at byte `offset` of `text`, the text of `origin`
     /// (an empty span: the snippet is the rest of that line).
-    pub(crate) fn at(mut self, origin: Origin, text: &Arc<str>, offset: usize) -> Error {
-        self.repr.span = Some(Span::at(offset));
+    pub(crate) fn at(self, origin: Origin, text: &Arc<str>, offset: usize) -> Error {
+        self.spanning(origin, text, Span::at(offset))
+    }
+
+    /// The error at `span` of `text`, the text of `origin` (the snippet is
+    /// the span's bytes on its first line).
+    pub(crate) fn spanning(mut self, origin: Origin, text: &Arc<str>, span: Span) -> Error {
+        self.repr.span = Some(span);
         self.repr.origin = origin;
         self.repr.text = Some(Arc::clone(text));
         self
@@ -220,6 +238,12 @@ impl Error {
     pub(crate) fn named(mut self, origin: Origin, span: Span) -> Error {
         self.repr.span = Some(span);
         self.repr.origin = origin;
+        self
+    }
+
+    /// The help line(s) to show instead of the wrapped error's own.
+    pub(crate) fn with_help(mut self, help: Option<String>) -> Error {
+        self.repr.help = help;
         self
     }
 
@@ -417,6 +441,9 @@ impl Diagnostic for Error {
     /// A wrapped stage error's help (a template's suggestion, or the chain
     /// of statements that loaded it).
     fn help(&self) -> Option<String> {
+        if let Some(help) = &self.repr.help {
+            return Some(help.clone());
+        }
         match &self.repr.kind {
             ErrorKind::Template(err) => Diagnostic::help(err),
             ErrorKind::Narrative(err) => Diagnostic::help(err),

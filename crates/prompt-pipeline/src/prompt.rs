@@ -8,7 +8,7 @@ use minijinja_brackets::UndefinedTag;
 use narrative_segment::Attachments;
 use prompt_comments::{DirectiveKind, Processed};
 use prompt_core::diagnostic::{Diagnostic, Origin};
-use prompt_core::text::LineIndex;
+use prompt_core::text::{LineIndex, Span};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::config::Pipeline;
@@ -233,8 +233,7 @@ impl Prompt {
     /// `err` placed in the prompt file at byte `offset` of [`Prompt::text`],
     /// through what stage 1 deleted.
     pub(crate) fn place(&self, err: Error, offset: usize) -> Error {
-        let offset = self.stage.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset));
-        err.at(Origin::Input, &self.stage.source, offset)
+        err.at(Origin::Input, &self.stage.source, self.to_input(offset))
     }
 
     /// The notices of the bare `[[name]]` tags the render reported, placed
@@ -246,10 +245,7 @@ impl Prompt {
         if tags.is_empty() {
             return Vec::new();
         }
-        let to_input = |tag: &UndefinedTag| {
-            let offset = tag.span().start;
-            self.stage.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
-        };
+        let to_input = |tag: &UndefinedTag| self.to_input(tag.span().start);
         let mut order: Vec<(usize, usize)> = tags
             .iter()
             .enumerate()
@@ -288,7 +284,8 @@ impl Prompt {
     /// A template error, placed in the prompt file, or in the file of the
     /// included template it is in (as written, through what stripping its
     /// comments deleted); one in a template the environment loaded keeps
-    /// its origin and its span there.
+    /// its origin and its span there. The chain of statements that loaded
+    /// that template is placed the same way, level by level.
     pub(crate) fn template_error(
         &self,
         err: minijinja_brackets::Error,
@@ -296,18 +293,67 @@ impl Prompt {
     ) -> Error {
         let span = err.span();
         let origin = prompt_core::diagnostic::Diagnostic::origin(&err);
-        let wrapped = Error::new(ErrorKind::Template(err));
+        let help = self.load_chain_help(err.load_chain(), templates);
+        let wrapped = Error::new(ErrorKind::Template(err)).with_help(help);
         match (span, origin) {
-            (Some(span), Origin::Input) => self.place(wrapped, span.start),
-            (Some(span), Origin::Named(name)) => {
-                match templates.and_then(|t| t.place(&name, span.start)) {
-                    Some((text, offset)) => wrapped.at(Origin::Named(name), &text, offset),
-                    None => wrapped.named(Origin::Named(name), span),
+            (Some(span), origin @ (Origin::Input | Origin::Named(_))) => {
+                match self.as_written(&origin, span, templates) {
+                    Some((text, span)) => wrapped.spanning(origin, &text, span),
+                    None => wrapped.named(origin, span),
                 }
             }
             (Some(span), origin) => wrapped.named(origin, span),
             (None, _) => wrapped,
         }
+    }
+
+    /// `span` of the text the template engine compiled for `origin` (the
+    /// prompt, or a template loaded by name), in that file as written,
+    /// with the file's text. The end is the place after the span's last
+    /// byte, so a comment stripped right after the span stays outside it.
+    fn as_written(
+        &self,
+        origin: &Origin,
+        span: Span,
+        templates: Option<&Templates>,
+    ) -> Option<(Arc<str>, Span)> {
+        let (text, start) = match origin {
+            Origin::Input => (Arc::clone(&self.stage.source), self.to_input(span.start)),
+            Origin::Named(name) => templates?.place(name, span.start)?,
+            _ => return None,
+        };
+        if span.is_empty() {
+            return Some((text, Span::at(start)));
+        }
+        let last = match origin {
+            Origin::Named(name) => templates?.place(name, span.end - 1)?.1,
+            _ => self.to_input(span.end - 1),
+        };
+        Some((text, Span::new(start, (last + 1).max(start))))
+    }
+
+    /// Byte `offset` of [`Prompt::text`] in the prompt file, through what
+    /// stage 1 deleted.
+    fn to_input(&self, offset: usize) -> usize {
+        self.stage.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
+    }
+
+    /// The help lines of an error's load chain (`included from main:3:5`)
+    /// with each line and column in the file as written; `None` for an
+    /// error in the main template.
+    fn load_chain_help(
+        &self,
+        chain: &[minijinja_brackets::LoadSite],
+        templates: Option<&Templates>,
+    ) -> Option<String> {
+        let lines: Vec<String> = chain
+            .iter()
+            .map(|site| match self.as_written(site.template(), site.span(), templates) {
+                Some((text, span)) => site.placed_in(&text, span).to_string(),
+                None => site.to_string(),
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 

@@ -91,6 +91,12 @@ impl Templates {
         let bytes = match self.files.fetch(name) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == NarrativeKind::MissingEntry => return Ok(None),
+            // Said of a template, not of an attachment.
+            Err(err) if err.kind() == NarrativeKind::OutsideDirectory => {
+                return Err(LoadError::new(format!(
+                    "`{name}` leads outside the templates' directory (a link out is refused)"
+                )));
+            }
             Err(err) => return Err(LoadError::new(err.message())),
         };
         let text = std::str::from_utf8(bytes.as_bytes())

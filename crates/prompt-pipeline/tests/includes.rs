@@ -89,7 +89,7 @@ fn an_error_in_an_included_file_is_placed_in_that_file_as_written() {
     assert_eq!(Diagnostic::origin(&err), Origin::Named("part.txt".into()));
     assert_eq!(err.text(), Some("/// one\n/// two\nok [[ name -> nope ]]\n"));
     assert_eq!((err.line(), err.column()), (Some(3), Some(15)));
-    assert_eq!(err.snippet(), Some("nope ]]"));
+    assert_eq!(err.snippet(), Some("nope"));
     assert!(matches!(err.kind(), ErrorKind::Template(_)), "{err:?}");
     // A render error there too, with the chain of includes that led to it.
     std::fs::write(dir.path().join("part.txt"), "/// one\nok [[ 1 + none ]]\n").unwrap();
@@ -98,10 +98,27 @@ fn an_error_in_an_included_file_is_placed_in_that_file_as_written() {
     assert_eq!(Diagnostic::origin(&err), Origin::Named("part.txt".into()));
     assert_eq!((err.line(), err.column()), (Some(2), Some(7)));
     let ErrorKind::Template(inner) = err.kind() else { panic!("{err:?}") };
-    // Known gap: the chain counts lines of the comment-free texts the
-    // template engine saw (`main:2:1`; the file has the tag on line 3).
-    let help = Diagnostic::help(inner).unwrap();
-    assert!(help.starts_with("included from main:"), "{help}");
+    // The wrapped error counts lines of the comment-free text the engine
+    // compiled (`main:2:1`); the pipeline's places the chain in the file
+    // as written, where the tag is on line 3 (a regression: it said 2:1).
+    assert_eq!(Diagnostic::help(inner).as_deref(), Some("included from main:2:1"));
+    assert_eq!(Diagnostic::help(&err).as_deref(), Some("included from main:3:1"));
+}
+
+#[test]
+fn a_chain_of_includes_is_placed_in_each_file_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("outer.txt"), "/// a\n/// b\nx [% include 'inner.txt' %]\n")
+        .unwrap();
+    std::fs::write(dir.path().join("inner.txt"), "/// c\n[[ 1 + none ]]\n").unwrap();
+    let text = "/// title: x\n/// more\n\n  [% include 'outer.txt' %]\n";
+    let err = pipeline().build(source(dir.path(), text), &Context::default(), 0).unwrap_err();
+    assert_eq!(Diagnostic::origin(&err), Origin::Named("inner.txt".into()));
+    assert_eq!((err.line(), err.column()), (Some(2), Some(4)));
+    assert_eq!(
+        Diagnostic::help(&err).as_deref(),
+        Some("included from outer.txt:3:3\nincluded from main:4:3")
+    );
 }
 
 #[test]
@@ -143,7 +160,22 @@ fn names_never_leave_the_directory() {
             .unwrap_err();
         assert_eq!(err.kind().as_str(), kind, "{text}: {err}");
         assert!(!err.to_string().contains("SECRET"), "{err}");
+        // A template is not an attachment (it said "outside the embeds directory").
+        if kind == "load_error" {
+            assert!(err.to_string().contains("outside the templates' directory"), "{err}");
+        }
     }
+}
+
+#[test]
+fn an_error_spans_its_tag_in_the_prompt_as_written() {
+    // The span of the statement, mapped end and start: the comment stripped
+    // right after it stays outside (the caret was one `^` at its start).
+    let text = "/// a\n[% include 'missing.txt' %]/// b\n";
+    let err = pipeline().build(Source::new(text), &Context::default(), 0).unwrap_err();
+    assert_eq!(err.kind().as_str(), "template_not_found");
+    assert_eq!((err.line(), err.column()), (Some(2), Some(1)));
+    assert_eq!(err.snippet(), Some("[% include 'missing.txt' %]"));
 }
 
 #[cfg(unix)]

@@ -7,12 +7,14 @@
 //! temporary file beside `FILE` ([`AtomicFile`]), which [`commit`] renames
 //! over it once the command has succeeded and [`discard`] removes otherwise:
 //! `FILE` is either left as it was or replaced whole, never half written.
-//! [`AtomicFile`] is also how the state history is saved.
+//! [`AtomicFile`] is also how the state history is saved. A terminating
+//! signal (Ctrl-C, `SIGTERM`, `SIGHUP`) while one is pending removes its
+//! temporary file, then lets the signal end the process as it would have.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use serde::Serialize;
 
@@ -152,6 +154,65 @@ pub struct AtomicFile {
     file: BufWriter<File>,
     temp: tempfile::TempPath,
     target: PathBuf,
+    /// Dropped after `temp` (fields drop in order): the file is removed
+    /// before it leaves the list a signal empties.
+    _pending: Pending,
+}
+
+/// The temporary files of the [`AtomicFile`]s alive now; a terminating
+/// signal removes them (see [`watch_signals`]).
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A temporary file's place in [`PENDING`], for as long as it exists.
+#[derive(Debug)]
+struct Pending(PathBuf);
+
+impl Pending {
+    fn new(path: &Path) -> Pending {
+        watch_signals();
+        pending().push(path.to_owned());
+        Pending(path.to_owned())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut pending = pending();
+        if let Some(i) = pending.iter().position(|p| *p == self.0) {
+            pending.swap_remove(i);
+        }
+    }
+}
+
+/// Starts, once, the thread that waits for Ctrl-C, `SIGTERM` or `SIGHUP`:
+/// it removes every pending temporary file, then ends the process by the
+/// same signal (its default action), so the exit status says what killed
+/// it. Only commands that write a file start it.
+fn watch_signals() {
+    static WATCHING: OnceLock<()> = OnceLock::new();
+    WATCHING.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            else {
+                return;
+            };
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    for path in pending().drain(..) {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                    std::process::exit(128 + signal);
+                }
+            });
+        }
+    });
 }
 
 impl AtomicFile {
@@ -180,6 +241,7 @@ impl AtomicFile {
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(mode));
         let (file, temp) = builder.tempfile_in(dir)?.into_parts();
+        let pending = Pending::new(&temp);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -193,6 +255,7 @@ impl AtomicFile {
             file: BufWriter::with_capacity(64 << 10, file),
             temp,
             target: target.into(),
+            _pending: pending,
         })
     }
 
@@ -203,7 +266,7 @@ impl AtomicFile {
     /// When writing, syncing or renaming fails; the target is then as it
     /// was and the temporary file removed.
     pub fn commit(self) -> io::Result<()> {
-        let AtomicFile { file, temp, target } = self;
+        let AtomicFile { file, temp, target, _pending } = self;
         let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         drop(file);

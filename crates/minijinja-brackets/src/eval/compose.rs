@@ -17,10 +17,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use prompt_core::diagnostic::Origin;
+
 use super::scope::Frame;
 use super::{ENTRY, Renderer};
 use crate::arguments::NameIndex;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, LoadSite, LoadStatement};
 use crate::provenance::Mark;
 use crate::span::Span;
 use crate::syntax::ast::{
@@ -194,13 +196,12 @@ impl<'t> Renderer<'t> {
         for (name, def) in collect_blocks(&unit.tree().body) {
             self.compose.blocks.entry(name).or_default().push((def, table));
         }
-        let from = self.loaded_from("extended from", span);
         self.enter(parent, span)?;
         let inherited = self.tables[table].parent;
         let parent_table = self.push_table(parent, inherited, span)?;
         let done = self.exec_root(parent_table);
         self.compose.chain.pop();
-        done.map_err(|e| e.loaded_from(from))
+        done.map_err(|e| e.loaded_from(self.load_site(LoadStatement::Extends, span)))
     }
 
     /// A new table for a run of `unit`'s top level.
@@ -215,11 +216,15 @@ impl<'t> Renderer<'t> {
         Ok(self.tables.len() - 1)
     }
 
-    /// `included from main:3:5`: the statement at `span` of the running
-    /// template.
-    fn loaded_from(&self, how: &str, span: Span) -> String {
-        let at = prompt_core::text::position(self.source, span.start());
-        format!("{how} {}:{}:{}", self.unit.display_name(), at.line, at.column)
+    /// The statement at `span` of the running template, for an error from
+    /// the template it loaded. Made only on the error path: finding a line
+    /// and column scans the text up to the statement.
+    fn load_site(&self, statement: LoadStatement, span: Span) -> LoadSite {
+        let template = match &self.unit.name {
+            Some(name) => Origin::Named(name.to_string()),
+            None => Origin::Input,
+        };
+        LoadSite::new(statement, template, self.source, span.into())
     }
 
     /// Defines `name` in the running table.
@@ -353,16 +358,14 @@ impl<'t> Renderer<'t> {
     /// Runs `unit` from the top in a table of its own: `with_context`, it
     /// sees the running code's bindings and macros. The block overrides
     /// of the running template do not reach it.
-    /// Errors from inside it get the line `how NAME:LINE:COLUMN` (see
-    /// [`Renderer::loaded_from`]).
+    /// Errors from inside it get the statement's [`LoadSite`].
     fn run_loaded(
         &mut self,
         unit: &'t Compiled,
         with_context: bool,
         span: Span,
-        how: &str,
+        statement: LoadStatement,
     ) -> Result<usize, Error> {
-        let from = self.loaded_from(how, span);
         self.enter(unit, span)?;
         let parent = with_context.then_some(self.table);
         let table = self.push_table(unit, parent, span)?;
@@ -378,7 +381,7 @@ impl<'t> Renderer<'t> {
         self.compose.blocks = blocks;
         self.compose.block_stack = block_stack;
         self.compose.chain.pop();
-        done.map(|()| table).map_err(|e| e.loaded_from(from))
+        done.map(|()| table).map_err(|e| e.loaded_from(self.load_site(statement, span)))
     }
 
     /// `include`: the first of the names that exists, rendered here.
@@ -421,7 +424,7 @@ impl<'t> Renderer<'t> {
                 ),
             });
         };
-        let table = self.run_loaded(unit, include.with_context, span, "included from")?;
+        let table = self.run_loaded(unit, include.with_context, span, LoadStatement::Include)?;
         if include.with_context {
             self.export_macros(table, span)?;
         }
@@ -458,7 +461,7 @@ impl<'t> Renderer<'t> {
         let name = self.template_name(&value, import.template.span)?;
         let unit = self.load(name, span)?;
         let mark = self.out.mark();
-        let done = self.run_loaded(unit, import.with_context, span, "imported from");
+        let done = self.run_loaded(unit, import.with_context, span, LoadStatement::Import);
         self.out.discard_from(mark);
         let module = done?;
         match &import.binds {

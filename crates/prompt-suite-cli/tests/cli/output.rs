@@ -207,3 +207,45 @@ fn errors_and_output_cannot_be_one_file() {
         }
     }
 }
+
+/// Killed by SIGTERM, SIGINT or SIGHUP while it waits for its input, a
+/// command with `-o` removes its temporary file and dies of that signal
+/// (a regression: the `.FILE.XXXXXX.tmp` stayed behind).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_terminating_signal_leaves_no_temporary_file() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    use std::os::unix::process::ExitStatusExt;
+
+    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        std::fs::write(&target, "old").unwrap();
+        let mut child = cli()
+            .args(["render", "-o"])
+            .arg(&target)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The temporary file is made before the input is read; the open
+        // stdin pipe keeps the command waiting.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while names(dir.path()).len() < 2 {
+            assert!(Instant::now() < deadline, "no temporary file appeared");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
+        kill(pid, signal).unwrap();
+        let status = child.wait().unwrap();
+        drop(child.stdin.take());
+        assert_eq!(status.signal(), Some(signal as i32), "{signal}: {status:?}");
+        assert_eq!(names(dir.path()), ["out.txt"], "{signal}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    }
+}
