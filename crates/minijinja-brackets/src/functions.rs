@@ -8,11 +8,13 @@ use crate::value::{Repr, Value, ValueMap};
 
 /// `dict(a=1, b=2)`, `dict(map, c=3)` (also `namespace`): a map of the
 /// positional map's entries, then the keyword arguments (a keyword
-/// replaces the map's entry of its name).
+/// replaces the map's entry of its name). A module gives its exports.
 pub(crate) fn dict(args: Arguments<'_>) -> Result<Value, Error> {
     let mut map = match args.positional.as_slice() {
         [] => ValueMap::with_capacity(args.keywords.len()),
         [Value(Repr::Map(entries))] => (***entries).clone(),
+        // A module's macros and variables (`dict(m)`, as minijinja).
+        [Value(Repr::Module(module))] => (**module.exports).clone(),
         [other] => {
             return Err(bad(format!(
                 "`dict` takes a map and keyword arguments, not {}",

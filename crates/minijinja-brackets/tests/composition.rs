@@ -104,6 +104,26 @@ fn nesting_is_bounded_by_the_composition_depth() {
     assert_eq!(err.kind(), ErrorKind::CompositionLimit);
 }
 
+/// A module with many variables and macros: each `set` and each export is
+/// found by name in O(1) (a scan per `set` made this quadratic), the
+/// exports come sorted, and a later `set` of a name replaces its value.
+#[test]
+fn a_large_module_is_built_without_a_quadratic_path() {
+    let n = 20_000;
+    let mut module = String::new();
+    for i in 0..n {
+        module += &format!("[% set v{i} = {i} %][% macro m{i}() %]{i}[% endmacro %]");
+    }
+    module += "[% set v7 = 'last' %]";
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_fuel(None));
+    env.add_template("big.txt", &module).unwrap();
+    let source = "[% import 'big.txt' as b %][[ dict(b) -> length ]] [[ b.v7 ]] [[ b.m42() ]] \
+                  [% for k in b %][% if loop.index <= 3 %][[ k ]],[% endif %][% endfor %]";
+    let out = env.render_str(source, &Context::default(), 0).unwrap();
+    assert_eq!(out.output, format!("{} last 42 m0,m1,m10,", 2 * n));
+}
+
 #[test]
 fn a_cycle_names_the_chain() {
     let mut env = Environment::new();

@@ -7,12 +7,14 @@
 //! `dict(map, k=v)`, and its filters and tests: `map`, `select`/`reject`, `selectattr`/
 //! `rejectattr`, `dictsort`, `groupby`, `batch`, `slice`, `zip`, `chain`,
 //! `unique`, `lines`, `split(none, n)`, `urlencode`, `escape`, `attr`,
-//! `pprint`, a stable reverse `sort`, `lower`/`upper`/`filter`/`test`)
+//! `pprint`, a stable reverse `sort`, `lower`/`upper`/`filter`/`test`,
+//! and macros, `caller`, functions and modules as values)
 //! render exactly as minijinja
 //! renders them once `->` is spelled `|`. A second property composes such
 //! templates: `include` (lists, `ignore missing`, `without context`, in
 //! loops and `with`), `import` and `from ... import ... as`, and `extends`
-//! chains with `super()`, over a fixed set of stored templates. minijinja is the independent
+//! chains with `super()`, modules and macros as values across templates,
+//! over a fixed set of stored templates. minijinja is the independent
 //! oracle; the bracket delimiters are configured on its side.
 
 use minijinja_brackets::{Context, Environment};
@@ -85,6 +87,10 @@ fn piece() -> impl Strategy<Value = String> {
         Just("[[ \"x y\\nz\\r\\nw\" -> lines -> join(\"|\") ]][[ \"  a b  c \" -> split(none, 1) -> join(\"|\") ]]".to_owned()),
         Just("[[ s -> urlencode ]] [[ \"<a href='/x'>&\" -> escape ]] [[ user -> attr(\"name\") ]]".to_owned()),
         Just("[[ user -> pprint ]][[ words -> pprint ]]".to_owned()),
+        // Macros, `caller`, functions and modules as values.
+        Just("[% macro wrap(f, x) %]<[[ f(x) ]]>[% endmacro %][% macro em(t) %]*[[ t ]]*[% endmacro %][[ wrap(em, s) ]][% for f in [em, wrap] %][[ f.name ]][% endfor %]".to_owned()),
+        Just("[% with f = range %][% for i in f(m) %][[ i ]][% endfor %][% endwith %][% for g in [range] %][[ g(2) -> join ]][% endfor %]".to_owned()),
+        Just("[% macro inner() %]([[ caller() ]])[% endmacro %][% macro outer() %][[ inner(caller=caller) ]][% endmacro %][% call outer() %]c[[ n ]][% endcall %]".to_owned()),
         Just("[% if \"map\" is filter and \"odd\" is test and \"ab\" is lower and \"AB\" is upper %]yes[% endif %][% if 1 == true and 0 == false and false < true %]eq[% endif %]".to_owned()),
     ]
 }
@@ -95,7 +101,7 @@ fn template() -> impl Strategy<Value = String> {
 
 /// The templates the composed cases include, import and extend, stored in
 /// both engines under these names (`.txt`: minijinja escapes nothing).
-const STORED: [(&str, &str); 6] = [
+const STORED: [(&str, &str); 7] = [
     ("part.txt", "<[[ s ]]:[[ n ]]>"),
     (
         "macros.txt",
@@ -108,6 +114,13 @@ const STORED: [(&str, &str); 6] = [
     (
         "nested.txt",
         "[% include 'loop.txt' %]/[% import 'macros.txt' as mac %][[ mac.tag(n, y=m) ]]",
+    ),
+    // A module as a value: a variable, macros (one calling a macro value)
+    // and output.
+    (
+        "lib.txt",
+        "lib [[ n ]][% set title = \"T\" ~ m %][% macro hello(x) %]hi [[ x ]][% endmacro %]\
+         [% macro apply(f, x) %][[ f(x) ]][% endmacro %]",
     ),
 ];
 
@@ -135,6 +148,10 @@ fn composed_piece(in_chain: bool) -> impl Strategy<Value = String> {
                 .to_owned()
         ),
         Just("[% from 'macros.txt' import up %][% call up(s) %]in[[ n ]][% endcall %]".to_owned()),
+        // Modules and macros as values across templates.
+        Just("[% import 'lib.txt' as lib %][[ lib ]]|[[ lib.title ]]|[[ lib.missing ]]|[[ lib.hello(s) ]]|[[ dict(lib) -> length ]]".to_owned()),
+        Just("[% from 'lib.txt' import apply %][% macro em(t) %]*[[ t ]][[ n ]]*[% endmacro %][[ apply(em, words[0]) ]]".to_owned()),
+        Just("[% import 'lib.txt' as lib %][% macro use(mod) %][[ mod.hello(mod.title) ]][% endmacro %][[ use(lib) ]]".to_owned()),
     ]
 }
 

@@ -298,3 +298,35 @@ fn errors_are_diagnostics() {
     let err = Context::from_json("{\"state\": [}").unwrap_err();
     assert_eq!(err.origin(), Origin::Named("context".into()));
 }
+
+/// A host function may keep a macro or `caller` value it is given; calling
+/// it in another render, or after its call ended, is an
+/// `invalid_operation`, never a call into a syntax tree that is gone.
+#[test]
+fn a_kept_macro_value_is_only_callable_where_it_lives() {
+    use std::sync::{Arc, Mutex};
+
+    let kept: Arc<Mutex<Value>> = Arc::default();
+    let mut env = Environment::new();
+    let keep = kept.clone();
+    env.add_function("keep", move |args: &[Value]| {
+        *keep.lock().unwrap() = args[0].clone();
+        Ok(Value::from(args[0].kind().as_str()))
+    });
+    let give = kept.clone();
+    env.add_function("give", move |_: &[Value]| Ok(give.lock().unwrap().clone()));
+    let render = |source: &str| env.render_str(source, &Context::default(), 0);
+    let out = render("[% macro m() %]x[% endmacro %][[ keep(m) ]] [[ give()() ]]").unwrap();
+    assert_eq!(out.output, "macro x");
+    assert_eq!(kept.lock().unwrap().kind(), ValueKind::Macro);
+    let err = render("[[ give()() ]]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidOperation);
+    assert_eq!(err.message(), "`m` belongs to another render and cannot be called here");
+    let source =
+        "[% macro m() %][[ keep(caller) ]][% endmacro %][% call m() %]x[% endcall %][[ give()() ]]";
+    let err = render(source).unwrap_err();
+    assert_eq!(err.message(), "`caller` is used after the macro call it belongs to has ended");
+    let out = render("[[ keep(range) ]] [[ give()(2) ]]").unwrap();
+    assert_eq!(out.output, "function [0,1]");
+    assert_eq!(render("[[ give()(3) ]]").unwrap().output, "[0,1,2]");
+}

@@ -112,6 +112,28 @@ fn unbounded_macro_recursion_hits_the_recursion_limit() {
     assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit);
 }
 
+/// A macro value calling itself (a macro passed to itself, `caller`
+/// passed on) counts as a macro level: the recursion limit stops it, and
+/// with the limit raised far past the stack the evaluator's own depth
+/// guard does, never a stack overflow.
+#[test]
+fn recursion_through_macro_values_hits_a_limit() {
+    let sources = [
+        "[% macro r(f) %][[ f(f) ]][% endmacro %][[ r(r) ]]",
+        "[% macro r(f) %][% with g = f %][% for h in [g] %][[ h(h) ]][% endfor %][% endwith %][% endmacro %][[ r(r) ]]",
+        "[% macro m(fs) %][[ fs.m(fs) ]][% endmacro %][[ m({\"m\": m}) ]]",
+        "[% macro m() %][[ caller(caller) ]][% endmacro %][% call(c) m() %][[ c(c) ]][% endcall %]",
+    ];
+    let mut env = Environment::new();
+    for source in sources {
+        assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit, "{source}");
+    }
+    env.set_limits(Limits::default().with_fuel(None).with_recursion_limit(1_000_000));
+    for source in sources {
+        assert_eq!(error_kind(&env, source), ErrorKind::RecursionLimit, "{source}");
+    }
+}
+
 #[test]
 fn recursion_through_deep_expressions_is_still_bounded() {
     let env = Environment::new();

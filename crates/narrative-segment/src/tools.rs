@@ -10,6 +10,9 @@
 //! never open or close a block (what lies between the fences may be data:
 //! a result a value fills in stays the result's text).
 
+use std::sync::LazyLock;
+
+use memchr::memmem;
 use prompt_core::chat::{Part, Role};
 use prompt_core::json::RawJson;
 
@@ -19,6 +22,12 @@ use crate::narrative::ResolvedNarrative;
 use crate::role::TurnRole;
 use crate::segment::Turn;
 use crate::span::Span;
+
+/// The prefix of every tool fence's info string, searched for once per turn
+/// (what a build repeats per turn): built once, not per search, since
+/// building a searcher costs more than searching a turn of prose.
+static TOOL_PREFIX: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"tool_"));
 
 /// The parts of `turn` when it holds tool blocks: its text split around
 /// them, each block a [`Part::ToolCall`] or [`Part::ToolResult`], in order;
@@ -59,7 +68,7 @@ pub fn tool_parts(
     // Only a fence whose info string starts with `tool_` is a tool block
     // (or an error): without those bytes the turn is one text part, and
     // the line scan below (what a build repeats per turn) is skipped.
-    if memchr::memmem::find(body.as_bytes(), b"tool_").is_none() {
+    if TOOL_PREFIX.find(body.as_bytes()).is_none() {
         return Ok(None);
     }
     let invalid = |span: Span, detail: String| {

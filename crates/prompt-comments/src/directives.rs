@@ -9,6 +9,7 @@ use prompt_core::text::{Deletions, Span};
 use crate::dialect::Dialect;
 use crate::directive::{Directive, DirectiveKind};
 use crate::processed::Processed;
+use crate::trim::trim;
 use crate::warning::Warning;
 
 /// What the comments of one prompt said, gathered in reading order.
@@ -54,7 +55,7 @@ impl<'a> Directives<'a> {
     /// Reads one comment: `text` is everything after its `///`, a slice of
     /// `place.text`.
     pub(crate) fn read(&mut self, text: &'a str, dialect: Dialect, place: Place<'a>) {
-        let comment = text.trim();
+        let comment = trim(text);
         if let Some(list) = param_list(comment, dialect) {
             self.read_params(list, dialect, place);
         } else if let Some((key, value)) = key_value(comment) {
@@ -67,14 +68,14 @@ impl<'a> Directives<'a> {
     }
 
     fn read_params(&mut self, list: &'a str, dialect: Dialect, place: Place<'a>) {
-        let pieces = Pieces { rest: Some(list.trim()), json: dialect.splits_params_on_json() };
+        let pieces = Pieces { rest: Some(trim(list)), json: dialect.splits_params_on_json() };
         for pair in pieces {
             // A piece without `=` (or with an empty key) is not an assignment.
-            let pair = pair.trim();
+            let pair = trim(pair);
             let Some((key, value)) = pair.split_once('=') else { continue };
-            let key = key.trim();
+            let key = trim(key);
             if !key.is_empty() {
-                let value = value.trim();
+                let value = trim(value);
                 if dialect.warns_on_duplicate_params() {
                     self.note_param(key, value, place);
                 }
@@ -113,7 +114,7 @@ impl<'a> Directives<'a> {
             "flow" => value.clone_into(&mut self.flow),
             "node" => value.clone_into(&mut self.node),
             "tag" | "tags" => self.tags.extend(
-                value.split(',').map(str::trim).filter(|tag| !tag.is_empty()).map(str::to_owned),
+                value.split(',').map(trim).filter(|tag| !tag.is_empty()).map(str::to_owned),
             ),
             _ => {}
         }
@@ -241,7 +242,7 @@ fn key_value(comment: &str) -> Option<(Cow<'_, str>, &str)> {
     } else {
         Cow::Borrowed(key)
     };
-    Some((key, rest.trim()))
+    Some((key, trim(rest)))
 }
 
 #[cfg(test)]

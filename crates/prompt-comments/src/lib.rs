@@ -167,6 +167,7 @@ mod output;
 mod process;
 mod processed;
 mod scanner;
+mod trim;
 mod warning;
 
 // The README's example runs as a doctest.

@@ -67,11 +67,17 @@ pub(crate) struct CodeSpans {
 }
 
 impl CodeSpans {
-    /// Finds the code spans of `bytes[line]`; positions are absolute.
-    pub(crate) fn find(&mut self, bytes: &[u8], line: Range<usize>) {
+    /// No code spans: what [`CodeSpans::find`] gives a line without a
+    /// backtick, without looking at it.
+    pub(crate) fn clear(&mut self) {
         self.runs.clear();
         self.spans.clear();
         self.cursor = 0;
+    }
+
+    /// Finds the code spans of `bytes[line]`; positions are absolute.
+    pub(crate) fn find(&mut self, bytes: &[u8], line: Range<usize>) {
+        self.clear();
         let mut at = line.start;
         while let Some(i) = memchr::memchr(b'`', &bytes[at..line.end]) {
             let start = at + i;

@@ -48,7 +48,7 @@ pub(crate) fn find_marker(
     if dialect.code_is_text() && memchr::memchr(b'`', &bytes[line.clone()]).is_some() {
         scratch.code.find(bytes, line.clone());
     } else {
-        scratch.code.find(bytes, line.start..line.start);
+        scratch.code.clear();
     }
     while let Some(at) = candidates.next_if(|&at| at < line.end) {
         if scratch.code.covers(at) {

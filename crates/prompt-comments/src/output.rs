@@ -39,7 +39,9 @@ impl<'a> Output<'a> {
         if range.is_empty() {
             return;
         }
-        self.deletions.push(Span::new(self.kept_end, range.start));
+        if range.start != self.kept_end {
+            self.deletions.push(Span::new(self.kept_end, range.start));
+        }
         self.kept_end = range.end;
         if self.pending.is_empty() {
             self.pending = range;

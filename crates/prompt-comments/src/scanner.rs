@@ -27,6 +27,7 @@ use crate::directives::{Directives, Place};
 use crate::markdown::Fence;
 use crate::marker::{LineScratch, find_marker};
 use crate::output::Output;
+use crate::trim::trim;
 
 /// Which blank-line policy applies: `Process` keeps blank lines; llmutils'
 /// `StripComments` drops them (see [`Dialect::strip_drops_blank_lines`]).
@@ -105,14 +106,16 @@ pub(crate) fn clean<'a>(
                     let place = Place { text, line };
                     directives.read(&text[at + 3..content_end], dialect, place);
                 }
-                start + text[start..at].trim_end_matches([' ', '\t']).len()
+                let blanks =
+                    bytes[start..at].iter().rev().take_while(|&&b| b == b' ' || b == b'\t');
+                at - blanks.count()
             }
             None => content_end,
         };
         // A full-line comment goes with its line ending: no blank line is
         // left behind. llmutils' StripComments also drops every blank line.
         let dropped =
-            (marker.is_some() || drop_blank_lines) && text[start..kept_end].trim().is_empty();
+            (marker.is_some() || drop_blank_lines) && trim(&text[start..kept_end]).is_empty();
         if !dropped {
             if let Some(ending) = pending_ending.take() {
                 out.push(ending);

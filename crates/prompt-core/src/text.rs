@@ -344,18 +344,18 @@ impl Deletions {
     /// backwards). Touching spans are merged.
     #[inline]
     pub fn push(&mut self, span: Span) {
-        let last_end = self.spans.last().map_or(0, |last| last.end);
-        if span.is_empty() || span.start < last_end {
+        if span.is_empty() {
             return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if span.start < last.end => return,
+            Some(last) if span.start == last.end => last.end = span.end,
+            _ => self.spans.push(span),
         }
         self.deleted += span.len();
         // A lookup may have built the table already: it is rebuilt.
-        if self.marks.get().is_some() {
+        if self.marks.get_mut().is_some() {
             self.marks = std::sync::OnceLock::new();
-        }
-        match self.spans.last_mut() {
-            Some(last) if last.end == span.start => last.end = span.end,
-            _ => self.spans.push(span),
         }
     }
 

@@ -5,9 +5,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use narrative_segment::{
-    ContextAs, Narrative, RenderOptions, SegmentOptions, WarningKind, render, tool_parts,
-};
+use narrative_segment::{ContextAs, Narrative, RenderOptions, WarningKind, render, tool_parts};
 
 use prompt_core::chat::{Message, Part, Role};
 use prompt_core::diagnostic::Origin;
@@ -27,7 +25,7 @@ pub(crate) fn segment(
     data_ranges: Option<&[Range<usize>]>,
     notices: &mut Vec<Notice>,
 ) -> Result<Vec<Message>, Error> {
-    let pipeline = &*prompt.pipeline.config;
+    let pipeline = &*prompt.pipeline().config;
     // A rendered text is in no file: the error keeps it (copied only on
     // this failure path).
     let place = |err: Error, offset: usize| {
@@ -48,13 +46,13 @@ pub(crate) fn segment(
         }
     };
     let narrative = match data_ranges {
-        Some(data_ranges) => Narrative::parse_with_data(text, pipeline.dialect, data_ranges),
-        None => Narrative::parse(text, pipeline.dialect),
+        Some(data_ranges) => {
+            Narrative::parse_with_data(text, pipeline.segmenting.dialect, data_ranges)
+        }
+        None => Narrative::parse(text, pipeline.segmenting.dialect),
     };
-    let resolved = narrative.resolve(&prompt.attachments).map_err(narrative_error)?;
-    let segmenting =
-        SegmentOptions::new(pipeline.dialect).with_aliases(pipeline.role_aliases.clone());
-    let turns = narrative_segment::segment(&resolved, &segmenting);
+    let resolved = narrative.resolve(prompt.attachments()).map_err(narrative_error)?;
+    let turns = narrative_segment::segment(&resolved, &pipeline.segmenting);
     let options = RenderOptions::new().with_context_as(pipeline.context_as);
     let mut rendered = render(&resolved, &turns, &options);
     // Without a size limit: a bare reference kept as text, an embed typed
@@ -142,10 +140,10 @@ fn tidy(messages: Vec<Message>) -> Vec<Message> {
         .filter_map(|mut message| {
             message.content.retain_mut(|part| match part {
                 Part::Text { text } => {
-                    let trimmed = without_blank_lines_around(text);
-                    if trimmed.len() != text.len() {
-                        *text = trimmed.to_owned();
-                    }
+                    // Cut in place: the text moves down in its own buffer.
+                    let kept = without_blank_lines_around(text);
+                    text.truncate(kept.end);
+                    text.drain(..kept.start);
                     !text.is_empty()
                 }
                 _ => true,
@@ -155,14 +153,13 @@ fn tidy(messages: Vec<Message>) -> Vec<Message> {
         .collect()
 }
 
-/// `text` without its leading blank lines and its trailing whitespace.
-fn without_blank_lines_around(text: &str) -> &str {
+/// The bytes of `text` left without its leading blank lines and its
+/// trailing whitespace.
+fn without_blank_lines_around(text: &str) -> Range<usize> {
     let text = text.trim_end();
     let blank = text.len() - text.trim_start().len();
-    match text[..blank].rfind('\n') {
-        Some(newline) => &text[newline + 1..],
-        None => text,
-    }
+    let start = text[..blank].rfind('\n').map_or(0, |newline| newline + 1);
+    start..text.len()
 }
 
 #[cfg(test)]
@@ -176,6 +173,7 @@ mod tests {
         assert_eq!(tidy(messages), [Message::text(Role::User, "hi")]);
         let code = vec![Message::text(Role::User, "\n\n    let x = 1;\n  \n")];
         assert_eq!(tidy(code), [Message::text(Role::User, "    let x = 1;")]);
-        assert_eq!(without_blank_lines_around(" \r\n\t a \n b \r\n"), "\t a \n b");
+        let text = " \r\n\t a \n b \r\n";
+        assert_eq!(&text[without_blank_lines_around(text)], "\t a \n b");
     }
 }

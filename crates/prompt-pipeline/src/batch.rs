@@ -351,7 +351,7 @@ impl<'a> Batch<'a> {
 
     /// Whether the batch can be run; what is wrong, when not.
     fn check(&self) -> Result<(), String> {
-        let provider = self.compiled.prompt().pipeline.provider();
+        let provider = self.compiled.prompt().pipeline().provider();
         let format = self.format.as_str();
         if !self.format.accepts(provider) {
             return Err(format!("{format} does not take {} bodies", provider.as_str()));
@@ -583,7 +583,7 @@ impl<'a> Batch<'a> {
         };
         notices.row(index, given, self.compiled.prompt().notices().len());
         let start = out.len();
-        let provider = self.compiled.prompt().pipeline.provider();
+        let provider = self.compiled.prompt().pipeline().provider();
         let row_id;
         let request_id = match (id.as_ref(), self.format.is_envelope()) {
             (Some((id, _)), _) => id,

@@ -2,8 +2,6 @@
 //! what building one gives: [`Built`], or [`Arranged`] without the provider
 //! stage.
 
-use std::sync::Arc;
-
 use minijinja_brackets::{Effect, Outcome, StoreWrite, Template};
 use prompt_core::chat::Message;
 use serde::Serialize;
@@ -20,7 +18,7 @@ use crate::templates::Templates;
 /// so it can be kept in a cache or a server and used from any thread.
 #[derive(Debug, Clone)]
 pub struct Compiled {
-    prompt: Arc<Prompt>,
+    prompt: Prompt,
     /// `None` when the template stage is off.
     template: Option<Template>,
     /// The templates it loads from its own files; `None` when it has none
@@ -36,18 +34,18 @@ impl Compiled {
     /// its `///` comments (unless the comments stage is off), into a store
     /// of its own; one without uses the environment's store and loader.
     pub(crate) fn new(prompt: Prompt) -> Result<Compiled, Error> {
-        if !prompt.pipeline.config.stages.template {
-            return Ok(Compiled { prompt: Arc::new(prompt), template: None, templates: None });
+        if !prompt.pipeline().config.stages.template {
+            return Ok(Compiled { prompt, template: None, templates: None });
         }
-        let configured = &prompt.pipeline.config.environment;
-        let (environment, templates) = if prompt.files.is_none() {
+        let configured = &prompt.pipeline().config.environment;
+        let (environment, templates) = if prompt.files().is_none() {
             (configured.clone(), None)
         } else {
             let mut environment = configured.with_own_store();
             // Included files are read as the prompt is: without their
             // comments unless the comments stage is off.
-            let files = prompt.files.clone();
-            let templates = if prompt.pipeline.config.stages.comments {
+            let files = prompt.files().clone();
+            let templates = if prompt.pipeline().config.stages.comments {
                 Templates::stripped(files)
             } else {
                 Templates::new(files)
@@ -58,7 +56,7 @@ impl Compiled {
         let template = environment
             .compile(prompt.text())
             .map_err(|err| prompt.template_error(err, templates.as_ref()))?;
-        Ok(Compiled { prompt: Arc::new(prompt), template: Some(template), templates })
+        Ok(Compiled { prompt, template: Some(template), templates })
     }
 
     /// The prompt this was compiled from.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use minijinja_brackets::Environment;
-use narrative_segment::{AttachmentLimits, ContextAs, Dialect, RoleAliases};
+use narrative_segment::{AttachmentLimits, ContextAs, Dialect, RoleAliases, SegmentOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::alternation::Alternation;
@@ -78,9 +78,9 @@ pub(crate) struct Config {
     pub(crate) stages: Stages,
     pub(crate) context_as: ContextAs,
     pub(crate) alternation: Alternation,
-    pub(crate) dialect: Dialect,
-    /// Other names the narrative's delimiters may give the roles.
-    pub(crate) role_aliases: RoleAliases,
+    /// The narrative's dialect and the other names its delimiters may
+    /// give the roles: made once here, borrowed by every build.
+    pub(crate) segmenting: SegmentOptions,
     pub(crate) attachment_limits: AttachmentLimits,
     pub(crate) environment: Environment,
     /// `name=value` pairs set over the prompt's own parameters.
@@ -115,8 +115,7 @@ impl Pipeline {
                 stages: Stages::default(),
                 context_as: ContextAs::System,
                 alternation: Alternation::Auto,
-                dialect: Dialect::Standard,
-                role_aliases: RoleAliases::new(),
+                segmenting: SegmentOptions::new(Dialect::Standard),
                 attachment_limits: AttachmentLimits::default(),
                 environment: Environment::new(),
                 params: Vec::new(),
@@ -180,7 +179,7 @@ impl PipelineBuilder {
 
     /// The narrative dialect (Standard by default).
     pub fn dialect(mut self, dialect: Dialect) -> PipelineBuilder {
-        self.config.dialect = dialect;
+        self.config.segmenting.dialect = dialect;
         self
     }
 
@@ -189,7 +188,7 @@ impl PipelineBuilder {
     /// `ChatGPT=assistant`), as `prompt-suite build --role-alias` sets them;
     /// none by default. They apply in the Standard dialect only.
     pub fn role_aliases(mut self, aliases: RoleAliases) -> PipelineBuilder {
-        self.config.role_aliases = aliases;
+        self.config.segmenting.aliases = aliases;
         self
     }
 

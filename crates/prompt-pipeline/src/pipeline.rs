@@ -112,13 +112,13 @@ impl Compiled {
         seed: u64,
         transcript: Option<&Transcript>,
     ) -> Result<Built, Error> {
-        let provider = self.prompt().pipeline.provider();
+        let provider = self.prompt().pipeline().provider();
         let Arranged { messages, rendered, mut notices } =
             self.stages(context, seed, transcript, Some(provider))?;
         // Stage 5: the provider's body.
-        let encoded = provider.build(&messages, &self.prompt().params)?;
-        notices.extend(encoded.notices);
-        let model = self.prompt().params.model.clone();
+        let encoded = provider.build(&messages, self.prompt().params())?;
+        crate::provider::append(&mut notices, encoded.notices);
+        let model = self.prompt().params().model.clone();
         Ok(Built { body: encoded.body, model, messages, rendered, notices })
     }
 
@@ -131,13 +131,13 @@ impl Compiled {
         provider: Option<Provider>,
     ) -> Result<Arranged, Error> {
         let prompt = self.prompt();
-        let config = &prompt.pipeline.config;
+        let config = &prompt.pipeline().config;
         // Stage 2: the template.
         let rendered = self.render(context, seed)?;
         // Stage 3: turns and embeds; the bytes that came from values are
         // data, never structure.
         let text = rendered.as_ref().map_or(prompt.text(), |r| r.output.as_str());
-        let mut notices = prompt.notices.clone();
+        let mut notices = prompt.notices().to_vec();
         notices.extend(self.include_notices());
         if let Some(rendered) = &rendered {
             notices.extend(prompt.undefined_notices(&rendered.undefined));
@@ -332,6 +332,20 @@ mod tests {
         owned::<Compiled>();
         owned::<Pipeline>();
         owned::<Prompt>();
+    }
+
+    #[test]
+    fn compiling_shares_what_stage_one_made() {
+        let source = Source::new("/// flow: a\n/// param: max_tokens=9\nHi [[ x ]]\n");
+        let prompt = Pipeline::new(Provider::OpenAi).prepare(source).unwrap();
+        let compiled = prompt.compile().unwrap();
+        // The same cleaned text and metadata, not copies of them.
+        assert!(std::ptr::eq(compiled.prompt().text(), prompt.text()));
+        assert!(std::ptr::eq(compiled.prompt().params(), prompt.params()));
+        // Debug shows the prompt's fields, as before they were shared.
+        let debug = format!("{prompt:?}");
+        assert!(debug.starts_with("Prompt { pipeline: Pipeline {"), "{debug}");
+        assert!(debug.contains(", notices: [] }"), "{debug}");
     }
 
     #[test]

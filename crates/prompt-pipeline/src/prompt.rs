@@ -72,23 +72,30 @@ impl Serialize for Metadata<'_> {
 }
 
 /// A prompt after stage 1: comment-free text, metadata and parameters. It
-/// owns everything it holds, so it can be kept and compiled later.
-#[derive(Debug, Clone)]
+/// owns everything it holds, so it can be kept and compiled later. A clone
+/// shares what stage 1 made (one `Arc`): cloning copies nothing, and
+/// neither does [`Prompt::compile`], which keeps a clone.
+#[derive(Clone)]
 pub struct Prompt {
-    pub(crate) pipeline: Pipeline,
+    stage: Arc<Stage1>,
+}
+
+/// What stage 1 made of a source, shared by every clone of its [`Prompt`].
+struct Stage1 {
+    pipeline: Pipeline,
     /// Shared with the errors that point into it.
     source: Arc<str>,
     /// Stage 1's report (the comment-free text, the metadata, what was
     /// deleted); `None` when the comments stage is off (the text is
     /// `source`).
     processed: Option<Processed<'static>>,
-    pub(crate) params: Params,
-    pub(crate) attachments: Attachments,
+    params: Params,
+    attachments: Attachments,
     /// The files its directive paths and its templates' names resolve in
     /// (its directory, or its bundle's entries).
-    pub(crate) files: Attachments,
+    files: Attachments,
     /// What stage 1 noticed (a `/// param:` key set twice).
-    pub(crate) notices: Vec<Notice>,
+    notices: Vec<Notice>,
 }
 
 impl Prompt {
@@ -99,17 +106,20 @@ impl Prompt {
         let mut notices = Vec::new();
         let processed = pipeline.config.stages.comments.then(|| {
             let processed = prompt_comments::process(&text).into_owned();
-            // One index for every warning, so many repeats stay linear.
-            let index = LineIndex::new(&text);
-            notices.extend(processed.warnings.iter().map(|warning| {
-                let at = index.position(&text, warning.span().start);
-                Notice::DuplicateParam {
-                    param: warning.key().to_owned(),
-                    line: at.line,
-                    column: at.column,
-                    message: warning.message().to_owned(),
-                }
-            }));
+            // One index for every warning, so many repeats stay linear;
+            // none at all without a warning (the usual prompt).
+            if !processed.warnings.is_empty() {
+                let index = LineIndex::new(&text);
+                notices.extend(processed.warnings.iter().map(|warning| {
+                    let at = index.position(&text, warning.span().start);
+                    Notice::DuplicateParam {
+                        param: warning.key().to_owned(),
+                        line: at.line,
+                        column: at.column,
+                        message: warning.message().to_owned(),
+                    }
+                }));
+            }
             processed
         });
         let metadata = Metadata { processed: processed.as_ref() };
@@ -172,7 +182,7 @@ impl Prompt {
                 })
                 .transpose()?,
         };
-        Ok(Prompt {
+        let stage = Stage1 {
             pipeline: pipeline.clone(),
             source: text,
             processed,
@@ -180,34 +190,50 @@ impl Prompt {
             attachments,
             files,
             notices,
-        })
+        };
+        Ok(Prompt { stage: Arc::new(stage) })
+    }
+
+    /// The pipeline it was prepared by.
+    pub(crate) fn pipeline(&self) -> &Pipeline {
+        &self.stage.pipeline
+    }
+
+    /// The files its embeds resolve in.
+    pub(crate) fn attachments(&self) -> &Attachments {
+        &self.stage.attachments
+    }
+
+    /// The files its directive paths and its templates' names resolve in.
+    pub(crate) fn files(&self) -> &Attachments {
+        &self.stage.files
     }
 
     /// The text stage 2 reads: the prompt without its comments.
     pub fn text(&self) -> &str {
-        self.processed.as_ref().map_or(&self.source, |p| &p.cleaned)
+        self.stage.processed.as_ref().map_or(&self.stage.source, |p| &p.cleaned)
     }
 
     /// The metadata the comments carried.
     pub fn metadata(&self) -> Metadata<'_> {
-        Metadata { processed: self.processed.as_ref() }
+        Metadata { processed: self.stage.processed.as_ref() }
     }
 
     /// The typed parameters.
     pub fn params(&self) -> &Params {
-        &self.params
+        &self.stage.params
     }
 
     /// What stage 1 noticed about the prompt (a `/// param:` key set again
     /// to another value); every result's notices start with these.
     pub fn notices(&self) -> &[Notice] {
-        &self.notices
+        &self.stage.notices
     }
 
     /// `err` placed in the prompt file at byte `offset` of [`Prompt::text`],
     /// through what stage 1 deleted.
     pub(crate) fn place(&self, err: Error, offset: usize) -> Error {
-        err.at(Origin::Input, &self.source, self.to_input(offset))
+        err.at(Origin::Input, &self.stage.source, self.to_input(offset))
     }
 
     /// The notices of the bare `[[name]]` tags the render reported, placed
@@ -227,13 +253,13 @@ impl Prompt {
             .map(|(i, tag)| (to_input(tag), i))
             .collect();
         order.sort_unstable();
-        let index = LineIndex::new(&self.source);
+        let index = LineIndex::new(&self.stage.source);
         let mut placed = vec![None; tags.len()];
         let mut known = None;
         for (offset, i) in order {
             let at = match known {
-                Some(known) => index.position_after(&self.source, offset, known),
-                None => index.position(&self.source, offset),
+                Some(known) => index.position_after(&self.stage.source, offset, known),
+                None => index.position(&self.stage.source, offset),
             };
             known = Some((offset, at));
             placed[i] = Some(at);
@@ -292,7 +318,7 @@ impl Prompt {
         templates: Option<&Templates>,
     ) -> Option<(Arc<str>, Span)> {
         let (text, start) = match origin {
-            Origin::Input => (Arc::clone(&self.source), self.to_input(span.start)),
+            Origin::Input => (Arc::clone(&self.stage.source), self.to_input(span.start)),
             Origin::Named(name) => templates?.place(name, span.start)?,
             _ => return None,
         };
@@ -309,7 +335,7 @@ impl Prompt {
     /// Byte `offset` of [`Prompt::text`] in the prompt file, through what
     /// stage 1 deleted.
     fn to_input(&self, offset: usize) -> usize {
-        self.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
+        self.stage.processed.as_ref().map_or(offset, |p| p.deletions.to_input(offset))
     }
 
     /// The help lines of an error's load chain (`included from main:3:5`)
@@ -328,6 +354,23 @@ impl Prompt {
             })
             .collect();
         (!lines.is_empty()).then(|| lines.join("\n"))
+    }
+}
+
+/// As the fields were derived before they were shared: `Prompt { pipeline,
+/// source, processed, params, attachments, files, notices }`.
+impl std::fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stage = &*self.stage;
+        f.debug_struct("Prompt")
+            .field("pipeline", &stage.pipeline)
+            .field("source", &stage.source)
+            .field("processed", &stage.processed)
+            .field("params", &stage.params)
+            .field("attachments", &stage.attachments)
+            .field("files", &stage.files)
+            .field("notices", &stage.notices)
+            .finish()
     }
 }
 

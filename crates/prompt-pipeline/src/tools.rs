@@ -380,6 +380,10 @@ fn check_names(tools: &[Tool]) -> Result<(), Error> {
 /// checked again for tools made by hand) and a named choice that names a
 /// declared tool.
 pub(crate) fn check(tools: &[Tool], choice: Option<&ToolChoice>) -> Result<(), Error> {
+    if tools.is_empty() && choice.is_none() {
+        // Nothing declared (the usual build): no name set to make.
+        return Ok(());
+    }
     check_names(tools)?;
     match choice {
         Some(ToolChoice::Named(name)) if !tools.iter().any(|tool| &tool.name == name) => {

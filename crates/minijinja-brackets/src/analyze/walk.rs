@@ -488,6 +488,9 @@ impl<'a> Walk<'_, 'a> {
         if self.is_bound(name) {
         } else if self.macro_names.contains(name) {
             self.macros_called.add(name);
+        } else if self.env.registry().function(name).is_some() {
+            // A function as a value (`[% with f = range %]`).
+            self.functions.add(name);
         } else {
             self.reads[0].add(name);
             self.state_reads.push(StateRead { name, span, guarded });

@@ -29,7 +29,7 @@ use crate::syntax::ast::{
     BlockDef, CallArgs, Expr, ExprKind, Import, ImportBinds, Include, MacroDef, Name, Node,
 };
 use crate::unit::Compiled;
-use crate::value::Value;
+use crate::value::{Map, Module, Repr, Value, ValueMap};
 
 /// Where a render keeps the templates it loads.
 pub(crate) type Arena = typed_arena::Arena<Arc<Compiled>>;
@@ -48,6 +48,14 @@ pub(crate) struct Table<'t> {
     macros: Vec<Option<MacroRef<'t>>>,
     /// `import ... as alias`: the alias's number and the module's table.
     modules: Vec<(u32, usize)>,
+    /// An imported template's top-level variables, recorded as its top
+    /// level `set`s them (`None`: not recorded, not an import), and how many
+    /// frames are below its top level.
+    pub(super) vars: Option<(ValueMap, usize)>,
+    /// An import's module: what its top level printed, then, once the
+    /// module is first used as a value, that value (built on demand: most
+    /// imports are only reached through `m.macro(...)`).
+    module: Option<(Value, Option<Value>)>,
     /// The table whose macros and imports are visible from here (the
     /// includer's, `with context`).
     parent: Option<usize>,
@@ -63,6 +71,8 @@ impl<'t> Table<'t> {
             unit,
             macros: Vec::new(),
             modules: Vec::new(),
+            vars: None,
+            module: None,
             parent,
             extends: None,
             own_blocks: None,
@@ -76,6 +86,10 @@ impl<'t> Table<'t> {
 
     fn module_named(&self, name: &str) -> Option<usize> {
         let id = *self.unit.tree().names.get(name)?;
+        self.module_by_id(id)
+    }
+
+    fn module_by_id(&self, id: u32) -> Option<usize> {
         self.modules.iter().find(|(m, _)| *m == id).map(|&(_, t)| t)
     }
 }
@@ -255,13 +269,6 @@ impl<'t> Renderer<'t> {
         self.outer_tables().find_map(|t| t.macro_named(name.text))
     }
 
-    /// The macro a macro value names, looked up as a bare name would be.
-    pub(super) fn macro_named(&self, name: &str) -> Option<MacroRef<'t>> {
-        self.tables[self.table]
-            .macro_named(name)
-            .or_else(|| self.outer_tables().find_map(|t| t.macro_named(name)))
-    }
-
     /// The tables visible from the running one, innermost first, without it.
     fn outer_tables(&self) -> impl Iterator<Item = &Table<'t>> {
         let mut next = self.tables[self.table].parent;
@@ -274,7 +281,7 @@ impl<'t> Renderer<'t> {
 
     /// The module imported as `name`, if no loop variable or parameter
     /// hides it.
-    fn module(&self, name: Name<'t>) -> Option<usize> {
+    pub(super) fn module(&self, name: Name<'t>) -> Option<usize> {
         let here = &self.tables[self.table];
         if here.modules.is_empty() && here.parent.is_none() {
             return None;
@@ -283,10 +290,7 @@ impl<'t> Renderer<'t> {
             return None;
         }
         let here = &self.tables[self.table];
-        here.modules
-            .iter()
-            .find(|(id, _)| *id == name.id)
-            .map(|&(_, t)| t)
+        here.module_by_id(name.id)
             .or_else(|| self.outer_tables().find_map(|t| t.module_named(name.text)))
     }
 
@@ -358,11 +362,14 @@ impl<'t> Renderer<'t> {
     /// Runs `unit` from the top in a table of its own: `with_context`, it
     /// sees the running code's bindings and macros. The block overrides
     /// of the running template do not reach it.
-    /// Errors from inside it get the statement's [`LoadSite`].
+    /// Errors from inside it get the statement's [`LoadSite`]. An import
+    /// (`record`) keeps the variables its top level sets (see
+    /// [`Table::vars`]).
     fn run_loaded(
         &mut self,
         unit: &'t Compiled,
         with_context: bool,
+        record: bool,
         span: Span,
         statement: LoadStatement,
     ) -> Result<usize, Error> {
@@ -373,6 +380,9 @@ impl<'t> Renderer<'t> {
         let block_stack = std::mem::take(&mut self.compose.block_stack);
         if !with_context {
             self.frames.push(barrier());
+        }
+        if record {
+            self.tables[table].vars = Some((ValueMap::new(), self.frames.len()));
         }
         let done = self.exec_root(table);
         if !with_context {
@@ -424,7 +434,8 @@ impl<'t> Renderer<'t> {
                 ),
             });
         };
-        let table = self.run_loaded(unit, include.with_context, span, LoadStatement::Include)?;
+        let table =
+            self.run_loaded(unit, include.with_context, false, span, LoadStatement::Include)?;
         if include.with_context {
             self.export_macros(table, span)?;
         }
@@ -435,20 +446,25 @@ impl<'t> Renderer<'t> {
     /// in the running table too (minijinja's behaviour: an include with
     /// context defines them where it runs).
     fn export_macros(&mut self, from: usize, span: Span) -> Result<(), Error> {
-        let names = &self.tables[from].unit.tree().names;
-        let defined: Vec<(&'t str, MacroRef<'t>)> = names
-            .iter()
-            .filter_map(|(&text, &id)| {
-                Some((text, self.tables[from].macros.get(id as usize).copied().flatten()?))
-            })
-            .collect();
-        for (text, found) in defined {
+        for (text, found) in self.defined_macros(from) {
             // Only names the running template writes can reach them.
             if let Some(&id) = self.names.get(text) {
                 self.define_macro(Name { text, id }, found, span)?;
             }
         }
         Ok(())
+    }
+
+    /// The macros table `table` defined, with their names.
+    fn defined_macros(&self, table: usize) -> Vec<(&'t str, MacroRef<'t>)> {
+        let table = &self.tables[table];
+        let names = &table.unit.tree().names;
+        names
+            .iter()
+            .filter_map(|(&text, &id)| {
+                Some((text, table.macros.get(id as usize).copied().flatten()?))
+            })
+            .collect()
     }
 
     /// `import name as m` and `from name import a as b`: the template's top
@@ -461,11 +477,17 @@ impl<'t> Renderer<'t> {
         let name = self.template_name(&value, import.template.span)?;
         let unit = self.load(name, span)?;
         let mark = self.out.mark();
-        let done = self.run_loaded(unit, import.with_context, span, LoadStatement::Import);
-        self.out.discard_from(mark);
+        let record = matches!(import.binds, ImportBinds::Module(_));
+        let done = self.run_loaded(unit, import.with_context, record, span, LoadStatement::Import);
+        if done.is_err() || !record {
+            self.out.discard_from(mark);
+        }
         let module = done?;
         match &import.binds {
             ImportBinds::Module(alias) => {
+                // What its top level printed is what the module prints.
+                let output = self.take_capture(mark, span)?;
+                self.tables[module].module = Some((output, None));
                 let modules = &mut self.tables[self.table].modules;
                 modules.retain(|(id, _)| *id != alias.id);
                 modules.push((alias.id, module));
@@ -638,14 +660,58 @@ impl<'t> Renderer<'t> {
         self.take_capture(mark, span)
     }
 
-    /// A module used as a value: it is only reached through its macros.
-    pub(super) fn module_value(&self, name: Name<'t>, span: Span) -> Option<Error> {
-        self.module(name).map(|_| {
-            self.error(
-                ErrorKind::InvalidOperation,
-                format!("`{name}` is an imported template: call its macros as `{name}.macro(...)`"),
-                span,
-            )
-        })
+    /// The module imported as `name`, as a value.
+    pub(super) fn module_value(
+        &mut self,
+        name: Name<'t>,
+        span: Span,
+    ) -> Result<Option<Value>, Error> {
+        let Some(table) = self.module(name) else { return Ok(None) };
+        let Some((output, built)) = &self.tables[table].module else { return Ok(None) };
+        if let Some(value) = built {
+            return Ok(Some(value.clone()));
+        }
+        let output = output.clone();
+        let value = self.module_of(table, output, span)?;
+        if let Some((_, built)) = &mut self.tables[table].module {
+            *built = Some(value.clone());
+        }
+        Ok(Some(value))
+    }
+
+    /// Records a top-level `set` of an imported template: the module's
+    /// variable `name` (`m.name`, `dict(m)`).
+    pub(super) fn record_var(
+        &mut self,
+        name: &str,
+        value: &Value,
+        span: Span,
+    ) -> Result<(), Error> {
+        let depth = self.frames.len();
+        let Some((vars, root)) = &mut self.tables[self.table].vars else { return Ok(()) };
+        if *root != depth {
+            return Ok(());
+        }
+        if let Some(slot) = vars.get_mut(name) {
+            *slot = value.clone();
+            return Ok(());
+        }
+        vars.insert(Arc::from(name), value.clone());
+        self.charge(ENTRY + name.len(), span)
+    }
+
+    /// The module value of an import that ran in table `table`: its
+    /// top-level macros and variables, by name in sorted order (as
+    /// minijinja's module lists them), and what its top level printed.
+    fn module_of(&mut self, table: usize, output: Value, span: Span) -> Result<Value, Error> {
+        let mut entries = self.tables[table].vars.take().map(|(vars, _)| vars).unwrap_or_default();
+        for (text, found) in self.defined_macros(table) {
+            let value = self.macro_value(found, span)?;
+            entries.insert(Arc::from(text), value);
+        }
+        entries.sort_unstable_keys();
+        self.charge(2 * crate::value::SLOT * entries.len() + ENTRY, span)?;
+        let exports = Arc::new(Map::new(entries));
+        Ok(Value(Repr::Module(Arc::new(Module { exports, output }))))
     }
 }

@@ -169,49 +169,35 @@ impl<'t> Renderer<'t> {
         if let Some((_, Resolved::Caller(caller))) = resolved {
             return self.caller_attr(caller.block, name, base.span);
         }
-        if let Some((var, Resolved::State)) = resolved {
+        if let Some((var, Resolved::State)) = resolved
+            && self.module(var).is_none()
+        {
             self.spend(1, base.span)?;
             let (source, unit) = (self.source, self.unit.name.as_deref());
             let found = self
                 .stores
                 .get_ref(Scope::State, &var)
                 .map_err(|e| e.at_in(source, base.span, unit))?;
-            return Ok(found.and_then(|v| v.get(name)).cloned().unwrap_or_default());
+            match found {
+                Some(v) => return Ok(v.get(name).cloned().unwrap_or_default()),
+                // A function's name (`range.name`) reads the function.
+                None if self.env.registry().function(&var).is_some() => {}
+                None => return Ok(Value::UNDEFINED),
+            }
         }
         let value = match resolved {
             // What evaluating `base` would look up again (and clone again).
             Some((_, Resolved::Value(value))) => self.evaluated(base, |_| Ok(value))?,
             _ => self.eval(base)?,
         };
-        if let Repr::Macro(macro_name) = &value.0 {
-            return self.macro_attr(macro_name, name, base.span);
+        if let Repr::Callable(c) = &value.0 {
+            return self.callable_attr(c, name, base.span);
         }
         Ok(value.get(name).cloned().unwrap_or_default())
     }
 
-    /// `m.name`, `m.arguments`, `m.caller`; any other attribute of a macro
-    /// is an error, never a silent undefined.
-    fn macro_attr(&mut self, macro_name: &str, attr: &str, span: Span) -> Result<Value, Error> {
-        let def = self.macro_named(macro_name).map(|m| m.def);
-        match (attr, def) {
-            ("name", _) => Ok(Value::str(macro_name)),
-            ("arguments", Some(def)) => self.param_names(&def.params, span),
-            ("caller", Some(def)) => Ok(Value::from(def.caller)),
-            ("catch_varargs", Some(def)) => Ok(Value::from(def.catch.varargs.is_some())),
-            ("catch_kwargs", Some(def)) => Ok(Value::from(def.catch.kwargs.is_some())),
-            _ => Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!(
-                    "macro `{macro_name}` has no attribute `{attr}` (a macro has `name`, \
-                     `arguments`, `caller`, `catch_varargs` and `catch_kwargs`)"
-                ),
-                span,
-            )),
-        }
-    }
-
     /// `caller.name`, `caller.arguments`, `caller.caller`, as a macro's.
-    fn caller_attr(
+    pub(super) fn caller_attr(
         &mut self,
         block: &'t CallBlock<'t>,
         attr: &str,
@@ -233,7 +219,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// A list of parameter names (`m.arguments`).
-    fn param_names(
+    pub(super) fn param_names(
         &mut self,
         params: &[(&str, Option<Expr<'_>>)],
         span: Span,
@@ -578,17 +564,17 @@ impl<'t> Renderer<'t> {
                     }
                     Resolved::Value(value) => value,
                     Resolved::State if self.env.registry().function(&name).is_some() => {
-                        return self.call_function(&name, callee, args, span);
+                        return self.call_function(&name, callee.span, args, span);
                     }
                     Resolved::State => self.lookup(name, callee.span)?,
                 };
-                if !matches!(value.0, Repr::Macro(_)) {
+                if !matches!(value.0, Repr::Callable(_)) {
                     // Arguments are evaluated before the callee is checked
                     // (minijinja's order): their errors come first.
                     self.eval_args(args)?;
                 }
                 match value.0 {
-                    Repr::Macro(_) => self.call_value(&value, args, span),
+                    Repr::Callable(_) => self.call_value(&value, args, span),
                     Repr::Undefined if name.text == "caller" => Err(self.error(
                         ErrorKind::UnknownFunction,
                         "unknown function `caller`: it is bound only in the body of a macro \
@@ -607,11 +593,19 @@ impl<'t> Renderer<'t> {
                     )),
                 }
             }
-            ExprKind::Attr(_, method) => Err(self.error(
-                ErrorKind::UnknownFunction,
-                format!("values have no methods: `.{method}()` is unknown (filters are written `-> {method}`)"),
-                callee.span,
-            )),
+            ExprKind::Attr(base, method) => {
+                // A macro or function held by a map or module
+                // (`m.helper(...)`, `fns.f(...)`) is called.
+                let value = self.attr(base, method)?;
+                if let Repr::Callable(_) = value.0 {
+                    return self.call_value(&value, args, span);
+                }
+                Err(self.error(
+                    ErrorKind::UnknownFunction,
+                    format!("values have no methods: `.{method}()` is unknown (filters are written `-> {method}`)"),
+                    callee.span,
+                ))
+            }
             _ => {
                 let value = self.eval(callee)?;
                 self.call_value(&value, args, span)
@@ -620,10 +614,10 @@ impl<'t> Renderer<'t> {
     }
 
     /// Calls a built-in or host function.
-    fn call_function(
+    pub(super) fn call_function(
         &mut self,
         name: &str,
-        callee: &'t Expr<'t>,
+        callee: Span,
         args: &'t CallArgs<'t>,
         span: Span,
     ) -> Result<Value, Error> {
@@ -631,37 +625,12 @@ impl<'t> Renderer<'t> {
             return Err(self.error(
                 ErrorKind::UnknownFunction,
                 format!("unknown function `{name}`"),
-                callee.span,
+                callee,
             ));
         };
         let args = self.eval_args(args)?;
         let result = (function.run)(args);
         self.settle(result, span)
-    }
-
-    fn call_value(
-        &mut self,
-        value: &Value,
-        args: &'t CallArgs<'t>,
-        span: Span,
-    ) -> Result<Value, Error> {
-        let Repr::Macro(name) = &value.0 else {
-            self.eval_args(args)?;
-            return Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!("{} is not callable", describe(value)),
-                span,
-            ));
-        };
-        let Some(def) = self.macro_named(name) else {
-            return Err(self.error(
-                ErrorKind::UnknownFunction,
-                format!("unknown macro `{name}`"),
-                span,
-            ));
-        };
-        let args = self.eval_args(args)?;
-        self.call_macro(def, args, span)
     }
 
     fn slice(&mut self, s: &'t Slice<'t>, span: Span) -> Result<Value, Error> {

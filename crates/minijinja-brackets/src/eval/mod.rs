@@ -14,6 +14,7 @@ mod expr;
 mod keys;
 mod scope;
 mod stores;
+mod values;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -105,6 +106,7 @@ pub(crate) fn render_with(
         stack: StackBudget::new(env.limits().stack_limit),
         undefined: Vec::new(),
         undefined_names: HashSet::new(),
+        handles: values::Handles::new(),
     };
     renderer.exec_root(0)?;
     renderer.finish()
@@ -150,6 +152,8 @@ pub(crate) struct Renderer<'t> {
     /// name ([`Outcome::undefined`]), and those names.
     undefined: Vec<UndefinedTag>,
     undefined_names: HashSet<&'t str>,
+    /// What the macro and `caller` values of this render refer to.
+    handles: values::Handles<'t>,
 }
 
 impl<'t> Renderer<'t> {
@@ -258,6 +262,8 @@ impl<'t> Renderer<'t> {
     /// a captured text carries.
     fn write_value(&mut self, value: &Value, span: Span) -> Result<(), Error> {
         match &value.0 {
+            // What the module's top level printed, with its provenance.
+            Repr::Module(module) => self.write_value(&module.output, span),
             Repr::Undefined if self.env.strict() => Err(self.error(
                 ErrorKind::UndefinedError,
                 "printing an undefined value (strict mode)",
@@ -839,6 +845,9 @@ impl<'t> Renderer<'t> {
         // in full, as a host printing or storing the log pays for it.
         let cost = value.size().saturating_add(name.len()).saturating_add(ENTRY);
         self.charge(cost, span)?;
+        if target.scope == Scope::State {
+            self.record_var(&name, &value, span)?;
+        }
         self.stores.set(target.scope, name, value);
         Ok(())
     }
@@ -958,7 +967,18 @@ impl<'t> Renderer<'t> {
         span: Span,
     ) -> Result<(), Error> {
         let callee = || format!("macro `{}`", def.name);
-        let (params, defaults) = self.bind_params(&def.params, def.catch, args, &callee, span)?;
+        let mut args = args;
+        // A macro whose body reads `caller` takes it as a keyword argument
+        // too (`other(caller=caller)`), as minijinja's macros do.
+        let passed = (def.caller && !def.params.iter().any(|(p, _)| *p == "caller"))
+            .then(|| args.keywords.iter().position(|(k, _)| *k == "caller"))
+            .flatten()
+            .map(|at| args.keywords.remove(at).1);
+        let (mut params, defaults) =
+            self.bind_params(&def.params, def.catch, args, &callee, span)?;
+        if let Some(caller) = passed {
+            params.push(("caller", caller));
+        }
         let index = NameIndex::of(params.iter().map(|(p, _)| *p));
         self.frames.push(Frame::Macro(params, index));
         self.eval_defaults(defaults)?;
@@ -1060,12 +1080,12 @@ impl<'t> Renderer<'t> {
         let value = match callee.kind {
             ExprKind::Name(name) => match self.resolve(name) {
                 Resolved::Macro(m) => Some(m),
-                Resolved::Value(value) => self.macro_of(&value),
+                Resolved::Value(value) => self.macro_of(&value, callee.span)?,
                 Resolved::Caller(_) | Resolved::State => None,
             },
             _ => {
                 let value = self.eval(callee)?;
-                self.macro_of(&value)
+                self.macro_of(&value, callee.span)?
             }
         };
         let Some(mref) = value else {
@@ -1092,7 +1112,8 @@ impl<'t> Renderer<'t> {
         let frames = self.frames.len();
         self.enter_macro(def, args, span)?;
         // The body runs in the call site's template; the macro in its own.
-        self.frames.push(Frame::Caller(CallerRef { block, frames, table: self.table }));
+        let at = self.frames.len();
+        self.frames.push(Frame::Caller(CallerRef { block, frames, table: self.table, at }));
         let call_site = self.switch_table(mref.table);
         let done = self.exec_block(&def.body, span);
         self.switch_table(call_site);
@@ -1101,14 +1122,6 @@ impl<'t> Renderer<'t> {
         self.leave_macro();
         self.depth -= 1;
         Ok(())
-    }
-
-    /// The macro a macro value names, if it is one that is defined.
-    fn macro_of(&self, value: &Value) -> Option<MacroRef<'t>> {
-        match &value.0 {
-            Repr::Macro(name) => self.macro_named(name),
-            _ => None,
-        }
     }
 
     /// `[[ caller(args) ]]`: the `call` block's body rendered in place.
@@ -1177,13 +1190,18 @@ impl<'t> Renderer<'t> {
     fn lookup(&mut self, name: Name<'t>, span: Span) -> Result<Value, Error> {
         match self.resolve(name) {
             Resolved::Value(value) => Ok(value),
-            Resolved::Macro(m) => Ok(Value(Repr::Macro(Arc::from(m.def.name.text)))),
-            Resolved::Caller(_) => Ok(Value(Repr::Macro(Arc::from("caller")))),
+            Resolved::Macro(m) => self.macro_value(m, span),
+            Resolved::Caller(caller) => self.caller_value(caller, span),
             Resolved::State => {
-                if let Some(module) = self.module_value(name, span) {
-                    return Err(module);
+                if let Some(module) = self.module_value(name, span)? {
+                    return Ok(module);
                 }
-                self.stores.get(Scope::State, &name).map_err(self.locate(span))
+                let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
+                // A function's name not hidden by a variable is the function.
+                if value.is_undefined() && self.env.registry().function(&name).is_some() {
+                    return self.function_value(name.text, span);
+                }
+                Ok(value)
             }
         }
     }

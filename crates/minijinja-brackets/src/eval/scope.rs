@@ -33,6 +33,9 @@ pub(crate) struct CallerRef<'a> {
     pub(crate) frames: usize,
     /// The table of the template the `call` block is written in.
     pub(crate) table: usize,
+    /// Where this [`Frame::Caller`] is on the frame stack (a `caller`
+    /// value is valid while it is there).
+    pub(crate) at: usize,
 }
 
 impl Frame<'_> {

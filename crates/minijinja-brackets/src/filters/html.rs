@@ -204,7 +204,8 @@ impl Pretty<'_> {
             Repr::Int(n) => self.push(&n.to_string()),
             Repr::Float(x) => self.push(&format!("{x:?}")),
             Repr::Str(_) | Repr::Text(_) => self.string(value.as_str().unwrap_or_default()),
-            Repr::Macro(name) => self.push(&format!("<macro {name}>")),
+            Repr::Callable(c) => self.push(&c.shown()),
+            Repr::Module(_) => self.push("<module>"),
             Repr::List(items) if items.is_empty() => self.push("[]"),
             Repr::Map(map) if map.is_empty() => self.push("{}"),
             Repr::List(items) => {

@@ -477,7 +477,7 @@ fn kind_rank(value: &Value) -> u8 {
         Repr::Str(_) | Repr::Text(_) => 4,
         Repr::List(_) => 5,
         Repr::Map(_) => 6,
-        Repr::Macro(_) => 7,
+        Repr::Callable(_) | Repr::Module(_) => 7,
     }
 }
 

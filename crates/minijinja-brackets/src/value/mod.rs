@@ -85,8 +85,57 @@ pub(crate) enum Repr {
     Text(Arc<Text>),
     List(Arc<List>),
     Map(Arc<Map>),
-    /// A macro defined in the template, by name.
-    Macro(Arc<str>),
+    /// A macro, a `call` block's `caller`, or a function, as a value.
+    Callable(Arc<Callable>),
+    /// An imported template as a value (`import ... as m`, then `m`).
+    Module(Arc<Module>),
+}
+
+/// A macro, a `caller` or a function held by a value (issue 15: callables
+/// are values). A macro or `caller` belongs to the render that made it (its
+/// syntax tree lives as long as that render); the renderer keeps what it
+/// refers to under [`CallTarget::Render`]'s handle. Never stored.
+#[derive(Debug)]
+pub(crate) struct Callable {
+    /// Its name: what `m.name` gives and `<macro name>` prints.
+    pub(crate) name: Arc<str>,
+    pub(crate) target: CallTarget,
+    /// Its JSON form: a macro's (and `caller`'s) attributes as a map
+    /// (`{"name": ..., "arguments": [...], "caller": false}`, as minijinja
+    /// serializes a macro); none for a function.
+    pub(crate) json: Value,
+}
+
+/// What a [`Callable`] calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallTarget {
+    /// A macro or `caller` of the render numbered `render`: the renderer's
+    /// handle number `handle`.
+    Render { render: u64, handle: u32 },
+    /// A built-in or host function, found by name in the registry.
+    Function,
+}
+
+/// An imported template as a value: its top-level macros and variables
+/// (`m.title`, `dict(m)`, `m -> tojson`) and the output of its top level
+/// (what `[[ m ]]` prints, as minijinja's module prints).
+#[derive(Debug)]
+pub(crate) struct Module {
+    pub(crate) exports: Arc<Map>,
+    pub(crate) output: Value,
+}
+
+impl Callable {
+    /// Whether it is a function (not a macro or `caller`).
+    pub(crate) fn is_function(&self) -> bool {
+        self.target == CallTarget::Function
+    }
+
+    /// `<macro name>` or `<function name>`.
+    pub(crate) fn shown(&self) -> String {
+        let what = if self.is_function() { "function" } else { "macro" };
+        format!("<{what} {}>", self.name)
+    }
 }
 
 /// What the evaluator checks on every list or map it builds, computed once
@@ -108,7 +157,7 @@ impl Shape {
             Repr::List(l) => (l.shape.depth, l.shape.size, l.shape.unstorable),
             Repr::Map(m) => (m.shape.depth, m.shape.size, m.shape.unstorable),
             Repr::Int(_) | Repr::Bool(_) | Repr::None => (0, 0, None),
-            _ => (0, item.size(), item.unstorable()),
+            _ => (item.depth(), item.size(), item.unstorable()),
         };
         self.depth = self.depth.max(depth);
         self.size = self.size.saturating_add(slot).saturating_add(size);
@@ -207,8 +256,12 @@ pub enum ValueKind {
     List,
     /// A map with string keys, in insertion order.
     Map,
-    /// A macro defined in the template.
+    /// A macro defined in the template, or a `call` block's `caller`.
     Macro,
+    /// A built-in or host function held by a value (`[% with f = range %]`).
+    Function,
+    /// An imported template held by a value (`[% import "m.txt" as m %]`).
+    Module,
 }
 
 impl ValueKind {
@@ -224,6 +277,8 @@ impl ValueKind {
             ValueKind::List => "list",
             ValueKind::Map => "map",
             ValueKind::Macro => "macro",
+            ValueKind::Function => "function",
+            ValueKind::Module => "module",
         }
     }
 }
@@ -280,6 +335,7 @@ impl Value {
             Repr::Str(_) | Repr::Text(_) => self.shared_str().map(|s| s.as_ptr() as usize),
             Repr::List(l) => Some(Arc::as_ptr(l) as *const u8 as usize),
             Repr::Map(m) => Some(Arc::as_ptr(m) as *const u8 as usize),
+            Repr::Module(m) => Some(Arc::as_ptr(m) as *const u8 as usize),
             _ => None,
         }
     }
@@ -298,6 +354,8 @@ impl Value {
         match &self.0 {
             Repr::List(l) => l.shape.depth,
             Repr::Map(m) => m.shape.depth,
+            Repr::Module(m) => m.exports.shape.depth,
+            Repr::Callable(c) => c.json.depth(),
             _ => 0,
         }
     }
@@ -309,7 +367,9 @@ impl Value {
     /// prints it. Saturates at `usize::MAX`.
     pub(crate) fn size(&self) -> usize {
         match &self.0 {
-            Repr::Str(s) | Repr::Macro(s) => s.len(),
+            Repr::Str(s) => s.len(),
+            Repr::Callable(c) => c.name.len().saturating_add(c.json.size()),
+            Repr::Module(m) => m.exports.shape.size.saturating_add(m.output.size()),
             Repr::Text(t) => t.as_str().len() + RANGE * t.data().len(),
             Repr::List(l) => l.shape.size,
             Repr::Map(m) => m.shape.size,
@@ -357,7 +417,9 @@ impl Value {
             Repr::Str(_) | Repr::Text(_) => ValueKind::String,
             Repr::List(_) => ValueKind::List,
             Repr::Map(_) => ValueKind::Map,
-            Repr::Macro(_) => ValueKind::Macro,
+            Repr::Callable(c) if c.is_function() => ValueKind::Function,
+            Repr::Callable(_) => ValueKind::Macro,
+            Repr::Module(_) => ValueKind::Module,
         }
     }
 
@@ -383,7 +445,7 @@ impl Value {
             Repr::Text(t) => !t.as_str().is_empty(),
             Repr::List(l) => !l.is_empty(),
             Repr::Map(m) => !m.is_empty(),
-            Repr::Macro(_) => true,
+            Repr::Callable(_) | Repr::Module(_) => true,
         }
     }
 
@@ -419,6 +481,12 @@ impl Value {
             Repr::List(items) => Ok(items.clone()),
             Repr::Map(map) if map.len() > max_items => Err(NoItems::TooMany(map.len())),
             Repr::Map(map) => fresh(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
+            Repr::Module(m) if m.exports.len() > max_items => {
+                Err(NoItems::TooMany(m.exports.len()))
+            }
+            Repr::Module(m) => {
+                fresh(m.exports.keys().map(|k| Value(Repr::Str(k.clone()))).collect())
+            }
             Repr::Undefined | Repr::None => fresh(Vec::new()),
             _ => {
                 let Some(s) = self.as_str() else { return Err(NoItems::Kind) };
@@ -447,6 +515,7 @@ impl Value {
             Repr::Map(m) if m.len() <= 8 => m.iter().find(|(k, _)| &***k == key).map(|(_, v)| v),
             Repr::Map(m) => m.get(key),
             Repr::List(l) => l.names.iter().position(|n| *n == key).and_then(|i| l.get(i)),
+            Repr::Module(m) => m.exports.get(key),
             _ => None,
         }
     }
@@ -509,7 +578,8 @@ impl Value {
     /// # Errors
     ///
     /// An `invalid_operation` error when the value (or an item inside it)
-    /// has no JSON form: undefined, a macro, a float that is not finite.
+    /// has no JSON form: undefined, a macro, a function, a module, a float
+    /// that is not finite.
     pub fn to_json(&self) -> Result<serde_json::Value, Error> {
         match self.unstorable() {
             Some(why) => Err(Error::new(ErrorKind::InvalidOperation, why)),
@@ -521,7 +591,9 @@ impl Value {
     pub(crate) fn unstorable(&self) -> Option<&'static str> {
         match &self.0 {
             Repr::Undefined => Some("an undefined value cannot be stored"),
-            Repr::Macro(_) => Some("a macro cannot be stored"),
+            Repr::Callable(c) if c.is_function() => Some("a function cannot be stored"),
+            Repr::Callable(_) => Some("a macro cannot be stored"),
+            Repr::Module(_) => Some("a module (an imported template) cannot be stored"),
             Repr::Float(x) if !x.is_finite() => Some("a float that is not finite cannot be stored"),
             Repr::List(l) => l.shape.unstorable,
             Repr::Map(m) => m.shape.unstorable,
@@ -534,7 +606,9 @@ impl Value {
     pub(crate) fn json(&self) -> serde_json::Value {
         use serde_json::Value as J;
         match &self.0 {
-            Repr::Undefined | Repr::Macro(_) | Repr::None => J::Null,
+            Repr::Undefined | Repr::None => J::Null,
+            Repr::Callable(c) => c.json.json(),
+            Repr::Module(m) => Value(Repr::Map(m.exports.clone())).json(),
             Repr::Bool(b) => J::Bool(*b),
             Repr::Int(n) => J::from(*n),
             Repr::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
@@ -573,6 +647,7 @@ impl Value {
         match &self.0 {
             Repr::Undefined | Repr::None => Ok(()),
             Repr::List(_) | Repr::Map(_) => self.write_json(out, None, max),
+            Repr::Module(m) => m.output.write_printed(out, max),
             _ => match self.as_str() {
                 Some(s) => {
                     if out.len().saturating_add(s.len()) > max {
@@ -688,7 +763,9 @@ impl JsonWriter<'_> {
             Some(Some(_)) => (",", ": "),
         };
         match &value.0 {
-            Repr::Undefined | Repr::None | Repr::Macro(_) => self.push("null"),
+            Repr::Undefined | Repr::None => self.push("null"),
+            Repr::Callable(c) => self.value(&c.json, level),
+            Repr::Module(m) => self.value(&Value(Repr::Map(m.exports.clone())), level),
             Repr::Bool(b) => self.push(if *b { "true" } else { "false" }),
             Repr::Int(n) => self.number(n),
             Repr::Float(f) => match serde_json::Number::from_f64(*f) {
@@ -803,7 +880,8 @@ impl PartialEq for Value {
             (Repr::Int(_) | Repr::Float(_), Repr::Int(_) | Repr::Float(_)) => {
                 self.as_f64() == other.as_f64()
             }
-            (Repr::Macro(a), Repr::Macro(b)) => a == b,
+            (Repr::Callable(a), Repr::Callable(b)) => a.target == b.target && a.name == b.name,
+            (Repr::Module(a), Repr::Module(b)) => Arc::ptr_eq(a, b),
             (Repr::List(a), Repr::List(b)) => Arc::ptr_eq(a, b) || a.items == b.items,
             (Repr::Map(a), Repr::Map(b)) => Arc::ptr_eq(a, b) || a.entries == b.entries,
             _ => match (self.as_str(), other.as_str()) {
@@ -818,6 +896,7 @@ impl PartialEq for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
+            Repr::Module(m) => fmt::Display::fmt(&m.output, f),
             Repr::List(_) | Repr::Map(_) => {
                 let mut out = String::new();
                 let _ = self.write_json(&mut out, None, usize::MAX);
@@ -840,7 +919,7 @@ impl fmt::Display for Scalar<'_> {
             Repr::Bool(b) => f.write_str(if *b { "true" } else { "false" }),
             Repr::Int(n) => write!(f, "{n}"),
             Repr::Float(x) => write_float(f, *x),
-            Repr::Macro(name) => write!(f, "<macro {name}>"),
+            Repr::Callable(c) => f.write_str(&c.shown()),
             _ => Ok(()),
         }
     }
@@ -864,7 +943,8 @@ impl fmt::Debug for Value {
         match &self.0 {
             Repr::Undefined => f.write_str("undefined"),
             Repr::None => f.write_str("none"),
-            Repr::Macro(name) => write!(f, "<macro {name}>"),
+            Repr::Callable(c) => f.write_str(&c.shown()),
+            Repr::Module(_) => f.write_str("<module>"),
             _ => match self.as_str() {
                 Some(s) => write!(f, "{s:?}"),
                 None => fmt::Display::fmt(self, f),
@@ -878,7 +958,9 @@ impl fmt::Debug for Value {
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
-            Repr::Undefined | Repr::None | Repr::Macro(_) => serializer.serialize_unit(),
+            Repr::Undefined | Repr::None => serializer.serialize_unit(),
+            Repr::Callable(c) => c.json.serialize(serializer),
+            Repr::Module(m) => Value(Repr::Map(m.exports.clone())).serialize(serializer),
             Repr::Bool(b) => serializer.serialize_bool(*b),
             Repr::Int(n) => serializer.serialize_i64(*n),
             Repr::Float(x) if x.is_finite() => serializer.serialize_f64(*x),

@@ -269,7 +269,7 @@ pub fn build(
         .turns
         .iter()
         .map(|turn| {
-            let mut content = Vec::new();
+            let mut content = Vec::with_capacity(turn.parts());
             for &(index, message) in &turn.messages {
                 for part in &message.content {
                     content.push(block(index, message.role, part)?);

@@ -262,7 +262,7 @@ pub fn build(
         .iter()
         .map(|turn| {
             let role = if turn.role == Role::User { GeminiRole::User } else { GeminiRole::Model };
-            let mut parts = Vec::new();
+            let mut parts = Vec::with_capacity(turn.parts());
             for &(index, message) in &turn.messages {
                 for part in &message.content {
                     parts.push(self::part(index, message.role, part, calls)?);

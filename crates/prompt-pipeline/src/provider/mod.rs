@@ -98,8 +98,16 @@ impl Provider {
     /// (`gpt-`, `o1`, `o3`, `o4`, `chatgpt-`: OpenAI; `claude-`: Anthropic;
     /// `gemini-`, `gemma-`: Gemini), if any.
     fn family(model: &str) -> Option<&'static str> {
-        let model = model.to_ascii_lowercase();
-        let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
+        // The prefixes are lowercase ASCII: compared without regard to
+        // ASCII case, in place (no lowercased copy of the name per build).
+        let starts = |prefixes: &[&str]| {
+            prefixes.iter().any(|p| {
+                model
+                    .as_bytes()
+                    .get(..p.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(p.as_bytes()))
+            })
+        };
         if starts(&["gpt-", "chatgpt-", "o1", "o3", "o4"]) {
             Some("openai")
         } else if starts(&["claude-"]) {
@@ -145,7 +153,7 @@ impl Provider {
             Provider::Gemini => gemini::build(messages, params)
                 .map(|(body, notices)| (Request::Gemini(body), notices))?,
         };
-        notices.extend(more);
+        append(&mut notices, more);
         Ok(Encoded { body, notices })
     }
 }
@@ -190,6 +198,16 @@ impl std::fmt::Display for ParseProviderError {
 }
 
 impl std::error::Error for ParseProviderError {}
+
+/// `more` after `into`: moved whole into an empty `into` (the usual case:
+/// nothing noticed before), so no second buffer is made.
+pub(crate) fn append<T>(into: &mut Vec<T>, mut more: Vec<T>) {
+    if into.is_empty() {
+        *into = more;
+    } else {
+        into.append(&mut more);
+    }
+}
 
 /// The tool calls of a conversation by id, each result checked to answer
 /// an earlier one (Gemini names a result by its call's tool).
@@ -559,6 +577,13 @@ struct Turn<'a> {
     role: Role,
     /// `(message index, message)`, in order.
     messages: Vec<(usize, &'a Message)>,
+}
+
+impl Turn<'_> {
+    /// How many parts its messages hold: the capacity of its content.
+    fn parts(&self) -> usize {
+        self.messages.iter().map(|(_, message)| message.content.len()).sum()
+    }
 }
 
 /// A conversation as providers with a separate system field see it: the
@@ -987,6 +1012,28 @@ mod tests {
             err.to_string(),
             "openai requires a model; set it with `/// param: model=...` or `--param model=...`"
         );
+    }
+
+    #[test]
+    fn families_are_named_by_prefix_in_any_ascii_case() {
+        let cases = [
+            ("gpt-4o", Some("openai")),
+            ("GPT-4o", Some("openai")),
+            ("o3-mini", Some("openai")),
+            ("O4", Some("openai")),
+            ("ChatGPT-4o-latest", Some("openai")),
+            ("Claude-Sonnet-4-5", Some("anthropic")),
+            ("gemini-2.5-flash", Some("gemini")),
+            ("GEMMA-3", Some("gemini")),
+            ("o", None),
+            ("gpt", None),
+            ("", None),
+            ("é-gpt-4o", None),
+            ("llama-3", None),
+        ];
+        for (model, family) in cases {
+            assert_eq!(Provider::family(model), family, "{model:?}");
+        }
     }
 
     #[test]
