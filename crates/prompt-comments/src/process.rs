@@ -155,6 +155,21 @@ mod tests {
     }
 
     #[test]
+    fn directives_are_allocated_once() {
+        // Every `///` a marker: the reservation is the exact count.
+        let unit = "/// flow: f\nText /// note\n/// param: a=1, b = 2, c\n/// Tag: x, y\n";
+        let text = unit.repeat(100);
+        let p = process(&text);
+        assert_eq!(p.directives.len(), 400);
+        assert_eq!(p.directives.capacity(), p.directives.len());
+        // A marker after an escape on its line: the count falls short, the
+        // list grows and nothing is lost.
+        let p = process("\\/// x /// param: a=1, b=2\n");
+        assert_eq!(p.directives.len(), 2);
+        assert_eq!(p.cleaned, "/// x\n");
+    }
+
+    #[test]
     fn extract_metadata_empties_cleaned() {
         let p = Dialect::Llmutils.extract_metadata("x /// tag: a\n");
         assert_eq!(p.cleaned, "");
