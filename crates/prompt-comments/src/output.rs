@@ -30,7 +30,13 @@ pub(crate) struct Output<'a> {
 
 impl<'a> Output<'a> {
     pub(crate) fn new(text: &'a str) -> Output<'a> {
-        Output { text, pending: 0..0, copied: None, kept_end: 0, deletions: Deletions::new() }
+        Output {
+            text,
+            pending: 0..0,
+            copied: None,
+            kept_end: 0,
+            deletions: Deletions::for_input(text.len()),
+        }
     }
 
     /// Appends `text[range]`; `range` must lie on character boundaries, at

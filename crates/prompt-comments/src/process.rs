@@ -155,18 +155,16 @@ mod tests {
     }
 
     #[test]
-    fn directives_are_allocated_once() {
-        // Every `///` a marker: the reservation is the exact count.
+    fn the_directive_list_is_sized_from_the_text() {
+        // Grown by doubling, 4 100 directives would take a list of 8 192.
+        let prose = "A line of prose: most of a prompt is text, not directives.\n";
         let unit = "/// flow: f\nText /// note\n/// param: a=1, b = 2, c\n/// Tag: x, y\n";
-        let text = unit.repeat(100);
+        let unit = format!("{unit}{}", prose.repeat(4));
+        let text = unit.repeat(1025);
         let p = process(&text);
-        assert_eq!(p.directives.len(), 400);
-        assert_eq!(p.directives.capacity(), p.directives.len());
-        // A marker after an escape on its line: the count falls short, the
-        // list grows and nothing is lost.
-        let p = process("\\/// x /// param: a=1, b=2\n");
-        assert_eq!(p.directives.len(), 2);
-        assert_eq!(p.cleaned, "/// x\n");
+        assert_eq!(p.directives.len(), 4100);
+        assert!(p.directives.capacity() <= 4100 + 4100 / 8, "{}", p.directives.capacity());
+        assert_eq!(p.deletions.spans().len(), 3 * 1025);
     }
 
     #[test]

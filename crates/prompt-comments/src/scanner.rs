@@ -62,9 +62,6 @@ pub(crate) fn clean<'a>(
         return (Cow::Borrowed(&text[bom..]), deletions);
     }
 
-    if let Some(directives) = directives.as_deref_mut() {
-        directives.reserve_for(&text[bom..], dialect);
-    }
     let mut out = Output::new(text);
     let mut scratch = LineScratch::default();
     let mut fence: Option<Fence> = None;

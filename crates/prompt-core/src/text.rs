@@ -295,6 +295,63 @@ pub fn snippet(text: &str, span: Span) -> &str {
     &rest[..cut]
 }
 
+/// Makes room in `records`, a list of what a stage found in the first
+/// `done` of `total` bytes of its input, for what the rest will give, so
+/// that a list of thousands of records is sized about once instead of grown
+/// by doubling. Call it before each push; it does nothing while there is
+/// room.
+///
+/// A list of fewer than 1024 records doubles as usual. A fuller one grows
+/// to what the whole input holds at the rate seen so far, 1/16 more, and at
+/// least 1/4 more than it has (so the pushes stay amortized linear). It
+/// never reserves more than the input's size for them (one record per
+/// `size_of::<T>()` bytes: a dense start, then prose, cannot reserve much
+/// that stays unused): past that bound it doubles as usual.
+///
+/// Doubling is what made large inputs slow: each step copies the list and
+/// leaves the old block behind, so 5 MiB of records took 9 MiB of heap and
+/// left 5 MiB of holes (glibc then gave the heap back after every call, and
+/// the next call faulted every page in again).
+///
+/// ```
+/// use prompt_core::text::reserve_at_rate;
+///
+/// let mut records: Vec<u64> = Vec::new();
+/// for at in (0..1_000_000).step_by(100) {
+///     reserve_at_rate(&mut records, at, 1_000_000);
+///     records.push(at as u64);
+/// }
+/// assert_eq!(records.len(), 10_000);
+/// assert!(records.capacity() < 11_000);
+/// ```
+#[inline]
+pub fn reserve_at_rate<T>(records: &mut Vec<T>, done: usize, total: usize) {
+    if records.len() < records.capacity() {
+        return;
+    }
+    grow_at_rate(records, done, total);
+}
+
+#[cold]
+fn grow_at_rate<T>(records: &mut Vec<T>, done: usize, total: usize) {
+    const SMALL: usize = 1024;
+    let len = records.len();
+    if len < SMALL || done == 0 || done >= total {
+        records.reserve(1);
+        return;
+    }
+    // u128: `len * total` cannot overflow.
+    let at_rate = (len as u128 * total as u128 / done as u128).min(usize::MAX as u128) as usize;
+    let wanted = at_rate.saturating_add(at_rate / 16);
+    let bound = total / std::mem::size_of::<T>().max(1);
+    let target = if wanted <= bound {
+        wanted.max(len.saturating_add(len / 4))
+    } else {
+        bound.max(len.saturating_mul(2))
+    };
+    records.reserve_exact(target - len);
+}
+
 /// What a stage that only deletes did to its input: the deleted byte spans,
 /// in order. It maps an offset in the output back to the input, so that an
 /// error a later stage finds points where the author can fix it.
@@ -322,6 +379,9 @@ pub struct Deletions {
     /// Each deletion as `(its start in the output, bytes deleted up to and
     /// including it)`, built from `spans` on the first lookup.
     marks: std::sync::OnceLock<Vec<(usize, usize)>>,
+    /// The input's length when known ([`Deletions::for_input`]): the list
+    /// is then sized with [`reserve_at_rate`]; 0 when not.
+    input_len: usize,
 }
 
 impl PartialEq for Deletions {
@@ -338,6 +398,26 @@ impl Deletions {
         Deletions::default()
     }
 
+    /// No deletions yet, for an input of `input_len` bytes: a stage that
+    /// records thousands of deletions gets a list sized about once (see
+    /// [`reserve_at_rate`]) instead of grown by doubling. Otherwise the same
+    /// as [`Deletions::new`].
+    ///
+    /// ```
+    /// use prompt_core::text::{Deletions, Span};
+    ///
+    /// let mut deletions = Deletions::for_input(10);
+    /// deletions.push(Span::new(2, 4));
+    /// assert_eq!(deletions, {
+    ///     let mut other = Deletions::new();
+    ///     other.push(Span::new(2, 4));
+    ///     other
+    /// });
+    /// ```
+    pub fn for_input(input_len: usize) -> Deletions {
+        Deletions { input_len, ..Deletions::default() }
+    }
+
     /// Records that `span` of the input was deleted. Spans must come in
     /// order and not overlap; an empty span or one that starts before the
     /// end of the last is ignored (a stage bug must not move positions
@@ -350,7 +430,10 @@ impl Deletions {
         match self.spans.last_mut() {
             Some(last) if span.start < last.end => return,
             Some(last) if span.start == last.end => last.end = span.end,
-            _ => self.spans.push(span),
+            _ => {
+                reserve_at_rate(&mut self.spans, span.start, self.input_len);
+                self.spans.push(span);
+            }
         }
         self.deleted += span.len();
         // A lookup may have built the table already: it is rebuilt.
@@ -408,6 +491,45 @@ impl Deletions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_are_sized_at_the_rate_seen() {
+        // Small lists double; a full one of 1024 or more grows to the rate.
+        let mut records: Vec<[u8; 8]> = Vec::with_capacity(1000);
+        records.resize(1000, [0; 8]);
+        reserve_at_rate(&mut records, 1000, 10_000);
+        assert_eq!(records.capacity(), 2000);
+        let mut records: Vec<[u8; 8]> = vec![[0; 8]; 2000];
+        records.shrink_to_fit();
+        reserve_at_rate(&mut records, 20_000, 100_000);
+        assert_eq!(records.capacity(), 10_000 + 10_000 / 16);
+        // A dense start: at most one record per 8 bytes of input, else
+        // doubling.
+        let mut records: Vec<[u8; 8]> = vec![[0; 8]; 2000];
+        records.shrink_to_fit();
+        reserve_at_rate(&mut records, 2_000, 100_000);
+        assert_eq!(records.capacity(), 12_500);
+        let mut records: Vec<[u8; 8]> = vec![[0; 8]; 2000];
+        records.shrink_to_fit();
+        reserve_at_rate(&mut records, 2_000, 20_000);
+        assert_eq!(records.capacity(), 4000);
+        // Near the end, still a quarter more; past it (or none), doubling.
+        let mut records: Vec<[u8; 8]> = vec![[0; 8]; 2000];
+        records.shrink_to_fit();
+        reserve_at_rate(&mut records, 99_999, 100_000);
+        assert_eq!(records.capacity(), 2500);
+        for (done, total) in [(0, 100), (100, 100), (5, 0)] {
+            let mut records = vec![0u8; 2000];
+            records.shrink_to_fit();
+            reserve_at_rate(&mut records, done, total);
+            assert_eq!(records.capacity(), 4000);
+        }
+        // Large numbers do not overflow.
+        let mut records = vec![0u8; 2000];
+        records.shrink_to_fit();
+        reserve_at_rate(&mut records, usize::MAX / 2, usize::MAX);
+        assert_eq!(records.capacity(), 4000 + 4000 / 16);
+    }
 
     #[test]
     fn positions_count_characters_and_lines_end_at_lf() {
