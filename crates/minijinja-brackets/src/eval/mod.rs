@@ -1216,7 +1216,9 @@ impl<'t> Renderer<'t> {
             Resolved::Macro(m) => self.macro_value(m, span),
             Resolved::Caller(caller) => self.caller_value(caller, span),
             Resolved::State => {
-                if let Some(module) = self.module_value(name, span)? {
+                if self.module(name).is_some()
+                    && let Some(module) = self.module_value(name, span)?
+                {
                     return Ok(module);
                 }
                 let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
@@ -1231,7 +1233,8 @@ impl<'t> Renderer<'t> {
 
     /// Where a bare name lives, without converting anything. Each frame
     /// finds its bindings in O(1); frames nest at most as deep as the
-    /// template's blocks.
+    /// template's blocks. Always inlined: every read of a name asks.
+    #[inline(always)]
     fn resolve(&self, name: Name<'t>) -> Resolved<'t> {
         let mut at = self.frames.len();
         while at > 0 {
