@@ -63,16 +63,19 @@ impl TextBuf {
     }
 
     /// Its length in bytes.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.text.len()
     }
 
     /// Appends bytes the author wrote.
+    #[inline]
     pub(crate) fn push_authored(&mut self, text: &str) {
         self.text.push_str(text);
     }
 
     /// Appends one data piece.
+    #[inline]
     pub(crate) fn push_data(&mut self, text: &str) {
         if !text.is_empty() {
             let start = self.text.len();

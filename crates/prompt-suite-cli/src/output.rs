@@ -173,7 +173,6 @@ struct Pending(PathBuf);
 
 impl Pending {
     fn new(path: &Path) -> Pending {
-        watch_signals();
         pending().push(path.to_owned());
         Pending(path.to_owned())
     }
@@ -240,6 +239,8 @@ impl AtomicFile {
         };
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(mode));
+        // The watcher first, so no signal finds the file made and unwatched.
+        watch_signals();
         let (file, temp) = builder.tempfile_in(dir)?.into_parts();
         let pending = Pending::new(&temp);
         #[cfg(unix)]

@@ -261,6 +261,7 @@ impl<'t> Renderer<'t> {
 
     /// The macro `name` visible from the running code: the running table's,
     /// then those of the templates that included it with context.
+    #[inline]
     pub(super) fn macro_in_scope(&self, name: Name<'t>) -> Option<MacroRef<'t>> {
         let here = &self.tables[self.table];
         if let Some(found) = here.macros.get(name.id as usize).copied().flatten() {
@@ -281,11 +282,18 @@ impl<'t> Renderer<'t> {
 
     /// The module imported as `name`, if no loop variable or parameter
     /// hides it.
+    /// Inlined: every read of a state variable asks, and most renders
+    /// import nothing.
+    #[inline(always)]
     pub(super) fn module(&self, name: Name<'t>) -> Option<usize> {
         let here = &self.tables[self.table];
         if here.modules.is_empty() && here.parent.is_none() {
             return None;
         }
+        self.imported_module(name)
+    }
+
+    fn imported_module(&self, name: Name<'t>) -> Option<usize> {
         if self.frames_bind(name.text) {
             return None;
         }

@@ -168,33 +168,48 @@ impl<'t> Renderer<'t> {
         move |e| e.at_in(self.source, span, self.unit.name.as_deref())
     }
 
-    /// Spends `units` of fuel.
+    /// Spends `units` of fuel. Inlined: it runs once per expression, and
+    /// its error is built out of line.
+    #[inline]
     fn spend(&mut self, units: u64, span: Span) -> Result<(), Error> {
         if let Some(fuel) = &mut self.fuel {
             if *fuel < units {
                 *fuel = 0;
-                return Err(self.error(
-                    ErrorKind::OutOfFuel,
-                    "the render ran out of fuel (too many evaluation steps)",
-                    span,
-                ));
+                return Err(self.out_of_fuel(span));
             }
             *fuel -= units;
         }
         Ok(())
     }
 
-    /// Enters one level of evaluator recursion.
+    #[cold]
+    #[inline(never)]
+    fn out_of_fuel(&self, span: Span) -> Error {
+        self.error(
+            ErrorKind::OutOfFuel,
+            "the render ran out of fuel (too many evaluation steps)",
+            span,
+        )
+    }
+
+    /// Enters one level of evaluator recursion (inlined as [`Self::spend`]).
+    #[inline]
     fn descend(&mut self, span: Span) -> Result<(), Error> {
         self.depth += 1;
         if self.depth > MAX_EVAL_DEPTH || self.stack.exceeded() {
-            return Err(self.error(
-                ErrorKind::RecursionLimit,
-                "the template recurses too deeply (macro calls nested in deep expressions)",
-                span,
-            ));
+            return Err(self.too_deep(span));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self, span: Span) -> Error {
+        self.error(
+            ErrorKind::RecursionLimit,
+            "the template recurses too deeply (macro calls nested in deep expressions)",
+            span,
+        )
     }
 
     fn output_limit(&self, span: Span) -> Error {
@@ -205,7 +220,9 @@ impl<'t> Renderer<'t> {
         )
     }
 
-    /// Counts `bytes` against [`Limits::memory_limit`].
+    /// Counts `bytes` against [`Limits::memory_limit`] (inlined as
+    /// [`Self::spend`]).
+    #[inline]
     fn charge(&mut self, bytes: usize, span: Span) -> Result<(), Error> {
         match self.memory.checked_sub(bytes) {
             Some(left) => {
@@ -214,17 +231,23 @@ impl<'t> Renderer<'t> {
             }
             None => {
                 self.memory = 0;
-                Err(self.error(
-                    ErrorKind::MemoryLimit,
-                    format!(
-                        "the render would build or keep more than the memory limit of {} bytes \
-                         (values it builds, every write, every effect)",
-                        self.limits.memory_limit
-                    ),
-                    span,
-                ))
+                Err(self.over_memory(span))
             }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_memory(&self, span: Span) -> Error {
+        self.error(
+            ErrorKind::MemoryLimit,
+            format!(
+                "the render would build or keep more than the memory limit of {} bytes \
+                 (values it builds, every write, every effect)",
+                self.limits.memory_limit
+            ),
+            span,
+        )
     }
 
     /// Writes template text: authored bytes.
@@ -1193,7 +1216,9 @@ impl<'t> Renderer<'t> {
             Resolved::Macro(m) => self.macro_value(m, span),
             Resolved::Caller(caller) => self.caller_value(caller, span),
             Resolved::State => {
-                if let Some(module) = self.module_value(name, span)? {
+                if self.module(name).is_some()
+                    && let Some(module) = self.module_value(name, span)?
+                {
                     return Ok(module);
                 }
                 let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
@@ -1208,7 +1233,8 @@ impl<'t> Renderer<'t> {
 
     /// Where a bare name lives, without converting anything. Each frame
     /// finds its bindings in O(1); frames nest at most as deep as the
-    /// template's blocks.
+    /// template's blocks. Always inlined: every read of a name asks.
+    #[inline(always)]
     fn resolve(&self, name: Name<'t>) -> Resolved<'t> {
         let mut at = self.frames.len();
         while at > 0 {

@@ -29,6 +29,7 @@ struct Layer<'t> {
 const SMALL: usize = 16;
 
 impl<'t> Layer<'t> {
+    #[inline]
     fn position(&self, name: &str) -> Option<usize> {
         if self.values.len() <= SMALL {
             self.values.iter().position(|(key, _)| key == name)
@@ -99,6 +100,7 @@ impl<'t> Stores<'t> {
     ///
     /// An `invalid_operation` naming the variable when the context holds a
     /// value the language has not (an integer outside 64 bits).
+    #[inline]
     pub(crate) fn get(&mut self, scope: Scope, name: &str) -> Result<Value, Error> {
         Ok(self.get_ref(scope, name)?.cloned().unwrap_or_default())
     }

@@ -59,6 +59,7 @@ fn html_escape(value: &Value, limits: &Limits) -> Result<Value, Error> {
 }
 
 /// Whether the value is text marked as already HTML-escaped.
+#[inline]
 pub(crate) fn is_safe(value: &Value) -> bool {
     matches!(&value.0, Repr::Text(t) if t.is_safe())
 }

@@ -240,10 +240,14 @@ fn a_terminating_signal_leaves_no_temporary_file() {
             assert!(Instant::now() < deadline, "no temporary file appeared");
             std::thread::sleep(Duration::from_millis(10));
         }
+        // Held open until the child is gone: `Child::wait` closes a stdin it
+        // still holds, and an end of input would let the command finish
+        // before the signal is handled (a flaky failure under load).
+        let stdin = child.stdin.take();
         let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
         kill(pid, signal).unwrap();
         let status = child.wait().unwrap();
-        drop(child.stdin.take());
+        drop(stdin);
         assert_eq!(status.signal(), Some(signal as i32), "{signal}: {status:?}");
         assert_eq!(names(dir.path()), ["out.txt"], "{signal}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
