@@ -531,3 +531,18 @@ fn an_attribute_read_costs_the_same_fuel_whatever_its_base_is() {
     }
     assert_eq!(needed, [7, 7, 5, 2, 9]);
 }
+
+/// Brackets nested past the nesting limit are refused while the tag is
+/// scanned, before the parser, so a tag of millions of `(` keeps no offset
+/// per bracket (it kept 8 bytes per byte); below the limit nothing changes.
+#[test]
+fn brackets_past_the_nesting_limit_are_refused_by_the_scan() {
+    let env = Environment::new();
+    let deep = format!("[[ {}x{} ]]", "(".repeat(2_000_000), ")".repeat(2_000_000));
+    let err = env.compile(&deep).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::SyntaxError);
+    assert_eq!(err.message(), "the template nests deeper than the limit of 100 levels");
+    assert_eq!(err.span().map(|s| s.start), Some(103));
+    let fits = format!("[[ {}1{} ]]", "(".repeat(90), ")".repeat(90));
+    assert_eq!(env.render_str(&fits, &Context::default(), 0).unwrap().output, "1");
+}

@@ -29,6 +29,11 @@ pub(crate) struct Lexer<'a> {
     /// Where the brackets open in the tag being scanned start, innermost
     /// last: one buffer for every tag of the template.
     brackets: Vec<usize>,
+    /// The parser's nesting limit: brackets open deeper than it are a
+    /// syntax error here, so the buffer never grows past it (each bracket
+    /// is at least one level of the parser's, which would refuse it anyway;
+    /// without the bound 16 MiB of `(` took 128 MiB of offsets).
+    nesting_limit: usize,
 }
 
 /// The optional Jinja whitespace modes (both off by default).
@@ -123,7 +128,15 @@ impl<'a> Lexer<'a> {
             pending: None,
             done: false,
             brackets: Vec::new(),
+            nesting_limit: usize::MAX,
         }
+    }
+
+    /// Refuses brackets nested deeper than `limit` (the parser's nesting
+    /// limit) as it scans, with the parser's message.
+    pub(crate) fn with_nesting_limit(mut self, limit: usize) -> Lexer<'a> {
+        self.nesting_limit = limit;
+        self
     }
 
     /// What a statement tag or comment ending without a marker trims.
@@ -236,7 +249,16 @@ impl<'a> Lexer<'a> {
                     return Ok(Closed { body_end: i, end: i + 3, after: After::Nothing });
                 }
                 b'"' | b'\'' => i = self.skip_string(i)?,
-                b'(' | b'[' | b'{' => open_brackets.push(i),
+                b'(' | b'[' | b'{' => {
+                    if open_brackets.len() >= self.nesting_limit {
+                        let limit = self.nesting_limit;
+                        return Err(self.error(
+                            format!("the template nests deeper than the limit of {limit} levels"),
+                            Span::new(i, i + 1),
+                        ));
+                    }
+                    open_brackets.push(i);
+                }
                 b')' | b']' | b'}' => {
                     let Some(opened) = open_brackets.pop() else {
                         let what = if kind == TagKind::Print { "`]]`" } else { "`%]`" };

@@ -68,7 +68,7 @@ impl<'a> TemplateParser<'a> {
                 tests: RefCell::default(),
                 blocks: RefCell::default(),
             },
-            lexer: Lexer::new(source, whitespace),
+            lexer: Lexer::new(source, whitespace).with_nesting_limit(limits.nesting_limit),
             in_macro: 0,
             loops: 0,
         }
