@@ -218,22 +218,27 @@ fn render_minijinja(stored: &[(&str, &str)], source: &str) -> Result<String, Str
     .map_err(|err| err.to_string())
 }
 
+/// Both engines rendered `source` to the same text (ours must not fail).
+fn agree(
+    source: &str,
+    ours: Result<String, String>,
+    theirs: Result<String, String>,
+) -> Result<(), TestCaseError> {
+    prop_assert!(ours.is_ok(), "brackets failed on {source:?}: {ours:?}");
+    prop_assert_eq!(ours.unwrap(), theirs.unwrap(), "source: {:?}", source);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn shared_templates_render_as_minijinja_renders_them(source in template()) {
-        let ours = brackets(&source);
-        let theirs = minijinja(&source);
-        prop_assert!(ours.is_ok(), "brackets failed on {source:?}: {ours:?}");
-        prop_assert_eq!(ours.unwrap(), theirs.unwrap(), "source: {:?}", source);
+        agree(&source, brackets(&source), minijinja(&source))?;
     }
 
     #[test]
     fn composed_templates_render_as_minijinja_renders_them(source in composed()) {
-        let ours = brackets_composed(&source);
-        let theirs = minijinja_composed(&source);
-        prop_assert!(ours.is_ok(), "brackets failed on {source:?}: {ours:?}");
-        prop_assert_eq!(ours.unwrap(), theirs.unwrap(), "source: {:?}", source);
+        agree(&source, brackets_composed(&source), minijinja_composed(&source))?;
     }
 }
