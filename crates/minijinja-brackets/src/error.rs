@@ -2,12 +2,14 @@
 //!
 //! [`Error`] is data (a kind, a message, a byte span, its origin, and the
 //! line, column and snippet `prompt_core::text` computes for it); it is a
-//! [`Diagnostic`]. [`Error::annotated`] draws the template line with a
-//! caret under the column, the way people read compiler errors.
+//! [`Diagnostic`]. [`Error::annotated`] draws it with the template line and
+//! the span underlined, by the suite's one renderer.
 
 use std::fmt;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::{Diagnostic, Origin};
+use prompt_core::text::Excerpt;
 use prompt_core::text::{self, Position, Span};
 
 /// What kind of error a compile or render produced.
@@ -132,7 +134,7 @@ impl fmt::Display for ErrorKind {
 /// call that ran them.
 ///
 /// It is a [`Diagnostic`]: its `Display` is the message alone;
-/// [`Error::annotated`] draws the template line with a caret.
+/// [`Error::annotated`] draws the whole diagnostic.
 #[derive(Clone, PartialEq)]
 pub struct Error {
     repr: Box<Repr>,
@@ -249,7 +251,9 @@ struct Location {
     line: usize,
     column: usize,
     snippet: String,
-    source_line: String,
+    /// The source line, bounded (a window of a long one), for
+    /// [`Error::annotated`].
+    excerpt: Excerpt,
 }
 
 impl Error {
@@ -275,12 +279,8 @@ impl Error {
         let span = span.into();
         let Position { line, column } = text::position(source, span.start);
         let snippet = text::snippet(source, span).to_owned();
-        let start = source.floor_char_boundary(span.start);
-        let line_start = memchr::memrchr(b'\n', &source.as_bytes()[..start]).map_or(0, |i| i + 1);
-        let line_end =
-            memchr::memchr(b'\n', &source.as_bytes()[start..]).map_or(source.len(), |i| start + i);
-        let source_line = source[line_start..line_end].trim_end_matches('\r').to_owned();
-        self.repr.location = Some(Location { span, line, column, snippet, source_line });
+        let excerpt = Excerpt::new(source, span);
+        self.repr.location = Some(Location { span, line, column, snippet, excerpt });
         self
     }
 
@@ -360,11 +360,18 @@ impl Error {
         &self.repr.chain
     }
 
-    /// The error for people: `error[kind]: message`, then the template
-    /// line with a caret under the column (and a `^` run under the rest of
-    /// the span on that line).
-    pub fn annotated(&self) -> impl fmt::Display + '_ {
-        Annotated(self)
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, then where
+    /// (` --> NAME:LINE:COLUMN`; the main template is `<input>`, named with
+    /// [`Annotated::with_origin`]), the template line with the span
+    /// underlined, and for an error in a loaded template the statements
+    /// that loaded it as help lines.
+    pub fn annotated(&self) -> Annotated {
+        let annotated = Annotated::of(self, None);
+        match &self.repr.location {
+            Some(l) => annotated.with_snippet(l.snippet.as_str()).with_excerpt(l.excerpt.clone()),
+            None => annotated,
+        }
     }
 }
 
@@ -426,32 +433,6 @@ fn help_lines(chain: &[LoadSite]) -> Option<String> {
     }))
 }
 
-struct Annotated<'e>(&'e Error);
-
-impl fmt::Display for Annotated<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let err = self.0;
-        write!(f, "error[{}]: {}", err.kind(), err.message())?;
-        let Some(l) = &err.repr.location else { return Ok(()) };
-        let gutter = " ".repeat(l.line.to_string().len());
-        let place = match &err.repr.origin {
-            Origin::Named(name) => format!("{name}, "),
-            _ => String::new(),
-        };
-        write!(f, "\n{gutter}--> {place}line {}, column {}", l.line, l.column)?;
-        write!(f, "\n{gutter} |\n{} | {}\n{gutter} | ", l.line, l.source_line)?;
-        for c in l.source_line.chars().take(l.column - 1) {
-            f.write_str(if c == '\t' { "\t" } else { " " })?;
-        }
-        let width = l.snippet.chars().count().clamp(1, text::SNIPPET_CHARS);
-        f.write_str(&"^".repeat(width))?;
-        for site in &err.repr.chain {
-            write!(f, "\n{gutter} = {site}")?;
-        }
-        Ok(())
-    }
-}
-
 impl std::error::Error for Error {}
 
 #[cfg(test)]
@@ -467,7 +448,7 @@ mod tests {
         assert_eq!(err.to_string(), "unknown filter `shout`");
         assert_eq!(
             err.annotated().to_string(),
-            "error[unknown_filter]: unknown filter `shout`\n --> line 2, column 13\n  |\n\
+            "error[unknown_filter]: unknown filter `shout`\n --> <input>:2:13\n  |\n\
              2 | say [[ x -> shout ]]!\n  |             ^^^^^"
         );
     }

@@ -19,7 +19,9 @@
 
 use std::fmt;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::{Diagnostic, Origin};
+use prompt_core::text::Excerpt;
 use prompt_core::text::{Position, Span};
 use serde::{Deserialize, Serialize};
 
@@ -431,11 +433,14 @@ pub struct HistoryError {
     kind: HistoryErrorKind,
     message: String,
     place: Option<(Span, Position)>,
+    /// The line of the history JSON at `place`, for
+    /// [`HistoryError::annotated`].
+    excerpt: Option<Box<(Excerpt, String)>>,
 }
 
 impl HistoryError {
     fn new(kind: HistoryErrorKind, message: String) -> HistoryError {
-        HistoryError { kind, message, place: None }
+        HistoryError { kind, message, place: None, excerpt: None }
     }
 
     /// The error at byte `offset` of `json` (an empty span: its snippet is
@@ -443,7 +448,23 @@ impl HistoryError {
     fn at(mut self, json: &str, offset: usize) -> HistoryError {
         let offset = json.floor_char_boundary(offset);
         self.place = Some((Span::at(offset), prompt_core::text::position(json, offset)));
+        let snippet = prompt_core::text::snippet(json, Span::at(offset)).to_owned();
+        self.excerpt = Some(Box::new((Excerpt::new(json, Span::at(offset)), snippet)));
         self
+    }
+
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, and for
+    /// `invalid_history` its position and the line of the history JSON
+    /// (name the file with [`Annotated::with_origin`]).
+    pub fn annotated(&self) -> Annotated {
+        let annotated = Annotated::of(self, None);
+        match self.excerpt.as_deref() {
+            Some((excerpt, snippet)) => {
+                annotated.with_snippet(snippet.as_str()).with_excerpt(excerpt.clone())
+            }
+            None => annotated,
+        }
     }
 
     /// The kind of error.
@@ -571,6 +592,13 @@ mod tests {
             assert!(err.message().contains(needle), "{json}: {err}");
             assert!(err.column().is_some());
         }
+        // Drawn by the suite's one renderer, with the line of the JSON.
+        let err = StateHistory::from_json("{\"messages\": 3}").unwrap_err();
+        let drawn = err.annotated().with_origin("h.json").to_string();
+        assert!(drawn.starts_with("error[invalid_history]: invalid type"), "{drawn}");
+        assert!(drawn.contains(" --> h.json:1:"), "{drawn}");
+        assert!(drawn.contains("1 | {\"messages\": 3}\n"), "{drawn}");
+        assert_eq!(err.to_string(), err.message());
     }
 
     #[test]

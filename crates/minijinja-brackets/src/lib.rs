@@ -121,8 +121,9 @@ and for composition `template_not_found`, `invalid_template_name`,
 a message, and for anything the template (or the JSON text) caused, a
 byte [`Span`], the line, column and snippet (computed through
 `prompt_core::text`). [`Error`] is a `prompt_core::diagnostic::Diagnostic`:
-its `Display` is the message; [`Error::annotated`] draws the line with a
-caret.
+its `Display` is the message; [`Error::annotated`] draws the whole
+diagnostic with the suite's one renderer (`prompt_core::annotated`), as the
+command line shows it.
 
 # Limits
 

@@ -11,6 +11,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use prompt_core::annotated::Annotated;
+use prompt_core::diagnostic::Diagnostic;
+
 use crate::error::{Error, ErrorKind};
 use crate::unit::Compiled;
 
@@ -59,6 +62,21 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+/// Always `load_error`, with no place in a text.
+impl Diagnostic for LoadError {
+    fn kind(&self) -> &'static str {
+        "load_error"
+    }
+}
+
+impl LoadError {
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[load_error]: message`.
+    pub fn annotated(&self) -> Annotated {
+        Annotated::of(self, None)
+    }
+}
 
 /// A loader: a template's source by name, `None` when there is none.
 pub(crate) type Loader = dyn Fn(&str) -> Result<Option<String>, LoadError> + Send + Sync;

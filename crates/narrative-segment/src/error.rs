@@ -3,7 +3,9 @@
 
 use std::fmt;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::Excerpt;
 use prompt_core::text::{Cursor, snippet};
 
 use crate::span::{Position, Span};
@@ -40,6 +42,8 @@ struct Repr {
     /// an invalid role value.
     quoted: Option<String>,
     detail: Option<String>,
+    /// The line of the narrative at `span`, for [`Error::annotated`].
+    excerpt: Option<Excerpt>,
 }
 
 /// The kinds of [`Error`].
@@ -166,6 +170,7 @@ impl Error {
                 snippet: None,
                 quoted: None,
                 detail: None,
+                excerpt: None,
             }),
         }
     }
@@ -189,6 +194,7 @@ impl Error {
         self.repr.position = Some(cursor.position(span.start));
         self.repr.span = Some(span);
         self.repr.snippet = Some(snippet(text, span).to_owned());
+        self.repr.excerpt = Some(Excerpt::new(text, span));
         if self.repr.kind == ErrorKind::InvalidRoleValue {
             let spanned = span.slice(text);
             let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());
@@ -202,6 +208,7 @@ impl Error {
     pub(crate) fn at_invalid_byte(mut self, prefix: &str, offset: usize) -> Error {
         self.repr.position = Some(prompt_core::text::position(prefix, offset));
         self.repr.span = Some(Span::at(offset));
+        self.repr.excerpt = Some(Excerpt::new(prefix, Span::at(offset)));
         self
     }
 
@@ -245,6 +252,20 @@ impl Error {
     /// `prompt_core::text::snippet`), when there is one.
     pub fn snippet(&self) -> Option<&str> {
         self.repr.snippet.as_deref()
+    }
+
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, and for an
+    /// error in the narrative text its position and line (name the text
+    /// with [`Annotated::with_origin`]).
+    pub fn annotated(&self) -> Annotated {
+        let annotated = Annotated::of(self, None);
+        match &self.repr.excerpt {
+            Some(excerpt) => annotated
+                .with_snippet(self.repr.snippet.as_deref().unwrap_or(""))
+                .with_excerpt(excerpt.clone()),
+            None => annotated,
+        }
     }
 
     /// The message without the position, for people.
@@ -353,5 +374,22 @@ mod tests {
             (report.kind.as_str(), report.line, report.column, report.snippet.as_deref()),
             ("missing_entry", Some(2), Some(5), Some("@a.png"))
         );
+    }
+
+    /// `annotated()` draws what the renderer draws from the text itself.
+    #[test]
+    fn annotated_draws_the_line_of_the_narrative() {
+        let text = "## user\nsee @a.png\n";
+        let err =
+            Error::new(ErrorKind::MissingEntry).with_name("a.png").at(text, Span::new(12, 18));
+        let drawn = err.annotated().with_origin("n.md").to_string();
+        assert_eq!(
+            drawn,
+            "error[missing_entry]: the reference `@a.png` names no attachment\n --> n.md:2:5\n  |\n2 | see @a.png\n  |     ^^^^^^"
+        );
+        let of = prompt_core::annotated::Annotated::of(&err, Some(text)).with_origin("n.md");
+        assert_eq!(drawn, of.to_string());
+        let bare = Error::new(ErrorKind::TooManyEntries).annotated();
+        assert_eq!(bare.to_string(), "error[too_many_entries]: the bundle has too many entries");
     }
 }

@@ -6,7 +6,9 @@
 
 use std::fmt;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::Excerpt;
 use prompt_core::text::{Position, Span, position, snippet};
 
 /// Why an input was rejected. Read it with [`Error::kind`].
@@ -65,18 +67,26 @@ pub struct Error {
     detail: String,
     /// The span in the JSON text given, and its position there.
     place: Option<(Span, Position)>,
+    /// The line of the JSON text at `place`, for [`Error::annotated`].
+    excerpt: Option<Box<Excerpt>>,
 }
 
 impl Error {
     pub(crate) fn unknown_dialect(name: &str) -> Error {
         // A name is short; a pasted paragraph is cut to keep messages readable.
         let snippet = snippet(name, Span::new(0, name.len())).to_owned();
-        Error { kind: ErrorKind::UnknownDialect, snippet, detail: String::new(), place: None }
+        Error {
+            kind: ErrorKind::UnknownDialect,
+            snippet,
+            detail: String::new(),
+            place: None,
+            excerpt: None,
+        }
     }
 
     pub(crate) fn not_an_array(found: &'static str) -> Error {
         let (snippet, detail) = (found.to_owned(), found.to_owned());
-        Error { kind: ErrorKind::NotAnArray, snippet, detail, place: None }
+        Error { kind: ErrorKind::NotAnArray, snippet, detail, place: None, excerpt: None }
     }
 
     /// The error `err` of the JSON reader, which read the text given from
@@ -89,12 +99,14 @@ impl Error {
             snippet: err.snippet().to_owned(),
             detail: err.message().to_owned(),
             place: Some(place),
+            excerpt: Some(Box::new(err.excerpt().clone())),
         }
     }
 
     /// The same error at `span` of `text`, the JSON text given.
     pub(crate) fn at(mut self, text: &str, span: Span) -> Error {
         self.place = Some((span, position(text, span.start)));
+        self.excerpt = Some(Box::new(Excerpt::new(text, span)));
         snippet(text, span).clone_into(&mut self.snippet);
         self
     }
@@ -121,6 +133,19 @@ impl Error {
     /// The 1-based column (in characters) of the problem in JSON text.
     pub fn column(&self) -> Option<usize> {
         self.place.map(|(_, at)| at.column)
+    }
+
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, and for JSON
+    /// text its position and line (name the text with
+    /// [`Annotated::with_origin`]).
+    pub fn annotated(&self) -> Annotated {
+        match self.excerpt.as_deref() {
+            Some(excerpt) => Annotated::of(self, None)
+                .with_snippet(self.snippet.as_str())
+                .with_excerpt(excerpt.clone()),
+            None => Annotated::of(self, None),
+        }
     }
 }
 
@@ -171,5 +196,25 @@ mod tests {
         assert_eq!(err.snippet(), "object");
         let long = "x".repeat(100);
         assert_eq!(Error::unknown_dialect(&long).snippet().len(), 40);
+    }
+
+    /// `annotated()` draws what the renderer draws from the text itself.
+    #[test]
+    fn annotated_draws_the_line_of_the_json() {
+        let text = "[\"a\",\n 1,]";
+        let err = crate::strip_messages_json(text).unwrap_err();
+        let drawn = err.annotated().with_origin("m.json");
+        assert_eq!(
+            drawn.to_string(),
+            prompt_core::annotated::Annotated::of(&err, Some(text))
+                .with_origin("m.json")
+                .to_string()
+        );
+        assert!(drawn.to_string().ends_with("2 |  1,]\n  |    ^"), "{drawn}");
+        assert_eq!(err.to_string(), "trailing comma");
+        assert_eq!(
+            Error::not_an_array("object").annotated().to_string(),
+            "error[not_an_array]: expected a JSON array of messages, found object"
+        );
     }
 }

@@ -11,8 +11,8 @@
 //! {"kind": "syntax_error", "message": "...", "line": 2, "column": 5, "snippet": "]] cd"}
 //! ```
 //!
-//! Rendering for people (the source line, a caret under the span) is the
-//! command line's, not a library's.
+//! Rendering for people (the source line, a caret under the span) is
+//! [`crate::annotated`]'s.
 //!
 //! ```
 //! use std::fmt;

@@ -32,6 +32,8 @@ use std::ops::Range;
 
 use serde::Deserialize;
 
+use crate::text::Excerpt;
+
 /// How deep arrays and objects may nest: serde_json's own recursion limit,
 /// which also bounds the checking pass (a pass-through reader whose
 /// `RawValue` fields serde_json does not descend into is held to it too).
@@ -186,6 +188,8 @@ struct Repr {
     column: usize,
     snippet: String,
     key: Option<String>,
+    /// The source line, kept for [`JsonError::annotated`].
+    excerpt: Excerpt,
 }
 
 impl JsonError {
@@ -232,6 +236,11 @@ impl JsonError {
     /// The repeated key of a [`JsonErrorKind::DuplicateKey`] error, decoded.
     pub fn key(&self) -> Option<&str> {
         self.repr.key.as_deref()
+    }
+
+    /// The source line of the problem, as [`JsonError::annotated`] draws it.
+    pub fn excerpt(&self) -> &Excerpt {
+        &self.repr.excerpt
     }
 
     fn new(text: &str, problem: Problem) -> JsonError {
@@ -296,7 +305,10 @@ impl JsonError {
         } else {
             text[span.clone()].chars().take(SNIPPET_CHARS).collect()
         };
-        JsonError { repr: Box::new(Repr { kind, message, span, line, column, snippet, key }) }
+        let excerpt = Excerpt::new(text, span.clone().into());
+        JsonError {
+            repr: Box::new(Repr { kind, message, span, line, column, snippet, key, excerpt }),
+        }
     }
 }
 

@@ -20,6 +20,10 @@ on and no stage logic (ripgrep's `grep-matcher` is the model).
   and warning implements (kind, message, span, [`diagnostic::Origin`],
   help), and [`diagnostic::Report`], the JSON form with line, column and
   snippet computed once.
+* [`annotated`]: the one renderer of diagnostics for people:
+  [`annotated::Annotated`] draws an error, a warning or a note with its
+  source line and carets under the span, as rustc does; every error type
+  of the suite gives one with its `annotated()` method.
 * [`json`]: JSON input read strictly and the same way everywhere: a leading
   byte order mark is ignored, a key repeated in one object is an error
   instead of silently taking the last value, and an integer outside the
@@ -47,6 +51,7 @@ assert_eq!((err.line(), err.column(), err.snippet()), (1, 7, "922337203685477580
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod annotated;
 pub mod chat;
 pub mod diagnostic;
 pub mod json;

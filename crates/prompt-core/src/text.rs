@@ -295,6 +295,141 @@ pub fn snippet(text: &str, span: Span) -> &str {
     &rest[..cut]
 }
 
+/// A source line longer than this (in bytes) is cut to a window around the
+/// column: drawing costs the same on a line of a megabyte, and a 100 MB line
+/// without newlines neither floods the terminal nor is copied.
+const LONG_LINE: usize = 4096;
+
+/// The characters of a long source line shown before and after the span.
+const EXCERPT_BEFORE: usize = 40;
+const EXCERPT_AFTER: usize = 60;
+
+/// The part of a source line drawn under a message, with the line and
+/// column it shows: the whole line when it is short (the renderer trims it
+/// to the terminal width), else a window around the column with `...` where
+/// it was cut. At most 4 KiB, so an error may keep it once its text is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excerpt {
+    line: usize,
+    column: usize,
+    pub(crate) text: String,
+    /// The bytes of `text` under the carets (empty: one caret).
+    pub(crate) span: Range<usize>,
+    /// Whether `text` is a window of a longer line.
+    pub(crate) cut: bool,
+}
+
+impl Excerpt {
+    /// The excerpt of `span` of `text`: its line (a CR ending and, on the
+    /// first line, a byte order mark left out, as columns do not count
+    /// it), its column, and the span underlined up to the end of its first
+    /// line. Any span is accepted (clamped to the text).
+    ///
+    /// ```
+    /// use prompt_core::text::Excerpt;
+    /// use prompt_core::text::Span;
+    ///
+    /// let excerpt = Excerpt::new("a\r\nbc [[ x\r\n", Span::new(6, 8));
+    /// assert_eq!((excerpt.line(), excerpt.column(), excerpt.text()), (2, 4, "bc [[ x"));
+    /// ```
+    pub fn new(text: &str, span: Span) -> Excerpt {
+        let start = text.floor_char_boundary(span.start);
+        let at = position(text, start);
+        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..start]).map_or(0, |i| i + 1);
+        let line_end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+        let raw = &text[line_start..line_end];
+        let bom = if at.line == 1 && raw.starts_with('\u{feff}') { 3 } else { 0 };
+        let line = raw[bom..].strip_suffix('\r').unwrap_or(&raw[bom..]);
+        let spanned = span.slice(text);
+        let spanned = &spanned[..spanned.find('\n').unwrap_or(spanned.len())];
+        let spanned = spanned.strip_suffix('\r').unwrap_or(spanned);
+        let width = spanned.chars().count();
+        // The byte of the column in `line` (a byte order mark left out).
+        let at_byte = (start - line_start).saturating_sub(bom).min(line.len());
+        Excerpt::around(line, at.line, at.column, at_byte, width)
+    }
+
+    /// The 1-based line.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The 1-based column, in characters.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// The text drawn: the line, or a window of it with `...` where cut.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The excerpt of `line` (the text of line `number`) for the span of
+    /// `width` characters starting at 1-based `column` (a column past the
+    /// end is placed just after it).
+    pub(crate) fn at_column(line: &str, number: usize, column: usize, width: usize) -> Excerpt {
+        let before = column.saturating_sub(1);
+        if line.len() <= LONG_LINE {
+            let start = byte_of_char(line, before);
+            let end = start + byte_of_char(&line[start..], width);
+            return Excerpt::whole(line, number, column, start..end);
+        }
+        let skip = before.saturating_sub(EXCERPT_BEFORE);
+        let rest = &line[byte_of_char(line, skip)..];
+        let shown = byte_of_char(rest, before - skip + width.min(EXCERPT_AFTER) + EXCERPT_AFTER);
+        let mut text = String::from(if skip > 0 { "..." } else { "" });
+        let offset = text.len();
+        text.push_str(&rest[..shown]);
+        let start = offset + byte_of_char(&rest[..shown], before - skip);
+        let end = start + byte_of_char(&text[start..], width);
+        if shown < rest.len() {
+            text.push_str("...");
+        }
+        Excerpt { line: number, column, text, span: start..end.min(offset + shown), cut: true }
+    }
+
+    /// [`Excerpt::at_column`] at byte `at` of `line` (clamped to a
+    /// character boundary), looking only at the characters it shows on a
+    /// long line.
+    pub(crate) fn around(
+        line: &str,
+        number: usize,
+        column: usize,
+        at: usize,
+        width: usize,
+    ) -> Excerpt {
+        let start = line.floor_char_boundary(at);
+        if line.len() <= LONG_LINE {
+            let end = start + byte_of_char(&line[start..], width);
+            return Excerpt::whole(line, number, column, start..end);
+        }
+        let head = &line[..start];
+        let from = head.char_indices().rev().nth(EXCERPT_BEFORE - 1).map_or(0, |(i, _)| i);
+        let kept = head[from..].chars().count();
+        let rest = &line[from..];
+        let shown = byte_of_char(rest, kept + width.min(EXCERPT_AFTER) + EXCERPT_AFTER);
+        let mut text = String::from(if from > 0 { "..." } else { "" });
+        let offset = text.len();
+        text.push_str(&rest[..shown]);
+        let start = offset + (start - from);
+        let end = start + byte_of_char(&text[start..], width);
+        if shown < rest.len() {
+            text.push_str("...");
+        }
+        Excerpt { line: number, column, text, span: start..end.min(offset + shown), cut: true }
+    }
+
+    fn whole(line: &str, number: usize, column: usize, span: Range<usize>) -> Excerpt {
+        Excerpt { line: number, column, text: line.to_owned(), span, cut: false }
+    }
+}
+
+/// The byte offset of character `n` of `text` (its length when shorter).
+fn byte_of_char(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
 /// Makes room in `records`, a list of what a stage found in the first
 /// `done` of `total` bytes of its input, for what the rest will give, so
 /// that a list of thousands of records is sized about once instead of grown

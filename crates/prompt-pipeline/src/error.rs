@@ -12,6 +12,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::{Diagnostic, Origin, Report};
 use prompt_core::text::{Position, Span};
 
@@ -273,6 +274,25 @@ impl Error {
     /// computed from [`Error::text`]: what `--error-format json` prints.
     pub fn report(&self) -> Report {
         Report::new(self, self.text())
+    }
+
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, its position
+    /// and the line of [`Error::text`] with the span underlined, and the
+    /// help (a suggestion, or the statements that loaded a template). An
+    /// error in a template loaded by name, whose text the pipeline was not
+    /// given, names it without a position. The origin is named as
+    /// [`Diagnostic::origin`] says (the prompt is `<input>`); name it with
+    /// [`Annotated::with_origin`].
+    pub fn annotated(&self) -> Annotated {
+        let annotated = Annotated::of(self, self.text());
+        match self.repr.origin {
+            Origin::Rendered if annotated.line().is_some() => annotated.with_origin("<rendered>"),
+            Origin::Transcript if annotated.line().is_some() => {
+                annotated.with_origin("<transcript>")
+            }
+            _ => annotated,
+        }
     }
 
     /// The 1-based line and column (characters) of the problem in

@@ -119,6 +119,11 @@ fn a_chain_of_includes_is_placed_in_each_file_as_written() {
         Diagnostic::help(&err).as_deref(),
         Some("included from outer.txt:3:3\nincluded from main:4:3")
     );
+    // Drawn by the suite's one renderer, on the file as written.
+    assert_eq!(
+        err.annotated().to_string(),
+        "error[invalid_operation]: template: cannot apply `+` to integer and none\n --> inner.txt:2:4\n  |\n2 | [[ 1 + none ]]\n  |    ^^^^^^^^\n  |\n  = help: included from outer.txt:3:3\n          included from main:4:3"
+    );
 }
 
 #[test]

@@ -75,7 +75,7 @@ impl HistoryLock {
 /// An index error of a history operation (`--at` past the end), naming
 /// the history file.
 pub(crate) fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
-    Diagnostic::of(err, None, path.display().to_string())
+    Diagnostic::of(err, None).with_origin(path.display().to_string())
 }
 
 /// Reads a history file; with `--commit`, a file that does not exist yet
@@ -114,7 +114,7 @@ fn read_history_file(path: &Path) -> Result<Input, Diagnostic> {
                         "io_error",
                         format!("cannot read {origin}: {}", std::io::ErrorKind::NotFound),
                     ),
-                    _ => Diagnostic::of(&err, None, origin.clone()),
+                    _ => Diagnostic::of(&err, None).with_origin(origin.clone()),
                 },
             )
         })?;

@@ -214,7 +214,7 @@ impl Input {
     /// rather than at a wrong one.
     pub fn report(&self, error: &dyn CoreDiagnostic) -> Diagnostic {
         let text = self.text().ok().filter(|_| error.origin() == CoreOrigin::Input);
-        Diagnostic::of(error, text, self.origin.clone())
+        Diagnostic::of(error, text).with_origin(self.origin.clone())
     }
 
     /// Reports library warnings that speak [`CoreDiagnostic`], each placed
@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(ok, [1]);
         let err = json_error("\u{feff}[1,]");
         assert_eq!((err.line(), err.column(), err.snippet()), (Some(1), Some(4), Some("]")));
-        let drawn = err.render_human(false);
+        let drawn = err.render(false);
         assert!(drawn.ends_with("1 | [1,]\n  |    ^\n"), "{drawn}");
         // A repeated key is an error naming it, at its second occurrence.
         let err = json_error("{\"state\": {\"role\": \"user\",\n  \"role\": \"system\"}}");

@@ -188,5 +188,5 @@ pub(crate) fn diagnostic(
         },
         _ => input.origin().to_owned(),
     };
-    Diagnostic::of(err, err.text(), origin)
+    Diagnostic::of(err, err.text()).with_origin(origin)
 }

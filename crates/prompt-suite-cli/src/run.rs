@@ -45,15 +45,15 @@ where
     let warnings = diagnostic::take_warnings();
     let show_warnings = outcome.is_ok() || args.error_format == ErrorFormat::Human;
     if show_warnings {
-        let text: String = warnings.iter().map(|w| w.render_warning(color)).collect();
+        let text: String = warnings.iter().map(|w| w.render(color)).collect();
         eprint!("{text}");
     }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => {
             let text = match args.error_format {
-                ErrorFormat::Human => diagnostic.render_human(color),
-                ErrorFormat::Json => diagnostic.render_json(),
+                ErrorFormat::Human => diagnostic.render(color),
+                ErrorFormat::Json => diagnostic::render_json(&diagnostic),
             };
             eprint!("{text}");
             ExitCode::from(1)

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::Diagnostic;
+use prompt_core::text::Excerpt;
 use prompt_core::text::{Span, position, snippet};
 
 /// A rejected input: its [`ErrorKind`], a message for people, and where the
@@ -30,6 +32,8 @@ struct Repr {
     line: Option<usize>,
     column: Option<usize>,
     snippet: Option<String>,
+    /// The line of the JSON input at `span`, for [`Error::annotated`].
+    excerpt: Option<Excerpt>,
 }
 
 /// What kind of input was rejected.
@@ -111,6 +115,7 @@ impl Error {
                 line: None,
                 column: None,
                 snippet: None,
+                excerpt: None,
             }),
         }
     }
@@ -138,6 +143,7 @@ impl Error {
         self.repr.line = Some(at.line);
         self.repr.column = Some(at.column);
         self.repr.snippet = Some(snippet(source, span).to_owned());
+        self.repr.excerpt = Some(Excerpt::new(source, span));
         self
     }
 
@@ -174,6 +180,20 @@ impl Error {
     /// characters, up to the end of its line).
     pub fn snippet(&self) -> Option<&str> {
         self.repr.snippet.as_deref()
+    }
+
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, and for JSON
+    /// input its position and line (name the text with
+    /// [`Annotated::with_origin`]).
+    pub fn annotated(&self) -> Annotated {
+        let annotated = Annotated::of(self, None);
+        match (&self.repr.excerpt, &self.repr.snippet) {
+            (Some(excerpt), Some(snippet)) => {
+                annotated.with_snippet(snippet.as_str()).with_excerpt(excerpt.clone())
+            }
+            _ => annotated,
+        }
     }
 
     /// The message for people, without the position.
@@ -222,5 +242,24 @@ mod tests {
         let err = Error::new(ErrorKind::NonScalarMerge, "cannot merge").at_index(3);
         assert_eq!(err.message(), "cannot merge (at index 3)");
         assert_eq!(err.kind().as_str(), "non_scalar_merge");
+    }
+
+    /// `annotated()` draws what the renderer draws from the text itself.
+    #[test]
+    fn annotated_draws_the_line_of_the_input() {
+        let text = "[\n  é{\"x\": 1}\n]";
+        let err = Error::new(ErrorKind::InvalidCell, "bad").at_span(text, 6, 14);
+        let drawn = err.annotated().with_origin("t.json").to_string();
+        assert_eq!(
+            drawn,
+            "error[invalid_cell]: bad\n --> t.json:2:4\n  |\n2 |   é{\"x\": 1}\n  |    ^^^^^^^^"
+        );
+        assert_eq!(
+            drawn,
+            prompt_core::annotated::Annotated::of(&err, Some(text))
+                .with_origin("t.json")
+                .to_string()
+        );
+        assert_eq!(err.to_string(), "bad");
     }
 }

@@ -188,6 +188,12 @@ impl ParseProviderError {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[unknown_provider]: message`.
+    pub fn annotated(&self) -> prompt_core::annotated::Annotated {
+        prompt_core::annotated::Annotated::of(self, None)
+    }
 }
 
 impl std::fmt::Display for ParseProviderError {
@@ -198,6 +204,13 @@ impl std::fmt::Display for ParseProviderError {
 }
 
 impl std::error::Error for ParseProviderError {}
+
+/// Always `unknown_provider`, with no place in a text.
+impl prompt_core::diagnostic::Diagnostic for ParseProviderError {
+    fn kind(&self) -> &'static str {
+        "unknown_provider"
+    }
+}
 
 /// `more` after `into`: moved whole into an empty `into` (the usual case:
 /// nothing noticed before), so no second buffer is made.

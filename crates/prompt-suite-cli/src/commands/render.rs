@@ -109,7 +109,8 @@ impl Sources {
         if let (Origin::Named(name), Some((templates, dir))) = (err.origin(), &self.templates)
             && let Some(text) = templates.source(&name)
         {
-            return Diagnostic::of(err, Some(&text), dir.join(&name).display().to_string());
+            return Diagnostic::of(err, Some(&text))
+                .with_origin(dir.join(&name).display().to_string());
         }
         self.input.report(err)
     }
