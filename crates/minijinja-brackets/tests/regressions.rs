@@ -278,3 +278,73 @@ fn call_block_body_is_lexically_scoped() {
                   [% for x in [1] %][% with y = 2 %][% call m(5) %][[ x ]][[ y ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]";
     assert_eq!(render(source).unwrap(), "121");
 }
+
+/// A template set under `main`, rendered: the error kind and message, or
+/// the output.
+fn render_set(templates: &[(&str, &str)]) -> Result<String, (String, String)> {
+    let mut env = Environment::new();
+    for (name, source) in templates {
+        env.add_template(name, source)
+            .map_err(|e| (e.kind().as_str().to_owned(), e.to_string()))?;
+    }
+    env.template("main")
+        .and_then(|t| t.render(&Context::default(), 0))
+        .map(|r| r.output)
+        .map_err(|e| (e.kind().as_str().to_owned(), e.to_string()))
+}
+
+/// `break` and `continue` in a block were accepted when a `for` of the
+/// template enclosed the block, but a block is rendered on its own (by the
+/// parent through `extends`, by `self.b()` outside the loop): the control
+/// cut the rest of the render short, lost later writes, and a child's
+/// `break` could end the parent's loop. A loop control needs a `for` inside
+/// the same block (or macro body), as in Jinja2: a syntax error at compile
+/// time otherwise, whichever template is rendered.
+#[test]
+fn a_loop_control_in_a_block_needs_a_loop_inside_the_block() {
+    let refused = [
+        // Rendered by the parent, whose loop does not enclose the child's.
+        &[
+            ("base", "<[% block b %][% endblock %]>TAIL [% for i in [1] %][[ i ]][% endfor %]"),
+            (
+                "main",
+                "[% extends 'base' %][% for x in [1] %][% block b %]B[% break %]X[% endblock %][% endfor %]",
+            ),
+        ][..],
+        // Rendered through `self.b()` outside its loop.
+        &[(
+            "main",
+            "[% for x in [1] %][% block b %]B[% continue %]X[% endblock %][% endfor %]<[[ self.b() ]]>TAIL 1",
+        )],
+        // A child's `break`, in a block the parent renders inside its loop.
+        &[
+            ("base", "[% for i in [1, 2, 3] %][% block b %][% endblock %][[ i ]][% endfor %]"),
+            ("main", "[% extends 'base' %][% block b %][% break %][% endblock %]"),
+        ][..],
+        // Nested blocks: the outer block's loop is outside the inner block.
+        &[(
+            "main",
+            "[% block a %][% for i in [1] %][% block b %][% break %][% endblock %][% endfor %][% endblock %]",
+        )],
+    ];
+    for templates in refused {
+        let (kind, message) = render_set(templates).unwrap_err();
+        assert_eq!(kind, "syntax_error", "{templates:?}");
+        assert!(message.contains("outside a `for` loop"), "{message}");
+    }
+    // A loop inside the block is the block's own: its controls work, and
+    // the `else` of a loop is outside that loop.
+    assert_eq!(
+        render_set(&[
+            ("base", "<[% block b %][% endblock %]>TAIL 1"),
+            (
+                "main",
+                "[% extends 'base' %][% block b %][% for i in [1, 2, 3] %][% if i == 2 %][% break %][% endif %][[ i ]][% endfor %][% endblock %]"
+            ),
+        ]),
+        Ok("<1>TAIL 1".to_owned())
+    );
+    let (kind, _) =
+        render_set(&[("main", "[% for i in [] %][% else %][% break %][% endfor %]")]).unwrap_err();
+    assert_eq!(kind, "syntax_error");
+}
