@@ -377,10 +377,7 @@ mod tests {
         let json = r#"[["nested /// x"], ["a /// b", "c /// d"], [["deep /// e"]],
   {"role": "user", "content": [["text", "in /// part"], ["text"], {"type": "text", "text": "t /// u"}]},
   {"content": ["flat /// f"]}, "/// bare", 7, null, {"content": "k /// l"}]"#;
-        assert_eq!(
-            same_as_values(Dialect::Llmutils, json),
-            json.replace(r#""k /// l""#, r#""k""#)
-        );
+        assert_eq!(same_as_values(Dialect::Llmutils, json), json.replace(r#""k /// l""#, r#""k""#));
         assert_eq!(
             same_as_values(Dialect::Standard, json),
             json.replace(r#""k /// l""#, r#""k""#).replace(r#""t /// u""#, r#""t""#)
