@@ -191,10 +191,11 @@ impl Error {
     /// (errors placed in document order cost one pass over the text).
     pub(crate) fn located(mut self, cursor: &mut Cursor<'_>, span: Span) -> Error {
         let text = cursor.text();
-        self.repr.position = Some(cursor.position(span.start));
+        let at = cursor.position(span.start);
+        self.repr.position = Some(at);
+        self.repr.excerpt = Some(Excerpt::placed(text, span, at));
         self.repr.span = Some(span);
         self.repr.snippet = Some(snippet(text, span).to_owned());
-        self.repr.excerpt = Some(Excerpt::new(text, span));
         if self.repr.kind == ErrorKind::InvalidRoleValue {
             let spanned = span.slice(text);
             let line_end = spanned.find(['\n', '\r']).unwrap_or(spanned.len());

@@ -29,6 +29,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 
 use annotate_snippets::renderer::DEFAULT_LINE_NUM_STYLE;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
@@ -36,7 +37,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use crate::diagnostic::{Diagnostic, Origin, Report};
 use crate::json::JsonError;
 use crate::text::Excerpt;
-use crate::text::{Span, position, snippet};
+use crate::text::{Span, escape_controls, is_escaped_control, position, push_escaped, snippet};
 
 /// How a diagnostic is drawn: `error[...]`, `warning[...]` or `note[...]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -300,25 +301,32 @@ impl Annotated {
     /// origin and position, then the source line with carets under the
     /// span when both are known, then the help line; with ANSI colours
     /// when `color`. Ends with a newline.
+    ///
+    /// Every control character of the message, the origin, the help and the
+    /// source line is shown escaped ([`escape_controls`]; a tab of the
+    /// source line is drawn as indentation), so no name or value reaches
+    /// the terminal as a control.
     pub fn render(&self, color: bool) -> String {
         let renderer = if color { Renderer::styled() } else { Renderer::plain() };
         let repr = &*self.repr;
-        let origin = repr.origin.as_deref().unwrap_or("<input>");
+        let origin = escape_controls(repr.origin.as_deref().unwrap_or("<input>"));
+        let origin = &*origin;
+        let message = escape_controls(&repr.message);
         let level = repr.severity.level();
-        let mut group = Group::with_title(level.primary_title(&*repr.message).id(&*repr.kind));
+        let mut group = Group::with_title(level.primary_title(&*message).id(&*repr.kind));
         // A cut line has no `-->` of annotate-snippets' own (it would count
         // the column in the cut text): it is written in below.
         let mut location = None;
         match (repr.line, repr.column, &repr.excerpt) {
             (Some(line), Some(_), Some(excerpt)) => {
-                let mut source = Snippet::source(&*excerpt.text).line_start(line);
+                let (text, span) = escape_line(&excerpt.text, excerpt.span.clone());
+                let mut source = Snippet::source(text).line_start(line);
                 if excerpt.cut {
                     location = repr.column.map(|column| (line, column));
                 } else {
                     source = source.path(origin);
                 }
-                let span = AnnotationKind::Primary.span(excerpt.span.clone());
-                group = group.element(source.annotation(span));
+                group = group.element(source.annotation(AnnotationKind::Primary.span(span)));
             }
             (Some(line), Some(column), None) => {
                 group = group.element(
@@ -331,11 +339,13 @@ impl Annotated {
             _ => {}
         }
         if let Some(help) = &repr.help {
-            group = group.element(Level::HELP.message(&**help));
+            // Lines of help stay lines; what is on them is escaped.
+            let help: Vec<Cow<'_, str>> = help.split('\n').map(escape_controls).collect();
+            group = group.element(Level::HELP.message(help.join("\n")));
         }
         let mut out = renderer.render(&[group]);
         if let Some((line, column)) = location {
-            let title_lines = repr.message.lines().count().max(1);
+            let title_lines = message.lines().count().max(1);
             let at = out.match_indices('\n').nth(title_lines - 1).map_or(out.len(), |(i, _)| i + 1);
             let gutter = " ".repeat(line.to_string().len());
             let arrow = if color {
@@ -365,6 +375,33 @@ impl fmt::Display for Annotated {
         let drawn = self.render(false);
         f.write_str(drawn.strip_suffix('\n').unwrap_or(&drawn))
     }
+}
+
+/// A source line as drawn: its control characters escaped (a tab kept:
+/// the renderer draws it as indentation), and `span` moved to the same
+/// characters of the escaped text.
+fn escape_line(text: &str, span: Range<usize>) -> (Cow<'_, str>, Range<usize>) {
+    if !text.contains(|c: char| c != '\t' && is_escaped_control(c)) {
+        return (Cow::Borrowed(text), span);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut start, mut end) = (None, None);
+    for (i, c) in text.char_indices() {
+        if i == span.start {
+            start = Some(out.len());
+        }
+        if i == span.end {
+            end = Some(out.len());
+        }
+        if c == '\t' {
+            out.push(c);
+        } else {
+            push_escaped(&mut out, c);
+        }
+    }
+    let start = start.unwrap_or(out.len());
+    let end = end.unwrap_or(out.len()).max(start);
+    (Cow::Owned(out), start..end)
 }
 
 /// The text of the line that starts `text`, without its line ending.
@@ -575,5 +612,94 @@ mod tests {
             serde_json::to_string(&d.report()).unwrap(),
             "{\"kind\":\"bad_arguments\",\"message\":\"x\",\"line\":3,\"column\":4,\"snippet\":\"ab\\\"c\"}"
         );
+    }
+
+    /// No control character of a name or value reaches the terminal: not
+    /// in the message, the origin, the help or the source line, coloured
+    /// or not (regression: an entry name set the window title).
+    #[test]
+    fn controls_are_escaped_everywhere_drawn() {
+        let hostile = "a\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}\u{2066}\r\n\tz";
+        let source = format!("x [[ {hostile} ]]");
+        let d = Annotated::new("k", format!("the value `{hostile}`"))
+            .at_offset(&source, 2)
+            .with_origin(format!("e{hostile}.txt"))
+            .with_help(format!(
+                "included from {}\nincluded from main:1:1",
+                hostile.replace('\n', "")
+            ));
+        for color in [false, true] {
+            let drawn = d.render(color);
+            let plain = if color { strip_ansi(&drawn) } else { drawn.clone() };
+            assert!(
+                !plain.chars().any(|c| c != '\n' && is_escaped_control(c)),
+                "{color}: {plain:?}"
+            );
+        }
+        let drawn = d.render(false);
+        let shown = "a␛]0;pwned␇␛[2J\\u{9b}31m\\u{202e}\\u{2066}␍␊␉z";
+        assert!(drawn.starts_with(&format!("error[k]: the value `{shown}`\n")), "{drawn}");
+        assert!(drawn.contains(&format!(" --> e{shown}.txt:1:3\n")), "{drawn}");
+        let help = shown.replace('␊', "");
+        assert!(drawn.contains(&format!("= help: included from {help}\n")), "{drawn}");
+        assert!(drawn.contains("          included from main:1:1"), "{drawn}");
+        // The message and JSON keep the value as it is.
+        assert!(d.message().contains(hostile));
+        assert!(d.report().message.contains(hostile));
+    }
+
+    /// Carets stay under the span when the line before it is escaped.
+    #[test]
+    fn carets_follow_escaped_controls() {
+        let source = "\u{9b}\u{202e}\u{1b} [[ bad ]]";
+        let at = source.find("bad").unwrap();
+        let d = Annotated::new("k", "m").at_offset(source, at);
+        let drawn = d.render(false);
+        assert!(
+            drawn.ends_with("1 | \\u{9b}\\u{202e}␛ [[ bad ]]\n  |                    ^\n"),
+            "{drawn}"
+        );
+        assert_eq!(escape_line("a\u{9b}bc", 3..4), (Cow::Owned::<str>("a\\u{9b}bc".into()), 7..8));
+        assert_eq!(escape_line("a\tb", 2..3), (Cow::Borrowed("a\tb"), 2..3));
+    }
+
+    /// The bounded excerpt an error keeps is the excerpt of the whole line,
+    /// at every place of short and long lines (byte order mark, CR, CJK).
+    #[test]
+    fn a_kept_excerpt_is_the_excerpt_of_the_whole_line() {
+        struct At(Span);
+        impl fmt::Display for At {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("m")
+            }
+        }
+        impl Diagnostic for At {
+            fn kind(&self) -> &'static str {
+                "k"
+            }
+            fn span(&self) -> Option<Span> {
+                Some(self.0)
+            }
+        }
+        let long: String = (0..5000).map(|i| if i % 7 == 0 { '名' } else { 'a' }).collect();
+        let texts = [
+            format!("\u{feff}{long}\r\nx"),
+            format!("ab\n{long}"),
+            format!("{}\r\n{}", "é".repeat(2047), "b".repeat(4097)),
+            "\u{feff}\r\n\r".to_owned(),
+        ];
+        for text in &texts {
+            let offsets = (0..=text.len()).filter(|o| o % 61 < 3 || *o < 8 || text.len() - o < 8);
+            for start in offsets {
+                for len in [0, 1, 5, 300, 9000] {
+                    let span = Span::new(start, start + len);
+                    let from_text = Annotated::of(&At(span), Some(text));
+                    let kept = Annotated::of(&At(span), None)
+                        .with_snippet(from_text.snippet().unwrap_or(""))
+                        .with_excerpt(Excerpt::new(text, span));
+                    assert_eq!(kept.render(false), from_text.render(false), "{start} {len}");
+                }
+            }
+        }
     }
 }

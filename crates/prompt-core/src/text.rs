@@ -17,6 +17,7 @@
 //! assert_eq!(snippet(text, Span::at(19)), "]] line");
 //! ```
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -333,21 +334,87 @@ impl Excerpt {
     /// assert_eq!((excerpt.line(), excerpt.column(), excerpt.text()), (2, 4, "bc [[ x"));
     /// ```
     pub fn new(text: &str, span: Span) -> Excerpt {
+        let at = position(text, span.start);
+        Excerpt::placed(text, span, at)
+    }
+
+    /// [`Excerpt::new`] with the position of `span.start` already known
+    /// (from a [`Cursor`]): it looks only at the bytes it shows, at most
+    /// 4 KiB either side of the span's start, so placing many errors on
+    /// one long line stays linear.
+    pub fn placed(text: &str, span: Span, at: Position) -> Excerpt {
         let start = text.floor_char_boundary(span.start);
-        let at = position(text, start);
-        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..start]).map_or(0, |i| i + 1);
-        let line_end =
-            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
-        let raw = &text[line_start..line_end];
-        let bom = if at.line == 1 && raw.starts_with('\u{feff}') { 3 } else { 0 };
-        let line = raw[bom..].strip_suffix('\r').unwrap_or(&raw[bom..]);
+        let bytes = text.as_bytes();
+        // The line's bounds, when they are within reach; a bound out of
+        // reach means a long line.
+        let back = start.saturating_sub(LONG_LINE + 1);
+        let line_start = match memchr::memrchr(b'\n', &bytes[back..start]) {
+            Some(i) => Some(back + i + 1),
+            None => (back == 0).then_some(0),
+        };
+        let ahead = text.floor_char_boundary(start.saturating_add(LONG_LINE + 1));
+        let line_end = match memchr::memchr(b'\n', &bytes[start..ahead]) {
+            Some(i) => Some(start + i),
+            None => (ahead == text.len()).then_some(text.len()),
+        };
+        // Without a byte order mark on the first line and a CR ending.
+        let line_lo = line_start.map(|lo| match text[lo..].starts_with('\u{feff}') {
+            true if at.line == 1 => lo + 3,
+            _ => lo,
+        });
+        let line_hi = line_end.map(|hi| match text[..hi].ends_with('\r') {
+            true if line_lo.is_none_or(|lo| hi > lo) => hi - 1,
+            _ => hi,
+        });
         let spanned = span.slice(text);
+        let spanned = &spanned[..spanned.floor_char_boundary(4 * (LONG_LINE + 1))];
         let spanned = &spanned[..spanned.find('\n').unwrap_or(spanned.len())];
         let spanned = spanned.strip_suffix('\r').unwrap_or(spanned);
         let width = spanned.chars().count();
-        // The byte of the column in `line` (a byte order mark left out).
-        let at_byte = (start - line_start).saturating_sub(bom).min(line.len());
-        Excerpt::around(line, at.line, at.column, at_byte, width)
+        if let (Some(lo), Some(hi)) = (line_lo, line_hi)
+            && hi - lo.min(hi) <= LONG_LINE
+        {
+            let line = &text[lo.min(hi)..hi];
+            let at_byte = start.saturating_sub(lo).min(line.len());
+            return Excerpt::around(line, at.line, at.column, at_byte, width);
+        }
+        // A long line: a window of at most 40 characters before and 120
+        // after, cut with `...` where the line goes on.
+        // A column past the line's end (at its CR) shows that many fewer
+        // characters before it, as a column counted on the line does.
+        let over = line_hi.filter(|&hi| start > hi).map_or(0, |hi| text[hi..start].chars().count());
+        let start = start.clamp(line_lo.unwrap_or(0), line_hi.unwrap_or(text.len()));
+        let head_lo = text.ceil_char_boundary(
+            start.saturating_sub(4 * EXCERPT_BEFORE + 4).max(line_lo.unwrap_or(0)),
+        );
+        let head = &text[head_lo..start];
+        let from = match (EXCERPT_BEFORE - 1).checked_sub(over) {
+            Some(n) => head.char_indices().rev().nth(n).map_or(head_lo, |(i, _)| head_lo + i),
+            None => start,
+        };
+        let kept = text[from..start].chars().count();
+        let rest_hi = text.floor_char_boundary(
+            line_hi.unwrap_or(text.len()).min(from + 4 * (EXCERPT_BEFORE + 2 * EXCERPT_AFTER + 1)),
+        );
+        let rest = &text[from..rest_hi];
+        let shown = byte_of_char(rest, kept + width.min(EXCERPT_AFTER) + EXCERPT_AFTER);
+        let cut_before = line_lo.is_none_or(|lo| from > lo);
+        let cut_after = line_hi.is_none_or(|hi| from + shown < hi);
+        let mut out = String::from(if cut_before { "..." } else { "" });
+        let offset = out.len();
+        out.push_str(&rest[..shown]);
+        let begin = offset + (start - from);
+        let end = begin + byte_of_char(&out[begin..], width);
+        if cut_after {
+            out.push_str("...");
+        }
+        Excerpt {
+            line: at.line,
+            column: at.column,
+            text: out,
+            span: begin..end.min(offset + shown),
+            cut: true,
+        }
     }
 
     /// The 1-based line.
@@ -428,6 +495,62 @@ impl Excerpt {
 /// The byte offset of character `n` of `text` (its length when shorter).
 fn byte_of_char(text: &str, n: usize) -> usize {
     text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
+/// Whether `c` is a control character that text for people shows escaped
+/// ([`escape_controls`]): C0 (`\n` and `\t` included), DEL, C1, the
+/// bidirectional controls U+202A..U+202E and U+2066..U+2069, and the marks
+/// that reorder text as they do (U+061C, U+200E, U+200F) or break lines
+/// (U+2028, U+2029).
+pub fn is_escaped_control(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}')
+}
+
+/// The one escaping of text shown to people (diagnostics, warnings,
+/// progress lines, usage errors, `check`'s report): every control
+/// character of [`is_escaped_control`] is made visible and inert, so no
+/// name or value can move the cursor, set a terminal's title or reorder
+/// what is shown. A C0 character or DEL becomes its control picture
+/// (U+2400..U+241F, U+2421: `\u{1b}` is `␛`, `\n` is `␊`), any other its
+/// Rust escape (`\u{9b}`, `\u{202e}`). Text without them is returned
+/// borrowed; the result never holds one, so escaping twice changes
+/// nothing. Rendered output, request bodies and JSON are never escaped.
+///
+/// ```
+/// use prompt_core::text::escape_controls;
+///
+/// assert_eq!(escape_controls("plain"), "plain");
+/// assert_eq!(escape_controls("a\u{1b}]0;x\u{7}b\tc\n"), "a␛]0;x␇b␉c␊");
+/// assert_eq!(escape_controls("\u{9b}2J \u{202e}cod.exe"), "\\u{9b}2J \\u{202e}cod.exe");
+/// ```
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let Some(first) = text.find(is_escaped_control) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        push_escaped(&mut out, c);
+    }
+    Cow::Owned(out)
+}
+
+/// Appends `c` to `out` as [`escape_controls`] shows it.
+pub(crate) fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
+        '\u{7f}' => out.push('\u{2421}'),
+        c if is_escaped_control(c) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
 }
 
 /// Makes room in `records`, a list of what a stage found in the first

@@ -23,7 +23,7 @@ where
         Err(err) => {
             // clap prints help and version on stdout (exit 0) and usage
             // errors on stderr (exit 2); a failed print leaves nothing to do.
-            let _ = err.print();
+            let _ = print_clap(&err);
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
@@ -59,4 +59,24 @@ where
             ExitCode::from(1)
         }
     }
+}
+
+/// Prints what clap has to say: help and version as clap draws them, on
+/// standard output; a usage error on standard error, without colours and
+/// with every control character escaped (`prompt_core::text::escape_controls`,
+/// line by line): clap quotes the arguments as given, and an argument may
+/// hold an escape sequence, a CR or a bidirectional override.
+fn print_clap(err: &clap::Error) -> std::io::Result<()> {
+    if !err.use_stderr() {
+        return err.print();
+    }
+    let text = escape_lines(&err.render().to_string());
+    std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes())
+}
+
+/// `text` with the control characters of each line escaped, its line
+/// breaks kept.
+fn escape_lines(text: &str) -> String {
+    let lines: Vec<_> = text.split('\n').map(prompt_core::text::escape_controls).collect();
+    lines.join("\n")
 }

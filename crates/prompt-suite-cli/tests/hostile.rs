@@ -21,8 +21,12 @@
 //! input, never built whole: 5 000 rows of 1 MB); `files` (`{"name": text}`
 //! written into `{dir}`); `max_rss_mib`; `pending` (the branch whose fix the
 //! case waits for: it runs in [`memory_cases_waiting_for_other_branches`]).
+//! `human` (errors for people instead of JSON: then no control character
+//! but a line break may reach standard error or output).
 //! Expectations: `error` (a kind, or a list of acceptable kinds; exit 1),
-//! `stdout_len` (exit 0), `stdout_lines` (either).
+//! `stdout_len` (exit 0), `stdout_lines` (either), `usage` (exit 2), and
+//! with `human`, `stderr_contains` and `stdout_contains` (texts that must be
+//! there).
 
 // Peak RSS is read from Linux's /proc and getrusage.
 #![cfg(target_os = "linux")]
@@ -71,6 +75,9 @@ struct Spec {
     deadline_ms: u64,
     /// Where the probe writes its [`Report`].
     report: Option<String>,
+    /// Errors for people (`--error-format human`) instead of JSON.
+    #[serde(default)]
+    human: bool,
 }
 
 /// How the run went.
@@ -82,6 +89,9 @@ struct Report {
     stdout_lines: u64,
     /// The first 64 KiB of standard error.
     stderr: String,
+    /// The first 64 KiB of standard output.
+    #[serde(default)]
+    stdout: String,
     /// The child's peak RSS in bytes, when measured.
     peak_rss: Option<u64>,
     /// Why the harness killed the child, if it did.
@@ -91,7 +101,7 @@ struct Report {
 /// Runs the command line as `spec` says, in this process.
 fn run_child(spec: &Spec) -> Report {
     let mut child = Command::new(env!("CARGO_BIN_EXE_prompt-suite"))
-        .args(["--error-format", "json"])
+        .args(["--error-format", if spec.human { "human" } else { "json" }])
         .args(&spec.args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -112,13 +122,14 @@ fn run_child(spec: &Spec) -> Report {
     });
     let mut stdout = child.stdout.take().unwrap();
     let counter = std::thread::spawn(move || {
-        let (mut len, mut lines) = (0u64, 0u64);
+        let (mut len, mut lines, mut kept) = (0u64, 0u64, Vec::new());
         let mut buf = vec![0; 64 << 10];
         while let Ok(n @ 1..) = stdout.read(&mut buf) {
             len += n as u64;
             lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+            kept.extend_from_slice(&buf[..n.min((64 << 10) - kept.len().min(64 << 10))]);
         }
-        (len, lines)
+        (len, lines, String::from_utf8_lossy(&kept).into_owned())
     });
     let mut stderr = child.stderr.take().unwrap();
     let errors = std::thread::spawn(move || {
@@ -155,7 +166,7 @@ fn run_child(spec: &Spec) -> Report {
         std::thread::sleep(POLL);
     };
     writer.join().unwrap();
-    let (stdout_len, stdout_lines) = counter.join().unwrap();
+    let (stdout_len, stdout_lines, stdout) = counter.join().unwrap();
     let stderr = errors.join().unwrap();
     use std::os::unix::process::ExitStatusExt;
     Report {
@@ -164,6 +175,7 @@ fn run_child(spec: &Spec) -> Report {
         stdout_len,
         stdout_lines,
         stderr,
+        stdout,
         peak_rss: None,
         killed,
     }
@@ -227,6 +239,7 @@ fn rss_probe() {
         kill_above: Some(1 << 30),
         deadline_ms: DEADLINE.as_millis() as u64,
         report: None,
+        human: false,
     };
     let small = measure(&spec(&["--version"], None), dir.path());
     assert_eq!(small.code, Some(0), "{small:?}");
@@ -276,6 +289,7 @@ fn check(case: &Case, deadline: Duration) -> Result<(), String> {
         kill_above: max_rss,
         deadline_ms: deadline.as_millis() as u64,
         report: None,
+        human: case.options.get("human").and_then(Value::as_bool).unwrap_or(false),
     };
     let report = match max_rss {
         Some(_) => measure(&spec, dir.path()),
@@ -302,6 +316,9 @@ fn judge(case: &Case, report: &Report, max_rss: Option<u64>) -> Result<(), Strin
     {
         return Err(format!("peak RSS {} MiB, over {} MiB", used >> 20, limit >> 20));
     }
+    if report.signal.is_none() && case.options.get("human").and_then(Value::as_bool) == Some(true) {
+        judge_for_people(case, report)?;
+    }
     if let Some(lines) = case.expect.get("stdout_lines").and_then(Value::as_u64)
         && lines != report.stdout_lines
     {
@@ -315,6 +332,14 @@ fn judge(case: &Case, report: &Report, max_rss: Option<u64>) -> Result<(), Strin
             None if case.expect.get("stdout_lines").is_some() && expected.is_none() => Ok(()),
             None => Err(format!("exit code 0, expected error {expected:?}{peak}")),
         },
+        Some(2) if case.expect.get("usage").is_some() => Ok(()),
+        Some(1) if case.options.get("human").is_some() => {
+            let kind = expected.and_then(Value::as_str).unwrap_or("");
+            match report.stderr.contains(&format!("error[{kind}]: ")) {
+                true => Ok(()),
+                false => Err(format!("expected error[{kind}]: {}", report.stderr)),
+            }
+        }
         Some(1) => {
             let error: Value = serde_json::from_str(&report.stderr).map_err(|err| {
                 format!("stderr is not one JSON document ({err}): {}", report.stderr)
@@ -335,6 +360,31 @@ fn judge(case: &Case, report: &Report, max_rss: Option<u64>) -> Result<(), Strin
         }
         code => Err(format!("exit code {code:?}: {}", report.stderr)),
     }
+}
+
+/// For a case run with errors for people (`"human": true`): no control
+/// character but a line break reaches standard error, nor standard output
+/// when it is a report for people (`stdout_contains`), and each of
+/// `stderr_contains` and `stdout_contains` is there.
+fn judge_for_people(case: &Case, report: &Report) -> Result<(), String> {
+    for (stream, text) in [("stderr", &report.stderr), ("stdout", &report.stdout)] {
+        let wanted = case.expect.get(format!("{stream}_contains")).and_then(Value::as_array);
+        // Standard output is text for people only when the case says what
+        // it holds (`check`'s report); rendered output is never escaped.
+        if stream == "stdout" && wanted.is_none() {
+            continue;
+        }
+        let raw = |c: char| c != '\n' && prompt_core::text::is_escaped_control(c);
+        if let Some(c) = text.chars().find(|&c| raw(c)) {
+            return Err(format!("{stream} holds the control {c:?} raw: {text:?}"));
+        }
+        for needle in wanted.into_iter().flatten().filter_map(Value::as_str) {
+            if !text.contains(needle) {
+                return Err(format!("{stream} lacks {needle:?}: {text}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn pending(case: &Case) -> Option<&str> {

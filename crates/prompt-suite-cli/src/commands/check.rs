@@ -5,6 +5,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 
+use prompt_core::text::escape_controls;
 use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
 
 use crate::args::CheckArgs;
@@ -88,13 +89,18 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     }
     // One `origin:line:column: warning[kind]: message` line each, the way
     // compilers and editors expect them; a followed template's under its path.
+    // A text for people: the controls of names and values are escaped.
     let mut text = String::new();
     for (origin, analysis) in &analyses {
+        let origin = escape_controls(origin);
         for w in &analysis.warnings {
             let _ = writeln!(
                 text,
                 "{origin}:{}:{}: warning[{}]: {}",
-                w.line, w.column, w.kind, w.message
+                w.line,
+                w.column,
+                w.kind,
+                escape_controls(&w.message)
             );
         }
     }
