@@ -122,17 +122,6 @@ pub(crate) struct SourceArgs {
 }
 
 impl SourceArgs {
-    /// The template or prompt: the text of `-t` (named `<template>`), else
-    /// FILE or standard input.
-    pub(crate) fn read(&self) -> Result<crate::input::Input, crate::diagnostic::Diagnostic> {
-        match &self.template {
-            Some(text) => {
-                Ok(crate::input::Input::from_bytes("<template>", text.clone().into_bytes()))
-            }
-            None => crate::input::Input::read(self.file.as_deref()),
-        }
-    }
-
     /// Where a template without a file came from, for the error that says
     /// it has no directory to resolve names in.
     pub(crate) fn from(&self) -> &'static str {

@@ -15,7 +15,7 @@ use prompt_suite::pipeline::{Batch, Context, Summary};
 use same_file::Handle;
 
 use crate::args::BatchArgs;
-use crate::context::{define, random_seed, read_context};
+use crate::context::{define, random_seed, read_context, read_source};
 use crate::diagnostic::Diagnostic;
 use crate::output;
 use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notices};
@@ -25,7 +25,7 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notic
 /// with an envelope a line of `--errors` or standard error) or the prompt
 /// itself is rejected (nothing is written then).
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
-    let input = args.input.read()?;
+    let input = read_source(&args.input)?;
     let pipeline =
         crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools)?;
     let source = source(&args.pipeline, &pipeline, &input)?;

@@ -5,14 +5,14 @@ use prompt_suite::brackets::Limits;
 use prompt_suite::pipeline::{Arranged, Built};
 
 use crate::args::BuildArgs;
-use crate::context::{define, random_seed, read_context};
+use crate::context::{define, random_seed, read_context, read_source};
 use crate::diagnostic::Diagnostic;
 use crate::output;
 use crate::prompt::{diagnostic, source, transcript, warn_notices};
 
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
-    let input = args.input.read()?;
+    let input = read_source(&args.input)?;
     let pipeline =
         crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools)?;
     let source = source(&args.pipeline, &pipeline, &input)?;

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
 
 use crate::args::CheckArgs;
-use crate::context::{define, read_context, templates};
+use crate::context::{define, read_context, read_source, templates};
 use crate::diagnostic::Diagnostic;
 use crate::output;
 
@@ -17,7 +17,7 @@ const MAX_DEPTH: usize = 32;
 
 /// Runs `check`: errors fail, warnings do not.
 pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
-    let input = args.input.read()?;
+    let input = read_source(&args.input)?;
     let source = input.text()?;
     let mut context = read_context(args.input.context.as_deref())?;
     define(&mut context, &args.input.defines);

@@ -11,7 +11,7 @@ use prompt_suite::brackets::{
 use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{define, random_seed, read_context, templates};
+use crate::context::{define, random_seed, read_context, read_source, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
@@ -19,7 +19,7 @@ use crate::output;
 
 /// Runs `render`.
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
-    let input = args.input.read()?;
+    let input = read_source(&args.input)?;
     input.text()?;
     let mut context = read_context(args.input.context.as_deref())?;
     let mut env = Environment::new();
