@@ -30,6 +30,14 @@ impl<'a> NameIndex<'a> {
         NameIndex(index)
     }
 
+    /// Records that `name` is now at `position` (a name bound after the
+    /// index was made); without an index, the scan finds it anyway.
+    pub(crate) fn add(&mut self, name: &'a str, position: usize) {
+        if !self.0.is_empty() {
+            self.0.entry(name).or_insert(position);
+        }
+    }
+
     /// The position of `name`, from the index or, without one, from `scan`.
     pub(crate) fn position(
         &self,

@@ -109,7 +109,6 @@ impl TextBuf {
     /// Appends a string value with its provenance: a data string is one
     /// piece, a [`Text`] keeps its own. Other values are not strings;
     /// `false` for them.
-    #[cfg(test)]
     pub(crate) fn push_string(&mut self, value: &Value) -> bool {
         match &value.0 {
             Repr::Str(s) => self.push_data(s),

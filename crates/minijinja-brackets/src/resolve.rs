@@ -20,6 +20,7 @@ pub(crate) fn compile_unit(
     name: Option<Arc<str>>,
     source: Arc<str>,
 ) -> Result<Compiled, Error> {
+    let source = env.dialect().syntax.normalize(source);
     Compiled::build(name, source, |source| compile(env, source))
 }
 
@@ -44,7 +45,7 @@ pub(crate) fn compile<'a>(
     source: &'a str,
 ) -> Result<(ast::Template<'a>, Resolution), Error> {
     let registry = env.registry();
-    match syntax::parse(source, env.limits(), env.whitespace()) {
+    match syntax::parse(source, env.limits(), env.whitespace(), env.dialect()) {
         Ok(tree) => {
             let resolution = resolve(registry, source, &tree.filters, &tree.tests)?;
             Ok((tree, resolution))

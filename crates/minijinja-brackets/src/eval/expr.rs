@@ -180,6 +180,9 @@ impl<'t> Renderer<'t> {
                 .map_err(|e| e.at_in(source, base.span, unit))?;
             match found {
                 Some(v) => return Ok(v.get(name).cloned().unwrap_or_default()),
+                None if self.jinja2 && self.env.registry().function(&var).is_none() => {
+                    return Err(self.undefined_base(base, &format!("attribute `{name}`")));
+                }
                 // A function's name (`range.name`) reads the function.
                 None if self.env.registry().function(&var).is_some() => {}
                 None => return Ok(Value::UNDEFINED),
@@ -193,7 +196,21 @@ impl<'t> Renderer<'t> {
         if let Repr::Callable(c) = &value.0 {
             return self.callable_attr(c, name, base.span);
         }
+        if self.jinja2 && value.is_undefined() {
+            return Err(self.undefined_base(base, &format!("attribute `{name}`")));
+        }
         Ok(value.get(name).cloned().unwrap_or_default())
+    }
+
+    /// Jinja2's rule: an attribute, item or method of an undefined value is
+    /// an error naming what was undefined.
+    pub(super) fn undefined_base(&self, base: &'t Expr<'t>, what: &str) -> Error {
+        let written = &self.source[base.span.start()..base.span.end()];
+        self.error(
+            ErrorKind::UndefinedError,
+            format!("`{written}` is undefined, so it has no {what}"),
+            base.span,
+        )
     }
 
     /// `caller.name`, `caller.arguments`, `caller.caller`, as a macro's.
@@ -237,6 +254,9 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         let value = self.eval(base)?;
         let index = self.eval(index)?;
+        if self.jinja2 && value.is_undefined() {
+            return Err(self.undefined_base(base, "items"));
+        }
         // A string is indexed by character: a scan of its bytes.
         if value.as_str().is_some() {
             self.charge_size(&value, span)?;
@@ -317,6 +337,14 @@ impl<'t> Renderer<'t> {
                 continue;
             }
             if op != BinOp::Concat {
+                if self.jinja2 {
+                    let what = &self.source[side.span.start()..side.span.end()];
+                    return Err(self.error(
+                        ErrorKind::UndefinedError,
+                        format!("cannot apply `{}`: `{what}` is undefined", op.symbol()),
+                        side.span,
+                    ));
+                }
                 return Err(self.undefined_operand(op, side));
             }
             if self.env.strict() {
@@ -385,7 +413,11 @@ impl<'t> Renderer<'t> {
     /// The result of an operator, filter or function: placed at `span` when
     /// it failed, charged by size (fuel) and by the memory it alone holds
     /// when it succeeded.
-    fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
+    pub(super) fn settle(
+        &mut self,
+        result: Result<Value, Error>,
+        span: Span,
+    ) -> Result<Value, Error> {
         let value = result.map_err(self.locate(span))?;
         self.charge_size(&value, span)?;
         self.check_nesting(&value, span)?;
@@ -594,6 +626,11 @@ impl<'t> Renderer<'t> {
                 }
             }
             ExprKind::Attr(base, method) => {
+                if self.jinja2
+                    && let Some(value) = self.call_method(base, method, args, span)?
+                {
+                    return Ok(value);
+                }
                 // A macro or function held by a map or module
                 // (`m.helper(...)`, `fns.f(...)`) is called.
                 let value = self.attr(base, method)?;

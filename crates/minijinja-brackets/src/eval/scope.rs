@@ -44,6 +44,10 @@ impl Frame<'_> {
     pub(crate) fn binding(&self, name: &str) -> Option<Value> {
         match self {
             Frame::Loop(state) => {
+                // What the body `set` in this iteration (the Jinja2 profile).
+                if let Some((_, value)) = state.locals.iter().rev().find(|(n, _)| *n == name) {
+                    return Some(value.clone());
+                }
                 let targets = &state.def.targets;
                 match state.names.position(name, || targets.iter().position(|t| *t == name)) {
                     Some(i) => Some(state.values.get(i).cloned().unwrap_or_default()),
@@ -85,6 +89,9 @@ pub(crate) struct LoopState<'a> {
     /// The `if` filter is running: the targets are bound, `loop` is not
     /// (Jinja: the filter decides the items, so it cannot know their count).
     pub(crate) filtering: bool,
+    /// The Jinja2 profile: the names the body `set` in this iteration
+    /// (cleared at each iteration, gone after the loop, as in Jinja2).
+    pub(crate) locals: Vec<(&'a str, Value)>,
 }
 
 impl LoopState<'_> {

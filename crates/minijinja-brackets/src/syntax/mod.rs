@@ -22,12 +22,13 @@ pub(crate) fn parse<'a>(
     source: &'a str,
     limits: &Limits,
     whitespace: lexer::Whitespace,
+    dialect: crate::dialect::Dialect,
 ) -> Result<ast::Template<'a>, Failure<'a>> {
     if u32::try_from(source.len()).is_err() {
         let error = Error::new(ErrorKind::SyntaxError, "the template is larger than 4 GiB");
         return Err(Failure { error, filters: Vec::new(), tests: Vec::new() });
     }
-    parser::TemplateParser::new(source, limits, whitespace).parse()
+    parser::TemplateParser::new(source, limits, whitespace, dialect).parse()
 }
 
 /// Glob-driven snapshots of the lexer and the parser over
