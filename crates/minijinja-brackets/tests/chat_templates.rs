@@ -140,7 +140,7 @@ fn real_chat_templates_render_as_jinja2_renders_them() {
                 (Err(e), _) => Some(format!(
                     "we refused ({}: {e}), jinja2 {}",
                     e.kind(),
-                    expected.get("error").map_or("rendered".into(), |c| format!(
+                    expected.get("error").map_or("rendered".into(), |_| format!(
                         "refused ({})",
                         expected["message"]
                     ))

@@ -254,8 +254,15 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         let value = self.eval(base)?;
         let index = self.eval(index)?;
-        if self.jinja2 && value.is_undefined() {
-            return Err(self.undefined_base(base, "items"));
+        if self.jinja2 {
+            match (&value.0, &index.0) {
+                (Repr::Undefined, _) => return Err(self.undefined_base(base, "items")),
+                // Python: an item that is not there is an attribute lookup,
+                // which finds nothing: undefined.
+                (Repr::List(_) | Repr::Str(_) | Repr::Text(_), Repr::Int(_)) => {}
+                (Repr::List(_) | Repr::Str(_) | Repr::Text(_), _) => return Ok(Value::UNDEFINED),
+                _ => {}
+            }
         }
         // A string is indexed by character: a scan of its bytes.
         if value.as_str().is_some() {
@@ -355,7 +362,51 @@ impl<'t> Renderer<'t> {
                 ));
             }
         }
+        if self.jinja2
+            && op == BinOp::Add
+            && (crate::filters::is_safe(&left) || crate::filters::is_safe(&right))
+            && let (Some(a), Some(b)) = (left.as_str(), right.as_str())
+        {
+            return self.markup_add((&left, a), (&right, b), span);
+        }
         let result = ops::binary(op, &left, &right, self.limits);
+        self.settle(result, span)
+    }
+
+    /// Python's `Markup + str` (the Jinja2 profile): the side not marked
+    /// safe is HTML-escaped as markupsafe escapes (`&#34;`, `&#39;`), and
+    /// the sum is marked safe.
+    fn markup_add(
+        &mut self,
+        (left, a): (&Value, &str),
+        (right, b): (&Value, &str),
+        span: Span,
+    ) -> Result<Value, Error> {
+        let escaped_len = |v: &Value, s: &str| match crate::filters::is_safe(v) {
+            true => s.len(),
+            false => s.bytes().map(|b| if b"&<>\"'".contains(&b) { 5 } else { 1 }).sum(),
+        };
+        let len = escaped_len(left, a).saturating_add(escaped_len(right, b));
+        ops::check_string_size(len, self.limits).map_err(self.locate(span))?;
+        let mut out = String::with_capacity(a.len() + b.len());
+        for (v, s) in [(left, a), (right, b)] {
+            if crate::filters::is_safe(v) {
+                out.push_str(s);
+                continue;
+            }
+            for c in s.chars() {
+                match c {
+                    '&' => out.push_str("&amp;"),
+                    '<' => out.push_str("&lt;"),
+                    '>' => out.push_str("&gt;"),
+                    '"' => out.push_str("&#34;"),
+                    '\'' => out.push_str("&#39;"),
+                    c => out.push(c),
+                }
+            }
+        }
+        ops::check_string_size(out.len(), self.limits).map_err(self.locate(span))?;
+        let result = crate::filters::marked_safe(Value::string(out), self.limits);
         self.settle(result, span)
     }
 

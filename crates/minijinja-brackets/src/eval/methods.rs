@@ -322,7 +322,9 @@ fn string_method(
                     any
                 }
                 _ => {
-                    return Err(invalid(format!("`{method}` takes a string or a tuple of strings")));
+                    return Err(invalid(format!(
+                        "`{method}` takes a string or a tuple of strings"
+                    )));
                 }
             };
             Ok(Value::from(passed))

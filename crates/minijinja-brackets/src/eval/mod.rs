@@ -634,6 +634,13 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
+        if self.jinja2 && matches!(iterable.0, Repr::None) {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "cannot iterate over none (Python: 'NoneType' object is not iterable)",
+                span,
+            ));
+        }
         let items = match iterable.items(self.limits.range_limit) {
             Ok(items) => items,
             Err(why) => {

@@ -422,7 +422,17 @@ impl<'a> Grammar<'a> {
     }
 
     pub(super) fn string_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
-        let (i, s) = self.string(start)?;
+        let (mut i, mut s) = self.string(start)?;
+        // Jinja2 joins adjacent string literals (`'a' "b"` is `'ab'`).
+        while self.jinja2() {
+            let (j, _) = multispace0(i)?;
+            if !j.starts_with(['"', '\'']) {
+                break;
+            }
+            let (k, more) = self.string(j)?;
+            s = Cow::Owned(s.into_owned() + &more);
+            i = k;
+        }
         // The author wrote every byte of a literal: it prints as authored.
         let value = Value::authored(&s);
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
