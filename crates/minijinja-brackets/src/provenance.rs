@@ -142,6 +142,12 @@ impl TextBuf {
         value
     }
 
+    /// Everything written, as a value with its provenance (as
+    /// [`TextBuf::take_from`] the start).
+    pub(crate) fn into_value(mut self) -> Value {
+        self.take_from(Mark { len: 0, pieces: 0 })
+    }
+
     /// Removes what was written since `mark`.
     pub(crate) fn discard_from(&mut self, mark: Mark) {
         self.text.truncate(mark.len);

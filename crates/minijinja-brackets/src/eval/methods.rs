@@ -457,8 +457,7 @@ fn string_method(
                 }
                 out.push_string(item);
             }
-            let mark = TextBuf::default().mark();
-            Ok(out.take_from(mark))
+            Ok(out.into_value())
         }
         "format" => {
             let text = format_braces(s, &args, limits)?;

@@ -97,15 +97,26 @@ pub(crate) fn string_too_long(limits: &Limits) -> impl Fn(TooLong) -> Error + '_
 
 /// `l ~ r` (and `+` on two strings): both printed, bounded by the string
 /// limit while they are written.
+/// `l ~ r` (and `+` of two strings), per byte: a string operand keeps the
+/// provenance of its bytes (a literal's stay authored), any other operand
+/// is printed as data.
 fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
-    if let (Some(a), Some(b)) = (l.as_str(), r.as_str()) {
+    let (a, b) = (l.as_str(), r.as_str());
+    if let (Some(a), Some(b)) = (a, b) {
         check_string_size(a.len() + b.len(), limits)?;
-        return Ok(Value::string([a, b].concat()));
+        if matches!((&l.0, &r.0), (Repr::Str(_), Repr::Str(_))) {
+            return Ok(Value::string([a, b].concat()));
+        }
     }
-    let mut out = String::new();
-    l.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
-    r.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
-    Ok(Value::string(out))
+    let mut out = crate::provenance::TextBuf::default();
+    for side in [l, r] {
+        if !out.push_string(side) {
+            out.push_data_with(|text| side.write_printed(text, limits.string_limit))
+                .map_err(string_too_long(limits))?;
+        }
+    }
+    check_string_size(out.len(), limits)?;
+    Ok(out.into_value())
 }
 /// `l op r` for the arithmetic operators and `~`.
 pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {

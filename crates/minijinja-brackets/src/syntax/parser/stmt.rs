@@ -383,6 +383,9 @@ impl<'a> Grammar<'a> {
         };
         let Some((i, name)) = peek_ok(ident, start)? else { return invalid(start) };
         let (i, target) = match name {
+            "L" | "G" if self.jinja2() => {
+                return self.not_in_profile(start, &format!("the store `{name}`"));
+            }
             "L" | "G" => {
                 let scope = if name == "L" { Scope::Local } else { Scope::Global };
                 let (i, key) = if let Some((j, _)) = peek_ok(sym("."), i)? {
