@@ -3,7 +3,6 @@
 //! filter (`%` formatting), and the functions `raise_exception(message)`
 //! and `strftime_now(format)` (reading the environment's [`Clock`]).
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::arguments::{Arguments, bad};
@@ -158,6 +157,82 @@ fn round(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     Ok(Value::from(rounded / factor))
 }
 
+/// A `%` conversion's flags, width and precision (`%-8s`, `%05.1f`).
+struct Spec {
+    left: bool,
+    zero: bool,
+    plus: bool,
+    space: bool,
+    width: usize,
+    precision: Option<usize>,
+}
+
+impl Spec {
+    fn parse(flags: &str) -> Result<Spec, Error> {
+        let mut spec =
+            Spec { left: false, zero: false, plus: false, space: false, width: 0, precision: None };
+        let mut rest = flags;
+        while let Some(c) = rest.chars().next().filter(|c| "-0+ #".contains(*c)) {
+            match c {
+                '-' => spec.left = true,
+                '0' => spec.zero = true,
+                '+' => spec.plus = true,
+                ' ' => spec.space = true,
+                _ => {}
+            }
+            rest = &rest[1..];
+        }
+        let (width, precision) = match rest.split_once('.') {
+            Some((w, p)) => (w, Some(p)),
+            None => (rest, None),
+        };
+        let number = |text: &str| -> Result<usize, Error> {
+            match text.parse::<usize>() {
+                Ok(n) if n <= 10_000 => Ok(n),
+                _ => Err(invalid(format!("`format`: unsupported width or precision {text:?}"))),
+            }
+        };
+        spec.width = if width.is_empty() { 0 } else { number(width)? };
+        spec.precision = match precision {
+            Some(p) if p.is_empty() => Some(0),
+            Some(p) => Some(number(p)?),
+            None => None,
+        };
+        Ok(spec)
+    }
+
+    /// A number's sign (`-`, or `+`/space when asked) then its digits.
+    fn sign(&self, out: &mut String, negative: bool, digits: &str) {
+        if negative {
+            out.push('-');
+        } else if self.plus {
+            out.push('+');
+        } else if self.space {
+            out.push(' ');
+        }
+        out.push_str(digits);
+    }
+
+    /// `piece` padded to the width: on the right with `-`, with zeros after
+    /// the sign for a number with `0`, else with spaces on the left.
+    fn pad(&self, out: &mut String, piece: &str, numeric: bool) {
+        let fill = self.width.saturating_sub(piece.chars().count());
+        if self.left {
+            out.push_str(piece);
+            out.extend(std::iter::repeat_n(' ', fill));
+        } else if self.zero && numeric {
+            let signed = piece.starts_with(['-', '+', ' ']);
+            let (sign, digits) = piece.split_at(usize::from(signed));
+            out.push_str(sign);
+            out.extend(std::iter::repeat_n('0', fill));
+            out.push_str(digits);
+        } else {
+            out.extend(std::iter::repeat_n(' ', fill));
+            out.push_str(piece);
+        }
+    }
+}
+
 /// Jinja2's `format` filter: `value % args` (Python's `%` formatting) with
 /// `%s`, `%r`, `%d`/`%i`, `%f`/`%.Nf`, `%x`, `%%`, and `%(name)s` with
 /// keyword arguments.
@@ -200,38 +275,32 @@ fn format(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
             }
         }
         .ok_or_else(|| invalid("`format`: not enough arguments for the format string"))?;
-        let precision = flags.split_once('.').and_then(|(_, p)| p.parse::<usize>().ok());
+        let spec = Spec::parse(flags)?;
+        let mut piece = String::new();
         match conversion {
-            b's' => {
-                arg.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?
-            }
-            b'r' => {
-                write_repr(&arg, &mut out, limits.string_limit).map_err(string_too_long(limits))?
-            }
+            b's' => arg.write_printed(&mut piece, limits.string_limit).map_err(string_too_long(limits))?,
+            b'r' => write_repr(&arg, &mut piece, limits.string_limit).map_err(string_too_long(limits))?,
             b'd' | b'i' => match arg.0 {
-                Repr::Int(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                Repr::Bool(b) => out.push(if b { '1' } else { '0' }),
+                Repr::Int(n) => spec.sign(&mut piece, n < 0, &n.unsigned_abs().to_string()),
+                Repr::Bool(b) => piece.push(if b { '1' } else { '0' }),
                 Repr::Float(x) if x.is_finite() => {
-                    let _ = write!(out, "{}", x.trunc() as i64);
+                    spec.sign(&mut piece, x < 0.0, &format!("{}", x.abs().trunc()))
                 }
                 _ => return Err(invalid("`format`: %d needs a number")),
             },
             b'f' | b'F' => match arg.as_f64() {
                 Some(x) => {
-                    let _ = write!(out, "{x:.*}", precision.unwrap_or(6).min(100));
+                    let digits = format!("{:.*}", spec.precision.unwrap_or(6).min(100), x.abs());
+                    spec.sign(&mut piece, x.is_sign_negative() && x != 0.0, &digits);
                 }
                 None => return Err(invalid("`format`: %f needs a number")),
             },
             b'g' => match arg.as_f64() {
-                Some(x) => write_float(&mut out, x),
+                Some(x) => write_float(&mut piece, x),
                 None => return Err(invalid("`format`: %g needs a number")),
             },
             b'x' => match arg.0 {
-                Repr::Int(n) => {
-                    let _ = write!(out, "{n:x}");
-                }
+                Repr::Int(n) => spec.sign(&mut piece, n < 0, &format!("{:x}", n.unsigned_abs())),
                 _ => return Err(invalid("`format`: %x needs an integer")),
             },
             other => {
@@ -241,6 +310,9 @@ fn format(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
                 )));
             }
         }
+        let numeric = conversion != b's' && conversion != b'r';
+        check_string_size(out.len().saturating_add(spec.width.max(piece.len())), limits)?;
+        spec.pad(&mut out, &piece, numeric);
         check_string_size(out.len(), limits)?;
     }
     out.push_str(rest);

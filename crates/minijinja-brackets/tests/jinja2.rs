@@ -142,6 +142,10 @@ fn transformers_globals_and_filters() {
         ),
         "a=3|2.0|4.0|7|1.2"
     );
+    assert_eq!(
+        ok(r#"{{ "%s-%05.1f|%-4d|%+d|%5s|%x|%.0f|% d|%%"|format("x", 2.25, 7, 3, "ab", 255, 2.5, 4) }}"#),
+        "x-002.2|7   |+3|   ab|ff|2| 4|%"
+    );
     let json = render(
         "{{ m | tojson }}|{{ m | tojson(ensure_ascii=True, sort_keys=True) }}|{{ m | tojson(indent=1, separators=(',', ':')) }}",
         r#"{"m": {"b": "é<", "a": [1.5]}}"#,

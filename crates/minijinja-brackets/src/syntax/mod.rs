@@ -123,6 +123,37 @@ mod snapshots {
         assert!(checked > 40, "{checked}");
     }
 
+    /// The Jinja syntax under the Jinja2 profile, over
+    /// `tests/jinja-parser-inputs`: the tokens (each beside its source
+    /// slice), then the tree or the error.
+    #[test]
+    fn jinja_parser_inputs() {
+        let env = Environment::for_chat_templates();
+        insta::glob!("../../tests/jinja-parser-inputs", "*.txt", |path| {
+            let source = std::fs::read_to_string(path).unwrap();
+            let mut lines = Vec::new();
+            let lexer = Lexer::new(&source, env.whitespace()).with_syntax(env.syntax());
+            for token in lexer {
+                match token {
+                    Ok((token, span)) => lines
+                        .push(format!("{token:?}\n    {:?}", &source[span.start()..span.end()])),
+                    Err(err) => lines.push(err.annotated().to_string()),
+                }
+            }
+            let tree = match parse(&source, &env) {
+                Ok(ast) => {
+                    assert!(!expect_error(path), "{} parsed", path.display());
+                    format!("{ast:#?}")
+                }
+                Err(err) => {
+                    assert!(expect_error(path), "{}: {err}", path.display());
+                    err.annotated().to_string()
+                }
+            };
+            insta::assert_snapshot!(format!("{}\n=====\n{tree}", lines.join("\n")));
+        });
+    }
+
     #[test]
     fn parser_inputs() {
         let env = Environment::new();
