@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::value::text::Text;
 use crate::value::{Repr, TooLong, Value};
 
 /// Arithmetic and concatenation operators.
@@ -108,15 +109,30 @@ fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
             return Ok(Value::string([a, b].concat()));
         }
     }
-    let mut out = crate::provenance::TextBuf::default();
+    let mut text = String::new();
+    let mut data: Vec<std::ops::Range<usize>> = Vec::new();
     for side in [l, r] {
-        if !out.push_string(side) {
-            out.push_data_with(|text| side.write_printed(text, limits.string_limit))
-                .map_err(string_too_long(limits))?;
+        let at = text.len();
+        match &side.0 {
+            Repr::Text(t) => {
+                text.push_str(t.as_str());
+                data.extend(t.data().iter().map(|r| r.start + at..r.end + at));
+            }
+            _ => {
+                side.write_printed(&mut text, limits.string_limit)
+                    .map_err(string_too_long(limits))?;
+                if text.len() > at {
+                    data.push(at..text.len());
+                }
+            }
         }
     }
-    check_string_size(out.len(), limits)?;
-    Ok(out.into_value())
+    check_string_size(text.len(), limits)?;
+    Ok(match data.as_slice() {
+        [only] if *only == (0..text.len()) => Value::string(text),
+        _ if text.is_empty() => Value::str(""),
+        _ => Value(Repr::Text(Arc::new(Text::new(Arc::from(text), data.into())))),
+    })
 }
 /// `l op r` for the arithmetic operators and `~`.
 pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
