@@ -106,7 +106,7 @@ fn tojson(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let separators = match (&separators.0, separators.as_list()) {
         (Repr::Undefined | Repr::None, _) => None,
         (_, Some(items)) if items.len() == 2 => {
-            match (items.get(0).and_then(Value::as_str), items.get(1).and_then(Value::as_str)) {
+            match (items.first().and_then(Value::as_str), items.get(1).and_then(Value::as_str)) {
                 (Some(a), Some(b)) if a.len() <= 64 && b.len() <= 64 => {
                     Some((a.to_owned(), b.to_owned()))
                 }
@@ -136,10 +136,10 @@ fn round(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
         _ => return Err(bad("`round`: `precision` must be an integer")),
     };
     let method = method.as_str().unwrap_or("common");
-    if let (Repr::Int(_), "common") = (&value.0, method) {
-        if precision >= 0 {
-            return Ok(value);
-        }
+    if let (Repr::Int(_), "common") = (&value.0, method)
+        && precision >= 0
+    {
+        return Ok(value);
     }
     let Some(x) = value.as_f64() else {
         return Err(invalid(format!("`round` needs a number, not {}", value.kind().as_str())));
@@ -194,7 +194,7 @@ impl Spec {
         };
         spec.width = if width.is_empty() { 0 } else { number(width)? };
         spec.precision = match precision {
-            Some(p) if p.is_empty() => Some(0),
+            Some("") => Some(0),
             Some(p) => Some(number(p)?),
             None => None,
         };
@@ -278,8 +278,11 @@ fn format(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
         let spec = Spec::parse(flags)?;
         let mut piece = String::new();
         match conversion {
-            b's' => arg.write_printed(&mut piece, limits.string_limit).map_err(string_too_long(limits))?,
-            b'r' => write_repr(&arg, &mut piece, limits.string_limit).map_err(string_too_long(limits))?,
+            b's' => arg
+                .write_printed(&mut piece, limits.string_limit)
+                .map_err(string_too_long(limits))?,
+            b'r' => write_repr(&arg, &mut piece, limits.string_limit)
+                .map_err(string_too_long(limits))?,
             b'd' | b'i' => match arg.0 {
                 Repr::Int(n) => spec.sign(&mut piece, n < 0, &n.unsigned_abs().to_string()),
                 Repr::Bool(b) => piece.push(if b { '1' } else { '0' }),

@@ -143,7 +143,9 @@ fn transformers_globals_and_filters() {
         "a=3|2.0|4.0|7|1.2"
     );
     assert_eq!(
-        ok(r#"{{ "%s-%05.1f|%-4d|%+d|%5s|%x|%.0f|% d|%%"|format("x", 2.25, 7, 3, "ab", 255, 2.5, 4) }}"#),
+        ok(
+            r#"{{ "%s-%05.1f|%-4d|%+d|%5s|%x|%.0f|% d|%%"|format("x", 2.25, 7, 3, "ab", 255, 2.5, 4) }}"#
+        ),
         "x-002.2|7   |+3|   ab|ff|2| 4|%"
     );
     let json = render(
@@ -168,7 +170,7 @@ fn generation_blocks_report_their_output_ranges() {
     );
     let rendered = rendered.unwrap();
     assert_eq!(rendered.output, "abcd");
-    assert_eq!(rendered.generation_ranges, [1..3]);
+    assert_eq!(rendered.generation_ranges, vec![std::ops::Range { start: 1, end: 3 }]);
 }
 
 #[test]

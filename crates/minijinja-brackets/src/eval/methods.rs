@@ -523,9 +523,8 @@ fn split_ranges(
             if from_right {
                 // The first piece keeps its inner whitespace, not its end.
                 let cut = words.len() - max;
-                let mut out = vec![0..words[cut - 1].end];
-                out.extend(words[cut..].iter().cloned());
-                return Ok(out);
+                let first = 0..words[cut - 1].end;
+                return Ok(std::iter::once(first).chain(words[cut..].iter().cloned()).collect());
             }
             let rest = words[max].start..s.len();
             words.truncate(max);

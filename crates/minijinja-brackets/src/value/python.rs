@@ -41,7 +41,7 @@ impl Drop for PythonPrinting {
 }
 
 /// Checks that `out` stays within `max` bytes.
-fn bounded(out: &String, max: usize) -> Result<(), TooLong> {
+fn bounded(out: &str, max: usize) -> Result<(), TooLong> {
     if out.len() > max { Err(TooLong) } else { Ok(()) }
 }
 
