@@ -369,7 +369,14 @@ impl<'t> Renderer<'t> {
         {
             return self.markup_add((&left, a), (&right, b), span);
         }
-        let result = ops::binary(op, &left, &right, self.limits);
+        let strings = left.as_str().is_some() && right.as_str().is_some();
+        let result = match op {
+            BinOp::Concat if self.jinja2 => ops::concat_per_byte(&left, &right, self.limits),
+            BinOp::Add if self.jinja2 && strings => {
+                ops::concat_per_byte(&left, &right, self.limits)
+            }
+            _ => ops::binary(op, &left, &right, self.limits),
+        };
         self.settle(result, span)
     }
 

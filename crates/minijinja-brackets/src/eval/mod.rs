@@ -668,6 +668,7 @@ impl<'t> Renderer<'t> {
             index: 0,
             filtering: true,
             locals: Vec::new(),
+            local_names: NameIndex::default(),
         };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
@@ -786,6 +787,7 @@ impl<'t> Renderer<'t> {
         state.index = index;
         state.values.clear();
         state.locals.clear();
+        state.local_names = NameIndex::default();
         let pattern = &state.def.pattern;
         let unpacked = unpack(pattern, item, &mut state.values);
         unpacked.map_err(|message| self.error(ErrorKind::InvalidOperation, message, span))
@@ -941,12 +943,18 @@ impl<'t> Renderer<'t> {
             Frame::Loop(state) => {
                 let targets = &state.def.targets;
                 let target = state.names.position(name, || targets.iter().position(|t| *t == name));
-                match target.and_then(|i| state.values.get_mut(i)) {
-                    Some(slot) if !state.locals.iter().any(|(n, _)| *n == name) => *slot = value,
-                    _ => match state.locals.iter_mut().find(|(n, _)| *n == name) {
-                        Some(slot) => slot.1 = value,
-                        None => state.locals.push((name, value)),
-                    },
+                let locals = &state.locals;
+                let local = state
+                    .local_names
+                    .position(name, || locals.iter().position(|(n, _)| *n == name));
+                match (local, target.filter(|&i| i < state.values.len())) {
+                    (Some(i), _) => state.locals[i].1 = value,
+                    (None, Some(i)) => state.values[i] = value,
+                    (None, None) => {
+                        state.locals.push((name, value));
+                        let (locals, at) = (&state.locals, state.locals.len() - 1);
+                        state.local_names.add(name, at, || locals.iter().map(|(n, _)| *n));
+                    }
                 }
             }
             Frame::Macro(bound, index)
@@ -956,7 +964,8 @@ impl<'t> Renderer<'t> {
                     Some(i) if i < bound.len() => bound[i].1 = value,
                     _ => {
                         bound.push((name, value));
-                        index.add(name, bound.len() - 1);
+                        let at = bound.len() - 1;
+                        index.add(name, at, || bound.iter().map(|(n, _)| *n));
                     }
                 }
             }

@@ -45,8 +45,12 @@ impl Frame<'_> {
         match self {
             Frame::Loop(state) => {
                 // What the body `set` in this iteration (the Jinja2 profile).
-                if let Some((_, value)) = state.locals.iter().rev().find(|(n, _)| *n == name) {
-                    return Some(value.clone());
+                let locals = &state.locals;
+                let local = state
+                    .local_names
+                    .position(name, || locals.iter().position(|(n, _)| *n == name));
+                if let Some(i) = local {
+                    return Some(locals[i].1.clone());
                 }
                 let targets = &state.def.targets;
                 match state.names.position(name, || targets.iter().position(|t| *t == name)) {
@@ -92,6 +96,8 @@ pub(crate) struct LoopState<'a> {
     /// The Jinja2 profile: the names the body `set` in this iteration
     /// (cleared at each iteration, gone after the loop, as in Jinja2).
     pub(crate) locals: Vec<(&'a str, Value)>,
+    /// Finds a name among many `locals`.
+    pub(crate) local_names: NameIndex<'a>,
 }
 
 impl LoopState<'_> {

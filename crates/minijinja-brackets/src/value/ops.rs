@@ -98,23 +98,28 @@ pub(crate) fn string_too_long(limits: &Limits) -> impl Fn(TooLong) -> Error + '_
 
 /// `l ~ r` (and `+` on two strings): both printed, bounded by the string
 /// limit while they are written.
-/// `l ~ r` (and `+` of two strings), per byte: a string operand keeps the
-/// provenance of its bytes (a literal's stay authored), any other operand
-/// is printed as data.
 fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
-    let (a, b) = (l.as_str(), r.as_str());
-    if let (Some(a), Some(b)) = (a, b) {
+    if let (Some(a), Some(b)) = (l.as_str(), r.as_str()) {
         check_string_size(a.len() + b.len(), limits)?;
-        if matches!((&l.0, &r.0), (Repr::Str(_), Repr::Str(_))) {
-            return Ok(Value::string([a, b].concat()));
-        }
+        return Ok(Value::string([a, b].concat()));
     }
+    let mut out = String::new();
+    l.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    r.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
+    Ok(Value::string(out))
+}
+
+/// `l ~ r` (and `+` of two strings) per byte, as the Jinja2 profile joins:
+/// a string operand keeps the provenance of its bytes (a literal's stay
+/// authored), any other operand is printed as data.
+pub(crate) fn concat_per_byte(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
     let mut text = String::new();
     let mut data: Vec<std::ops::Range<usize>> = Vec::new();
     for side in [l, r] {
         let at = text.len();
         match &side.0 {
             Repr::Text(t) => {
+                check_string_size(at.saturating_add(t.as_str().len()), limits)?;
                 text.push_str(t.as_str());
                 data.extend(t.data().iter().map(|r| r.start + at..r.end + at));
             }
@@ -134,6 +139,7 @@ fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
         _ => Value(Repr::Text(Arc::new(Text::new(Arc::from(text), data.into())))),
     })
 }
+
 /// `l op r` for the arithmetic operators and `~`.
 pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
     use Repr::{Float, Int, List, Str, Text};
