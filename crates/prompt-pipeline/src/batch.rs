@@ -33,6 +33,7 @@ use crate::compiled::{Arranged, Built, Compiled};
 use crate::envelope::{Entry, Format, Place, Writer, record};
 use crate::provider::Notice;
 use crate::source::Transcript;
+use minijinja_brackets::Scope;
 
 /// The most rows in one chunk: enough that starting the threads costs
 /// nothing next to the work, few enough that the per-row bookkeeping stays
@@ -60,6 +61,9 @@ pub struct Batch<'a> {
     format: Format,
     /// The rows' top-level key that holds each request's id.
     id_field: Option<&'a str>,
+    /// The stores laid under each row's and over it ([`Batch::context`]).
+    under: Option<&'a Context>,
+    over: Option<&'a Context>,
     seed: u64,
     jobs: usize,
     max_row_bytes: usize,
@@ -219,6 +223,8 @@ impl<'a> Batch<'a> {
             transcript: None,
             format: Format::Bodies,
             id_field: None,
+            under: None,
+            over: None,
             seed,
             jobs: jobs.max(1),
             max_row_bytes: MAX_ROW_BYTES,
@@ -275,6 +281,21 @@ impl<'a> Batch<'a> {
     /// [`Format::MAX_ID_BYTES`] and a few words per row).
     pub fn id_field(mut self, id_field: Option<&'a str>) -> Batch<'a> {
         self.id_field = id_field;
+        self
+    }
+
+    /// The same batch giving each row the variables of `under` it does not
+    /// set itself, and those of `over` whatever it sets: store by store,
+    /// variable by variable (a row's `state.user` replaces the whole
+    /// `state.user` of `under`, and `over`'s replaces the row's). The
+    /// command line's `--context` is `under`, its `-D` definitions `over`.
+    /// Empty stores cost nothing; others are copied for each row.
+    pub fn context(mut self, under: &'a Context, over: &'a Context) -> Batch<'a> {
+        let empty = |context: &Context| {
+            context.state.is_empty() && context.local.is_empty() && context.global.is_empty()
+        };
+        self.under = (!empty(under)).then_some(under);
+        self.over = (!empty(over)).then_some(over);
         self
     }
 
@@ -556,6 +577,7 @@ impl<'a> Batch<'a> {
         let seed = self.seed.wrapping_add(index as u64);
         let result = row_text(index, line)
             .and_then(|text| self.row_input(index, text, id))
+            .map(|row| self.layered(row))
             .and_then(|context| {
                 let compiled = self.compiled;
                 let line = match (self.messages, self.transcript) {
@@ -830,6 +852,30 @@ fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Ve
 }
 
 impl Batch<'_> {
+    /// `row` over the batch's `under` stores and under its `over` stores.
+    fn layered(&self, mut row: Context) -> Context {
+        let mut context = match self.under {
+            Some(under) => {
+                let mut context = under.clone();
+                for scope in [Scope::State, Scope::Local, Scope::Global] {
+                    let store = context.store_mut(scope);
+                    store.extend(std::mem::take(row.store_mut(scope)));
+                }
+                context
+            }
+            None => row,
+        };
+        if let Some(over) = self.over {
+            for scope in [Scope::State, Scope::Local, Scope::Global] {
+                let store = context.store_mut(scope);
+                for (name, value) in over.store(scope) {
+                    store.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        context
+    }
+
     /// The context of row `index`; when the rows carry ids, also its id
     /// (into `id`, with its column), checked against the format's rules.
     fn row_input(
@@ -965,6 +1011,36 @@ mod tests {
 
     fn error(line: &str) -> serde_json::Value {
         serde_json::from_str::<serde_json::Value>(line).unwrap()["error"].clone()
+    }
+
+    #[test]
+    fn rows_lie_over_the_context_and_under_the_overrides() {
+        let under = Context::from_json(r#"{"state": {"a": "A", "b": "B"}, "local": {"c": "C"}}"#);
+        let over = Context::from_json(r#"{"local": {"c": "D"}}"#);
+        let (under, over) = (under.unwrap(), over.unwrap());
+        let empty = Context::default();
+        let pipeline = Pipeline::builder(Provider::OpenAi).build();
+        let prompt = pipeline.prepare(Source::new("## user\n=[[ a ]][[ b ]][[ L.c ]]\n")).unwrap();
+        let compiled = prompt.compile().unwrap();
+        let texts = |batch: Batch<'_>| {
+            let rows: &[u8] = b"{}\n{\"state\": {\"b\": \"row\"}, \"local\": {\"c\": \"row\"}}\n";
+            let mut out = Vec::new();
+            let summary = batch.messages(true).run(rows, &mut out, &mut io::sink(), |_| {});
+            assert_eq!(summary.unwrap().failed, 0);
+            let lines = String::from_utf8(out).unwrap();
+            lines
+                .lines()
+                .map(|line| {
+                    let messages: serde_json::Value = serde_json::from_str(line).unwrap();
+                    messages[0]["content"][0]["text"].as_str().unwrap().to_owned()
+                })
+                .collect::<Vec<_>>()
+        };
+        let batch = Batch::new(&compiled, 0, 2);
+        assert_eq!(texts(batch.context(&under, &over)), ["=ABD", "=ArowD"]);
+        assert_eq!(texts(batch.context(&under, &empty)), ["=ABC", "=Arowrow"]);
+        // Empty stores are no layer: the rows alone.
+        assert_eq!(texts(batch.context(&empty, &empty)), ["=", "=rowrow"]);
     }
 
     #[test]

@@ -9,9 +9,18 @@ use std::path::{Path, PathBuf};
 use prompt_suite::brackets::{Context, Environment, LoadError};
 use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
 
-use crate::args::Define;
+use crate::args::{Define, SourceArgs};
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
+
+/// The template or prompt of the input flags: the text of `-t` (named
+/// `<template>`), else FILE or standard input.
+pub(crate) fn read_source(args: &SourceArgs) -> Result<Input, Diagnostic> {
+    match &args.template {
+        Some(text) => Ok(Input::from_bytes("<template>", text.clone().into_bytes())),
+        None => Input::read(args.file.as_deref()),
+    }
+}
 
 /// The stores in the `--context` file (`{"state", "local", "global"}`, each
 /// optional), or empty stores without one. A file whose name ends in
