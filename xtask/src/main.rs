@@ -11,7 +11,8 @@
 //!   `cargo test --workspace`, then the Python package's (`python.rs`: a
 //!   virtual environment under the target directory with maturin and
 //!   pytest from the package index, made on first use; the wheel built
-//!   and installed; pytest over `bindings/python/tests`).
+//!   and installed; pytest over `bindings/python/tests`). `test python`
+//!   runs the Python part alone.
 //! * `layers`: checks every crate's `crate::` paths against its layer list in
 //!   ARCHITECTURE.md (`layers.rs`); fails on an upward import or a circle.
 //!   `layers --graph crates/NAME` prints what each module uses, for writing
@@ -42,7 +43,11 @@ fn main() -> ExitCode {
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
         Some("ci") => ci(),
-        Some("test") => test(),
+        Some("test") => match rest.as_slice() {
+            [] => test(),
+            [only] if only == "python" => python::test(&project_root(), &target_dir()),
+            _ => Err("usage: cargo xtask test [python]".to_owned()),
+        },
         Some("layers") => match rest.as_slice() {
             [] => layers::run(&project_root()),
             [flag, dir] if flag == "--graph" => layers::graph(&project_root(), dir),

@@ -45,7 +45,7 @@ def test_every_provider_builds_and_agrees_with_the_cli(provider, cli):
 
 def test_tools_and_schema_and_params():
     tools = [{"type": "function", "function": {"name": "get", "parameters": {"type": "object", "properties": {}}}}]
-    schema = {"name": "answer", "schema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    schema = {"title": "answer", "type": "object", "properties": {"a": {"type": "string"}}}
     p = ps.Pipeline(provider="openai", params={"model": "gpt-4o", "temperature": 0.5}, tools=tools,
                     tool_choice="auto", response_schema=schema)
     body = p.build("## user\nhi", seed=1)
@@ -53,6 +53,7 @@ def test_tools_and_schema_and_params():
     assert body["tool_choice"] == "auto"
     assert body["temperature"] == 0.5
     assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["name"] == "answer"
 
 
 def test_notices_are_warnings():
