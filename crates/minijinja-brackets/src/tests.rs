@@ -156,9 +156,10 @@ pub(crate) fn same_as(name: &str, value: &Value, args: Arguments<'_>) -> Result<
     })
 }
 
-/// `lower` (`upper`): a string whose every character is lowercase
-/// (uppercase), as minijinja has it (so `"a b" is lower` is false); false
-/// for anything else.
+/// `lower` (`upper`): Python's `str.islower` (`isupper`), as Jinja2 has it:
+/// a string with at least one cased character and no character of the
+/// other case or titlecase (`"a b" is lower` and `"a1" is lower` are true,
+/// `"" is lower` and `"1" is lower` false); false for anything else.
 pub(crate) fn case(
     upper: bool,
     name: &str,
@@ -167,9 +168,30 @@ pub(crate) fn case(
 ) -> Result<bool, Error> {
     none(name, args)?;
     Ok(value.as_str().is_some_and(|s| {
-        s.chars().all(|c| if upper { c.is_uppercase() } else { c.is_lowercase() })
+        let mut cased = false;
+        for c in s.chars() {
+            let (this, other) = if upper {
+                (c.is_uppercase(), c.is_lowercase())
+            } else {
+                (c.is_lowercase(), c.is_uppercase())
+            };
+            if other || TITLECASE.contains(&c) {
+                return false;
+            }
+            cased |= this;
+        }
+        cased
     }))
 }
+
+/// The titlecase letters (Unicode category Lt), which Python counts as
+/// cased and neither lowercase nor uppercase.
+const TITLECASE: [char; 31] = [
+    '\u{1c5}', '\u{1c8}', '\u{1cb}', '\u{1f2}', '\u{1f88}', '\u{1f89}', '\u{1f8a}', '\u{1f8b}',
+    '\u{1f8c}', '\u{1f8d}', '\u{1f8e}', '\u{1f8f}', '\u{1f98}', '\u{1f99}', '\u{1f9a}', '\u{1f9b}',
+    '\u{1f9c}', '\u{1f9d}', '\u{1f9e}', '\u{1f9f}', '\u{1fa8}', '\u{1fa9}', '\u{1faa}', '\u{1fab}',
+    '\u{1fac}', '\u{1fad}', '\u{1fae}', '\u{1faf}', '\u{1fbc}', '\u{1fcc}', '\u{1ffc}',
+];
 
 /// `filter` (`test`): a string that names a filter (a test) of the
 /// template's environment, the host's own included.

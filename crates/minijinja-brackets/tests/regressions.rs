@@ -278,3 +278,159 @@ fn call_block_body_is_lexically_scoped() {
                   [% for x in [1] %][% with y = 2 %][% call m(5) %][[ x ]][[ y ]][[ loop.index ]][% endcall %][% endwith %][% endfor %]";
     assert_eq!(render(source).unwrap(), "121");
 }
+
+/// A template set under `main`, rendered: the error kind and message, or
+/// the output.
+fn render_set(templates: &[(&str, &str)]) -> Result<String, (String, String)> {
+    let mut env = Environment::new();
+    for (name, source) in templates {
+        env.add_template(name, source)
+            .map_err(|e| (e.kind().as_str().to_owned(), e.to_string()))?;
+    }
+    env.template("main")
+        .and_then(|t| t.render(&Context::default(), 0))
+        .map(|r| r.output)
+        .map_err(|e| (e.kind().as_str().to_owned(), e.to_string()))
+}
+
+/// `break` and `continue` in a block were accepted when a `for` of the
+/// template enclosed the block, but a block is rendered on its own (by the
+/// parent through `extends`, by `self.b()` outside the loop): the control
+/// cut the rest of the render short, lost later writes, and a child's
+/// `break` could end the parent's loop. A loop control needs a `for` inside
+/// the same block (or macro body), as in Jinja2: a syntax error at compile
+/// time otherwise, whichever template is rendered.
+#[test]
+fn a_loop_control_in_a_block_needs_a_loop_inside_the_block() {
+    let refused = [
+        // Rendered by the parent, whose loop does not enclose the child's.
+        &[
+            ("base", "<[% block b %][% endblock %]>TAIL [% for i in [1] %][[ i ]][% endfor %]"),
+            (
+                "main",
+                "[% extends 'base' %][% for x in [1] %][% block b %]B[% break %]X[% endblock %][% endfor %]",
+            ),
+        ][..],
+        // Rendered through `self.b()` outside its loop.
+        &[(
+            "main",
+            "[% for x in [1] %][% block b %]B[% continue %]X[% endblock %][% endfor %]<[[ self.b() ]]>TAIL 1",
+        )],
+        // A child's `break`, in a block the parent renders inside its loop.
+        &[
+            ("base", "[% for i in [1, 2, 3] %][% block b %][% endblock %][[ i ]][% endfor %]"),
+            ("main", "[% extends 'base' %][% block b %][% break %][% endblock %]"),
+        ][..],
+        // Nested blocks: the outer block's loop is outside the inner block.
+        &[(
+            "main",
+            "[% block a %][% for i in [1] %][% block b %][% break %][% endblock %][% endfor %][% endblock %]",
+        )],
+    ];
+    for templates in refused {
+        let (kind, message) = render_set(templates).unwrap_err();
+        assert_eq!(kind, "syntax_error", "{templates:?}");
+        assert!(message.contains("outside a `for` loop"), "{message}");
+    }
+    // A loop inside the block is the block's own: its controls work, and
+    // the `else` of a loop is outside that loop.
+    assert_eq!(
+        render_set(&[
+            ("base", "<[% block b %][% endblock %]>TAIL 1"),
+            (
+                "main",
+                "[% extends 'base' %][% block b %][% for i in [1, 2, 3] %][% if i == 2 %][% break %][% endif %][[ i ]][% endfor %][% endblock %]"
+            ),
+        ]),
+        Ok("<1>TAIL 1".to_owned())
+    );
+    let (kind, _) =
+        render_set(&[("main", "[% for i in [] %][% else %][% break %][% endfor %]")]).unwrap_err();
+    assert_eq!(kind, "syntax_error");
+}
+
+/// A loop's `else` ran only when nothing was kept; Jinja2 runs it when no
+/// iteration reached the end of the body, so also after a `break` in the
+/// first iteration or a `continue` in every one (checked against Jinja2
+/// 3.1).
+#[test]
+fn a_loop_else_runs_when_no_iteration_reached_the_end_of_the_body() {
+    for (source, expected) in [
+        ("[% for i in [1, 2, 3] %][[ i ]][% break %][% else %]E[% endfor %]", "1E"),
+        ("[% for i in [1, 2, 3] %][% continue %][% else %]E[% endfor %]", "E"),
+        (
+            "[% for i in [1, 2, 3] %][% if i == 2 %][% break %][% endif %][[ i ]][% else %]E[% endfor %]",
+            "1",
+        ),
+        (
+            "[% for i in [1, 2, 3] %][% if i < 3 %][% continue %][% endif %][[ i ]][% else %]E[% endfor %]",
+            "3",
+        ),
+        ("[% for i in [] %][% else %]E[% endfor %]", "E"),
+        ("[% for i in [1, 2] if false %][% else %]E[% endfor %]", "E"),
+        ("[% for i in [1, 2] %][[ i ]][% else %]E[% endfor %]", "12"),
+        // The `else` is outside the loop: `loop` is gone, the variable too.
+        ("[% for i in [1] %][% break %][% else %][[ i is defined ]][% endfor %]", "false"),
+    ] {
+        assert_eq!(render(source).as_deref(), Ok(expected), "{source}");
+    }
+}
+
+/// The `lower` and `upper` tests required every character to be of the
+/// case (`"a b" is lower` was false, `"" is lower` true); they are Python's
+/// `islower`/`isupper`, as in Jinja2: at least one cased character, none of
+/// the other case or titlecase (checked against Jinja2 3.1).
+#[test]
+fn the_lower_and_upper_tests_are_pythons() {
+    let source = "[[ ['abc', '', '123', 'a1', 'a b', 'aB', 'ß', '\u{1c5}', 'ª', 'ﬁ'] \
+                  -> map('string') -> select('lower') -> join(',') ]]|\
+                  [[ ['ABC', '', '1', 'A1', 'A B', 'Ab', '\u{1c5}', 'Σ!'] -> select('upper') -> join(',') ]]";
+    assert_eq!(render(source).unwrap(), "abc,a1,a b,ß,ª,ﬁ|ABC,A1,A B,Σ!");
+    assert_eq!(render("[[ 1 is lower ]] [[ none is upper ]]").unwrap(), "false false");
+}
+
+/// `**` gave `inf` or NaN silently where an integer overflow is an error;
+/// a result that is not a finite number from finite operands is an error
+/// too (Python raises `OverflowError`, `ZeroDivisionError`, or gives a
+/// complex number).
+#[test]
+fn a_power_that_is_not_a_finite_number_is_an_error() {
+    for source in [
+        "[[ 10.0 ** 400 ]]",
+        "[[ 2 ** 1024.0 ]]",
+        "[[ (-8) ** 0.5 ]]",
+        "[[ 0 ** -1 ]]",
+        "[[ 0.0 ** -2.5 ]]",
+        "[[ (10 ** 18) ** 20.0 ]]",
+    ] {
+        let (kind, message, _) = kind_and_message(source, &Context::default());
+        assert_eq!(kind, "invalid_operation", "{source}: {message}");
+    }
+    assert_eq!(render("[[ 2 ** -1 ]] [[ 10 ** -400 ]] [[ 4 ** 0.5 ]]").unwrap(), "0.5 0 2");
+}
+
+/// `set p = loop` failed with "an undefined value cannot be stored" where
+/// the undefined part is `loop.previtem`: the message names the part that
+/// cannot be stored, as it would be read.
+#[test]
+fn an_unstorable_value_names_its_unstorable_part() {
+    let none = Context::default();
+    let message = |source: &str| kind_and_message(source, &none).1;
+    assert_eq!(
+        message("[% for x in [1] %][% set p = loop %][% endfor %]"),
+        "cannot set `p`: an undefined value cannot be stored (`loop.previtem` is one)"
+    );
+    assert_eq!(
+        message("[% set p = [1, {'a b': [missing]}] %]"),
+        "cannot set `p`: an undefined value cannot be stored (`[1, {'a b': [missing]}][1][\"a b\"][0]` is one)"
+    );
+    assert_eq!(
+        message("[% macro m() %][% endmacro %][% set p = {'f': m} %]"),
+        "cannot set `p`: a macro cannot be stored (`{'f': m}.f` is one)"
+    );
+    // The value itself: the hint to store a fallback, as before.
+    assert_eq!(
+        message("[% set p = missing %]"),
+        "cannot set `p`: an undefined value cannot be stored (use `-> default(...)` to store a fallback)"
+    );
+}

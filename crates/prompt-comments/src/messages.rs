@@ -131,7 +131,7 @@ impl Dialect {
         // serde does not expect is left as it is.
         let messages: Vec<&RawValue> = serde_json::from_str(body).unwrap_or_default();
         for message in messages {
-            let Ok(Message { content: Some(content) }) = serde_json::from_str(message.get()) else {
+            let Some(Message { content: Some(content) }) = object(message) else {
                 continue;
             };
             match content.get().as_bytes().first() {
@@ -140,8 +140,7 @@ impl Dialect {
                     let parts: Vec<&RawValue> =
                         serde_json::from_str(content.get()).unwrap_or_default();
                     for part in parts {
-                        if let Ok(Part { kind: Some(kind), text: Some(text) }) =
-                            serde_json::from_str(part.get())
+                        if let Some(Part { kind: Some(kind), text: Some(text) }) = object(part)
                             && kind == "text"
                         {
                             self.strip_literal(text, &mut edits);
@@ -204,6 +203,14 @@ pub fn strip_messages_json(json: &str) -> Result<String, Error> {
 /// [`Dialect::strip_messages_in_place`] in the `Standard` dialect.
 pub fn strip_messages_in_place(messages: &mut [Value]) {
     Dialect::Standard.strip_messages_in_place(messages);
+}
+
+/// `value` read as `T` when it is a JSON object, and only then: serde
+/// reads a struct from an array too, field by field (`["a /// b"]` would be
+/// a message whose `content` is `"a /// b"`), and an element that is not an
+/// object passes through untouched.
+fn object<'a, T: Deserialize<'a>>(value: &'a RawValue) -> Option<T> {
+    value.get().starts_with('{').then(|| serde_json::from_str(value.get()).ok()).flatten()
 }
 
 /// The one key of a message that is stripped.
@@ -359,6 +366,22 @@ mod tests {
         assert_eq!(standard, expected);
         let llmutils = same_as_values(Dialect::Llmutils, json);
         assert_eq!(llmutils, json.replace(r#""a /// b", "id""#, r#""a", "id""#));
+    }
+
+    /// A message or a part that is not an object is never read as one:
+    /// serde would take an array for a struct, field by field, so
+    /// `["nested /// x"]` had its first string stripped as a `content`
+    /// (and `["text", "a /// b"]` as a text part, in Standard).
+    #[test]
+    fn arrays_are_not_messages_or_parts() {
+        let json = r#"[["nested /// x"], ["a /// b", "c /// d"], [["deep /// e"]],
+  {"role": "user", "content": [["text", "in /// part"], ["text"], {"type": "text", "text": "t /// u"}]},
+  {"content": ["flat /// f"]}, "/// bare", 7, null, {"content": "k /// l"}]"#;
+        assert_eq!(same_as_values(Dialect::Llmutils, json), json.replace(r#""k /// l""#, r#""k""#));
+        assert_eq!(
+            same_as_values(Dialect::Standard, json),
+            json.replace(r#""k /// l""#, r#""k""#).replace(r#""t /// u""#, r#""t""#)
+        );
     }
 
     #[test]

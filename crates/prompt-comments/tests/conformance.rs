@@ -88,3 +88,38 @@ fn extract_metadata_is_process_with_cleaned_emptied() {
         assert_eq!(run("extract_metadata", &case["input"]).unwrap(), expected, "{}", case["name"]);
     }
 }
+
+#[test]
+fn the_json_text_api_passes_every_strip_messages_case() {
+    // `strip_messages_json` (what `prompt-suite comments --messages` runs)
+    // reads the text itself: it must give the same answers as the value
+    // API the fixture is checked with.
+    let fixtures: Value = serde_json::from_str(FIXTURES).unwrap();
+    let cases = fixtures["cases"].as_array().unwrap();
+    for case in cases.iter().filter(|c| c["fn"] == "strip_messages") {
+        let text = Dialect::Llmutils.strip_messages_json(&case["input"].to_string()).unwrap();
+        let actual: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(actual, case["expected"], "{}", case["name"]);
+    }
+}
+
+#[test]
+fn elements_that_are_not_objects_pass_through_unchanged() {
+    // The reference's rule (section 6): strings, numbers, null and arrays
+    // pass through unchanged, whatever they hold; an array is never read
+    // as a message field by field.
+    let input = json!([
+        ["nested /// x"],
+        [["deeper /// y"], {"content": "in an array /// z"}],
+        "/// a string",
+        12,
+        null,
+        {"role": "user", "content": ["a /// b"]},
+        {"role": "user", "content": "c /// d"}
+    ]);
+    let mut expected = input.clone();
+    expected[6]["content"] = json!("c");
+    assert_eq!(run("strip_messages", &input).unwrap(), expected);
+    let text = Dialect::Llmutils.strip_messages_json(&input.to_string()).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
+}

@@ -1,7 +1,8 @@
 //! The hostile-input corpus (`tests/hostile/prompt-comments.json` at the
 //! workspace root), in both dialects: 100 MB lines, millions of markers,
-//! directives, fences and escapes. Processing cannot fail, so each case
-//! pins the size of what comes out; all of it runs in linear time.
+//! directives, fences and escapes, and messages documents. Processing cannot
+//! fail, so each case pins the size of what comes out; all of it runs in
+//! linear time.
 
 // `tests/hostile/` holds symlinks to the workspace corpus (one copy, edited
 // there); `cargo package` stores their contents, so the package is whole.
@@ -14,6 +15,9 @@ use serde_json::Value;
 use corpus::Case;
 
 fn run(case: &Case) -> Result<(), String> {
+    if case.options.get("messages").is_some() {
+        return run_messages(case);
+    }
     let text = case.text();
     for dialect in [Dialect::Standard, Dialect::Llmutils] {
         let expect = case.expect.get(dialect.as_str()).unwrap_or(&case.expect);
@@ -33,6 +37,29 @@ fn run(case: &Case) -> Result<(), String> {
         }
         if processed.cleaned.len() > text.len() {
             return Err(format!("{dialect:?}: the cleaned text is longer than the input"));
+        }
+    }
+    Ok(())
+}
+
+/// A case with `"options": {"messages": true}` is a messages document for
+/// `strip_messages_json`: `expect` gives the exact length of the output
+/// (`stripped_len`, per dialect where they differ), and the text API and
+/// the value API must agree on it.
+fn run_messages(case: &Case) -> Result<(), String> {
+    let text = case.text();
+    for dialect in [Dialect::Standard, Dialect::Llmutils] {
+        let expect = case.expect.get(dialect.as_str()).unwrap_or(&case.expect);
+        let stripped = dialect.strip_messages_json(text).map_err(|err| err.to_string())?;
+        let want = expect.get("stripped_len").and_then(Value::as_u64);
+        if want.is_some_and(|want| want != stripped.len() as u64) {
+            return Err(format!("{dialect:?}: {} bytes, expected {want:?}", stripped.len()));
+        }
+        let mut document: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        dialect.strip_messages_document(&mut document).map_err(|err| err.to_string())?;
+        let back: Value = serde_json::from_str(&stripped).map_err(|err| err.to_string())?;
+        if back != document {
+            return Err(format!("{dialect:?}: the text and value APIs disagree"));
         }
     }
     Ok(())

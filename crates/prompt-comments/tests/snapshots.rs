@@ -26,13 +26,19 @@ fn prompts() {
 #[test]
 fn messages() {
     insta::glob!("inputs/messages/*.json", |path| {
-        let document: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+        let text = fs::read_to_string(path).unwrap();
+        let document: Value = serde_json::from_str(&text).unwrap();
         let name = path.file_name().unwrap().to_string_lossy();
         let mut report = Value::Object(Default::default());
         for dialect in Dialect::ALL {
             let mut stripped = document.clone();
             report[dialect.as_str()] = match dialect.strip_messages_document(&mut stripped) {
-                Ok(()) => stripped,
+                Ok(()) => {
+                    // The text API (the command line's) strips the same.
+                    let text = dialect.strip_messages_json(&text).unwrap();
+                    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), stripped, "{name}");
+                    stripped
+                }
                 Err(err) => json!({ "error": err.kind().as_str(), "message": err.to_string() }),
             };
         }

@@ -416,14 +416,14 @@ impl<'t> Renderer<'t> {
                 self.exec_block(otherwise, Span::default())
             }
             Node::For(for_loop) => self.exec_for(for_loop),
-            Node::Set { target, value, span } => {
-                let value = self.eval(value)?;
-                self.assign(target, value, *span)
+            Node::Set { target, value: e, span } => {
+                let value = self.eval(e)?;
+                self.assign(target, value, Some(e.span), *span)
             }
             Node::SetBlock(block) => {
                 let captured = self.capture(&block.body, block.span)?;
                 let value = self.filtered(captured, &block.filters, block.span)?;
-                self.assign(&block.target, value, block.span)
+                self.assign(&block.target, value, None, block.span)
             }
             Node::Control(control, span) => {
                 self.spend(1, *span)?;
@@ -650,17 +650,26 @@ impl<'t> Renderer<'t> {
         let items = state.items.clone();
         self.frames.push(Frame::Loop(state));
         self.descend(l.span)?;
+        // Whether an iteration ran to the end of the body: the `else` runs
+        // when none did (every one ended by `break` or `continue`), as in
+        // Jinja2.
+        let mut completed = false;
         for (index, item) in items.iter().enumerate() {
             self.spend(1, l.span)?;
             self.bind_loop(index, item, l.span)?;
             self.exec(&l.body)?;
-            if self.control.take() == Some(Control::Break) {
-                break;
+            match self.control.take() {
+                Some(Control::Break) => break,
+                Some(Control::Continue) => {}
+                None => completed = true,
             }
         }
         self.depth -= 1;
         self.frames.pop();
-        Ok(())
+        if completed || l.otherwise.is_empty() {
+            return Ok(());
+        }
+        self.exec_block(&l.otherwise, l.span)
     }
 
     /// The loop `loop(...)` would recurse into: the innermost visible
@@ -826,8 +835,15 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    /// Writes `value` into a store, recording the write.
-    fn assign(&mut self, target: &'t Target<'t>, value: Value, span: Span) -> Result<(), Error> {
+    /// Writes `value` (of the expression at `written`, if any) into a
+    /// store, recording the write.
+    fn assign(
+        &mut self,
+        target: &'t Target<'t>,
+        value: Value,
+        written: Option<Span>,
+        span: Span,
+    ) -> Result<(), Error> {
         let name: Cow<'t, str> = match &target.name {
             TargetName::Static(name) => Cow::Borrowed(&**name),
             TargetName::Computed(e) => {
@@ -852,17 +868,26 @@ impl<'t> Renderer<'t> {
         } else {
             self.updated_map(target, &name, value, span)?
         };
-        if let Some(why) = value.unstorable() {
-            let hint = if value.is_undefined() {
-                " (use `-> default(...)` to store a fallback)"
+        if let Some((part, why)) = value.unstorable_part() {
+            let message = if part.is_empty() {
+                let hint = if value.is_undefined() {
+                    " (use `-> default(...)` to store a fallback)"
+                } else {
+                    ""
+                };
+                format!("cannot set `{name}`: {why}{hint}")
             } else {
-                ""
+                // The part as it would be read: from the expression as
+                // written when it is short and on one line.
+                let written = written
+                    .map(|at| &self.source[at.start()..at.end()])
+                    .filter(|e| e.len() <= 64 && !e.contains(['\n', '\r']));
+                match written {
+                    Some(e) => format!("cannot set `{name}`: {why} (`{e}{part}` is one)"),
+                    None => format!("cannot set `{name}`: {why} (its part `{part}` is one)"),
+                }
             };
-            return Err(self.error(
-                ErrorKind::InvalidOperation,
-                format!("cannot set `{name}`: {why}{hint}"),
-                span,
-            ));
+            return Err(self.error(ErrorKind::InvalidOperation, message, span));
         }
         // The log shares the value but lists every write: each is charged
         // in full, as a host printing or storing the log pays for it.

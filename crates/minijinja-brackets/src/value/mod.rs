@@ -601,6 +601,46 @@ impl Value {
         }
     }
 
+    /// Why the value cannot be stored as JSON, and where inside it the first
+    /// part without a JSON form is: `.name` and `[index]` steps from the
+    /// value (empty for the value itself), as the part would be read
+    /// (`.previtem` of a stored `loop`). Keys that are not plain names are
+    /// quoted, and a step is cut at 64 characters: the path is for a
+    /// message.
+    pub(crate) fn unstorable_part(&self) -> Option<(String, &'static str)> {
+        const SHOWN: usize = 64;
+        let mut path = String::new();
+        let mut value = self;
+        loop {
+            let next = match &value.0 {
+                Repr::List(list) if list.shape.unstorable.is_some() => list
+                    .iter()
+                    .enumerate()
+                    .find(|(_, item)| item.unstorable().is_some())
+                    .map(|(i, item)| (format!("[{i}]"), item)),
+                Repr::Map(map) if map.shape.unstorable.is_some() => {
+                    map.iter().find(|(_, item)| item.unstorable().is_some()).map(|(key, item)| {
+                        let plain = key.len() <= SHOWN
+                            && key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                        let step = if plain {
+                            format!(".{key}")
+                        } else {
+                            let shown: String = key.chars().take(SHOWN).collect();
+                            let cut = if shown.len() < key.len() { "..." } else { "" };
+                            format!("[{}{cut}]", serde_json::Value::String(shown))
+                        };
+                        (step, item)
+                    })
+                }
+                _ => return value.unstorable().map(|why| (path, why)),
+            };
+            let (step, item) = next?;
+            path.push_str(&step);
+            value = item;
+        }
+    }
+
     /// The JSON form; values without one (see [`Value::unstorable`]) become
     /// `null`.
     pub(crate) fn json(&self) -> serde_json::Value {

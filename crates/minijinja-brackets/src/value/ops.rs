@@ -192,7 +192,7 @@ fn int_op(op: BinOp, a: i64, b: i64) -> Result<Value, Error> {
         }
         BinOp::Pow => {
             if b < 0 {
-                return Ok(Value::from((a as f64).powf(b as f64)));
+                return power(a as f64, b as f64);
             }
             u32::try_from(b).ok().and_then(|b| a.checked_pow(b))
         }
@@ -213,8 +213,25 @@ fn float_op(op: BinOp, a: f64, b: f64) -> Result<Value, Error> {
         BinOp::FloorDiv => (a / b).floor(),
         BinOp::Rem if b == 0.0 => return Err(zero()),
         BinOp::Rem => a - b * (a / b).floor(),
-        BinOp::Pow => a.powf(b),
+        BinOp::Pow => return power(a, b),
         BinOp::Concat => f64::NAN,
+    }))
+}
+
+/// `a ** b` in floats: a result that is not a finite number from finite
+/// operands is an error, as an integer overflow is (Python raises for
+/// each: `OverflowError`, `ZeroDivisionError`, and a complex result).
+fn power(a: f64, b: f64) -> Result<Value, Error> {
+    let result = a.powf(b);
+    if result.is_finite() || !a.is_finite() || !b.is_finite() {
+        return Ok(Value::from(result));
+    }
+    Err(invalid(if a == 0.0 {
+        "division by zero in `**`: zero to a negative power".to_owned()
+    } else if result.is_nan() {
+        "`**` of a negative number to a fractional power has no real result".to_owned()
+    } else {
+        "overflow in `**`: the result is beyond the largest float".to_owned()
     }))
 }
 
@@ -418,6 +435,17 @@ mod tests {
         assert!(op(BinOp::Add, i64::MAX, 1).is_err());
         assert!(op(BinOp::Pow, 2, 64).is_err());
         assert_eq!(op(BinOp::Pow, 2, -1), Ok(Value::from(0.5)));
+        // Not a finite number from finite operands: an error, as in Python.
+        for (a, b, message) in [
+            (10.0, 400.0, "overflow in `**`"),
+            (-8.0, 0.5, "`**` of a negative number to a fractional power"),
+            (0.0, -1.0, "division by zero in `**`"),
+        ] {
+            let err = op(BinOp::Pow, a, b).unwrap_err();
+            assert!(err.message().starts_with(message), "{a} ** {b}: {}", err.message());
+        }
+        assert!(op(BinOp::Pow, 0, -1).unwrap_err().message().starts_with("division by zero"));
+        assert!(op(BinOp::Pow, 10, -400).is_ok(), "underflow to zero is a finite result");
         let err = op(BinOp::Add, "a", 1).unwrap_err();
         assert!(err.message().starts_with("cannot apply `+` to string and integer: use `~`"));
         assert_eq!(op(BinOp::Concat, "a", 1), Ok(Value::from("a1")));

@@ -168,3 +168,17 @@ fn output_modes_are_exclusive() {
 fn unknown_dialect_is_a_usage_error() {
     assert_cmd_snapshot!(cli().args(["comments", "--dialect", "go"]));
 }
+
+#[test]
+fn messages_leave_elements_that_are_not_objects_untouched() {
+    // An array element is never read as a message (nor an array part as a
+    // text part): its strings reach the output as written.
+    for dialect in ["llmutils", "standard"] {
+        assert_cmd_snapshot!(
+            format!("messages_nested_arrays_{dialect}"),
+            cli().args(["comments", "--messages", "--dialect", dialect]).pass_stdin(
+                r#"[["nested /// x"], {"role": "user", "content": [["text", "p /// q"]]}, {"role": "user", "content": "a /// b"}]"#
+            )
+        );
+    }
+}

@@ -21,7 +21,7 @@ pub(crate) struct TemplateParser<'a> {
     /// How many macro bodies are open (blocks may not be inside one).
     in_macro: usize,
     /// How many `for` bodies enclose the current tag within the current
-    /// macro body: `break` and `continue` need one.
+    /// macro or block body: `break` and `continue` need one.
     loops: usize,
 }
 
@@ -222,7 +222,13 @@ impl<'a> TemplateParser<'a> {
                 return Err(self.syntax_error("a `block` cannot be inside a macro".into(), span));
             }
             Stmt::Block { name, scoped, required } => {
+                // A block's body is rendered on its own (by a parent
+                // through `extends`, by `self.name()`), outside the loops
+                // written around it: `break` and `continue` need a `for`
+                // inside the block, as in Jinja2.
+                let loops = std::mem::take(&mut self.loops);
                 let (body, closing) = self.closed_body(&["endblock"], "block", span)?;
+                self.loops = loops;
                 if let Stmt::EndBlock(Some(end)) = closing
                     && end != name
                 {
@@ -280,7 +286,7 @@ impl<'a> TemplateParser<'a> {
                 let word = if control == Control::Break { "break" } else { "continue" };
                 return Err(self.syntax_error(
                     format!(
-                        "`{word}` outside a `for` loop (a macro body is outside its caller's loops)"
+                        "`{word}` outside a `for` loop (a macro or block body is outside the loops around it)"
                     ),
                     span,
                 ));
