@@ -11,15 +11,20 @@ use prompt_suite::segment::Bundle;
 
 use prompt_core::text::LineIndex;
 
-use crate::args::{PipelineArgs, TranscriptArgs};
+use crate::args::{PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs};
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
 
 /// The pipeline of the flags, with the files `--tools` and
 /// `--response-schema` name read (the flags win over the prompt's
 /// directives).
-pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Pipeline, Diagnostic> {
-    let mut builder = args.builder();
+pub(crate) fn pipeline(
+    pipeline: &PipelineArgs,
+    template: &TemplateArgs,
+    provider: &ProviderArgs,
+    args: &ToolArgs,
+) -> Result<Pipeline, Diagnostic> {
+    let mut builder = crate::args::builder(pipeline, template, provider);
     let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;
