@@ -189,6 +189,9 @@ pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
 pub use crate::loader::LoadError;
+pub use crate::seed::SEED_BOUND;
+#[cfg(feature = "entropy")]
+pub use crate::seed::random_seed;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
 /// The byte span errors carry (the suite's one span type).
@@ -211,6 +214,7 @@ mod loader;
 mod provenance;
 mod random;
 mod resolve;
+mod seed;
 mod span;
 mod stack;
 mod suggest;

@@ -64,7 +64,8 @@ pub(crate) fn render(
     seed: u64,
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
+    let (outcome, ..) = render_with(env, template, context, Draws::new(seed), fuel)?;
+    Ok(Outcome { seed, ..outcome })
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -961,6 +962,8 @@ impl<'t> Renderer<'t> {
             writes,
             effects: self.effects,
             undefined: self.undefined,
+            // The caller knows the seed (an exact enumeration has none).
+            seed: 0,
         };
         Ok((outcome, self.draws, self.fuel))
     }
