@@ -1,6 +1,7 @@
 //! Seeds: the range a drawn seed lies in, and the draw itself (the
 //! `entropy` feature).
 
+#[cfg(feature = "entropy")]
 use crate::error::{Error, ErrorKind};
 
 /// Every seed a seedless call draws lies below this bound, 2^53: a JSON
@@ -40,6 +41,7 @@ pub fn random_seed() -> Result<u64, Error> {
 
 /// The top 53 bits of `bits`: uniform below [`SEED_BOUND`] when `bits` is
 /// uniform.
+#[cfg_attr(not(feature = "entropy"), allow(dead_code))]
 pub(crate) fn below_bound(bits: u64) -> u64 {
     bits >> (64 - SEED_BOUND.trailing_zeros())
 }
