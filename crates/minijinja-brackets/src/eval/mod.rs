@@ -65,9 +65,11 @@ pub(crate) fn render(
     template: &Compiled,
     context: &Context,
     seed: u64,
+    authored: &[&str],
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    let (outcome, ..) = render_with(env, template, context, Draws::new(seed), fuel)?;
+    let draws = Draws::new(seed);
+    let (outcome, ..) = render_with(env, template, context, authored, draws, fuel)?;
     Ok(Outcome { seed, ..outcome })
 }
 
@@ -78,6 +80,7 @@ pub(crate) fn render_with(
     env: &Environment,
     template: &Compiled,
     context: &Context,
+    authored: &[&str],
     draws: Draws,
     fuel: Option<u64>,
 ) -> Result<(Outcome, Draws, Option<u64>), Error> {
@@ -92,7 +95,7 @@ pub(crate) fn render_with(
         limits: env.limits(),
         source: template.source(),
         unit: template,
-        stores: Stores::new(context),
+        stores: Stores::new(context, authored),
         effects: Vec::new(),
         out: TextBuf::with_capacity(template.source().len()),
         memory: env.limits().memory_limit,
