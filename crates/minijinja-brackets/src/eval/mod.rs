@@ -65,9 +65,12 @@ pub(crate) fn render(
     template: &Compiled,
     context: &Context,
     seed: u64,
+    authored: &[&str],
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
+    let draws = Draws::new(seed);
+    let (outcome, ..) = render_with(env, template, context, authored, draws, fuel)?;
+    Ok(Outcome { seed, ..outcome })
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -77,6 +80,7 @@ pub(crate) fn render_with(
     env: &Environment,
     template: &Compiled,
     context: &Context,
+    authored: &[&str],
     draws: Draws,
     fuel: Option<u64>,
 ) -> Result<(Outcome, Draws, Option<u64>), Error> {
@@ -91,7 +95,7 @@ pub(crate) fn render_with(
         limits: env.limits(),
         source: template.source(),
         unit: template,
-        stores: Stores::new(context),
+        stores: Stores::new(context, authored),
         effects: Vec::new(),
         out: TextBuf::with_capacity(template.source().len()),
         memory: env.limits().memory_limit,
@@ -1110,6 +1114,8 @@ impl<'t> Renderer<'t> {
             writes,
             effects: self.effects,
             undefined: self.undefined,
+            // The caller knows the seed (an exact enumeration has none).
+            seed: 0,
         };
         Ok((outcome, self.draws, self.fuel))
     }
