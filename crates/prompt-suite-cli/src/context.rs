@@ -153,7 +153,7 @@ pub(crate) fn json_or_string(text: &str) -> Result<serde_json::Value, Diagnostic
 pub(crate) fn seed(given: Option<u64>) -> Result<u64, Diagnostic> {
     match given {
         Some(seed) => Ok(seed),
-        None => random_seed().map_err(|err| Diagnostic::of(&err, None, "")),
+        None => random_seed().map_err(|err| Diagnostic::of(&err, None)),
     }
 }
 
