@@ -130,6 +130,8 @@ fn debate_for_a_speaker_who_never_speaks() {
             "--transcript",
             &example("debate/transcript.json"),
             "--full",
+            "--seed",
+            "1",
         ]);
         command
     };
