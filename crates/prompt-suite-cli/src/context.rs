@@ -6,7 +6,7 @@
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
-use prompt_suite::brackets::{Context, Environment, LoadError};
+use prompt_suite::brackets::{Context, Environment, LoadError, TemplateNames};
 use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
 
 use crate::args::Define;
@@ -95,7 +95,13 @@ pub(crate) fn templates(
 ) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
     let dir = match (dir, input.path()) {
         (Some(dir), _) => dir.to_owned(),
-        (None, Some(path)) => path.parent().map(Path::to_owned).unwrap_or_default(),
+        (None, Some(path)) => {
+            // The template's own directory holds its data too: a name must
+            // be written in a template (`--templates DIR` is the user's
+            // choice of a templates directory, where data may build names).
+            env.set_template_names(TemplateNames::Authored);
+            path.parent().map(Path::to_owned).unwrap_or_default()
+        }
         (None, None) => {
             let why = format!(
                 "a template from {from} has no directory to resolve names in; \

@@ -210,6 +210,8 @@ fn no_name_leaves_the_root_in_render_build_or_batch() {
     let mut names = vec![
         ("'../secret.txt'", "invalid_template_name"),
         ("'/etc/passwd'", "invalid_template_name"),
+        // `render --templates` lets data build names (under the root);
+        // `build`, in the prompt's own directory, refuses it first.
         ("name", "invalid_template_name"),
     ];
     if cfg!(unix) {
@@ -230,6 +232,7 @@ fn no_name_leaves_the_root_in_render_build_or_batch() {
         let context = dir.path().join("context.json");
         std::fs::write(&context, r#"{"state": {"name": "../secret.txt"}}"#).unwrap();
         let build = [&build[..], &["--context", "context.json"]].concat();
+        let kind = if name == "name" { "data_template_name" } else { kind };
         assert_eq!(refused(dir.path(), &build, ""), (1, kind.to_owned()), "build {name}");
     }
 }
@@ -247,4 +250,49 @@ fn check_json_carries_the_followed_analyses() {
 #[test]
 fn exact_distributions_follow_includes() {
     assert_cmd_snapshot!(in_inputs(&["render", "exact.txt", "--exact"]));
+}
+
+/// In the prompt's own directory (the root of `build`, `batch`, and of
+/// `render` without `--templates`), a template name from data made a data
+/// file template code: a row naming the rows file, a context naming itself.
+/// It is `data_template_name`; a name the author wrote, also one data
+/// chooses among, is served; `render --templates DIR` (a root the user
+/// chose) lets data build names.
+#[test]
+fn a_name_from_data_is_refused_in_the_prompts_own_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("main.txt", "## user\n[% include name %]\n");
+    write("chosen.txt", "## user\n[% include {'a': 'part.txt', 'b': 'other.txt'}[name] %]\n");
+    write("part.txt", "PART");
+    write("rows.jsonl", "{\"state\": {\"name\": \"rows.jsonl\"}}\n");
+    write("context.json", r#"{"state": {"name": "context.json"}}"#);
+    write("choice.json", r#"{"state": {"name": "a"}}"#);
+    write("part.json", r#"{"state": {"name": "part.txt"}}"#);
+    let json = ["--error-format", "json"];
+    let build = [&json[..], &["build", "main.txt", "--param", "model=m"]].concat();
+    for context in ["context.json", "part.json"] {
+        let args = [&build[..], &["--context", context]].concat();
+        assert_eq!(refused(dir.path(), &args, ""), (1, "data_template_name".into()), "{context}");
+        let args = [&json[..], &["render", "main.txt", "--context", context]].concat();
+        assert_eq!(refused(dir.path(), &args, ""), (1, "data_template_name".into()), "{context}");
+    }
+    // A row naming the rows file: the row fails with the kind.
+    let mut batch = cli();
+    batch.current_dir(dir.path()).args(["batch", "main.txt", "--rows", "rows.jsonl"]);
+    batch.args(["--param", "model=m"]);
+    let output = crate::output_with_stdin(&mut batch, "");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout.contains("data_template_name") && !stdout.contains("\\\"state"), "{stdout}");
+    // Data choosing among written names, and a root the user chose.
+    let mut chosen = cli();
+    chosen.current_dir(dir.path()).args(["render", "chosen.txt", "--context", "choice.json"]);
+    let output = chosen.output().unwrap();
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "## user\nPART\n");
+    let mut templates = cli();
+    templates.current_dir(dir.path());
+    templates.args(["render", "main.txt", "--templates", ".", "--context", "part.json"]);
+    let output = templates.output().unwrap();
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "## user\nPART\n");
 }
