@@ -53,6 +53,7 @@ impl Compiled {
             } else {
                 Templates::new(files)
             };
+            let templates = templates.refusing(prompt.pipeline().config.run_files.clone());
             templates.install(&mut environment);
             // The prompt's own files hold its data too: a template name
             // must be written in a template, never taken from data.

@@ -7,7 +7,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
 use prompt_suite::brackets::{Context, Environment, LoadError, TemplateNames};
-use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
+use prompt_suite::pipeline::{AttachmentLimits, Attachments, RunFiles, Templates};
 
 use crate::args::Define;
 use crate::diagnostic::Diagnostic;
@@ -81,9 +81,25 @@ pub(crate) fn define(context: &mut Context, defines: &[Define]) {
     }
 }
 
+/// The files `named` (each with what it is; standard input, `-`, and
+/// absent ones skipped) and the `-o` file: the run's own files, which are
+/// never served as templates.
+pub(crate) fn run_files(named: &[(&str, Option<&Path>)]) -> RunFiles {
+    let mut files = RunFiles::new();
+    for (what, path) in named {
+        if let Some(path) = path.filter(|path| path.as_os_str() != "-") {
+            files = files.with(what, path);
+        }
+    }
+    match crate::output::target() {
+        Some(output) => files.with("the -o output", &output),
+        None => files,
+    }
+}
+
 /// The templates `include`, `import` and `extends` name, installed as
 /// `env`'s loader: under `dir` (`--templates`), else under the input
-/// file's directory. A template from `from` (`-t`, standard input) without
+/// file's directory, never serving one of the run's own files (`run`). A template from `from` (`-t`, standard input) without
 /// `--templates` has none: naming one is a `load_error` that says which flag
 /// to give. Returns the templates and their directory as given (empty for
 /// the current one), to name the files errors are in.
@@ -92,6 +108,7 @@ pub(crate) fn templates(
     input: &Input,
     from: &str,
     env: &mut Environment,
+    run: RunFiles,
 ) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
     let dir = match (dir, input.path()) {
         (Some(dir), _) => dir.to_owned(),
@@ -115,7 +132,7 @@ pub(crate) fn templates(
     let files = Attachments::directory(open, AttachmentLimits::default()).map_err(|err| {
         Diagnostic::new("io_error", format!("--templates {}: {}", dir.display(), err.message()))
     })?;
-    let templates = Templates::new(files);
+    let templates = Templates::new(files).refusing(run);
     templates.install(env);
     Ok(Some((templates, dir)))
 }

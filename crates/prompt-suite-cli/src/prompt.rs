@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, RowNotice, Source,
-    Summary, Tool, ToolChoice, Transcript,
+    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, RowNotice, RunFiles,
+    Source, Summary, Tool, ToolChoice, Transcript,
 };
 use prompt_suite::segment::Bundle;
 
@@ -17,9 +17,15 @@ use crate::input::{Input, ZIP_MAGIC};
 
 /// The pipeline of the flags, with the files `--tools` and
 /// `--response-schema` name read (the flags win over the prompt's
-/// directives).
-pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Pipeline, Diagnostic> {
-    let mut builder = args.builder();
+/// directives); those files and the command's own (`run`: its context,
+/// rows, transcript, `-o` file, ...) are never served as templates.
+pub(crate) fn pipeline(args: &PipelineArgs, run: RunFiles) -> Result<Pipeline, Diagnostic> {
+    let files = [("the tools", &args.tools), ("the response schema", &args.response_schema)];
+    let run = files.into_iter().fold(run, |run, (what, path)| match path {
+        Some(path) => run.with(what, path),
+        None => run,
+    });
+    let mut builder = args.builder().run_files(run);
     let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;

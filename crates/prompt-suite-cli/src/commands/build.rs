@@ -14,7 +14,11 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices};
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
-    let pipeline = crate::prompt::pipeline(&args.pipeline)?;
+    let run = crate::context::run_files(&[
+        ("the context", args.context.as_deref()),
+        ("the transcript", args.transcript.transcript.as_deref()),
+    ]);
+    let pipeline = crate::prompt::pipeline(&args.pipeline, run)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let context = read_context(args.context.as_deref())?;

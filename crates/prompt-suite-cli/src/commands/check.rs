@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
 
 use crate::args::CheckArgs;
-use crate::context::{read_context, templates};
+use crate::context::{read_context, run_files, templates};
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
@@ -22,7 +22,8 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     let source = input.text()?;
     let context = read_context(args.context.as_deref())?;
     let mut env = Environment::new();
-    let dir = templates(args.templates.as_deref(), &input, "standard input", &mut env)?
+    let run = run_files(&[("the context", args.context.as_deref())]);
+    let dir = templates(args.templates.as_deref(), &input, "standard input", &mut env, run)?
         .map(|(_, dir)| dir);
     let template = env.compile(source).map_err(|err| input.report(&err))?;
     // The main template first, then each template followed, once.

@@ -11,7 +11,7 @@ use prompt_suite::brackets::{
 use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{define, random_seed, read_context, templates};
+use crate::context::{define, random_seed, read_context, run_files, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
@@ -30,7 +30,13 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
     let from = if args.template.is_some() { "`-t`" } else { "standard input" };
-    let templates = templates(args.templates.as_deref(), &input, from, &mut env)?;
+    let lock = args.history.as_deref().map(|path| crate::history::beside(path, ".lock"));
+    let run = run_files(&[
+        ("the context", args.context.as_deref()),
+        ("the history", args.history.as_deref()),
+        ("the history's lock", lock.as_deref()),
+    ]);
+    let templates = templates(args.templates.as_deref(), &input, from, &mut env, run)?;
     let input = &Sources { input, templates };
     let source = input.text()?;
     let template = env.compile(source).map_err(|err| input.report(&err))?;

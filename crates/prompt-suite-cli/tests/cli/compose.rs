@@ -296,3 +296,57 @@ fn a_name_from_data_is_refused_in_the_prompts_own_directory() {
     let output = templates.output().unwrap();
     assert_eq!(String::from_utf8(output.stdout).unwrap(), "## user\nPART\n");
 }
+
+/// A run's own files (its context, rows, tools, transcript, history and
+/// its lock, `--errors`, `-o`) were served as templates when a name (even
+/// an authored one, or a link) reached them, turning the run's data into
+/// template code. Whatever the root, each is `not_a_template`, known by
+/// device and inode.
+#[cfg(unix)]
+#[test]
+fn the_runs_own_files_are_never_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("ctx.json", r#"{"state": {}}"#);
+    write("tools.json", "[]");
+    write("rows.jsonl", "{}\n");
+    write("errors.jsonl", "");
+    write("out.txt", "");
+    write("h.json", r#"{"messages": []}"#);
+    write(".h.json.lock", "");
+    std::os::unix::fs::symlink("ctx.json", dir.path().join("link.txt")).unwrap();
+    let json = ["--error-format", "json"];
+    let cases: [(&str, &[&str]); 8] = [
+        ("ctx.json", &["render", "main.txt", "--context", "ctx.json"]),
+        ("link.txt", &["render", "main.txt", "--templates", ".", "--context", "ctx.json"]),
+        ("out.txt", &["render", "main.txt", "-o", "out.txt"]),
+        ("h.json", &["render", "main.txt", "--history", "h.json"]),
+        (".h.json.lock", &["render", "main.txt", "--history", "h.json"]),
+        ("ctx.json", &["build", "main.txt", "--param", "model=m", "--context", "ctx.json"]),
+        ("tools.json", &["build", "main.txt", "--param", "model=m", "--tools", "tools.json"]),
+        ("out.txt", &["build", "main.txt", "--param", "model=m", "-o", "out.txt"]),
+    ];
+    for (name, args) in cases {
+        write("main.txt", &format!("## user\n[% include '{name}' %]\n"));
+        let args = [&json[..], args].concat();
+        let (code, kind) = refused(dir.path(), &args, "");
+        assert_eq!((code, kind.as_str()), (1, "not_a_template"), "{name} {args:?}");
+    }
+    for (name, more) in [("rows.jsonl", None), ("errors.jsonl", Some("errors.jsonl"))] {
+        write("main.txt", &format!("## user\n[% include '{name}' %]\n"));
+        let mut batch = cli();
+        batch.current_dir(dir.path()).args(["batch", "main.txt", "--rows", "rows.jsonl"]);
+        batch.args(["--param", "model=m"]);
+        if let Some(errors) = more {
+            batch.args(["--format", "anthropic-batch", "--provider", "anthropic"]);
+            batch.args(["--param", "max_tokens=10", "--errors", errors]);
+        }
+        let output = crate::output_with_stdin(&mut batch, "");
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let mut records = String::from_utf8(output.stdout).unwrap();
+        if let Some(errors) = more {
+            records += &std::fs::read_to_string(dir.path().join(errors)).unwrap();
+        }
+        assert!(records.contains("not_a_template"), "{name}: {records}");
+    }
+}
