@@ -304,8 +304,10 @@ fn work(filter: Work, value: &Value, args: &Arguments<'_>) -> u64 {
             }
             _ => 0,
         },
-        // `unique` keys every item it keeps by its JSON form.
-        F::Min | F::Max | F::Unique => nested,
+        F::Min | F::Max => nested,
+        // `unique` keys the items by their JSON form, all the keys together
+        // under the string limit (shared items are one key).
+        F::Unique => nested.min(args.limits.string_limit as u64 / 256),
         // Adding strings or lists copies the total so far at every step:
         // half the summands' bytes, once per item, and the start's every
         // time.
