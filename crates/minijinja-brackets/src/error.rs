@@ -51,14 +51,26 @@ pub enum ErrorKind {
     /// loop writing a 16 MB string to a variable a thousand times: the
     /// write log lists every assignment.
     MemoryLimit,
-    /// Strict mode only: printing or iterating an undefined value.
-    /// E.g. `[[ missing ]]`.
+    /// Strict mode: printing or iterating an undefined value (e.g.
+    /// `[[ missing ]]`); the Jinja2 profile: an attribute, item or method
+    /// of an undefined value, or arithmetic with one (e.g.
+    /// `{{ missing.name }}`).
     UndefinedError,
     /// JSON text given to [`Context::from_json`](crate::Context::from_json)
     /// is malformed, repeats a key, holds an integer outside 64 bits, or is
     /// not the shape of a context; its position is in that text.
     /// E.g. `{"state": {"n": 18446744073709551616}}`.
     InvalidJson,
+    /// A value given to [`Context::from_serialize`] or
+    /// [`Context::from_object`] is not a context: not an object, without a
+    /// JSON form, or `state`, `local` or `global` beside other keys (see
+    /// [`Context`] for the two shapes).
+    /// E.g. `{"state": {"name": "Ann"}, "mood": "calm"}`.
+    ///
+    /// [`Context`]: crate::Context
+    /// [`Context::from_serialize`]: crate::Context::from_serialize
+    /// [`Context::from_object`]: crate::Context::from_object
+    InvalidContext,
     /// [`Template::distribution`](crate::Template::distribution) found more
     /// random paths than its cap allows. E.g. 20 `chance` blocks in a row
     /// have 2^20 paths, far beyond the default cap of 10 000; sample
@@ -99,6 +111,14 @@ pub enum ErrorKind {
     /// of the run's own inputs (its rows, context, tools, history, output,
     /// ...): [`LoadError::not_a_template`](crate::LoadError::not_a_template).
     NotATemplate,
+    /// The template itself raised an error (the Jinja2 profile's
+    /// `raise_exception(message)`, transformers' way for a chat template to
+    /// refuse a conversation); the message is the template's. E.g.
+    /// `{{ raise_exception('Conversation roles must alternate') }}`.
+    TemplateRaised,
+    /// The Jinja2 profile refused what Jinja2's immutable sandbox refuses:
+    /// a method that changes a value. E.g. `{{ messages.append(x) }}`.
+    SandboxRefused,
 }
 
 impl ErrorKind {
@@ -117,6 +137,7 @@ impl ErrorKind {
             ErrorKind::MemoryLimit => "memory_limit",
             ErrorKind::UndefinedError => "undefined_error",
             ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::InvalidContext => "invalid_context",
             ErrorKind::TooManyPaths => "too_many_paths",
             ErrorKind::TemplateNotFound => "template_not_found",
             ErrorKind::InvalidTemplateName => "invalid_template_name",
@@ -125,6 +146,8 @@ impl ErrorKind {
             ErrorKind::TemplateCycle => "template_cycle",
             ErrorKind::DataTemplateName => "data_template_name",
             ErrorKind::NotATemplate => "not_a_template",
+            ErrorKind::TemplateRaised => "template_raised",
+            ErrorKind::SandboxRefused => "sandbox_refused",
         }
     }
 }
@@ -160,6 +183,8 @@ struct Repr {
     /// The statements that loaded the template the error is in,
     /// innermost first.
     chain: Vec<LoadSite>,
+    /// What to write instead, when the error knows (a context's shape).
+    help: Option<String>,
 }
 
 /// One statement in the chain that loaded the template an error is in:
@@ -276,6 +301,7 @@ impl Error {
             origin: Origin::Input,
             location: None,
             chain: Vec::new(),
+            help: None,
         };
         Error { repr: Box::new(repr) }
     }
@@ -311,6 +337,19 @@ impl Error {
         error
     }
 
+    /// Adds a help line: what to write instead.
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Error {
+        self.repr.help = Some(help.into());
+        self
+    }
+
+    /// The same error as `kind`, e.g. a context's shape error as
+    /// `invalid_json` once it is placed in the JSON text it came from.
+    pub(crate) fn into_kind(mut self, kind: ErrorKind) -> Error {
+        self.repr.kind = kind;
+        self
+    }
+
     /// Adds a statement to the chain that loaded the template the error
     /// is in, outermost last.
     pub(crate) fn loaded_from(mut self, site: LoadSite) -> Error {
@@ -321,7 +360,13 @@ impl Error {
     /// An `invalid_json` error for `err` in the JSON `text` of a context,
     /// at its place there.
     pub(crate) fn json(text: &str, err: &prompt_core::json::JsonError) -> Error {
-        let mut error = Error::new(ErrorKind::InvalidJson, err.message()).at(text, err.span());
+        Error::new(ErrorKind::InvalidJson, err.message()).in_context(text, err.span())
+    }
+
+    /// Places the error at `span` of `text`, the JSON text of a context
+    /// (its origin is `context`).
+    pub(crate) fn in_context(self, text: &str, span: impl Into<Span>) -> Error {
+        let mut error = self.at(text, span);
         error.repr.origin = Origin::Named("context".to_owned());
         error
     }
@@ -397,11 +442,13 @@ impl Diagnostic for Error {
         self.repr.origin.clone()
     }
 
-    /// For an error in a loaded template: the chain of statements that
-    /// loaded it, one `included from NAME:LINE:COLUMN` line per level,
-    /// innermost first (the main template is `main`).
+    /// What to write instead where the error knows (a context of neither
+    /// accepted shape shows both); for an error in a loaded template, the
+    /// chain of statements that loaded it, one `included from
+    /// NAME:LINE:COLUMN` line per level, innermost first (the main template
+    /// is `main`).
     fn help(&self) -> Option<String> {
-        help_lines(&self.repr.chain)
+        self.repr.help.clone().or_else(|| help_lines(&self.repr.chain))
     }
 }
 
@@ -460,6 +507,9 @@ impl fmt::Display for Annotated<'_> {
         f.write_str(&"^".repeat(width))?;
         for site in &err.repr.chain {
             write!(f, "\n{gutter} = {site}")?;
+        }
+        if let Some(help) = &err.repr.help {
+            write!(f, "\n{gutter} = help: {help}")?;
         }
         Ok(())
     }

@@ -1,7 +1,11 @@
 //! Every flag of the command line, as data: the whole command line
 //! ([`Args`]), one struct per subcommand, the flag groups several
-//! subcommands share ([`InputArg`], [`PipelineArgs`], [`ViewArgs`],
-//! [`ModeArg`]) and their values. A command module reads its struct from here
+//! subcommands share, each one flattened struct under one help heading
+//! (Input: [`InputArg`], [`SourceArgs`]; Template: [`TemplateArgs`],
+//! [`TemplatesArg`], [`HistoryArgs`]; Pipeline: [`PipelineArgs`];
+//! Transcript: [`TranscriptArgs`], [`ViewArgs`], [`FramingArgs`],
+//! [`DialectArg`]; Provider: [`ProviderArgs`], [`ToolArgs`]; Output:
+//! [`BuildOutputArgs`]; Global: the flags of [`Args`]) and their values. A command module reads its struct from here
 //! and never from another command module; the conversions to the libraries'
 //! options live beside the flags they read.
 
@@ -31,18 +35,18 @@ use prompt_suite::segment;
 )]
 pub(crate) struct Args {
     /// How errors are printed on standard error.
-    #[arg(long, value_enum, global = true, default_value_t = ErrorFormat::Human)]
+    #[arg(long, value_enum, global = true, default_value_t = ErrorFormat::Human, help_heading = "Global")]
     pub(crate) error_format: ErrorFormat,
 
     /// Colours in errors and warnings for people: `auto` when standard
     /// error is a terminal and `NO_COLOR` is not set; `always` even with
     /// `NO_COLOR`.
-    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto, help_heading = "Global")]
     pub(crate) color: ColorChoice,
 
     /// Write the result to FILE, replaced whole on success (else untouched),
     /// instead of standard output.
-    #[arg(short = 'o', long, value_name = "FILE", global = true)]
+    #[arg(short = 'o', long, value_name = "FILE", global = true, help_heading = "Global")]
     pub(crate) output: Option<PathBuf>,
 
     #[command(subcommand)]
@@ -84,10 +88,75 @@ impl ColorChoice {
 
 /// The input argument every subcommand shares.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Input")]
 pub(crate) struct InputArg {
     /// The input file; standard input when absent or `-`.
     #[arg(value_name = "FILE")]
     pub(crate) file: Option<PathBuf>,
+}
+
+/// The input flags of the subcommands that render a template (`render`,
+/// `check`, `build`, `batch`): the template or prompt (FILE or `-t`), and
+/// the context it renders with (`--context`, then `-D` over it).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Input")]
+pub(crate) struct SourceArgs {
+    /// The input file; standard input when absent or `-`.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+
+    /// The template (or prompt) itself, instead of FILE (includes then need --templates).
+    #[arg(short = 't', long = "template", value_name = "TEXT", conflicts_with = "file")]
+    pub(crate) template: Option<String>,
+
+    /// The stores: `{"state": {...}, "local": {...}, "global": {...}}`, each key optional;
+    /// JSON, or TOML when the file name ends in `.toml`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) context: Option<PathBuf>,
+
+    /// Set a variable over --context: NAME=VALUE into state, L.NAME=VALUE or G.NAME=VALUE into
+    /// local or global. VALUE is JSON when it is JSON (`-D n=null` is null), else a string
+    /// (`-D 'n="null"'` is the string); repeatable.
+    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE", value_parser = Define::parse)]
+    pub(crate) defines: Vec<Define>,
+}
+
+impl SourceArgs {
+    /// Where a template without a file came from, for the error that says
+    /// it has no directory to resolve names in.
+    pub(crate) fn from(&self) -> &'static str {
+        if self.template.is_some() { "`-t`" } else { "standard input" }
+    }
+
+    /// The file FILE names, when it names one (not standard input).
+    pub(crate) fn path(&self) -> Option<&std::path::Path> {
+        self.file.as_deref().filter(|path| path.as_os_str() != "-")
+    }
+}
+
+/// The template flags of the subcommands that render (`render`, `build`,
+/// `batch`).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Template")]
+pub(crate) struct TemplateArgs {
+    /// The random seed of `chance`/`weighted` blocks: random when absent (`render
+    /// --samples` starts at 0); `batch` row i uses N+i.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+
+    /// Printing or iterating an undefined value is an error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+}
+
+/// `--templates DIR` (`render`, `check`).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Template")]
+pub(crate) struct TemplatesArg {
+    /// The directory `include`, `import` and `extends` names resolve in, never leaving it
+    /// (default: FILE's directory; none for -t or standard input).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) templates: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -294,32 +363,41 @@ pub(crate) struct FlipArgs {
     pub(crate) input: InputArg,
 
     /// The point-of-view speaker: its turns become `assistant` messages.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help_heading = "Transcript")]
     pub(crate) speaker: String,
 
-    /// The leading system message (omitted when empty).
-    #[arg(long, value_name = "TEXT")]
-    pub(crate) system: Option<String>,
-
-    /// The trailing cue, added as a user message (omitted when empty).
-    #[arg(long, value_name = "TEXT")]
-    pub(crate) instruction: Option<String>,
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
 
     #[command(flatten)]
     pub(crate) view: ViewArgs,
 
     /// Do not add a `(continue)` user message after a trailing own turn
-    /// (standard mode: nor before a leading one).
-    #[arg(long)]
+    /// (standard dialect: nor before a leading one).
+    #[arg(long, help_heading = "Transcript")]
     pub(crate) no_final_user: bool,
 
     #[command(flatten)]
-    pub(crate) mode: ModeArg,
+    pub(crate) dialect: DialectArg,
+}
+
+/// The system message before a conversation and the cue after it (`flip`).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Transcript")]
+pub(crate) struct FramingArgs {
+    /// The leading system message (omitted when empty).
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) system: Option<String>,
+
+    /// The trailing cue, added as the last user message (omitted when empty).
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) instruction: Option<String>,
 }
 
 /// How other speakers' turns are shown: the flags `flip` and `build
 /// --transcript` share.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Transcript")]
 pub(crate) struct ViewArgs {
     /// The prefix of other speakers' turns; `{speaker}` is replaced by the id.
     #[arg(long, value_name = "TEMPLATE", default_value = "{speaker}: ")]
@@ -329,7 +407,7 @@ pub(crate) struct ViewArgs {
     #[arg(long)]
     pub(crate) no_sanitize: bool,
 
-    /// Where other speakers' ids go (standard mode only).
+    /// Where other speakers' ids go (standard dialect only).
     #[arg(long, value_enum, value_name = "WHERE", default_value_t = SpeakerNameArg::Label)]
     pub(crate) speaker_name: SpeakerNameArg,
 }
@@ -361,31 +439,32 @@ pub(crate) struct AlternateArgs {
     pub(crate) input: InputArg,
 
     #[command(flatten)]
-    pub(crate) mode: ModeArg,
+    pub(crate) dialect: DialectArg,
 }
 
-/// The `--mode` flag both subcommands take.
+/// The `--dialect` flag both subcommands take (`--mode` is its alias).
 #[derive(Debug, Clone, clap::Args)]
-pub(crate) struct ModeArg {
-    /// `llmr` reproduces the R package LLMR exactly; `standard` is hardened.
-    #[arg(long, value_enum, default_value_t = ModeName::Standard)]
-    mode: ModeName,
+#[command(next_help_heading = "Transcript")]
+pub(crate) struct DialectArg {
+    /// `llmr` reproduces the R package LLMR exactly; `standard` is hardened (alias: --mode).
+    #[arg(long, alias = "mode", value_enum, default_value_t = DialectName::Standard)]
+    dialect: DialectName,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ModeName {
+enum DialectName {
     /// The suite's hardened behaviour.
     Standard,
     /// LLMR's `transcript_as_messages` / `ensure_alternating_messages`, exactly.
     Llmr,
 }
 
-impl ModeArg {
-    /// The dialect of `--mode`.
-    pub(crate) fn mode(&self) -> flip::Dialect {
-        match self.mode {
-            ModeName::Standard => flip::Dialect::Standard,
-            ModeName::Llmr => flip::Dialect::Llmr,
+impl DialectArg {
+    /// The dialect of `--dialect`.
+    pub(crate) fn dialect(&self) -> flip::Dialect {
+        match self.dialect {
+            DialectName::Standard => flip::Dialect::Standard,
+            DialectName::Llmr => flip::Dialect::Llmr,
         }
     }
 }
@@ -499,48 +578,46 @@ impl From<SegmentContextAs> for segment::ContextAs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct RenderArgs {
     #[command(flatten)]
-    pub(crate) input: InputArg,
+    pub(crate) input: SourceArgs,
 
-    /// The template itself, instead of FILE (includes then need --templates).
-    #[arg(short = 't', long = "template", value_name = "TEXT", conflicts_with = "file")]
-    pub(crate) template: Option<String>,
+    #[command(flatten)]
+    pub(crate) template: TemplateArgs,
 
-    /// The directory `include`, `import` and `extends` names resolve in, never leaving it
-    /// (default: FILE's directory; none for -t or standard input).
-    #[arg(long, value_name = "DIR")]
-    pub(crate) templates: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) templates: TemplatesArg,
 
-    /// The stores: `{"state": {...}, "local": {...}, "global": {...}}`, each key optional;
-    /// JSON, or TOML when the file name ends in `.toml`.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) context: Option<PathBuf>,
+    /// Remove the first newline after a statement tag or comment (Jinja's trim_blocks).
+    #[arg(long, help_heading = "Template")]
+    pub(crate) trim_blocks: bool,
 
-    /// Set a variable over --context: NAME=VALUE into state, L.NAME=VALUE or G.NAME=VALUE into
-    /// local or global. VALUE is JSON when it is JSON (`-D n=null` is null), else a string
-    /// (`-D 'n="null"'` is the string); repeatable.
-    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE", value_parser = Define::parse)]
-    pub(crate) defines: Vec<Define>,
+    /// Remove indentation before a statement tag or comment (Jinja's lstrip_blocks).
+    #[arg(long, help_heading = "Template")]
+    pub(crate) lstrip_blocks: bool,
 
-    /// The random seed for `chance`/`weighted` blocks; random when absent (0 with --samples).
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
+    #[command(flatten)]
+    pub(crate) history: HistoryArgs,
 
     /// Print the output, the stores after rendering, the writes and the effects as JSON.
-    #[arg(long, conflicts_with = "samples")]
+    #[arg(long, conflicts_with = "samples", help_heading = "Output")]
     pub(crate) json: bool,
 
     /// Render N times with seeds S..S+N-1 and print how often each output occurs.
-    #[arg(long, value_name = "N", conflicts_with = "exact")]
+    #[arg(long, value_name = "N", conflicts_with = "exact", help_heading = "Output")]
     pub(crate) samples: Option<u64>,
 
     /// Print the exact probability of each output, enumerating every random path.
-    #[arg(long, conflicts_with_all = ["json", "seed", "commit"])]
+    #[arg(long, conflicts_with_all = ["json", "seed", "commit"], help_heading = "Output")]
     pub(crate) exact: bool,
 
     /// The most random paths --exact renders before giving up.
-    #[arg(long, value_name = "N", requires = "exact", default_value_t = Distribution::DEFAULT_MAX_PATHS)]
+    #[arg(long, value_name = "N", requires = "exact", default_value_t = Distribution::DEFAULT_MAX_PATHS, help_heading = "Output")]
     pub(crate) max_paths: usize,
+}
 
+/// The state history flags (`render`, `build`).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Template")]
+pub(crate) struct HistoryArgs {
     /// A state history file: render with its effective state (over the --context state).
     #[arg(long, value_name = "JSON_FILE")]
     pub(crate) history: Option<PathBuf>,
@@ -552,18 +629,6 @@ pub(crate) struct RenderArgs {
     /// Record the writes in the history file: a new message, or with --at a new swipe of N.
     #[arg(long, requires = "history", conflicts_with = "samples")]
     pub(crate) commit: bool,
-
-    /// Printing or iterating an undefined value is an error.
-    #[arg(long)]
-    pub(crate) strict: bool,
-
-    /// Remove the first newline after a statement tag or comment (Jinja's trim_blocks).
-    #[arg(long)]
-    pub(crate) trim_blocks: bool,
-
-    /// Remove indentation before a statement tag or comment (Jinja's lstrip_blocks).
-    #[arg(long)]
-    pub(crate) lstrip_blocks: bool,
 }
 
 /// One `-D/--define NAME=VALUE`: a variable of one store and its value.
@@ -616,20 +681,13 @@ impl Define {
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
     #[command(flatten)]
-    pub(crate) input: InputArg,
+    pub(crate) input: SourceArgs,
 
-    /// The stores the template will render with; state variables it provides are not
-    /// reported as undefined (JSON, or TOML by extension).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) context: Option<PathBuf>,
-
-    /// The directory the names of `include`, `import` and `extends` resolve in
-    /// (default: FILE's directory; none for standard input).
-    #[arg(long, value_name = "DIR")]
-    pub(crate) templates: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) templates: TemplatesArg,
 
     /// Print the whole analysis as JSON.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) json: bool,
 }
 
@@ -642,17 +700,11 @@ pub(crate) struct ConvertArgs {
     pub(crate) input: InputArg,
 
     /// The API the input body is written for.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, default_value_t = ConvertFrom::Openai, help_heading = "Input")]
     pub(crate) from: ConvertFrom,
 
-    /// The provider to write the body for.
-    #[arg(long, value_enum)]
-    pub(crate) to: ProviderName,
-
-    /// Set a request parameter over the body's, for example
-    /// `--param model=claude-sonnet-4-5`; repeatable.
-    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
-    pub(crate) params: Vec<(String, String)>,
+    #[command(flatten)]
+    pub(crate) provider: ProviderArgs,
 }
 
 /// The values of `convert --from`.
@@ -668,30 +720,44 @@ pub(crate) enum ConvertFrom {
 #[derive(Debug, clap::Args)]
 pub(crate) struct BuildArgs {
     #[command(flatten)]
-    pub(crate) input: InputArg,
+    pub(crate) input: SourceArgs,
 
-    /// The template context: `{"state": {...}, "local": {...}, "global": {...}}`.
-    #[arg(long, value_name = "JSON_FILE")]
-    pub(crate) context: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) template: TemplateArgs,
 
-    /// The random seed for `chance`/`weighted` blocks (random when absent).
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
 
     #[command(flatten)]
     pub(crate) transcript: TranscriptArgs,
 
-    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}`
-    /// instead of the body alone.
+    #[command(flatten)]
+    pub(crate) provider: ProviderArgs,
+
+    #[command(flatten)]
+    pub(crate) tools: ToolArgs,
+
+    #[command(flatten)]
+    pub(crate) output: BuildOutputArgs,
+}
+
+/// What `build` and `batch` print.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Output")]
+pub(crate) struct BuildOutputArgs {
+    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}` instead of
+    /// the body alone (batch: for each row).
     #[arg(long)]
     pub(crate) full: bool,
 
-    #[command(flatten)]
-    pub(crate) pipeline: PipelineArgs,
+    /// Skip the provider stage: print the provider-neutral messages.
+    #[arg(long)]
+    pub(crate) messages: bool,
 }
 
 /// The transcript flags `build` and `batch` share.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Transcript")]
 pub(crate) struct TranscriptArgs {
     /// Flip this JSON transcript for `--speaker` and append it after the
     /// prompt's messages.
@@ -709,15 +775,8 @@ pub(crate) struct TranscriptArgs {
 
 /// The pipeline flags `build` and `batch` share.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Pipeline")]
 pub(crate) struct PipelineArgs {
-    /// The provider whose request body is built.
-    #[arg(long, value_enum, default_value_t = ProviderName::Openai)]
-    pub(crate) provider: ProviderName,
-
-    /// Skip the provider stage: print the provider-neutral messages.
-    #[arg(long)]
-    pub(crate) messages: bool,
-
     /// Resolve `@name` references from this directory (for a bare narrative).
     #[arg(long, value_name = "DIR")]
     pub(crate) embeds_dir: Option<PathBuf>,
@@ -743,15 +802,38 @@ pub(crate) struct PipelineArgs {
     #[arg(long)]
     pub(crate) no_segment: bool,
 
-    /// Printing or iterating an undefined template value is an error.
-    #[arg(long)]
-    pub(crate) strict: bool,
+    /// A narrative delimiter naming NAME opens a ROLE turn (user,
+    /// assistant, system or tool), e.g. `--role-alias You=user`; repeatable.
+    #[arg(long = "role-alias", value_name = "NAME=ROLE", value_parser = role_alias)]
+    pub(crate) role_aliases: Vec<String>,
+}
 
-    /// Set a request parameter over the prompt's `/// param:` lines, for
-    /// example `--param model=claude-sonnet-4-5`; repeatable.
+/// The provider flags `build`, `batch` and `convert` share.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Provider")]
+pub(crate) struct ProviderArgs {
+    /// The provider whose request body is made: `openai` when absent (`convert` needs
+    /// one; alias: --to).
+    #[arg(long, alias = "to", value_enum)]
+    provider: Option<ProviderName>,
+
+    /// Set a request parameter over the prompt's `/// param:` lines (convert: over the
+    /// body's), for example `--param model=claude-sonnet-4-5`; repeatable.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = name_value)]
     pub(crate) params: Vec<(String, String)>,
+}
 
+impl ProviderArgs {
+    /// The provider of `--provider`, OpenAI's chat completions when absent.
+    pub(crate) fn provider(&self) -> Provider {
+        self.provider.unwrap_or(ProviderName::Openai).provider()
+    }
+}
+
+/// The tool flags `build` and `batch` share.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Provider")]
+pub(crate) struct ToolArgs {
     /// The tools the model may call, over `/// tools:`: a JSON array of
     /// `{"name", "description", "parameters"}` (or OpenAI's wrapped form).
     #[arg(long, value_name = "FILE")]
@@ -764,11 +846,6 @@ pub(crate) struct PipelineArgs {
     /// The JSON Schema of a structured answer, over `/// response_schema:`.
     #[arg(long, value_name = "FILE")]
     pub(crate) response_schema: Option<PathBuf>,
-
-    /// A narrative delimiter naming NAME opens a ROLE turn (user,
-    /// assistant, system or tool), e.g. `--role-alias You=user`; repeatable.
-    #[arg(long = "role-alias", value_name = "NAME=ROLE", value_parser = role_alias)]
-    pub(crate) role_aliases: Vec<String>,
 }
 
 /// `NAME=VALUE`, split at the first `=`, with a value of the parameter's
@@ -830,38 +907,39 @@ pub(crate) enum AlternationName {
     Never,
 }
 
-impl PipelineArgs {
-    /// The pipeline these flags describe (`--messages` is not part of it:
-    /// it asks for the arranged messages instead of the body), without the
-    /// files `--tools` and `--response-schema` name (`crate::prompt::pipeline`
-    /// reads them).
-    pub(crate) fn builder(&self) -> PipelineBuilder {
-        let provider = self.provider.provider();
-        let context_as = match self.context_as {
-            ContextAsName::System => ContextAs::System,
-            ContextAsName::User => ContextAs::User,
-            ContextAsName::Drop => ContextAs::Drop,
-        };
-        let alternation = match self.alternation {
-            AlternationName::Auto => Alternation::Auto,
-            AlternationName::Always => Alternation::Always,
-            AlternationName::Never => Alternation::Never,
-        };
-        let mut environment = Environment::new();
-        environment.set_strict(self.strict);
-        Pipeline::builder(provider)
-            .environment(environment)
-            .params(self.params.iter().cloned())
-            .context_as(context_as)
-            .role_aliases(role_aliases(&self.role_aliases))
-            .alternation(alternation)
-            .stages(
-                Stages::all()
-                    .with_comments(!self.no_comments)
-                    .with_template(!self.no_template)
-                    .with_segment(!self.no_segment),
-            )
-    }
+/// The pipeline the flags describe (`--messages` is not part of it: it
+/// asks for the arranged messages instead of the body), without the files
+/// `--tools` and `--response-schema` name (`crate::prompt::pipeline` reads
+/// them).
+pub(crate) fn builder(
+    pipeline: &PipelineArgs,
+    template: &TemplateArgs,
+    provider: &ProviderArgs,
+) -> PipelineBuilder {
+    let context_as = match pipeline.context_as {
+        ContextAsName::System => ContextAs::System,
+        ContextAsName::User => ContextAs::User,
+        ContextAsName::Drop => ContextAs::Drop,
+    };
+    let alternation = match pipeline.alternation {
+        AlternationName::Auto => Alternation::Auto,
+        AlternationName::Always => Alternation::Always,
+        AlternationName::Never => Alternation::Never,
+    };
+    let mut environment = Environment::new();
+    environment.set_strict(template.strict);
+    Pipeline::builder(provider.provider())
+        .environment(environment)
+        .params(provider.params.iter().cloned())
+        .context_as(context_as)
+        .role_aliases(role_aliases(&pipeline.role_aliases))
+        .alternation(alternation)
+        .stages(
+            Stages::all()
+                .with_comments(!pipeline.no_comments)
+                .with_template(!pipeline.no_template)
+                .with_segment(!pipeline.no_segment),
+        )
 }
 
 // `batch`.
@@ -870,44 +948,48 @@ impl PipelineArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct BatchArgs {
     #[command(flatten)]
-    pub(crate) input: InputArg,
+    pub(crate) input: SourceArgs,
 
-    /// The rows: one template context per line (JSONL); `-` is standard input.
-    #[arg(long, value_name = "ROWS.jsonl")]
+    /// The rows: one template context per line (JSONL), each over --context and under -D;
+    /// `-` is standard input.
+    #[arg(long, value_name = "ROWS.jsonl", help_heading = "Input")]
     pub(crate) rows: PathBuf,
-
-    /// The seed of row 0; row i uses N+i (random when absent).
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
-
-    /// Worker threads (default: the available parallelism).
-    #[arg(long, value_name = "N")]
-    pub(crate) jobs: Option<NonZeroUsize>,
-
-    /// What each row writes: the bare body, or a provider's batch file
-    /// (error records then go to `--errors`, else standard error).
-    #[arg(long, value_enum, default_value_t = FormatName::Bodies)]
-    pub(crate) format: FormatName,
 
     /// The rows' top-level key holding each request's id (beside `state`,
     /// `local`, `global`); without it, row i's id is `row-i`.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     pub(crate) id_field: Option<String>,
 
-    /// Where error records go with a batch-file format (default: standard error).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) errors: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) template: TemplateArgs,
+
+    #[command(flatten)]
+    pub(crate) pipeline: PipelineArgs,
 
     #[command(flatten)]
     pub(crate) transcript: TranscriptArgs,
 
-    /// Write each row's `{"body", "notices", "messages", "metadata", "writes",
-    /// "effects"}` (as `build --full`) instead of the body alone.
-    #[arg(long)]
-    pub(crate) full: bool,
+    #[command(flatten)]
+    pub(crate) provider: ProviderArgs,
 
     #[command(flatten)]
-    pub(crate) pipeline: PipelineArgs,
+    pub(crate) tools: ToolArgs,
+
+    #[command(flatten)]
+    pub(crate) output: BuildOutputArgs,
+
+    /// What each row writes: the bare body, or a provider's batch file
+    /// (error records then go to `--errors`, else standard error).
+    #[arg(long, value_enum, default_value_t = FormatName::Bodies, help_heading = "Output")]
+    pub(crate) format: FormatName,
+
+    /// Where error records go with a batch-file format (default: standard error).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) errors: Option<PathBuf>,
+
+    /// Worker threads (default: the available parallelism).
+    #[arg(long, value_name = "N", help_heading = "Global")]
+    pub(crate) jobs: Option<NonZeroUsize>,
 }
 
 /// The values of `batch --format`.
@@ -937,7 +1019,7 @@ impl BatchArgs {
     /// Flags that cannot go together, said as a usage error.
     fn conflict(&self) -> Option<String> {
         let format = self.format();
-        let provider = self.pipeline.builder().build().provider();
+        let provider = self.provider.provider();
         let name = format.as_str();
         if !format.accepts(provider) {
             return Some(format!(
@@ -955,10 +1037,10 @@ impl BatchArgs {
                 _ => None,
             };
         }
-        if self.pipeline.messages {
+        if self.output.messages {
             return Some(format!("`--format {name}` holds request bodies, not `--messages`"));
         }
-        if self.full {
+        if self.output.full {
             return Some(format!("`--format {name}` holds request bodies, not `--full` builds"));
         }
         match self.id_field.as_deref() {
@@ -994,6 +1076,15 @@ impl Args {
         let conflict = match &self.command {
             Command::Batch(batch) => batch.conflict(),
             Command::Man(ManArgs { subcommand: Some(name) }) => unknown_subcommand(name),
+            Command::Convert(convert) if convert.provider.provider.is_none() => {
+                let missing =
+                    "`convert` needs the provider to write the body for: `--provider NAME`";
+                use clap::CommandFactory;
+                let mut command = Args::command();
+                command.build();
+                let convert = command.find_subcommand_mut("convert").expect("a subcommand");
+                return Err(convert.error(clap::error::ErrorKind::MissingRequiredArgument, missing));
+            }
             Command::State(state) if self.output.is_some() && !state.action.prints() => {
                 Some("this `state` edit prints nothing: `-o` has nothing to write".to_owned())
             }
@@ -1001,13 +1092,16 @@ impl Args {
         };
         let conflict = conflict.or_else(|| self.role_alias_conflict());
         match conflict {
-            Some(message) => {
-                use clap::CommandFactory;
-                Err(Args::command().error(clap::error::ErrorKind::ArgumentConflict, message))
-            }
+            Some(message) => Err(usage(clap::error::ErrorKind::ArgumentConflict, message)),
             None => Ok(()),
         }
     }
+}
+
+/// A usage error (exit code 2) of `kind`, said as clap says its own.
+fn usage(kind: clap::error::ErrorKind, message: String) -> clap::Error {
+    use clap::CommandFactory;
+    Args::command().error(kind, message)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use prompt_suite::segment::Bundle;
 
 use prompt_core::text::LineIndex;
 
-use crate::args::{PipelineArgs, TranscriptArgs};
+use crate::args::{PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs};
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
 
@@ -19,13 +19,19 @@ use crate::input::{Input, ZIP_MAGIC};
 /// `--response-schema` name read (the flags win over the prompt's
 /// directives); those files and the command's own (`run`: its context,
 /// rows, transcript, `-o` file, ...) are never served as templates.
-pub(crate) fn pipeline(args: &PipelineArgs, run: RunFiles) -> Result<Pipeline, Diagnostic> {
+pub(crate) fn pipeline(
+    pipeline: &PipelineArgs,
+    template: &TemplateArgs,
+    provider: &ProviderArgs,
+    args: &ToolArgs,
+    run: RunFiles,
+) -> Result<Pipeline, Diagnostic> {
     let files = [("the tools", &args.tools), ("the response schema", &args.response_schema)];
     let run = files.into_iter().fold(run, |run, (what, path)| match path {
         Some(path) => run.with(what, path),
         None => run,
     });
-    let mut builder = args.builder().run_files(run);
+    let mut builder = crate::args::builder(pipeline, template, provider).run_files(run);
     let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;

@@ -11,13 +11,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use prompt_suite::pipeline::{Batch, Summary};
+use prompt_suite::pipeline::{Batch, Context, Summary};
 use same_file::Handle;
 
 use crate::args::BatchArgs;
-use crate::context::random_seed;
+use crate::context::{define, random_seed, read_context, read_source};
 use crate::diagnostic::Diagnostic;
-use crate::input::Input;
 use crate::output;
 use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notices};
 
@@ -26,13 +25,14 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notic
 /// with an envelope a line of `--errors` or standard error) or the prompt
 /// itself is rejected (nothing is written then).
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
-    let input = Input::read(args.input.file.as_deref())?;
+    let input = read_source(&args.input)?;
     let run = crate::context::run_files(&[
         ("the rows file", Some(args.rows.as_path())),
         ("the error records", args.errors.as_deref()),
         ("the transcript", args.transcript.transcript.as_deref()),
     ]);
-    let pipeline = crate::prompt::pipeline(&args.pipeline, run)?;
+    let pipeline =
+        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools, run)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, None);
@@ -56,9 +56,13 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         .or_else(|| std::thread::available_parallelism().ok())
         .map_or(1, NonZeroUsize::get);
     let format = args.format();
-    let batch = Batch::new(&compiled, args.seed.unwrap_or_else(random_seed), jobs)
-        .messages(args.pipeline.messages)
-        .full(args.full)
+    let base = read_context(args.input.context.as_deref())?;
+    let mut over = Context::default();
+    define(&mut over, &args.input.defines);
+    let batch = Batch::new(&compiled, args.template.seed.unwrap_or_else(random_seed), jobs)
+        .messages(args.output.messages)
+        .full(args.output.full)
+        .context(&base, &over)
         .transcript(transcript.as_ref().map(|(_, transcript)| transcript))
         .format(format)
         .id_field(args.id_field.as_deref());
@@ -132,7 +136,7 @@ fn not_an_input(path: &Path, args: &BatchArgs, output: Option<&Path>) -> Result<
     // A file that does not exist yet is none of them.
     let Ok(errors) = Handle::from_path(path) else { return Ok(()) };
     let rows = (args.rows.as_os_str() != "-").then_some(("the rows file", args.rows.as_path()));
-    let prompt = args.input.file.as_deref().filter(|p| p.as_os_str() != "-");
+    let prompt = args.input.path();
     let named = rows.into_iter().chain(prompt.map(|p| ("the prompt", p)));
     let named = named.chain(output.map(|p| ("the -o output", p)));
     let mut same = named.filter(|(_, other)| Handle::from_path(other).is_ok_and(|h| h == errors));

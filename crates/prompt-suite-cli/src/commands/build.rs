@@ -5,32 +5,33 @@ use prompt_suite::brackets::Limits;
 use prompt_suite::pipeline::{Arranged, Built};
 
 use crate::args::BuildArgs;
-use crate::context::{random_seed, read_context};
+use crate::context::{define, random_seed, read_context, read_source};
 use crate::diagnostic::Diagnostic;
-use crate::input::Input;
 use crate::output;
 use crate::prompt::{diagnostic, source, transcript, warn_notices};
 
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
-    let input = Input::read(args.input.file.as_deref())?;
+    let input = read_source(&args.input)?;
     let run = crate::context::run_files(&[
-        ("the context", args.context.as_deref()),
+        ("the context", args.input.context.as_deref()),
         ("the transcript", args.transcript.transcript.as_deref()),
     ]);
-    let pipeline = crate::prompt::pipeline(&args.pipeline, run)?;
+    let pipeline =
+        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools, run)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
-    let context = read_context(args.context.as_deref())?;
+    let mut context = read_context(args.input.context.as_deref())?;
+    define(&mut context, &args.input.defines);
     let transcript = transcript(&args.transcript)?;
-    let seed = args.seed.unwrap_or_else(random_seed);
+    let seed = args.template.seed.unwrap_or_else(random_seed);
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
     let reject = |err| diagnostic(&err, &input, transcript_input);
     let prompt = pipeline.prepare(source).map_err(reject)?;
     let compiled = prompt.compile().map_err(reject)?;
     let transcript = transcript.as_ref().map(|(_, transcript)| transcript);
     // `--messages` stops before the provider stage.
-    let made = if args.pipeline.messages {
+    let made = if args.output.messages {
         let arranged = match transcript {
             Some(transcript) => compiled.arrange_with_transcript(&context, seed, transcript),
             None => compiled.arrange(&context, seed),
@@ -48,7 +49,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         Made::Arranged(arranged) => arranged.full(compiled.prompt()),
     };
     warn_notices(full.notices, &input, &prompt_text);
-    if args.full {
+    if args.output.full {
         // What the render produced counts against its output limit, as
         // `render --json` does; the body is the request, whatever its size.
         let limit = Limits::default().output_limit();

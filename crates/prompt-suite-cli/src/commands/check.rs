@@ -8,9 +8,8 @@ use std::fmt::Write as _;
 use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
 
 use crate::args::CheckArgs;
-use crate::context::{read_context, run_files, templates};
+use crate::context::{define, read_context, read_source, run_files, templates};
 use crate::diagnostic::Diagnostic;
-use crate::input::Input;
 use crate::output;
 
 /// How many levels of includes `check` follows (the renderer's own bound).
@@ -18,13 +17,15 @@ const MAX_DEPTH: usize = 32;
 
 /// Runs `check`: errors fail, warnings do not.
 pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
-    let input = Input::read(args.input.file.as_deref())?;
+    let input = read_source(&args.input)?;
     let source = input.text()?;
-    let context = read_context(args.context.as_deref())?;
+    let mut context = read_context(args.input.context.as_deref())?;
+    define(&mut context, &args.input.defines);
     let mut env = Environment::new();
-    let run = run_files(&[("the context", args.context.as_deref())]);
-    let dir = templates(args.templates.as_deref(), &input, "standard input", &mut env, run)?
-        .map(|(_, dir)| dir);
+    let run = run_files(&[("the context", args.input.context.as_deref())]);
+    let dir =
+        templates(args.templates.templates.as_deref(), &input, args.input.from(), &mut env, run)?
+            .map(|(_, dir)| dir);
     let template = env.compile(source).map_err(|err| input.report(&err))?;
     // The main template first, then each template followed, once.
     let mut analyses: Vec<(String, Analysis)> =

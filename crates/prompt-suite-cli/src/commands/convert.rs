@@ -19,9 +19,9 @@ pub(crate) fn execute(args: ConvertArgs) -> Result<(), Diagnostic> {
         ConvertFrom::Openai => ChatBody::parse(text).map_err(reject)?,
     };
     // `--param` values were checked when the flags were parsed.
-    let pairs = args.params.iter().map(|(name, value)| (name.as_str(), value.as_str()));
+    let pairs = args.provider.params.iter().map(|(name, value)| (name.as_str(), value.as_str()));
     body.params_mut().apply(pairs).map_err(reject)?;
-    let encoded = body.convert(args.to.provider()).map_err(reject)?;
+    let encoded = body.convert(args.provider.provider()).map_err(reject)?;
     warn_notices(&encoded.notices, &input, text);
     output::write_json(&encoded.body)
 }

@@ -1,5 +1,5 @@
 //! `prompt-suite flip` and `prompt-suite alternate`: the `transcript-flip`
-//! crate. Both read JSON, share the `--mode` flag and report the crate's
+//! crate. Both read JSON, share the `--dialect` flag and report the crate's
 //! errors, so they live together.
 
 use prompt_suite::flip as transcript_flip;
@@ -18,11 +18,11 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
         .view
         .options()
         .with_ensure_final_user(!args.no_final_user)
-        .with_dialect(args.mode.mode());
-    if let Some(system) = args.system {
+        .with_dialect(args.dialect.dialect());
+    if let Some(system) = args.framing.system {
         options = options.with_system(system);
     }
-    if let Some(instruction) = args.instruction {
+    if let Some(instruction) = args.framing.instruction {
         options = options.with_instruction(instruction);
     }
     let messages = transcript_flip::flip_json(text, &Value::String(args.speaker), &options)
@@ -35,7 +35,7 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
 pub(crate) fn execute_alternate(args: AlternateArgs) -> Result<(), Diagnostic> {
     let input = Input::read(args.input.file.as_deref())?;
     let text = input.text()?;
-    let mut json = transcript_flip::alternate_json(text, args.mode.mode())
+    let mut json = transcript_flip::alternate_json(text, args.dialect.dialect())
         .map_err(|err| input.report(&err))?;
     json.push('\n');
     output::write_bytes(json.as_bytes())

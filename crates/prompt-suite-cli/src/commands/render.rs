@@ -11,7 +11,7 @@ use prompt_suite::brackets::{
 use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{define, random_seed, read_context, run_files, templates};
+use crate::context::{define, random_seed, read_context, read_source, run_files, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
@@ -19,24 +19,22 @@ use crate::output;
 
 /// Runs `render`.
 pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
-    let input = match &args.template {
-        Some(text) => Input::from_bytes("<template>", text.clone().into_bytes()),
-        None => Input::read(args.input.file.as_deref())?,
-    };
+    let input = read_source(&args.input)?;
     input.text()?;
-    let mut context = read_context(args.context.as_deref())?;
+    let mut context = read_context(args.input.context.as_deref())?;
     let mut env = Environment::new();
-    env.set_strict(args.strict);
+    env.set_strict(args.template.strict);
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
-    let from = if args.template.is_some() { "`-t`" } else { "standard input" };
-    let lock = args.history.as_deref().map(|path| crate::history::beside(path, ".lock"));
+    let from = args.input.from();
+    let history = args.history.history.as_deref();
+    let lock = history.map(|path| crate::history::beside(path, ".lock"));
     let run = run_files(&[
-        ("the context", args.context.as_deref()),
-        ("the history", args.history.as_deref()),
+        ("the context", args.input.context.as_deref()),
+        ("the history", history),
         ("the history's lock", lock.as_deref()),
     ]);
-    let templates = templates(args.templates.as_deref(), &input, from, &mut env, run)?;
+    let templates = templates(args.templates.templates.as_deref(), &input, from, &mut env, run)?;
     let input = &Sources { input, templates };
     let source = input.text()?;
     let template = env.compile(source).map_err(|err| input.report(&err))?;
@@ -45,22 +43,22 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     // A commit holds the history's lock from reading it to saving it, so
     // that concurrent commits each record their message.
-    let lock = match (&args.history, args.commit) {
+    let lock = match (&args.history.history, args.history.commit) {
         (Some(path), true) => Some(HistoryLock::acquire(path, LOCK_TIMEOUT)?),
         _ => None,
     };
     // The regenerate rule: message N renders from the state before N.
-    let history = match &args.history {
+    let history = match &args.history.history {
         Some(path) => {
-            let history = read_history(path, args.commit)?;
-            let message = args.at.unwrap_or(history.len());
+            let history = read_history(path, args.history.commit)?;
+            let message = args.history.at.unwrap_or(history.len());
             context = history.context_at(message, &context).map_err(|err| misuse(&err, path))?;
             Some((path, history, message))
         }
         None => None,
     };
     // The command line's own values win over every file's.
-    define(&mut context, &args.defines);
+    define(&mut context, &args.input.defines);
 
     if args.exact {
         let exact =
@@ -69,16 +67,16 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     }
 
     if let Some(samples) = args.samples {
-        let start = args.seed.unwrap_or(0);
+        let start = args.template.seed.unwrap_or(0);
         let printed = sample(&template, &context, start, samples, limit, input)?;
         return output::write_bytes(&printed);
     }
 
-    let seed = args.seed.unwrap_or_else(random_seed);
+    let seed = args.template.seed.unwrap_or_else(random_seed);
     let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
     // Each bare `[[name]]` tag that printed an undefined name, once per name.
     input.warn_all(&outcome.undefined);
-    let commit_to = match (args.commit, history) {
+    let commit_to = match (args.history.commit, history) {
         (true, Some((path, mut history, message))) => {
             commit(&mut history, message, &outcome.writes).map_err(|err| misuse(&err, path))?;
             Some((path, history))

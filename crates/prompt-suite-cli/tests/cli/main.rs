@@ -13,6 +13,7 @@ mod comments;
 mod compose;
 mod convert;
 mod diagnostics;
+mod flags;
 mod flip;
 #[path = "support/gemini.rs"]
 mod gemini;
