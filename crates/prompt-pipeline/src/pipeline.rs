@@ -113,13 +113,13 @@ impl Compiled {
         transcript: Option<&Transcript>,
     ) -> Result<Built, Error> {
         let provider = self.prompt().pipeline().provider();
-        let Arranged { messages, rendered, mut notices } =
+        let Arranged { messages, rendered, mut notices, seed } =
             self.stages(context, seed, transcript, Some(provider))?;
         // Stage 5: the provider's body.
         let encoded = provider.build(&messages, self.prompt().params())?;
         crate::provider::append(&mut notices, encoded.notices);
         let model = self.prompt().params().model.clone();
-        Ok(Built { body: encoded.body, model, messages, rendered, notices })
+        Ok(Built { body: encoded.body, model, messages, rendered, notices, seed })
     }
 
     /// Stages 2 to 4, arranged for `provider` (`None`: no provider stage).
@@ -155,7 +155,7 @@ impl Compiled {
         if config.alternation.applies(provider) {
             messages = crate::alternation::alternate(messages)?;
         }
-        Ok(Arranged { messages, rendered, notices })
+        Ok(Arranged { messages, rendered, notices, seed })
     }
 
     fn render(&self, context: &Context, seed: u64) -> Result<Option<Outcome>, Error> {

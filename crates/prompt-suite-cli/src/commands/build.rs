@@ -5,7 +5,7 @@ use prompt_suite::brackets::Limits;
 use prompt_suite::pipeline::{Arranged, Built};
 
 use crate::args::BuildArgs;
-use crate::context::{define, random_seed, read_context, read_source};
+use crate::context::{define, read_context, read_source, seed};
 use crate::diagnostic::Diagnostic;
 use crate::output;
 use crate::prompt::{diagnostic, source, transcript, warn_notices};
@@ -24,7 +24,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let mut context = read_context(args.input.context.as_deref())?;
     define(&mut context, &args.input.defines);
     let transcript = transcript(&args.transcript)?;
-    let seed = args.template.seed.unwrap_or_else(random_seed);
+    let seed = seed(args.template.seed)?;
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
     let reject = |err| diagnostic(&err, &input, transcript_input);
     let prompt = pipeline.prepare(source).map_err(reject)?;

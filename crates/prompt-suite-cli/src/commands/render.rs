@@ -11,7 +11,7 @@ use prompt_suite::brackets::{
 use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{define, random_seed, read_context, read_source, run_files, templates};
+use crate::context::{define, read_context, read_source, run_files, seed, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
@@ -72,7 +72,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         return output::write_bytes(&printed);
     }
 
-    let seed = args.template.seed.unwrap_or_else(random_seed);
+    let seed = seed(args.template.seed)?;
     let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
     // Each bare `[[name]]` tag that printed an undefined name, once per name.
     input.warn_all(&outcome.undefined);
