@@ -23,7 +23,7 @@ use prompt_core::diagnostic::{Diagnostic, Origin};
 use prompt_core::text::{Position, Span};
 use serde::{Deserialize, Serialize};
 
-use crate::context::{Rendered, Scope, Store, StoreWrite};
+use crate::context::{Outcome, Rendered, Scope, Store, StoreWrite};
 
 /// The state writes of a chat, message by message and swipe by swipe.
 ///
@@ -289,6 +289,35 @@ impl StateHistory {
     /// `message_out_of_range` when there is no such message.
     pub fn record(&mut self, message: usize, rendered: &Rendered) -> Result<(), HistoryError> {
         self.record_writes(message, &rendered.writes)
+    }
+
+    /// As [`StateHistory::record`], from an [`Outcome`]
+    /// ([`Template::render_outcome`], or what a pipeline build returns in
+    /// its `rendered`).
+    ///
+    /// ```
+    /// use minijinja_brackets::{Environment, StateHistory, context};
+    ///
+    /// let template = Environment::new().compile("[% set turns = (turns -> default(0)) + 1 %]")?;
+    /// let mut history = StateHistory::new();
+    /// let reply = history.push_message();
+    /// let outcome = template.render_outcome(&history.context_at(reply, &context! {})?, 0)?;
+    /// history.record_outcome(reply, &outcome)?;
+    /// assert_eq!(history.state()["turns"], 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`Template::render_outcome`]: crate::Template::render_outcome
+    ///
+    /// # Errors
+    ///
+    /// `message_out_of_range` when there is no such message.
+    pub fn record_outcome(
+        &mut self,
+        message: usize,
+        outcome: &Outcome,
+    ) -> Result<(), HistoryError> {
+        self.record_writes(message, &outcome.writes)
     }
 
     /// As [`StateHistory::record`], from a list of writes.

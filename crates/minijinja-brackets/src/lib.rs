@@ -7,6 +7,16 @@ The bracket delimiters survive inside chat front-ends that already use
 seedable random stream so that a seed reproduces a render exactly. The whole
 language is described in the suite's `docs/language.md`.
 
+```
+use minijinja_brackets::{Environment, context};
+
+let template = Environment::new().compile("Hello [[ name -> upper ]], visit [[ visits + 1 ]].")?;
+let rendered = template.render(&context! { name => "Ann", visits => 2 }, 42)?;
+assert_eq!(rendered.output, "Hello ANN, visit 3.");
+assert_eq!(rendered.seed, 42); // every render reports its seed
+# Ok::<(), minijinja_brackets::Error>(())
+```
+
 # Overview
 
 * [`Environment`] holds the configuration ([`Limits`], strict undefined

@@ -168,6 +168,6 @@ fn real_chat_templates_render_as_jinja2_renders_them() {
     );
     // A ratchet: the pairs identical when this was last raised (Jinja2
     // 3.1.6). It only goes up.
-    const FLOOR: usize = 1516;
+    const FLOOR: usize = 1524;
     assert!(same >= FLOOR, "{same} pairs identical, fewer than the {FLOOR} already reached");
 }

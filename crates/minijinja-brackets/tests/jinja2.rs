@@ -260,3 +260,31 @@ fn the_applications_variables_can_be_authored() {
     // Only the message's bytes are data: a `<s>` there is not the template's.
     assert_eq!(outcome.data_ranges, vec![std::ops::Range { start: 3, end: 8 }]);
 }
+
+#[test]
+fn map_and_select_give_generators_as_in_jinja2() {
+    let tools = r#"{"tools": [{"function": {"name": "f"}}, {"function": {"name": "g"}}]}"#;
+    // Iterating, joining and `list` work; the generator itself has no JSON
+    // form, no length and no items by index, and is true even when empty.
+    let out = render(
+        "{% for f in tools | map(attribute='function') %}{{ f.name }}{% endfor %}|{{ tools | map(attribute='function') | map(attribute='name') | join(',') }}|{{ tools | map(attribute='function') | list | length }}",
+        tools,
+    );
+    assert_eq!(out.unwrap(), "fg|f,g|2");
+    assert_eq!(
+        render("{{ tools | map(attribute='function') | tojson }}", tools),
+        Err(ErrorKind::InvalidOperation)
+    );
+    assert_eq!(
+        render("{{ tools | map(attribute='function') | length }}", tools),
+        Err(ErrorKind::InvalidOperation)
+    );
+    assert_eq!(
+        render("{{ (tools | map(attribute='function'))[0] }}", tools),
+        Err(ErrorKind::InvalidOperation)
+    );
+    assert_eq!(
+        render("{% if tools | selectattr('nope') %}true{% endif %}", tools).unwrap(),
+        "true"
+    );
+}

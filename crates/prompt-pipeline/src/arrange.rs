@@ -112,10 +112,28 @@ fn unsupported_role(message: usize, role: &str) -> Error {
     Error::new(ErrorKind::UnsupportedRole { from: "narrative", message, role: role.to_owned() })
 }
 
-/// `transcript` flipped for its speaker.
-pub(crate) fn flip(transcript: &Transcript) -> Result<Vec<Message>, Error> {
-    transcript_flip::flip(&transcript.turns, &transcript.speaker, &transcript.options)
-        .map_err(|err| Error::new(ErrorKind::Transcript(err)))
+/// `transcript` flipped for its speaker; what the flip warned of goes to
+/// `notices`.
+pub(crate) fn flip(
+    transcript: &Transcript,
+    notices: &mut Vec<Notice>,
+) -> Result<Vec<Message>, Error> {
+    let flipped = transcript_flip::flip_with_warnings(
+        &transcript.turns,
+        &transcript.speaker,
+        &transcript.options,
+    )
+    .map_err(|err| Error::new(ErrorKind::Transcript(err)))?;
+    for warning in &flipped.warnings {
+        // The flip's one kind of warning; a new kind gets its notice here.
+        if warning.kind() == transcript_flip::WarningKind::SpeakerNotInTranscript {
+            notices.push(Notice::SpeakerNotInTranscript {
+                speaker: transcript.speaker.clone(),
+                message: warning.message().to_owned(),
+            });
+        }
+    }
+    Ok(flipped.messages)
 }
 
 /// The whole text as one message, in the role the preamble is given.

@@ -149,7 +149,7 @@ impl Compiled {
             arrange::whole_text(text, config.context_as)?
         };
         if let Some(transcript) = transcript {
-            messages.extend(arrange::flip(transcript)?);
+            messages.extend(arrange::flip(transcript, &mut notices)?);
         }
         // Stage 4: the order the provider requires.
         if config.alternation.applies(provider) {

@@ -43,6 +43,63 @@ impl Source {
         Ok(Source::from_bundle(bundle))
     }
 
+    /// The prompt file at `path`, read as `prompt-suite build FILE` reads
+    /// it, in one call: a `.lmmlz` bundle (its entries are its attachments
+    /// and its directive paths), or UTF-8 text whose embeds and directive
+    /// paths (`/// tools:`, `/// response_schema:`, includes) resolve in the
+    /// file's directory and never outside it, within the default
+    /// [`AttachmentLimits`] ([`Source::from_path_with`] takes others). The
+    /// file itself is opened as an attachment is (beneath its directory,
+    /// never blocking, at most `max_entry_bytes`).
+    ///
+    /// ```
+    /// use prompt_pipeline::{Context, Pipeline, Provider, Source};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("photo.png"), [137, 80, 78, 71, 13, 10, 26, 10])?;
+    /// std::fs::write(
+    ///     dir.path().join("prompt.txt"),
+    ///     "/// param: model=gpt-4o\n## user\nWhat is this, [[ name ]]? @@@photo.png\n",
+    /// )?;
+    /// let source = Source::from_path(dir.path().join("prompt.txt"))?;
+    /// let context = Context::from_json(r#"{"name": "Ann"}"#)?;
+    /// let built = Pipeline::new(Provider::OpenAi).build(source, &context, 1)?;
+    /// let body = serde_json::to_string(&built.body)?;
+    /// assert!(body.contains("What is this, Ann?") && body.contains("data:image/png;base64,iVBORw0KGgo="));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Narrative`] when the directory is not readable, the file
+    /// is missing, not a regular file, over the limits, not UTF-8 text or an
+    /// unreadable archive.
+    pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Source, Error> {
+        Source::from_path_with(path, &AttachmentLimits::default())
+    }
+
+    /// As [`Source::from_path`], within `limits`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Source::from_path`].
+    pub fn from_path_with(
+        path: impl AsRef<std::path::Path>,
+        limits: &AttachmentLimits,
+    ) -> Result<Source, Error> {
+        let path = path.as_ref();
+        let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
+        let directory = Attachments::directory(dir.unwrap_or(std::path::Path::new(".")), *limits)?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let bytes = directory.fetch(&name)?;
+        let source = Source::from_bytes(&name, &bytes, limits)?;
+        if !source.files.is_none() {
+            // A bundle: its entries are its attachments and its files.
+            return Ok(source);
+        }
+        Ok(Source { attachments: directory.clone(), files: directory, ..source })
+    }
+
     /// The prompt of a bundle already read, e.g. one without a file name
     /// ([`Bundle::from_unnamed_zip`], for standard input); its directive
     /// paths are its entries.
@@ -124,5 +181,29 @@ impl Transcript {
     pub fn options(mut self, options: FlipOptions) -> Transcript {
         self.options = options;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_path_refuses_what_it_cannot_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let kind = |path: &std::path::Path| {
+            let err = Source::from_path(path).unwrap_err();
+            prompt_core::diagnostic::Diagnostic::kind(&err)
+        };
+        assert_eq!(kind(&dir.path().join("missing.txt")), "missing_entry");
+        std::fs::write(dir.path().join("bad.txt"), [0xff, 0xfe]).unwrap();
+        assert_eq!(kind(&dir.path().join("bad.txt")), "invalid_utf8");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert_eq!(kind(&dir.path().join("sub")), "not_a_file");
+        // A text prompt resolves its embeds and its files in its directory.
+        std::fs::write(dir.path().join("p.txt"), "Hi").unwrap();
+        let source = Source::from_path(dir.path().join("p.txt")).unwrap();
+        assert_eq!(source.text(), "Hi");
+        assert!(!source.attachments.is_none() && !source.files.is_none());
     }
 }

@@ -1,17 +1,16 @@
 // tests/prompts.rs
-use prompt_suite::pipeline::{AttachmentLimits, Context, Pipeline, Provider, Source};
+use prompt_suite::pipeline::{Context, Pipeline, Provider, Source};
 use serde_json::{Map, Value, json};
 
 #[test]
 fn support_bot_request() {
-    let text = std::fs::read_to_string("tests/prompts/support-bot.txt").unwrap();
     let context: Context =
         serde_json::from_str(r#"{"state": {"plan": "pro", "message": "My card was declined."}}"#)
             .unwrap();
     // The prompt's model is an OpenAI one: build for OpenAI. (For another
     // provider the notices would say `model_family_mismatch`.)
     let built = Pipeline::new(Provider::OpenAi)
-        .build(Source::new(text), &context, 42) // a fixed seed
+        .build(Source::from_path("tests/prompts/support-bot.txt").unwrap(), &context, 42) // a fixed seed
         .unwrap();
     insta::assert_json_snapshot!(json!({"body": built.body, "notices": built.notices}));
 }
@@ -20,14 +19,13 @@ fn support_bot_request() {
 fn every_prompt() {
     // The glob is relative to this file: tests/prompts/*.txt.
     insta::glob!("prompts/*.txt", |path| {
-        let bytes = std::fs::read(path).unwrap();
         let context: Context =
             serde_json::from_str(r#"{"state": {"name": "Ann", "plan": "free", "message": "Hi"}}"#)
                 .unwrap();
         let mut out = Map::new();
         for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
-            let name = path.file_name().unwrap().to_str().unwrap();
-            let source = Source::from_bytes(name, &bytes, &AttachmentLimits::default()).unwrap();
+            // The file, its embeds and its includes, from its directory.
+            let source = Source::from_path(path).unwrap();
             let value = match Pipeline::new(provider).build(source, &context, 42) {
                 Ok(built) => {
                     let rendered = built.rendered.unwrap_or_default();

@@ -74,6 +74,13 @@ pub enum ErrorKind {
     /// `"Ben "` or the Cyrillic `"Веn"` when flipping for `"Ben"`. Its turns
     /// would be shown under the agent's own name.
     AmbiguousSpeaker,
+    /// `Standard` mode only: the point-of-view speaker never speaks in the
+    /// transcript, and another id there differs from it by case alone or by
+    /// a few edits, e.g. `"Ben"` for a transcript of `"ben"`: a typing slip
+    /// would show the agent its own turns as someone else's. (With no such
+    /// id, the flip goes on with
+    /// [`WarningKind::SpeakerNotInTranscript`](crate::WarningKind::SpeakerNotInTranscript).)
+    UnknownSpeaker,
 }
 
 impl ErrorKind {
@@ -92,6 +99,7 @@ impl ErrorKind {
             ErrorKind::InvalidMessage => "invalid_message",
             ErrorKind::InvalidJson => "invalid_json",
             ErrorKind::AmbiguousSpeaker => "ambiguous_speaker",
+            ErrorKind::UnknownSpeaker => "unknown_speaker",
         }
     }
 }

@@ -8,7 +8,18 @@ use prompt_core::chat::{Message, Part, Role};
 use crate::alternate::{CONTINUE_CUE, append_line, normalize};
 use crate::impersonation::PointOfView;
 use crate::sanitize::{sanitize_labelled, sanitize_with};
-use crate::{Dialect, Error, FlipOptions, SpeakerName, Turn};
+use crate::{Dialect, Error, FlipOptions, SpeakerName, Turn, Warning};
+
+/// What [`flip_with_warnings`] (and [`crate::flip_json_with_warnings`], in
+/// LLMR's shape) returns: the messages, and what deserves a look.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flipped<M = Message> {
+    /// The messages, as [`flip`] returns them.
+    pub messages: Vec<M>,
+    /// What the flip accepted but deserves a look, e.g.
+    /// [`WarningKind::SpeakerNotInTranscript`](crate::WarningKind::SpeakerNotInTranscript).
+    pub warnings: Vec<Warning>,
+}
 
 /// The messages `speaker` should see: its own turns as `assistant`
 /// messages, verbatim; everyone else's as `user` messages with a label
@@ -58,7 +69,17 @@ use crate::{Dialect, Error, FlipOptions, SpeakerName, Turn};
 ///   each run of blanks (White_Space, the braille blank U+2800) one space
 ///   and none at either end, both have the same Unicode TR39 confusable
 ///   skeleton, and they differ by more than case); its [`Error::index`] is
-///   the first such turn.
+///   the first such turn;
+/// - [`ErrorKind::UnknownSpeaker`](crate::ErrorKind::UnknownSpeaker) when
+///   `speaker` never speaks and another id is a near miss of it: the same
+///   id but for case (and what [`ErrorKind::AmbiguousSpeaker`](crate::ErrorKind::AmbiguousSpeaker)
+///   sees through), or an edit distance (insertions, deletions,
+///   substitutions, swaps of neighbours) of at most one per four characters
+///   of `speaker`, and at most 2, for ids of up to 64 characters; the
+///   message names the nearest (`did you mean `ben`?`), and [`Error::index`]
+///   is its first turn. With no near miss (an agent's first turn), the flip
+///   goes on: [`flip_with_warnings`] reports
+///   [`WarningKind::SpeakerNotInTranscript`](crate::WarningKind::SpeakerNotInTranscript).
 ///
 /// Nothing else with the
 /// message shapes `flip` builds (every content is text and merged runs
@@ -78,10 +99,41 @@ use crate::{Dialect, Error, FlipOptions, SpeakerName, Turn};
 /// let err = flip(&[Turn::new("Ben\x1b]0;pwned\x07", "hi")], "Ben", &FlipOptions::new()).unwrap_err();
 /// assert_eq!((err.kind(), err.index()), (ErrorKind::InvalidSpeaker, Some(0)));
 /// // Case alone is another speaker, and LLMR's mode compares exactly.
-/// assert!(flip(&[Turn::new("ben", "hi")], "Ben", &FlipOptions::new()).is_ok());
+/// assert!(flip(&[Turn::new("Ben", "yo"), Turn::new("ben", "hi")], "Ben", &FlipOptions::new()).is_ok());
 /// assert!(flip(&transcript, "Ben", &FlipOptions::new().with_dialect(Dialect::Llmr)).is_ok());
+/// // A point of view who never speaks, with a near miss in the transcript.
+/// let err = flip(&[Turn::new("ben", "hi")], "Ben", &FlipOptions::new()).unwrap_err();
+/// assert_eq!((err.kind(), err.index()), (ErrorKind::UnknownSpeaker, Some(0)));
+/// assert!(err.message().contains("did you mean `ben`?"));
 /// ```
 pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<Message>, Error> {
+    flip_with_warnings(turns, speaker, options).map(|flipped| flipped.messages)
+}
+
+/// [`flip`], with the warnings: in [`Dialect::Standard`], a point of view
+/// who never speaks in the transcript and has no near miss there is
+/// [`WarningKind::SpeakerNotInTranscript`](crate::WarningKind::SpeakerNotInTranscript)
+/// (right for an agent's first turn; a typing slip when an id is a near
+/// miss, which is [`ErrorKind::UnknownSpeaker`](crate::ErrorKind::UnknownSpeaker)).
+///
+/// ```
+/// use transcript_flip::{FlipOptions, Turn, WarningKind, flip_with_warnings};
+///
+/// let opening = [Turn::new("Mod", "Should the city ban gas stoves?")];
+/// let flipped = flip_with_warnings(&opening, "Ana", &FlipOptions::new())?;
+/// assert_eq!(flipped.messages.len(), 1);
+/// assert_eq!(flipped.warnings[0].kind(), WarningKind::SpeakerNotInTranscript);
+/// # Ok::<(), transcript_flip::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`flip`].
+pub fn flip_with_warnings(
+    turns: &[Turn],
+    speaker: &str,
+    options: &FlipOptions,
+) -> Result<Flipped, Error> {
     let mode = options.dialect();
     let naming = options.effective_speaker_name();
     // Runs merge as they are built (what `ensure_alternating` would do
@@ -103,9 +155,11 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
         (mode == Dialect::Standard).then(|| PointOfView::new(speaker)).transpose()?;
     // The label and text of one turn, reused across turns.
     let mut scratch = String::new();
+    let mut spoke = false;
     for (index, turn) in turns.iter().enumerate() {
         let text = turn.text();
         if turn.speaker == speaker {
+            spoke = true;
             push_text(&mut messages, Role::Assistant, text, merge_early);
             continue;
         }
@@ -145,6 +199,10 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
         }
         push_text(&mut messages, Role::User, &content, merge_early);
     }
+    let warnings = match point_of_view {
+        Some(point_of_view) => point_of_view.finish(spoke)?.into_iter().collect(),
+        None => Vec::new(),
+    };
     if let Some(instruction) = options.instruction() {
         push_text(&mut messages, Role::User, instruction, merge_early);
     }
@@ -157,7 +215,8 @@ pub fn flip(turns: &[Turn], speaker: &str, options: &FlipOptions) -> Result<Vec<
     // LLMR adds the leading cue whatever `ensure_final_user` says; Standard
     // lets the option govern both ends.
     let leading_cue = mode == Dialect::Llmr || options.ensure_final_user();
-    normalize(messages, mode, leading_cue)
+    let messages = normalize(messages, mode, leading_cue)?;
+    Ok(Flipped { messages, warnings })
 }
 
 /// Adds a `role` message saying `text`, or, with `merge`, appends `text`

@@ -22,7 +22,8 @@ use std::collections::HashSet;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::ignorable::is_default_ignorable;
-use crate::{Error, ErrorKind};
+use crate::warning::quoted;
+use crate::{Error, ErrorKind, Warning};
 
 /// How many checked ids are kept in a list before a set takes over: a
 /// transcript has a handful of speakers, and comparing a few short strings
@@ -38,6 +39,11 @@ pub(crate) struct PointOfView<'a> {
     /// Every other id checked, so that each costs one skeleton however many
     /// turns it has.
     many: HashSet<&'a str>,
+    /// The point of view as compared for near misses: its looks,
+    /// lowercase.
+    folded: Vec<char>,
+    /// The closest near miss so far: its distance, id and first turn.
+    near: Option<(usize, &'a str, usize)>,
 }
 
 impl<'a> PointOfView<'a> {
@@ -50,7 +56,9 @@ impl<'a> PointOfView<'a> {
         if let Some(control) = control_in(id) {
             return Err(holds_control("the point-of-view speaker", id, control));
         }
-        Ok(PointOfView { id, looks: Looks::of(id), few: Vec::new(), many: HashSet::new() })
+        let looks = Looks::of(id);
+        let folded = looks.normalized.to_lowercase().chars().collect();
+        Ok(PointOfView { id, looks, few: Vec::new(), many: HashSet::new(), folded, near: None })
     }
 
     /// Checks `other`, the speaker of turn `index`, which is not the point
@@ -67,7 +75,9 @@ impl<'a> PointOfView<'a> {
         if let Some(control) = control_in(other) {
             return Err(holds_control("the speaker", other, control).at_index(index));
         }
-        if !self.looks.alike(&Looks::of(other)) {
+        let looks = Looks::of(other);
+        if !self.looks.alike(&looks) {
+            self.remember_near_miss(other, &looks, index);
             return Ok(());
         }
         Err(Error::new(
@@ -84,6 +94,46 @@ impl<'a> PointOfView<'a> {
 }
 
 impl<'a> PointOfView<'a> {
+    /// What the transcript says of the point of view, once every turn is
+    /// checked: nothing when it spoke (`spoke`); otherwise a warning, or an
+    /// error when an id is a near miss of it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnknownSpeaker`] when the point of view never speaks
+    /// and another id differs from it by case alone or by a few edits
+    /// ([`near_miss_distance`]): the closest (the first of those as close),
+    /// at its first turn.
+    pub(crate) fn finish(self, spoke: bool) -> Result<Option<Warning>, Error> {
+        if spoke {
+            return Ok(None);
+        }
+        let Some((_, near, index)) = self.near else {
+            return Ok(Some(Warning::speaker_not_in_transcript(self.id)));
+        };
+        Err(Error::new(
+            ErrorKind::UnknownSpeaker,
+            format!(
+                "the speaker {} never speaks in the transcript; did you mean {}?",
+                quoted(self.id),
+                quoted(near)
+            ),
+        )
+        .at_index(index))
+    }
+
+    /// Keeps `other` (first seen at turn `index`) when it is a nearer miss
+    /// of the point of view than any before it.
+    fn remember_near_miss(&mut self, other: &'a str, looks: &Looks, index: usize) {
+        let best = self.near.map_or(usize::MAX, |(distance, ..)| distance);
+        let folded: Vec<char> = looks.normalized.to_lowercase().chars().collect();
+        if let Some(distance) = near_miss_distance(&self.folded, &folded)
+            && distance < best
+        {
+            self.near = Some((distance, other, index));
+        }
+    }
+
     /// Whether `other` has not been checked before (and remembers it).
     fn first_time(&mut self, other: &'a str) -> bool {
         if let Some(at) = self.few.iter().position(|&id| id == other) {
@@ -135,6 +185,50 @@ fn is_invisible(c: char) -> bool {
 /// data).
 fn is_blank(c: char) -> bool {
     c.is_whitespace() || c == '\u{2800}'
+}
+
+/// The longest id (in characters) compared by edit distance: a near miss
+/// is a typing slip, and longer ids compare by case alone, which keeps each
+/// comparison bounded.
+const NEAR_MISS_CHARS: usize = 64;
+
+/// How far `other` is from the point of view `pov` (both as [`Looks`]
+/// normalizes them, lowercase), when it is a near miss: 0 when they differ
+/// by case alone, else their edit distance (insertions, deletions,
+/// substitutions, and swaps of two neighbours) when it is at most one per
+/// four characters of `pov`, and at most 2. `None` otherwise.
+fn near_miss_distance(pov: &[char], other: &[char]) -> Option<usize> {
+    if pov == other {
+        return Some(0);
+    }
+    let max = (pov.len() / 4).min(2);
+    if max == 0
+        || pov.len().abs_diff(other.len()) > max
+        || pov.len() > NEAR_MISS_CHARS
+        || other.len() > NEAR_MISS_CHARS
+    {
+        return None;
+    }
+    // Optimal string alignment, three rows.
+    let width = other.len() + 1;
+    let mut before: Vec<usize> = vec![0; width];
+    let mut previous: Vec<usize> = (0..width).collect();
+    let mut current: Vec<usize> = vec![0; width];
+    for i in 1..=pov.len() {
+        current[0] = i;
+        for j in 1..width {
+            let cost = usize::from(pov[i - 1] != other[j - 1]);
+            let mut best = (previous[j] + 1).min(current[j - 1] + 1).min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && pov[i - 1] == other[j - 2] && pov[i - 2] == other[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            current[j] = best;
+        }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
+    }
+    let distance = previous[width - 1];
+    (distance <= max).then_some(distance)
 }
 
 /// What an id looks like.
@@ -277,6 +371,46 @@ mod tests {
             }
         }
         assert!(disagree.is_empty(), "{disagree:?}");
+    }
+
+    fn near(pov: &str, other: &str) -> Option<usize> {
+        let fold = |id: &str| Looks::of(id).normalized.to_lowercase().chars().collect::<Vec<_>>();
+        near_miss_distance(&fold(pov), &fold(other))
+    }
+
+    #[test]
+    fn near_misses_are_case_or_a_few_edits() {
+        assert_eq!(near("Ben", "ben"), Some(0));
+        assert_eq!(near("Ben", "BEN "), Some(0));
+        // Three letters allow no edit: `Ken` is another person.
+        assert_eq!(near("Ben", "Ken"), None);
+        assert_eq!(near("Anna", "Ana"), Some(1));
+        assert_eq!(near("Anna", "Anan"), Some(1));
+        assert_eq!(near("Moderator", "Modreator"), Some(1));
+        assert_eq!(near("Moderator", "moderatr"), Some(1));
+        assert_eq!(near("Moderator", "Mdoeratro"), Some(2));
+        assert_eq!(near("Moderator", "Mod"), None);
+        assert_eq!(near("Anna", "Bob"), None);
+        let long = "x".repeat(100);
+        assert_eq!(near(&long, &"X".repeat(100)), Some(0));
+        assert_eq!(near(&long, &"x".repeat(99)), None);
+    }
+
+    #[test]
+    fn finish_reports_a_missing_point_of_view() {
+        let mut pov = PointOfView::new("Ben").unwrap();
+        pov.check("Ana", 0).unwrap();
+        let warning = pov.finish(false).unwrap().unwrap();
+        assert_eq!(warning.kind(), crate::WarningKind::SpeakerNotInTranscript);
+        let mut pov = PointOfView::new("Ben").unwrap();
+        for (index, id) in ["Ana", "BEN", "ben"].into_iter().enumerate() {
+            pov.check(id, index).unwrap();
+        }
+        let err = pov.finish(false).unwrap_err();
+        assert_eq!((err.kind(), err.index()), (ErrorKind::UnknownSpeaker, Some(1)));
+        assert!(err.message().contains("did you mean `BEN`?"), "{}", err.message());
+        let pov = PointOfView::new("Ben").unwrap();
+        assert_eq!(pov.finish(true), Ok(None));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 
 use crate::raw::{Fields, RawMessage};
-use crate::{Dialect, Error, ErrorKind, FlipOptions, Message, Turn};
+use crate::{Dialect, Error, ErrorKind, FlipOptions, Flipped, Message, Turn};
 
 /// [`crate::flip`] over a transcript given as JSON text: an array of
 /// `{"speaker": ..., "text": ...}` objects (other keys ignored; a number is
@@ -45,13 +45,38 @@ use crate::{Dialect, Error, ErrorKind, FlipOptions, Message, Turn};
 /// [`ErrorKind::InvalidSpeaker`], [`ErrorKind::MissingSpeakerInTranscript`]
 /// (a row whose speaker is absent or `null`), [`ErrorKind::InvalidCell`] (a
 /// cell that is a boolean, array or object); then, in [`Dialect::Standard`],
-/// [`ErrorKind::AmbiguousSpeaker`] at the first row whose speaker only
-/// looks like `speaker` (see [`crate::flip`]).
+/// [`ErrorKind::InvalidSpeaker`] at a row whose speaker holds a control
+/// character, [`ErrorKind::AmbiguousSpeaker`] at the first row whose speaker
+/// only looks like `speaker`, and [`ErrorKind::UnknownSpeaker`] at the first
+/// row of a near miss of a `speaker` who never speaks (see [`crate::flip`]).
 pub fn flip_json(
     transcript: &str,
     speaker: &Value,
     options: &FlipOptions,
 ) -> Result<Vec<Message>, Error> {
+    flip_json_with_warnings(transcript, speaker, options).map(|flipped| flipped.messages)
+}
+
+/// [`flip_json`], with the warnings (see [`crate::flip_with_warnings`]).
+///
+/// ```
+/// use serde_json::json;
+/// use transcript_flip::{FlipOptions, WarningKind, flip_json_with_warnings};
+///
+/// let transcript = r#"[{"speaker": "Mod", "text": "Opening statements."}]"#;
+/// let flipped = flip_json_with_warnings(transcript, &json!("Ana"), &FlipOptions::new())?;
+/// assert_eq!(flipped.warnings[0].kind(), WarningKind::SpeakerNotInTranscript);
+/// # Ok::<(), transcript_flip::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`flip_json`].
+pub fn flip_json_with_warnings(
+    transcript: &str,
+    speaker: &Value,
+    options: &FlipOptions,
+) -> Result<Flipped<Message>, Error> {
     let source = strip_bom(transcript);
     let bom = transcript.len() - source.len();
     let transcript = source;
@@ -59,17 +84,23 @@ pub fn flip_json(
         let table = Table::parse(transcript)?;
         let speaker = speaker_id(speaker)?;
         let turns = table.turns()?;
-        crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
-            // The index of a speaker error is the turn's, which is the row's.
-            (ErrorKind::AmbiguousSpeaker | ErrorKind::InvalidSpeaker, Some(index)) => {
-                table.rows[index].0.locate(err, transcript)
+        crate::flip_with_warnings(&turns, &speaker, options).map_err(|err| {
+            match (err.kind(), err.index()) {
+                // The index of a speaker error is the turn's, which is the row's.
+                (
+                    ErrorKind::AmbiguousSpeaker
+                    | ErrorKind::InvalidSpeaker
+                    | ErrorKind::UnknownSpeaker,
+                    Some(index),
+                ) => table.rows[index].0.locate(err, transcript),
+                _ => err,
             }
-            _ => err,
         })
     };
     // LLMR's shape, at the edge.
     let flipped = flipped().map_err(|err| err.after_bom(bom))?;
-    Ok(flipped.into_iter().map(Message::from).collect())
+    let messages = flipped.messages.into_iter().map(Message::from).collect();
+    Ok(Flipped { messages, warnings: flipped.warnings })
 }
 
 /// The turns of a transcript given as JSON text (see [`flip_json`]).

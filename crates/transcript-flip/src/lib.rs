@@ -64,7 +64,7 @@ sanitizer rules with their exact character classes and case folding, the
 `"\n"` joiner, the `"(continue)"` cue and placeholder, its validation order
 and merge semantics.
 
-[`Dialect::Standard`], the default, is hardened. It differs in exactly six
+[`Dialect::Standard`], the default, is hardened. It differs in exactly seven
 ways; on inputs with none of these features both modes give the same output.
 
 1. **The sanitizer covers every control-token family**, not only ChatML:
@@ -113,6 +113,12 @@ ways; on inputs with none of these features both modes give the same output.
    TR39 confusable skeleton; case alone never counts (`ben` is another
    speaker, as in LLMR). LLMR accepts such a transcript, and `Llmr` mode
    does too: it is the reference, byte for byte.
+7. **A point of view who never speaks is checked**: when another id is a
+   near miss of it (the same but for case, or a few edits: `ben`, `Anan`
+   for `Anna`), the flip fails with [`ErrorKind::UnknownSpeaker`] ("did you
+   mean `ben`?"), since the agent's own turns would be shown as someone
+   else's; with no near miss (an agent's first turn), it goes on and
+   [`flip_with_warnings`] reports [`WarningKind::SpeakerNotInTranscript`].
 
 Behaviours both modes share, deliberately: an empty system or instruction
 counts as absent; the instruction, the system text and the speaker's own
@@ -144,12 +150,13 @@ pub use crate::alternate::{
 };
 pub use crate::dialect::Dialect;
 pub use crate::error::{Error, ErrorKind};
-pub use crate::flip::flip;
-pub use crate::json::{alternate_json, flip_json, turns_from_json};
+pub use crate::flip::{Flipped, flip, flip_with_warnings};
+pub use crate::json::{alternate_json, flip_json, flip_json_with_warnings, turns_from_json};
 pub use crate::message::{Content, Message, Role};
 pub use crate::options::{FlipOptions, Label, SpeakerName};
 pub use crate::sanitize::{sanitize, sanitize_with};
 pub use crate::turn::Turn;
+pub use crate::warning::{Warning, WarningKind};
 
 /// The README's example runs as a doctest too.
 #[cfg(doctest)]
@@ -168,3 +175,4 @@ mod options;
 mod raw;
 mod sanitize;
 mod turn;
+mod warning;

@@ -94,6 +94,11 @@ fn hostile_id() -> impl Strategy<Value = String> {
         // refuses those; see `controls_in_ids_are_refused`).
         hostile_text().prop_map(|id| id.replace(is_control, " ")),
     ]
+    // `ben` would be a near miss of the point of view, which never speaks
+    // in some transcripts (see `a_point_of_view_who_never_speaks`).
+    .prop_filter("not the point of view in another case", |id| {
+        id == POV || !id.trim().eq_ignore_ascii_case(POV)
+    })
 }
 
 /// What `Standard` refuses in an id: General Category Cc, LS and PS.
@@ -380,6 +385,30 @@ proptest! {
         prop_assert!(flip(&turns, POV, &llmr).is_ok());
     }
 
+    /// A point of view who never speaks: with ids far from it, a warning
+    /// and `Llmr`'s messages; with a case-only variant of it anywhere
+    /// (invisible characters or not), `unknown_speaker` at that turn.
+    #[test]
+    fn a_point_of_view_who_never_speaks(
+        pov in "[A-Z][a-z]{1,5}",
+        ids in prop::collection::vec("[0-9]{9,10}", 0..6),
+        at in any::<usize>(),
+        inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 0..3),
+    ) {
+        let turns: Vec<Turn> = ids.iter().map(|id| Turn::new(id.as_str(), "x")).collect();
+        let flipped = transcript_flip::flip_with_warnings(&turns, &pov, &FlipOptions::new()).unwrap();
+        prop_assert_eq!(flipped.warnings.len(), 1);
+        let llmr = FlipOptions::new().with_dialect(Dialect::Llmr);
+        let same = |messages: Vec<_>| messages.into_iter().map(Message::from).collect::<Vec<_>>();
+        prop_assert_eq!(same(flipped.messages), flip(&turns, &pov, &llmr).unwrap());
+        let variant = with_ignorables(&pov.to_uppercase(), &inserts);
+        let mut turns = turns;
+        let at = at % (turns.len() + 1);
+        turns.insert(at, Turn::new(variant.as_str(), "I am here"));
+        let err = flip(&turns, &pov, &FlipOptions::new()).unwrap_err();
+        prop_assert_eq!((err.kind(), err.index()), (ErrorKind::UnknownSpeaker, Some(at)));
+    }
+
     /// Ignorable characters never decide: an id with some added is refused
     /// exactly when the id without them is (a look-alike in plain ASCII,
     /// `Il` for `ll`), and case alone is never refused.
@@ -390,8 +419,10 @@ proptest! {
         inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 1..4),
     ) {
         prop_assume!(other != pov);
+        // The point of view speaks, so that only the look of `id` decides.
         let outcome = |id: &str| {
-            flip(&[Turn::new(id, "x")], &pov, &FlipOptions::new()).err().map(|e| e.kind())
+            let turns = [Turn::new(pov.as_str(), "y"), Turn::new(id, "x")];
+            flip(&turns, &pov, &FlipOptions::new()).err().map(|e| e.kind())
         };
         prop_assert_eq!(outcome(&with_ignorables(&other, &inserts)), outcome(&other));
         let case_only = pov.to_lowercase() == other.to_lowercase();

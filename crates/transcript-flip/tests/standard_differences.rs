@@ -1,9 +1,9 @@
-//! The six documented differences of `Dialect::Standard` from `Dialect::Llmr`,
+//! The seven documented differences of `Dialect::Standard` from `Dialect::Llmr`,
 //! one test each, with the output of both modes side by side.
 
 use transcript_flip::{
-    Dialect, ErrorKind, FlipOptions, Label, Message, SpeakerName, Turn, ensure_alternating_with,
-    flip,
+    Dialect, ErrorKind, FlipOptions, Label, Message, SpeakerName, Turn, WarningKind,
+    ensure_alternating_with, flip, flip_with_warnings,
 };
 
 fn both_modes(turns: &[Turn], options: FlipOptions) -> (Vec<Message>, Vec<Message>) {
@@ -161,7 +161,39 @@ fn six_look_alike_speakers_are_refused() {
         );
     }
     // Case alone is another speaker in both modes.
-    let (standard, llmr) = both_modes(&[Turn::new("ben", "hi")], FlipOptions::new());
-    assert_eq!(standard, [Message::user("ben: hi")]);
+    let turns = [Turn::new("Ben", "yo"), Turn::new("ben", "hi")];
+    let (standard, llmr) = both_modes(&turns, FlipOptions::new());
+    assert_eq!(
+        standard,
+        [Message::user("(continue)"), Message::assistant("yo"), Message::user("ben: hi")]
+    );
     assert_eq!(llmr, standard);
+}
+
+/// Difference 7: a point of view who never speaks is an error when an id is
+/// a near miss of it, and a warning otherwise; `Llmr` mode flips as asked.
+#[test]
+fn seven_a_point_of_view_who_never_speaks() {
+    for (pov, near) in [("Ben", "ben"), ("Ben", "BEN"), ("Anna", "Ana"), ("Moderator", "Modreator")]
+    {
+        let turns = [Turn::new("Cy", "hi"), Turn::new(near, "I think so."), Turn::new(near, "x")];
+        let err = flip(&turns, pov, &FlipOptions::new()).unwrap_err();
+        assert_eq!((err.kind(), err.index()), (ErrorKind::UnknownSpeaker, Some(1)), "{pov} {near}");
+        assert!(err.message().contains(&format!("did you mean `{near}`?")), "{}", err.message());
+        let llmr = flip(&turns, pov, &FlipOptions::new().with_dialect(Dialect::Llmr)).unwrap();
+        assert_eq!(llmr.len(), 1);
+    }
+    // No near miss: the agent's first turn.
+    let turns = [Turn::new("Mod", "Opening statements."), Turn::new("Ken", "Ban it.")];
+    let flipped = flip_with_warnings(&turns, "Ben", &FlipOptions::new()).unwrap();
+    assert_eq!(flipped.messages, [Message::user("Mod: Opening statements.\nKen: Ban it.")]);
+    assert_eq!(flipped.warnings.len(), 1);
+    assert_eq!(flipped.warnings[0].kind(), WarningKind::SpeakerNotInTranscript);
+    // Speaking once is enough, and an empty transcript only warns.
+    let turns = [Turn::new("ben", "x"), Turn::new("Ben", "y")];
+    assert!(flip_with_warnings(&turns, "Ben", &FlipOptions::new()).unwrap().warnings.is_empty());
+    let flipped = flip_with_warnings(&[], "Ben", &FlipOptions::new()).unwrap();
+    assert_eq!(flipped.warnings.len(), 1);
+    let llmr = FlipOptions::new().with_dialect(Dialect::Llmr);
+    assert!(flip_with_warnings(&[], "Ben", &llmr).unwrap().warnings.is_empty());
 }

@@ -338,6 +338,16 @@ impl<'t> Renderer<'t> {
         self.spend(filter.path_work(&value, &args), span)?;
         self.spend(filter.work(registry, &value, &args), span)?;
         let result = filter.call(registry, value, args);
+        // Jinja2's `map` and `select` family give generators.
+        const GENERATING: &[&str] = &["map", "select", "reject", "selectattr", "rejectattr"];
+        let result = match result {
+            Ok(Value(Repr::List(items))) if self.jinja2 && GENERATING.contains(&call.name) => {
+                Ok(Value(Repr::List(std::sync::Arc::new(crate::value::List::generator(
+                    items.iter().cloned().collect(),
+                )))))
+            }
+            other => other,
+        };
         self.settle(result, span)
     }
 

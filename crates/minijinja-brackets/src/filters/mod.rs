@@ -513,6 +513,9 @@ pub(crate) fn join(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
 pub(crate) fn length(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     args.bind("filter `length`", [])?;
     match &value.0 {
+        Repr::List(items) if items.is_generator() => {
+            Err(invalid("a generator has no length (Python: use `| list | length`)"))
+        }
         Repr::List(items) => Ok(Value::from(items.len())),
         Repr::Map(map) => Ok(Value::from(map.len())),
         Repr::Undefined | Repr::None => Ok(Value::from(0)),

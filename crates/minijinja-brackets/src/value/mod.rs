@@ -180,6 +180,10 @@ pub(crate) struct List {
     /// is `group[0]`, as Python's named tuples): invisible to equality,
     /// ordering and JSON.
     names: &'static [&'static str],
+    /// A Jinja2-profile generator (what `map` and `select` give there):
+    /// it iterates as a list, but has no length, no items by index and no
+    /// JSON form, and is true even when empty, as Python's generators.
+    generator: bool,
 }
 
 impl List {
@@ -188,7 +192,17 @@ impl List {
         for item in &items {
             shape.add(item, JSON_SLOT);
         }
-        List { items, shape: shape.close(), names: &[] }
+        List { items, shape: shape.close(), names: &[], generator: false }
+    }
+
+    /// A Jinja2-profile generator of `items` (see [`List::is_generator`]).
+    pub(crate) fn generator(items: Vec<Value>) -> List {
+        List { generator: true, ..List::new(items) }
+    }
+
+    /// Whether it is a Jinja2-profile generator.
+    pub(crate) fn is_generator(&self) -> bool {
+        self.generator
     }
 
     /// A list whose items can also be read by the attribute `names[i]`.
@@ -466,7 +480,7 @@ impl Value {
             Repr::Float(f) => *f != 0.0,
             Repr::Str(s) => !s.is_empty(),
             Repr::Text(t) => !t.as_str().is_empty(),
-            Repr::List(l) => !l.is_empty(),
+            Repr::List(l) => l.generator || !l.is_empty(),
             Repr::Map(m) => !m.is_empty(),
             Repr::Callable(_) | Repr::Module(_) => true,
         }

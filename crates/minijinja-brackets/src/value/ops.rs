@@ -417,6 +417,10 @@ pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
         usize::try_from(i).ok()
     };
     match (&value.0, &index.0) {
+        (Repr::List(items), _) if items.is_generator() => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            "a generator has no items by index (Python: use `| list` first)",
+        )),
         (Repr::List(items), Repr::Int(n)) => {
             Ok(position(items.len(), *n).and_then(|i| items.get(i)).cloned().unwrap_or_default())
         }

@@ -135,6 +135,7 @@ pub(crate) fn write_repr(value: &Value, out: &mut String, max: usize) -> Result<
         }
         Repr::Float(x) => write_float(out, *x),
         Repr::Str(_) | Repr::Text(_) => write_quoted(value.as_str().unwrap_or_default(), out, max)?,
+        Repr::List(items) if items.is_generator() => out.push_str("<generator object>"),
         Repr::List(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -271,6 +272,9 @@ impl DumpsWriter<'_> {
             }
             Repr::Float(x) => write_float(self.out, *x),
             Repr::Str(_) | Repr::Text(_) => self.string(value.as_str().unwrap_or_default())?,
+            Repr::List(items) if items.is_generator() => {
+                return Err("Object of type generator is not JSON serializable".into());
+            }
             Repr::List(items) => {
                 if items.is_empty() {
                     self.out.push_str("[]");

@@ -396,6 +396,16 @@ pub enum Notice {
         /// The 1-based column (in characters) of its key.
         column: usize,
     },
+    /// The transcript's point-of-view speaker never speaks in it, and no
+    /// id there is a near miss of it (transcript-flip's
+    /// `speaker_not_in_transcript`): every turn is shown as another
+    /// speaker's, as for an agent's first turn.
+    SpeakerNotInTranscript {
+        /// The point-of-view speaker.
+        speaker: String,
+        /// What the flip stage said.
+        message: String,
+    },
 }
 
 impl Notice {
@@ -420,6 +430,7 @@ impl Notice {
             Notice::FieldRewritten { .. } => "field_rewritten",
             Notice::TurnsMerged { .. } => "turns_merged",
             Notice::IgnoredDirective { .. } => "ignored_directive",
+            Notice::SpeakerNotInTranscript { .. } => "speaker_not_in_transcript",
         }
     }
 
@@ -437,9 +448,9 @@ impl Notice {
                     "message {message}: the name `{name}` has no field in this provider's request"
                 )
             }
-            Notice::DuplicateParam { message, .. } | Notice::UndefinedVariable { message, .. } => {
-                message.clone()
-            }
+            Notice::DuplicateParam { message, .. }
+            | Notice::UndefinedVariable { message, .. }
+            | Notice::SpeakerNotInTranscript { message, .. } => message.clone(),
             Notice::ModelFamilyMismatch { model, provider, family } => format!(
                 "the model `{model}` is of the {family} family, and the body is for {provider}; sent as written"
             ),

@@ -25,9 +25,11 @@ pub(crate) fn execute(args: FlipArgs) -> Result<(), Diagnostic> {
     if let Some(instruction) = args.framing.instruction {
         options = options.with_instruction(instruction);
     }
-    let messages = transcript_flip::flip_json(text, &Value::String(args.speaker), &options)
-        .map_err(|err| input.report(&err))?;
-    output::write_json(&messages)
+    let flipped =
+        transcript_flip::flip_json_with_warnings(text, &Value::String(args.speaker), &options)
+            .map_err(|err| input.report(&err))?;
+    input.warn_all(&flipped.warnings);
+    output::write_json(&flipped.messages)
 }
 
 /// Runs `alternate`. The crate returns the JSON text itself, every field

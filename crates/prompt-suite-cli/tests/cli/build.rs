@@ -116,6 +116,31 @@ fn debate_flipped_for_ben() {
 }
 
 #[test]
+fn debate_for_a_speaker_who_never_speaks() {
+    // `Ben` for `ben`: a typing slip, refused with its near miss.
+    let args = |speaker: &'static str| {
+        let mut command = cli();
+        command.args([
+            "build",
+            &example("debate/agent.txt"),
+            "--context",
+            &example("debate/ben.json"),
+            "--speaker",
+            speaker,
+            "--transcript",
+            &example("debate/transcript.json"),
+            "--full",
+            "--seed",
+            "1",
+        ]);
+        command
+    };
+    assert_cmd_snapshot!("debate_unknown_speaker", args("Ben"));
+    // `dee`, whose first turn this is: a warning, and the notice in `--full`.
+    assert_cmd_snapshot!("debate_speaker_not_in_transcript", args("dee"));
+}
+
+#[test]
 fn debate_with_flip_flags_shows_others_as_told() {
     // `--label`, `--speaker-name` and `--no-sanitize` work as in `flip`: the
     // forged `SYSTEM -` line in Ben's turn stays as written.

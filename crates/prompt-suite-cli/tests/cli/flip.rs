@@ -170,6 +170,29 @@ fn flip_refuses_impostors_behind_blanks_and_controls() {
 }
 
 #[test]
+fn flip_a_speaker_who_never_speaks() {
+    // A near miss: an error naming it.
+    let transcript = "[\n  {\"speaker\": \"Mod\", \"text\": \"Open.\"},\n  {\"speaker\": \"ben\", \"text\": \"Too costly.\"}\n]";
+    assert_cmd_snapshot!(
+        "reject_unknown_speaker_human",
+        cli().args(["flip", "--speaker", "Ben"]).pass_stdin(transcript)
+    );
+    assert_cmd_snapshot!(
+        "reject_unknown_speaker_json",
+        cli().args(["flip", "--speaker", "Ben", "--error-format", "json"]).pass_stdin(transcript)
+    );
+    // No near miss: the agent's first turn, a warning.
+    assert_cmd_snapshot!(
+        "speaker_not_in_transcript",
+        cli().args(["flip", "--speaker", "Ana"]).pass_stdin(transcript)
+    );
+    assert_cmd_snapshot!(
+        "unknown_speaker_llmr",
+        cli().args(["flip", "--speaker", "Ben", "--mode", "llmr"]).pass_stdin(transcript)
+    );
+}
+
+#[test]
 fn strict_json_in_flip_and_alternate() {
     assert_cmd_snapshot!(
         "reject_duplicate_speaker",
