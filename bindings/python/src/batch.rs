@@ -18,10 +18,9 @@ use std::time::Duration;
 use prompt_suite::pipeline::{Batch, Compiled, Format, Summary};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::convert;
-use crate::error::Family;
-use crate::pipeline::{pipeline_error, provider, source_arg};
 use crate::template::seed_or_draw;
 
 /// Lines waiting in the channel at most.
@@ -69,6 +68,16 @@ impl Rows {
             let Some(row) = iterator.try_iter()?.next() else { return Ok(None) };
             let row = row?;
             let name = format!("rows[{}]", self.index);
+            // A str row is one JSON line, read as the command line reads it.
+            if let Ok(text) = row.cast::<PyString>() {
+                let text = text.to_cow()?;
+                if text.contains(['\n', '\r']) {
+                    return Err(PyValueError::new_err(format!(
+                        "{name} is a str with a line break: a str row is one line of JSON"
+                    )));
+                }
+                return Ok(Some(format!("{text}\n").into_bytes()));
+            }
             let json = convert::to_json(&row, &name)?;
             let mut line = serde_json::to_vec(&json)
                 .map_err(|err| PyValueError::new_err(format!("{name}: {err}")))?;
@@ -168,9 +177,11 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
-/// The iterator `batch` returns: one dict per row, in row order.
+/// The iterator `batch` returns: one dict per row, in row order (with
+/// `text=True`, each line's JSON text as the command line writes it).
 #[pyclass(module = "prompt_suite", name = "BatchIterator", frozen)]
 pub(crate) struct PyBatchIterator {
+    text: bool,
     receiver: Mutex<Option<Receiver<Message>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     failure: Arc<Mutex<Option<PyErr>>>,
@@ -198,6 +209,14 @@ impl PyBatchIterator {
             }
         };
         match message {
+            Some(Message::Line(line)) if self.text => {
+                let line = String::from_utf8(line).map_err(|err| {
+                    PyRuntimeError::new_err(format!(
+                        "the batch wrote a line that is not UTF-8: {err}"
+                    ))
+                })?;
+                Ok(Some(PyString::new(py, &line).into_any().unbind()))
+            }
             Some(Message::Line(line)) => {
                 let value: serde_json::Value = serde_json::from_slice(&line).map_err(|err| {
                     PyRuntimeError::new_err(format!(
@@ -237,7 +256,7 @@ impl PyBatchIterator {
         match result {
             Ok(summary) => {
                 let notices: Vec<_> = summary.notices.into_iter().map(|row| row.notice).collect();
-                crate::pipeline::warn_notices(py, &notices)
+                crate::error::warn_notices(py, &notices)
             }
             Err(err) if err.kind() == io::ErrorKind::InvalidInput => {
                 Err(PyValueError::new_err(err.to_string()))
@@ -258,38 +277,37 @@ impl Drop for PyBatchIterator {
     }
 }
 
-/// Builds one request per row of `rows` (any iterable of dicts, each a row
-/// as `prompt-suite batch` takes it) on `jobs` threads, and yields one dict
-/// per row in row order: the body (or the provider batch line with
-/// `format`), or the error record `{"row": i, "error": {...}}`. Row `i`
-/// uses seed `seed + i`; its id is `row-<i>` unless `id_field` names a key
-/// of the rows.
-#[pyfunction]
-#[pyo3(signature = (prompt, rows, provider="openai", format="bodies", id_field=None, params=None, seed=None, jobs=None))]
-#[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
-pub(crate) fn batch(
-    py: Python<'_>,
-    prompt: &Bound<'_, PyAny>,
-    rows: &Bound<'_, PyAny>,
-    provider: &str,
-    format: &str,
-    id_field: Option<String>,
-    params: Option<&Bound<'_, PyAny>>,
-    seed: Option<u64>,
-    jobs: Option<usize>,
-) -> PyResult<PyBatchIterator> {
-    let format = self::format(format)?;
-    let mut builder = prompt_suite::pipeline::Pipeline::builder(self::provider(provider)?);
-    if let Some(params) = params.filter(|p| !p.is_none()) {
-        builder = builder.params(crate::pipeline::param_pairs(params)?);
+/// What a batch is run with besides its prompt and rows.
+pub(crate) struct Settings {
+    pub(crate) format: Format,
+    pub(crate) id_field: Option<String>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) jobs: Option<usize>,
+    pub(crate) first_row: usize,
+    pub(crate) text: bool,
+}
+
+impl Settings {
+    pub(crate) fn new(
+        format: &str,
+        id_field: Option<String>,
+        seed: Option<u64>,
+        jobs: Option<usize>,
+        first_row: usize,
+        text: bool,
+    ) -> PyResult<Settings> {
+        Ok(Settings { format: self::format(format)?, id_field, seed, jobs, first_row, text })
     }
-    let pipeline = builder.build();
-    let source = source_arg(prompt)?;
-    let compiled: Compiled = py
-        .detach(|| pipeline.prepare(source).and_then(|prompt| prompt.compile()))
-        .map_err(|err| pipeline_error(&err, Family::Pipeline))?;
-    crate::pipeline::warn_notices(py, compiled.prompt().notices())?;
-    let seed = seed_or_draw(seed);
+}
+
+/// Starts the batch of `compiled` over `rows` on a thread of its own.
+pub(crate) fn start(
+    compiled: Compiled,
+    rows: &Bound<'_, PyAny>,
+    settings: Settings,
+) -> PyResult<PyBatchIterator> {
+    let Settings { format, id_field, seed, jobs, first_row, text } = settings;
+    let seed = seed_or_draw(seed)?;
     let jobs =
         jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
     let iterator = rows.try_iter()?.into_any().unbind();
@@ -309,8 +327,10 @@ pub(crate) fn batch(
         .spawn(move || {
             let mut out = Lines { sender: sender.clone(), pending: Vec::new(), document };
             let mut errors = Lines { sender: sender.clone(), pending: Vec::new(), document: false };
-            let batch =
-                Batch::new(&compiled, seed, jobs).format(format).id_field(id_field.as_deref());
+            let batch = Batch::new(&compiled, seed, jobs)
+                .format(format)
+                .id_field(id_field.as_deref())
+                .first_row(first_row);
             let result = batch.run(&mut rows, &mut out, &mut errors, |_| {});
             // The rows iterator is Python's: release it with the GIL.
             Python::attach(|_| drop(rows));
@@ -318,8 +338,17 @@ pub(crate) fn batch(
         })
         .map_err(|err| PyRuntimeError::new_err(format!("cannot start the batch: {err}")))?;
     Ok(PyBatchIterator {
+        text,
         receiver: Mutex::new(Some(receiver)),
         thread: Mutex::new(Some(thread)),
         failure,
     })
+}
+
+/// The most requests and bytes one provider batch file of `format` may
+/// hold (`None`: no documented limit).
+#[pyfunction]
+pub(crate) fn batch_file_limits(format: &str) -> PyResult<(Option<usize>, Option<u64>)> {
+    let format = self::format(format)?;
+    Ok((format.max_requests(), format.max_bytes()))
 }

@@ -134,3 +134,12 @@ pub(crate) fn warn_texts(py: Python<'_>, texts: impl IntoIterator<Item = String>
     }
     Ok(())
 }
+
+/// Each notice (a parameter the body does not carry, a name that printed
+/// nothing, ...) as a `prompt_suite.Notice` warning.
+pub(crate) fn warn_notices(
+    py: Python<'_>,
+    notices: &[prompt_suite::pipeline::Notice],
+) -> PyResult<()> {
+    warn_texts(py, notices.iter().map(|n| format!("{}: {}", n.as_str(), n.message())))
+}

@@ -24,10 +24,10 @@ mod _lowlevel {
     use crate::template::{PyEnvironment, PyOutcome, PyStateHistory, PyTemplate, render};
 
     #[pymodule_export]
-    use crate::pipeline::{PyCompiledPrompt, PyPipeline, PyPrompt, convert_body};
+    use crate::pipeline::{PyCompiledPrompt, PyPipeline, PyPrompt, batch, convert_body};
 
     #[pymodule_export]
-    use crate::batch::{PyBatchIterator, batch};
+    use crate::batch::{PyBatchIterator, batch_file_limits};
 
     #[pymodule_export]
     use crate::stages::{comments_process, comments_strip_messages, flip, segment_text};

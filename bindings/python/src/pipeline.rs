@@ -14,7 +14,7 @@ use pyo3::types::PyString;
 use serde_json::Value;
 
 use crate::convert::{self, serialize_to_python};
-use crate::error::{self, Family};
+use crate::error::{self, Family, warn_notices};
 use crate::template::{PyEnvironment, seed_or_draw};
 
 /// The exception of a pipeline error of `family` (its positions are in the
@@ -43,18 +43,13 @@ pub(crate) fn context_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Context>
     context_of_map(map)
 }
 
-/// [`context_arg`] on a JSON object already converted.
+/// [`context_arg`] on a JSON object already converted (the rule is
+/// minijinja-brackets' `Context::from_object`).
 pub(crate) fn context_of_map(map: serde_json::Map<String, Value>) -> PyResult<Context> {
-    const STORES: [&str; 3] = ["state", "local", "global"];
-    if !map.keys().any(|key| STORES.contains(&key.as_str())) {
-        return Ok(Context { state: map, ..Context::default() });
-    }
-    serde_json::from_value::<Context>(Value::Object(map)).map_err(|err| {
-        PyValueError::new_err(format!(
-            "context: {err}; a context is either the state store itself \
-             ({{\"name\": \"Ann\"}}) or the stores by name \
-             ({{\"state\": {{...}}, \"local\": {{...}}, \"global\": {{...}}}})"
-        ))
+    Context::from_object(map).map_err(|err| {
+        let help = prompt_core::diagnostic::Diagnostic::help(&err);
+        let help = help.map(|help| format!(" ({help})")).unwrap_or_default();
+        PyValueError::new_err(format!("context: {}{help}", err.message()))
     })
 }
 
@@ -292,7 +287,7 @@ impl PyCompiledPrompt {
     ) -> PyResult<Bound<'py, PyAny>> {
         let context = context_arg(context)?;
         let transcript = transcript_arg(transcript, speaker)?;
-        let seed = seed_or_draw(seed);
+        let seed = seed_or_draw(seed)?;
         let compiled = &self.compiled;
         let built = py
             .detach(|| match &transcript {
@@ -308,6 +303,24 @@ impl PyCompiledPrompt {
     #[getter]
     fn text(&self) -> &str {
         self.compiled.prompt().text()
+    }
+
+    /// A batch of this prompt over `rows`, as `prompt_suite.batch` (the
+    /// provider and parameters are the pipeline's).
+    #[pyo3(signature = (rows, format="bodies", id_field=None, seed=None, jobs=None, first_row=0, text=false))]
+    #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
+    fn batch(
+        &self,
+        rows: &Bound<'_, PyAny>,
+        format: &str,
+        id_field: Option<String>,
+        seed: Option<u64>,
+        jobs: Option<usize>,
+        first_row: usize,
+        text: bool,
+    ) -> PyResult<crate::batch::PyBatchIterator> {
+        let settings = crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text)?;
+        crate::batch::start(self.compiled.clone(), rows, settings)
     }
 }
 
@@ -337,9 +350,40 @@ pub(crate) fn convert_body<'py>(
     serialize_to_python(py, &encoded.body)
 }
 
-/// Each notice (a parameter the body does not carry, a name that printed
-/// nothing, ...) as a Python warning of category `prompt_suite.Notice`,
-/// whose text is `kind: message`: nothing is left out silently.
-pub(crate) fn warn_notices(py: Python<'_>, notices: &[pp::Notice]) -> PyResult<()> {
-    error::warn_texts(py, notices.iter().map(|n| format!("{}: {}", n.as_str(), n.message())))
+/// Builds one request per row of `rows` (any iterable of dicts, each a row
+/// as `prompt-suite batch` takes it, or of str, each one JSON line) on
+/// `jobs` threads, and yields one dict per row in row order: the body (or
+/// the provider batch line with `format`), or the error record
+/// `{"row": i, "error": {...}}`; with `text=True`, each line's JSON text.
+/// Row `i` is row `first_row + i` of the whole batch: it uses seed
+/// `seed + first_row + i`, and its id is `row-<first_row + i>` unless
+/// `id_field` names a key of the rows.
+#[pyfunction]
+#[pyo3(signature = (prompt, rows, provider="openai", format="bodies", id_field=None, params=None, seed=None, jobs=None, first_row=0, text=false))]
+#[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
+pub(crate) fn batch(
+    py: Python<'_>,
+    prompt: &Bound<'_, PyAny>,
+    rows: &Bound<'_, PyAny>,
+    provider: &str,
+    format: &str,
+    id_field: Option<String>,
+    params: Option<&Bound<'_, PyAny>>,
+    seed: Option<u64>,
+    jobs: Option<usize>,
+    first_row: usize,
+    text: bool,
+) -> PyResult<crate::batch::PyBatchIterator> {
+    let settings = crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text)?;
+    let mut builder = pp::Pipeline::builder(self::provider(provider)?);
+    if let Some(params) = params.filter(|p| !p.is_none()) {
+        builder = builder.params(param_pairs(params)?);
+    }
+    let pipeline = builder.build();
+    let source = source_arg(prompt)?;
+    let compiled: Compiled = py
+        .detach(|| pipeline.prepare(source).and_then(|prompt| prompt.compile()))
+        .map_err(|err| pipeline_error(&err, Family::Pipeline))?;
+    warn_notices(py, compiled.prompt().notices())?;
+    crate::batch::start(compiled, rows, settings)
 }

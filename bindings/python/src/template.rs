@@ -4,8 +4,8 @@
 use std::sync::{Arc, RwLock};
 
 use prompt_suite::brackets::{
-    Arguments, Context, Environment, Error as TemplateError, ErrorKind, Outcome, StateHistory,
-    Value,
+    Arguments, Context, Environment, Error as TemplateError, ErrorKind, Outcome, Profile,
+    StateHistory, Syntax, Value,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,46 +14,38 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use crate::convert::{self, to_optional_object};
 use crate::error::{self, Family, Text};
 
-/// The syntaxes `Environment(syntax=...)` names; only the brackets exist
-/// in the Rust crates yet.
-const SYNTAXES: [&str; 2] = ["brackets", "jinja"];
-
-/// The profiles `Environment(profile=...)` names.
-const PROFILES: [&str; 2] = ["reference", "jinja2"];
-
-/// Checks `syntax` and `profile`: a name outside the lists is a
-/// `ValueError`, and so is one the Rust crates do not offer yet.
-pub(crate) fn check_dialect(syntax: &str, profile: &str) -> PyResult<()> {
-    if !SYNTAXES.contains(&syntax) {
-        return Err(PyValueError::new_err(format!(
-            "syntax must be one of {SYNTAXES:?}, not {syntax:?}"
-        )));
+/// The syntax named `name`: `"brackets"` or `"jinja"`.
+pub(crate) fn syntax(name: &str) -> PyResult<Syntax> {
+    match name {
+        "brackets" => Ok(Syntax::Brackets),
+        "jinja" => Ok(Syntax::Jinja),
+        _ => Err(PyValueError::new_err(format!(
+            "syntax must be \"brackets\" or \"jinja\", not {name:?}"
+        ))),
     }
-    if !PROFILES.contains(&profile) {
-        return Err(PyValueError::new_err(format!(
-            "profile must be one of {PROFILES:?}, not {profile:?}"
-        )));
-    }
-    if syntax != "brackets" || profile != "reference" {
-        return Err(PyValueError::new_err(format!(
-            "syntax={syntax:?}, profile={profile:?} is not available yet: this build has the \
-             bracket syntax with the reference profile only"
-        )));
-    }
-    Ok(())
 }
 
-/// A seed for a call without one: below 2^53, so that every JSON reader
-/// keeps its digits. Drawn from the standard library's per-process random
-/// keys (a new `RandomState` per call).
-pub(crate) fn draw_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(0u8) & ((1u64 << 53) - 1)
+/// The profile named `name`: `"reference"` or `"jinja2"`.
+pub(crate) fn profile(name: &str) -> PyResult<Profile> {
+    [Profile::Reference, Profile::Jinja2]
+        .into_iter()
+        .find(|profile| profile.as_str() == name)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "profile must be \"reference\" or \"jinja2\", not {name:?}"
+            ))
+        })
 }
 
-/// The seed argument: a given seed as it is, `None` drawn.
-pub(crate) fn seed_or_draw(seed: Option<u64>) -> u64 {
-    seed.unwrap_or_else(draw_seed)
+/// The seed argument: a given seed as it is, `None` drawn by
+/// minijinja-brackets' `random_seed` (below 2^53, from entropy).
+pub(crate) fn seed_or_draw(seed: Option<u64>) -> PyResult<u64> {
+    match seed {
+        Some(seed) => Ok(seed),
+        None => prompt_suite::brackets::random_seed().map_err(|err| {
+            PyRuntimeError::new_err(format!("cannot draw a seed: {}", err.message()))
+        }),
+    }
 }
 
 /// The three stores from the `state`, `local` and `global_` arguments.
@@ -124,8 +116,10 @@ impl PyEnvironment {
         lstrip_blocks: bool,
         strict: bool,
     ) -> PyResult<Self> {
-        check_dialect(syntax, profile)?;
+        let (syntax_kind, profile_kind) = (self::syntax(syntax)?, self::profile(profile)?);
         let mut env = Environment::new();
+        env.set_syntax(syntax_kind);
+        env.set_profile(profile_kind);
         env.set_trim_blocks(trim_blocks);
         env.set_lstrip_blocks(lstrip_blocks);
         env.set_strict(strict);
@@ -136,13 +130,16 @@ impl PyEnvironment {
         })
     }
 
-    /// The template syntax: `"brackets"` (`[[ ]]`, `[% %]`, `->`).
+    /// The template syntax: `"brackets"` (`[[ ]]`, `[% %]`, `->`) or
+    /// `"jinja"` (`{{ }}`, `{% %}`, `|`).
     #[getter]
     fn syntax(&self) -> &str {
         &self.syntax
     }
 
-    /// The language profile: `"reference"`.
+    /// The language profile: `"reference"` (the bracket language) or
+    /// `"jinja2"` (Jinja2's semantics, as transformers renders chat
+    /// templates).
     #[getter]
     fn profile(&self) -> &str {
         &self.profile
@@ -277,7 +274,7 @@ impl PyTemplate {
         seed: Option<u64>,
     ) -> PyResult<(Outcome, u64)> {
         let context = context_of(state, local, global)?;
-        let seed = seed_or_draw(seed);
+        let seed = seed_or_draw(seed)?;
         let template = &self.template;
         let outcome = py
             .detach(|| template.render_outcome(&context, seed))

@@ -9,7 +9,7 @@ PROMPT = "/// param: model=m, max_tokens=5\nYou are [[ bot ]]. [% chance 0.5 %]O
 
 def rows(n):
     for i in range(n):
-        yield {"state": {"bot": f"B{i}"}} if i % 97 else {"nope": i}
+        yield {"state": {"bot": f"B{i}"}} if i % 97 else {"state": i}
 
 
 @pytest.mark.parametrize(
@@ -83,3 +83,49 @@ def test_a_batch_streams_and_can_be_left():
     first = [next(it) for _ in range(3)]
     assert all("messages" in body for body in first)
     del it
+
+
+def test_shards_numbered_from_their_first_row_equal_the_whole_batch():
+    compiled = ps.Pipeline(provider="anthropic").compile(PROMPT)
+    all_rows = list(rows(500))
+    whole = list(compiled.batch(all_rows, format="anthropic-batch", seed=3, text=True))
+    shards = []
+    for start in range(0, 500, 128):
+        shards += compiled.batch(all_rows[start:start + 128], format="anthropic-batch", seed=3,
+                                 first_row=start, text=True, jobs=2)
+    assert shards == whole
+    assert all(isinstance(line, str) for line in whole)
+    assert json.loads(whole[97])["row"] == 97
+
+
+def test_str_rows_are_json_lines():
+    text_rows = ['{"state":{"bot":"A"}}', '{"state": {"bot": "B"}}']
+    got = list(ps.batch(PROMPT, text_rows, provider="anthropic", seed=1))
+    assert [body["system"].split(".")[0] for body in got] == ["You are A", "You are B"]
+    with pytest.raises(ValueError, match=r"rows\[0\] is a str with a line break"):
+        list(ps.batch(PROMPT, ['{"state":\n{}}'], provider="anthropic", seed=1))
+
+
+def test_batch_file_limits_are_the_providers():
+    from prompt_suite import _lowlevel
+
+    assert _lowlevel.batch_file_limits("openai-batch") == (50_000, 200_000_000)
+    assert _lowlevel.batch_file_limits("anthropic-batch") == (100_000, 256_000_000)
+    assert _lowlevel.batch_file_limits("gemini-batch") == (None, 2_000_000_000)
+
+
+def test_ray_helpers_without_ray(tmp_path):
+    pytest.importorskip("pyarrow")
+    from prompt_suite.ray import ROW_INDEX, ROW_JSON, BuildRequests, write_batch_files
+    import pyarrow as pa
+
+    build = BuildRequests(PROMPT, provider="anthropic", format="anthropic-batch", seed=3)
+    texts = [json.dumps(r, separators=(",", ":")) for r in rows(300)]
+    table = pa.table({ROW_INDEX: list(range(300)), ROW_JSON: texts})
+    out = build(table).to_pylist()
+    expected = list(ps.batch(PROMPT, texts, provider="anthropic", format="anthropic-batch", seed=3, text=True))
+    assert [o["line"] for o in out] == expected
+    summary = write_batch_files(out, str(tmp_path), format="anthropic-batch", max_requests=100)
+    assert summary["errors"] == 4 and summary["requests"] == 296 and len(summary["files"]) == 3
+    requests = [r for f in summary["files"] for r in json.loads(open(f).read())["requests"]]
+    assert [r["custom_id"] for r in requests] == [json.loads(l)["custom_id"] for l in expected if '"custom_id"' in l]

@@ -23,7 +23,7 @@ def test_a_bare_dict_context_is_the_state_store():
     assert p.build(PROMPT, context={"bot": "Penny"}, seed=1) == p.build(
         PROMPT, context={"state": {"bot": "Penny"}}, seed=1
     )
-    with pytest.raises(ValueError, match="either the state store"):
+    with pytest.raises(ValueError, match="is beside `state`"):
         p.build(PROMPT, context={"state": {}, "bot": "x"})
 
 

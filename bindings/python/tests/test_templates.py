@@ -111,6 +111,15 @@ def test_values_come_back_native():
     assert type(out.writes[0]["value"]["a"][0]) is int
 
 
+def test_jinja_syntax_and_profile():
+    env = ps.Environment(syntax="jinja", profile="jinja2")
+    assert (env.syntax, env.profile) == ("jinja", "jinja2")
+    assert env.compile("{{ x | upper }} {{ [1, 'a'] }} {{ none }}").render(state={"x": "hi"}) == "HI [1, 'a'] None"
+    with pytest.raises(ps.TemplateError) as info:
+        ps.Environment(syntax="jinja").compile("{{ x -> upper }}")
+    assert info.value.kind == "syntax_error"
+
+
 def test_unknown_syntax_and_profile_are_value_errors():
     with pytest.raises(ValueError, match="syntax"):
         ps.Environment(syntax="mustache")

@@ -224,6 +224,21 @@ impl Function {
 /// taking `(&Value, &[Value])` (positional arguments only; a keyword
 /// argument is a `bad_arguments` error). `Marker` is the signature, so
 /// that both are accepted; name the parameter types of a closure.
+///
+/// Any other signature is refused when compiling, with a note that lists
+/// these two:
+///
+/// ```compile_fail
+/// let mut env = minijinja_brackets::Environment::new();
+/// env.add_filter("shout", |s: String| Ok(s.to_uppercase()));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this is not a filter `add_filter` accepts",
+    label = "not a filter",
+    note = "a filter is `Fn(Value, Arguments<'_>) -> Result<Value, Error>` or \
+            `Fn(&Value, &[Value]) -> Result<Value, Error>`, `Send + Sync + 'static`; \
+            name the closure's parameter types: `|value: Value, args: Arguments<'_>| ...`"
+)]
 pub trait IntoFilter<Marker>: Send + Sync + 'static {
     /// The filter, registered as `name`.
     #[doc(hidden)]
@@ -257,6 +272,12 @@ where
 /// What [`Environment::add_test`](crate::Environment::add_test) accepts:
 /// a closure or function taking `(&Value, Arguments<'_>)` and returning
 /// whether the test passes.
+#[diagnostic::on_unimplemented(
+    message = "this is not a test `add_test` accepts",
+    label = "not a test",
+    note = "a test is `Fn(&Value, Arguments<'_>) -> Result<bool, Error>`, `Send + Sync + 'static`; \
+            name the closure's parameter types: `|value: &Value, args: Arguments<'_>| ...`"
+)]
 pub trait IntoTest<Marker>: Send + Sync + 'static {
     /// The test, registered as `name`.
     #[doc(hidden)]
@@ -277,6 +298,13 @@ where
 /// the built-in functions, keyword arguments included), or one taking
 /// `&[Value]` (positional arguments only; a keyword argument is a
 /// `bad_arguments` error). Name the parameter type of a closure.
+#[diagnostic::on_unimplemented(
+    message = "this is not a function `add_function` accepts",
+    label = "not a function",
+    note = "a function is `Fn(Arguments<'_>) -> Result<Value, Error>` or \
+            `Fn(&[Value]) -> Result<Value, Error>`, `Send + Sync + 'static`; \
+            name the closure's parameter type: `|args: Arguments<'_>| ...`"
+)]
 pub trait IntoFunction<Marker>: Send + Sync + 'static {
     /// The function, registered as `name`.
     #[doc(hidden)]

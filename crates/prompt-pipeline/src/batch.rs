@@ -65,6 +65,8 @@ pub struct Batch<'a> {
     under: Option<&'a Context>,
     over: Option<&'a Context>,
     seed: u64,
+    /// The number of the first row ([`Batch::first_row`]).
+    first_row: usize,
     jobs: usize,
     max_row_bytes: usize,
     chunk_bytes: usize,
@@ -230,6 +232,7 @@ impl<'a> Batch<'a> {
             max_row_bytes: MAX_ROW_BYTES,
             chunk_bytes: Batch::CHUNK_BYTES,
             max_notices: Batch::MAX_NOTICES,
+            first_row: 0,
         }
     }
 
@@ -306,6 +309,18 @@ impl<'a> Batch<'a> {
     /// counts them ([`Summary::more_notices`]), so its memory stays flat.
     pub fn max_notices(mut self, max_notices: usize) -> Batch<'a> {
         self.max_notices = max_notices;
+        self
+    }
+
+    /// The same batch numbering its rows from `first_row` (0 by default):
+    /// the rows read are rows `first_row`, `first_row + 1`, ... of a larger
+    /// batch, so each gets that batch's seed (`seed + first_row + i`), id
+    /// (`row-<first_row + i>`) and record (`row`, and its line in the rows
+    /// file). A shard of a batch run on its own (one per worker of a
+    /// distributed engine) writes exactly the lines the whole batch writes
+    /// for those rows.
+    pub fn first_row(mut self, first_row: usize) -> Batch<'a> {
+        self.first_row = first_row;
         self
     }
 
@@ -456,6 +471,8 @@ impl<'a> Batch<'a> {
         notices: &mut Notices,
     ) -> io::Result<()> {
         let first = summary.rows;
+        // The number of the chunk's first row in the whole batch.
+        let at = self.first_row.saturating_add(first);
         let count = chunk.rows.len();
         // Rows `..end` of the chunk are written, `failed` more failed.
         let mut report = |summary: &mut Summary, end: usize, failed: usize| {
@@ -470,9 +487,9 @@ impl<'a> Batch<'a> {
                 lines.bytes.clear();
                 lines.entries.clear();
                 lines.failed = 0;
-                self.line(first + i, chunk.row(i), &mut lines);
+                self.line(at.saturating_add(i), chunk.row(i), &mut lines);
                 notices.merge(&std::mem::take(&mut lines.notices));
-                let refused = out.write(first + i, &lines.bytes, &lines.entries)?;
+                let refused = out.write(at.saturating_add(i), &lines.bytes, &lines.entries)?;
                 report(summary, i + 1, lines.failed + refused);
             }
             return out.flush();
@@ -506,7 +523,7 @@ impl<'a> Batch<'a> {
                                 }
                                 lines.start = i;
                             }
-                            self.line(first + i, chunk.row(i), &mut lines);
+                            self.line(at.saturating_add(i), chunk.row(i), &mut lines);
                         }
                         shared.finish(lines, pieces[p].end);
                     }
@@ -518,7 +535,7 @@ impl<'a> Batch<'a> {
                 let (lines, end) = shared.wait_for(row);
                 notices.merge(&lines.notices);
                 written = out
-                    .write(first + row, &lines.bytes, &lines.entries)
+                    .write(at.saturating_add(row), &lines.bytes, &lines.entries)
                     .map(|refused| report(summary, end, lines.failed + refused));
                 row = end;
             }
@@ -1631,6 +1648,47 @@ mod tests {
         assert_eq!(
             (errors[0]["row"].as_u64(), errors[0]["error"]["column"].as_u64()),
             (Some(1), Some(2))
+        );
+    }
+
+    /// A shard numbered from its first row writes what the whole batch
+    /// writes for those rows: seeds, ids, records and their lines.
+    #[test]
+    fn a_shard_writes_what_the_whole_batch_writes_for_its_rows() {
+        let prompt = "/// param: model=claude-sonnet-4-5, max_tokens=10\n## user\n[[ n ]][% chance 0.5 %]!\n[% endchance %]\n";
+        let rows: Vec<String> = (0..40)
+            .map(|i| {
+                if i % 7 == 3 { "{\"state\": 5}\n".to_owned() } else { format!("{{\"n\": {i}}}\n") }
+            })
+            .collect();
+        let compiled = Pipeline::new(Provider::Anthropic)
+            .prepare(Source::new(prompt))
+            .unwrap()
+            .compile()
+            .unwrap();
+        let run = |rows: &[String], first_row: usize, jobs: usize| {
+            let batch =
+                Batch::new(&compiled, 9, jobs).format(Format::AnthropicBatch).first_row(first_row);
+            let (mut out, mut errors) = (Vec::new(), Vec::new());
+            batch.run(rows.concat().as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+            let out = String::from_utf8(out).unwrap();
+            let requests: Vec<String> = out
+                .lines()
+                .filter(|l| l.starts_with("{\"custom_id\""))
+                .map(|l| l.trim_end_matches(',').to_owned())
+                .collect();
+            (requests, String::from_utf8(errors).unwrap())
+        };
+        let (whole, whole_errors) = run(&rows, 0, 1);
+        for jobs in [1, 3] {
+            let (head, head_errors) = run(&rows[..25], 0, jobs);
+            let (tail, tail_errors) = run(&rows[25..], 25, jobs);
+            assert_eq!([head, tail].concat(), whole);
+            assert_eq!(head_errors + &tail_errors, whole_errors);
+        }
+        assert!(
+            whole_errors.contains("\"row\":31") && whole_errors.contains("\"line\":32"),
+            "{whole_errors}"
         );
     }
 

@@ -58,6 +58,35 @@ impl Format {
     /// per row small.
     pub const MAX_ID_BYTES: usize = 1024;
 
+    /// The most requests one batch file of this format may hold, as the
+    /// provider documents it: OpenAI 50 000 ("up to 50,000 requests",
+    /// platform.openai.com/docs/guides/batch), Anthropic 100 000 ("up to
+    /// 100,000 Message requests", docs.anthropic.com batch processing);
+    /// `None` for Gemini (no documented count) and for bare bodies.
+    pub fn max_requests(self) -> Option<usize> {
+        match self {
+            Format::OpenAiBatch => Some(50_000),
+            Format::AnthropicBatch => Some(100_000),
+            Format::GeminiBatch | Format::Bodies => None,
+        }
+    }
+
+    /// The most bytes one batch file of this format may hold, as the
+    /// provider documents it: OpenAI 200 MB ("an input file can be up to
+    /// 200 MB"), Anthropic 256 MB ("or 256 MB in size, whichever is reached
+    /// first"), Gemini 2 GB ("the input file size limit is 2GB",
+    /// ai.google.dev/gemini-api/docs/batch-api); `None` for bare bodies.
+    /// A megabyte is 1 000 000 bytes here (the stricter reading of the
+    /// providers' MB is 10^6, below 2^20).
+    pub fn max_bytes(self) -> Option<u64> {
+        match self {
+            Format::OpenAiBatch => Some(200_000_000),
+            Format::AnthropicBatch => Some(256_000_000),
+            Format::GeminiBatch => Some(2_000_000_000),
+            Format::Bodies => None,
+        }
+    }
+
     /// The format's name as the command line spells it.
     pub fn as_str(self) -> &'static str {
         match self {

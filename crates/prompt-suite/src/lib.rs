@@ -49,6 +49,7 @@ feature, `bundle`, gives `segment` and `pipeline` `.lmmlz` zip bundles (the
 | [`core`] | `prompt-core` | (always) | the shared vocabulary: chat messages, text positions, diagnostics, strict JSON |
 | [`comments`] | `prompt-comments` | `comments` | `///` authoring comments and their metadata |
 | [`brackets`] | `minijinja-brackets` | `brackets` | the bracket template language |
+| [`chat_template`] | `chat-template` | `chat-template` | open models' chat templates as transformers renders them, with data ranges |
 | [`segment`] | `narrative-segment` | `segment` | Markdown narratives to role turns, bundles, attachments |
 | [`flip`] | `transcript-flip` | `flip` | one speaker's view of a transcript, alternation, sanitizing |
 | [`pipeline`] | `prompt-pipeline` | `pipeline` | an authored prompt file to a provider request; batches |
@@ -90,6 +91,8 @@ mod guides {
     struct TestingPrompts;
 }
 
+#[cfg(feature = "chat-template")]
+pub use chat_template;
 #[cfg(feature = "brackets")]
 pub use minijinja_brackets as brackets;
 #[cfg(feature = "segment")]

@@ -1,0 +1,142 @@
+//! The one error type of the crate, with its snake_case kinds.
+
+use std::fmt;
+
+use prompt_core::diagnostic::{Diagnostic, Origin};
+use prompt_core::text::Span;
+
+/// Why a chat template could not be loaded or applied.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// A JSON input (`tokenizer_config.json`, `chat_template.json`, a
+    /// conversation) is not strict JSON. Kind `invalid_json`.
+    Json(prompt_core::json::JsonError),
+    /// A config file is JSON of the wrong shape: not an object, a
+    /// `chat_template` that is neither a string nor a list of
+    /// `{"name", "template"}` objects, a special token that is neither a
+    /// string nor a `{"content": ...}` object. Kind `invalid_config`.
+    InvalidConfig(String),
+    /// The config has no `chat_template`. Kind `no_chat_template`.
+    NoChatTemplate,
+    /// No template of this name (`--name`); `available` lists the names
+    /// the config has. Kind `unknown_template_name`.
+    UnknownTemplateName {
+        /// The name asked for.
+        name: String,
+        /// The names the config has, in its order.
+        available: Vec<String>,
+    },
+    /// A conversation of the wrong shape (`messages` missing or not a
+    /// list, `tools` not a list, `add_generation_prompt` not a boolean).
+    /// Kind `invalid_conversation`.
+    InvalidConversation(String),
+    /// The engine refused the template, or the template raised
+    /// (`template_raised`, from `raise_exception`): the engine's kind,
+    /// position and message.
+    Template(minijinja_brackets::Error),
+    /// A special token of the model came out of data: its bytes overlap a
+    /// byte of the output that came from a message, a tool result or a
+    /// document. Kind `special_token_in_data`.
+    SpecialTokenInData {
+        /// The index of the first message that holds the token in one of
+        /// its fields; `None` when the token is in no single field
+        /// (documents, or pieces that only join in the output).
+        message: Option<usize>,
+        /// The token.
+        token: String,
+        /// Where it is in the output (a half-open byte range).
+        at: std::ops::Range<usize>,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Json(err) => write!(f, "{err}"),
+            Error::InvalidConfig(message) => write!(f, "invalid chat template config: {message}"),
+            Error::NoChatTemplate => f.write_str("the config has no `chat_template`"),
+            Error::UnknownTemplateName { name, available } => {
+                write!(f, "no chat template named `{name}`")?;
+                if available.is_empty() {
+                    f.write_str(" (the config has one unnamed template: `default`)")
+                } else {
+                    write!(f, " (the config has: {})", available.join(", "))
+                }
+            }
+            Error::InvalidConversation(message) => write!(f, "invalid conversation: {message}"),
+            Error::Template(err) => write!(f, "{err}"),
+            Error::SpecialTokenInData { message, token, at } => {
+                write!(
+                    f,
+                    "special token `{token}` in data at output bytes {}..{}",
+                    at.start, at.end
+                )?;
+                match message {
+                    Some(index) => write!(f, " (message {index})"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Error {
+    /// The snake_case kind, as the command-line contract lists it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Json(_) => "invalid_json",
+            Error::InvalidConfig(_) => "invalid_config",
+            Error::NoChatTemplate => "no_chat_template",
+            Error::UnknownTemplateName { .. } => "unknown_template_name",
+            Error::InvalidConversation(_) => "invalid_conversation",
+            Error::Template(err) => err.kind().as_str(),
+            Error::SpecialTokenInData { .. } => "special_token_in_data",
+        }
+    }
+}
+
+impl Diagnostic for Error {
+    fn kind(&self) -> &'static str {
+        Error::kind(self)
+    }
+
+    fn span(&self) -> Option<Span> {
+        match self {
+            Error::Json(err) => Some(Span::from(err.span())),
+            Error::Template(err) => Diagnostic::span(err),
+            _ => None,
+        }
+    }
+
+    fn origin(&self) -> Origin {
+        match self {
+            Error::Template(err) => Diagnostic::origin(err),
+            _ => Origin::Input,
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        match self {
+            Error::Template(err) => Diagnostic::help(err),
+            Error::SpecialTokenInData { .. } => Some(
+                "a message may not spell the model's control tokens; allow it only for trusted input"
+                    .to_owned(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+impl From<prompt_core::json::JsonError> for Error {
+    fn from(err: prompt_core::json::JsonError) -> Error {
+        Error::Json(err)
+    }
+}
+
+impl From<minijinja_brackets::Error> for Error {
+    fn from(err: minijinja_brackets::Error) -> Error {
+        Error::Template(err)
+    }
+}
