@@ -25,7 +25,9 @@
 //! series of [`benches::Series`] (1x, 10x, 100x), as the other crates'
 //! benches do, with the output, string, memory and fuel limits lifted: time
 //! must grow linearly. Its `macros` and `check` variants grow the two
-//! templates of the `names` group over the cache series.
+//! templates of the `names` group over the cache series, and its
+//! `attribute-filters` variant runs every built-in that walks an attribute
+//! path over a list of maps growing with the cache series.
 //!
 //! Run: `cargo bench -p benches --bench minijinja-brackets`.
 
@@ -190,6 +192,26 @@ const MACRO_UNIT: &str = "[% macro m{i}(a) %][[ a ]][% endmacro %][[ m{i}(1) ]][
 /// A name written and another read that nothing writes.
 const CHECK_UNIT: &str = "[% set name{i} = 1 %][[ other{i} ]]";
 
+/// Every built-in that walks an attribute path over its items (the path
+/// split once, its steps paid per item), over a list of maps that grows
+/// with the series: linear, `n log n` for the sorts.
+const FILTERS: &str = "[[ items -> map(attribute='a.b') -> sum ]] \
+    [[ items -> selectattr('a.b', 'odd') -> list -> length ]] \
+    [[ items -> rejectattr('a.b', 'eq', 3) -> list -> length ]] \
+    [[ (items -> sort(attribute='a.b') -> first).a.b ]] [[ items -> unique(attribute='a.b') -> length ]] \
+    [[ items -> groupby('a.b') -> length ]] [[ items -> sum(attribute='a.b') ]] \
+    [[ (items -> min(attribute='a.b')).a.b ]] [[ (items -> max(attribute='a.b')).a.b ]] \
+    [[ items -> join(',', attribute='a.b') -> length ]]";
+
+/// A context whose `items` are maps `{"a": {"b": i % 100}}`, one per 16
+/// bytes of `bytes`.
+fn items_context(bytes: usize) -> Context {
+    let items = (0..bytes / 16).map(|i| serde_json::json!({"a": {"b": i % 100}})).collect();
+    let mut context = Context::default();
+    context.state.insert("items".into(), serde_json::Value::Array(items));
+    context
+}
+
 fn unlimited() -> Environment {
     let mut env = Environment::new();
     env.set_limits(
@@ -259,6 +281,12 @@ fn scaling(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(check.len() as u64));
         group.bench_function(Series::CACHE.id("check", factor), |b| {
             b.iter(|| black_box(&template).analyze())
+        });
+        let filters = env.compile(FILTERS).unwrap();
+        let items = items_context(bytes);
+        group.throughput(Throughput::Elements((bytes / 16) as u64));
+        group.bench_function(Series::CACHE.id("attribute-filters", factor), |b| {
+            b.iter(|| filters.render_outcome(black_box(&items), 0).unwrap())
         });
     }
     group.finish();

@@ -9,8 +9,8 @@ use indexmap::IndexMap;
 
 use crate::arguments::{Arguments, bad};
 use crate::error::Error;
-use crate::value::Value;
 use crate::value::ops::CmpOp;
+use crate::value::{Repr, Value};
 
 /// The one signature of filters: `value -> name(args)`.
 pub(crate) type FilterRun = dyn Fn(Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync;
@@ -44,6 +44,10 @@ pub(crate) struct Filter {
     /// The fuel its work costs beyond one pass over its input's items
     /// (which the renderer charges for every filter), paid before it runs.
     work: Option<Work>,
+    /// Where it takes an `attribute` path besides the `attribute` keyword
+    /// (`Some(None)`: the keyword only), whose walk over every item is paid
+    /// before anything else, the estimate of `work` included.
+    path: Option<Option<usize>>,
     /// Whether an undefined input is expected (`default`): the analysis
     /// does not report it.
     pub(crate) guards: bool,
@@ -53,14 +57,19 @@ impl Filter {
     pub(crate) fn new(
         run: impl Fn(Value, Arguments<'_>) -> Result<Value, Error> + Send + Sync + 'static,
     ) -> Filter {
-        Filter { run: Arc::new(move |_, value, args| run(value, args)), work: None, guards: false }
+        Filter {
+            run: Arc::new(move |_, value, args| run(value, args)),
+            work: None,
+            path: None,
+            guards: false,
+        }
     }
 
     /// A built-in that calls the filters or tests it is given by name.
     pub(crate) fn looking_up(
         run: fn(&Registry, Value, Arguments<'_>) -> Result<Value, Error>,
     ) -> Filter {
-        Filter { run: Arc::new(run), work: None, guards: false }
+        Filter { run: Arc::new(run), work: None, path: None, guards: false }
     }
 
     pub(crate) fn guarding(mut self) -> Filter {
@@ -70,12 +79,51 @@ impl Filter {
 
     /// A host's filter.
     pub(crate) fn from_run(run: Arc<FilterRun>) -> Filter {
-        Filter { run: Arc::new(move |_, value, args| run(value, args)), work: None, guards: false }
+        Filter {
+            run: Arc::new(move |_, value, args| run(value, args)),
+            work: None,
+            path: None,
+            guards: false,
+        }
     }
 
     pub(crate) fn with_work(mut self, work: Work) -> Filter {
         self.work = Some(work);
         self
+    }
+
+    /// A filter that walks an `attribute` path over its items, given as
+    /// the keyword or (`at`) the positional argument at that index.
+    pub(crate) fn with_path(mut self, at: Option<usize>) -> Filter {
+        self.path = Some(at);
+        self
+    }
+
+    /// The fuel of walking its `attribute` path over `value`'s items, from
+    /// the path's length alone: paid before the filter (and its
+    /// [`Filter::work`] estimate) walks anything.
+    pub(crate) fn path_work(&self, value: &Value, args: &Arguments<'_>) -> u64 {
+        let Some(at) = self.path else { return 0 };
+        let attr = args.keyword("attribute").or_else(|| at.and_then(|i| args.positional.get(i)));
+        if attr.is_none() {
+            return 0;
+        }
+        let items = match &value.0 {
+            Repr::List(items) => items.len(),
+            Repr::Map(map) => map.len(),
+            _ => value.as_str().map_or(0, str::len),
+        } as u64;
+        // One unit per 64 steps and per 256 bytes of keys compared, for
+        // every item (a 1 MB path over 100 000 items is 400 million units,
+        // where walking it was minutes of work).
+        match attr.map(|a| (&a.0, a.as_str())) {
+            Some((Repr::Int(_), _)) => items / 64,
+            Some((_, Some(path))) => {
+                let steps = path_steps(path) as u64;
+                steps.saturating_mul(items) / 64 + (path.len() as u64).saturating_mul(items) / 256
+            }
+            _ => 0,
+        }
     }
 
     /// Runs the filter in a render whose registry is `registry`.
@@ -96,6 +144,12 @@ impl Filter {
             Some(Work::Lookup(work)) => work(registry, value, args),
         }
     }
+}
+
+/// The steps of an attribute path (`"a.0.b"` has three), counted without
+/// splitting it.
+pub(crate) fn path_steps(path: &str) -> usize {
+    path.bytes().filter(|&b| b == b'.').count() + 1
 }
 
 /// A test in a registry.

@@ -24,14 +24,14 @@ pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
         ("wrap", Filter::new(f::wrap)),
         ("default", default.clone()),
         ("d", default),
-        ("join", Filter::new(f::join).with_work(Plain(f::join_work))),
+        ("join", Filter::new(f::join).with_work(Plain(f::join_work)).with_path(Some(1))),
         ("length", length.clone()),
         ("count", length),
         ("first", Filter::new(|v, a| f::first_or_last(true, v, a))),
         ("last", Filter::new(|v, a| f::first_or_last(false, v, a))),
         ("reverse", Filter::new(f::reverse)),
-        ("sort", Filter::new(f::sort).with_work(Plain(f::sort_work))),
-        ("unique", Filter::new(f::unique)),
+        ("sort", Filter::new(f::sort).with_work(Plain(f::sort_work)).with_path(Some(1))),
+        ("unique", Filter::new(f::unique).with_work(Plain(f::unique_work)).with_path(Some(1))),
         ("replace", Filter::new(f::replace)),
         ("split", Filter::new(f::split)),
         ("int", Filter::new(f::to_int)),
@@ -40,9 +40,19 @@ pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
         ("bool", Filter::new(f::to_bool)),
         ("round", Filter::new(f::round)),
         ("abs", Filter::new(f::abs)),
-        ("min", Filter::new(|v, a| f::min_or_max(true, v, a)).with_work(Plain(f::min_work))),
-        ("max", Filter::new(|v, a| f::min_or_max(false, v, a)).with_work(Plain(f::max_work))),
-        ("sum", Filter::new(f::sum).with_work(Plain(f::sum_work))),
+        (
+            "min",
+            Filter::new(|v, a| f::min_or_max(true, v, a))
+                .with_work(Plain(f::min_work))
+                .with_path(Some(0)),
+        ),
+        (
+            "max",
+            Filter::new(|v, a| f::min_or_max(false, v, a))
+                .with_work(Plain(f::max_work))
+                .with_path(Some(0)),
+        ),
+        ("sum", Filter::new(f::sum).with_work(Plain(f::sum_work)).with_path(Some(0))),
         ("indent", Filter::new(f::indent)),
         ("truncate", Filter::new(f::truncate)),
         ("wordcount", Filter::new(f::wordcount)),
@@ -50,12 +60,22 @@ pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
         ("items", Filter::new(f::map_items)),
         ("list", Filter::new(f::to_list)),
         ("dictsort", Filter::new(f::dictsort).with_work(Plain(f::sort_work))),
-        ("groupby", Filter::new(f::groupby).with_work(Plain(f::sort_work))),
-        ("map", Filter::looking_up(f::map).with_work(Lookup(f::map_work))),
+        ("groupby", Filter::new(f::groupby).with_work(Plain(f::groupby_work)).with_path(Some(0))),
+        ("map", Filter::looking_up(f::map).with_work(Lookup(f::map_work)).with_path(None)),
         ("select", Filter::looking_up(f::select).with_work(Lookup(f::select_work))),
         ("reject", Filter::looking_up(f::reject).with_work(Lookup(f::select_work))),
-        ("selectattr", Filter::looking_up(f::selectattr).with_work(Lookup(f::selectattr_work))),
-        ("rejectattr", Filter::looking_up(f::rejectattr).with_work(Lookup(f::selectattr_work))),
+        (
+            "selectattr",
+            Filter::looking_up(f::selectattr)
+                .with_work(Lookup(f::selectattr_work))
+                .with_path(Some(0)),
+        ),
+        (
+            "rejectattr",
+            Filter::looking_up(f::rejectattr)
+                .with_work(Lookup(f::selectattr_work))
+                .with_path(Some(0)),
+        ),
         ("batch", Filter::new(f::batch)),
         ("slice", Filter::new(f::slice)),
         ("zip", Filter::new(f::zip)),

@@ -68,6 +68,42 @@ pub struct Environment {
     /// The named templates: shared by every clone and every template
     /// compiled from it.
     library: Arc<Library>,
+    /// Which names `include`, `import` and `extends` may take from data.
+    template_names: TemplateNames,
+}
+
+/// Which template names a render may take from data: the bytes of a name
+/// given to `include`, `import`, `from` or `extends` are authored (written
+/// in a template) or data (a context value, a row, a filter's result), as
+/// the output's bytes are.
+///
+/// ```
+/// use minijinja_brackets::{Context, Environment, ErrorKind, TemplateNames};
+///
+/// let mut env = Environment::new();
+/// env.add_template("formal.txt", "Dear Sir")?;
+/// env.set_template_names(TemplateNames::Authored);
+/// let context = Context::from_json(r#"{"state": {"tone": "formal"}}"#)?;
+/// // The author wrote the names; data only chooses among them.
+/// let chosen = "[% include {'formal': 'formal.txt', 'casual': 'casual.txt'}[tone] %]";
+/// assert_eq!(env.render_str(chosen, &context, 0)?.output, "Dear Sir");
+/// // A name built from data is refused at the name.
+/// let err = env.render_str("[% include tone ~ '.txt' %]", &context, 0).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::DataTemplateName);
+/// # Ok::<(), minijinja_brackets::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TemplateNames {
+    /// Any name under the loader's root, built from data or not: for a
+    /// root the host chose to hold templates only (the default).
+    #[default]
+    Any,
+    /// Only names whose every byte is authored; a name with a byte from
+    /// data is `data_template_name`. For a root that also holds the run's
+    /// data (the prompt's own directory), where a name from data could turn
+    /// a data file into template code.
+    Authored,
 }
 
 impl Default for Environment {
@@ -80,6 +116,7 @@ impl Default for Environment {
             clock: Clock::default(),
             registry: Registry::builtins(),
             library: Arc::default(),
+            template_names: TemplateNames::Any,
         }
     }
 }
@@ -101,6 +138,7 @@ impl fmt::Debug for Environment {
             .field("host_tests", &sorted(&self.registry.host.tests))
             .field("host_functions", &sorted(&self.registry.host.functions))
             .field("library", &self.library)
+            .field("template_names", &self.template_names)
             .finish()
     }
 }
@@ -120,6 +158,17 @@ impl Environment {
     /// Replaces the limits.
     pub fn set_limits(&mut self, limits: Limits) {
         self.limits = limits;
+    }
+
+    /// Which template names a render may take from data (default
+    /// [`TemplateNames::Any`]).
+    pub fn template_names(&self) -> TemplateNames {
+        self.template_names
+    }
+
+    /// Sets [`Environment::template_names`].
+    pub fn set_template_names(&mut self, names: TemplateNames) {
+        self.template_names = names;
     }
 
     /// Whether undefined values are strict.

@@ -106,6 +106,17 @@ pub enum ErrorKind {
     /// A template includes, extends or imports itself through the active
     /// chain, which the message names (`a.txt → b.txt → a.txt`).
     TemplateCycle,
+    /// Under [`TemplateNames::Authored`] (the prompt's own directory as the
+    /// root), an `include`, `import`, `from` or `extends` name with bytes
+    /// from data (a context value, a batch row, a filter's result), at the
+    /// name's expression. E.g. `[% include persona ~ ".txt" %]`.
+    ///
+    /// [`TemplateNames::Authored`]: crate::TemplateNames::Authored
+    DataTemplateName,
+    /// The loader refused to serve a file as a template because it is one
+    /// of the run's own inputs (its rows, context, tools, history, output,
+    /// ...): [`LoadError::not_a_template`](crate::LoadError::not_a_template).
+    NotATemplate,
     /// The template itself raised an error (the Jinja2 profile's
     /// `raise_exception(message)`, transformers' way for a chat template to
     /// refuse a conversation); the message is the template's. E.g.
@@ -140,6 +151,8 @@ impl ErrorKind {
             ErrorKind::LoadError => "load_error",
             ErrorKind::CompositionLimit => "composition_limit",
             ErrorKind::TemplateCycle => "template_cycle",
+            ErrorKind::DataTemplateName => "data_template_name",
+            ErrorKind::NotATemplate => "not_a_template",
             ErrorKind::TemplateRaised => "template_raised",
             ErrorKind::SandboxRefused => "sandbox_refused",
         }

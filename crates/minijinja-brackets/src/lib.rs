@@ -195,7 +195,7 @@ pub use crate::context::{
     Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite, UndefinedTag,
 };
 pub use crate::dialect::{Profile, Syntax};
-pub use crate::environment::Environment;
+pub use crate::environment::{Environment, TemplateNames};
 pub use crate::error::{Error, ErrorKind, LoadSite, LoadStatement};
 pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};

@@ -71,8 +71,11 @@ impl Limits {
     /// definition costs one step; building or walking large values costs
     /// one step per 256 bytes or 64 items, including what a built-in walks
     /// beyond one pass over its input (nested lists compared by `==` or
-    /// searched by `in`, keys sorted, totals `sum` copies) and parameters
-    /// or loop variables bound. Running out is an `out_of_fuel` error.
+    /// searched by `in`, keys sorted, totals and the start `sum` copies,
+    /// items `unique` keys), a filter's or test's arguments, an `attribute`
+    /// path's steps and key bytes for every item (charged from the path's
+    /// length before any item is walked), and parameters or loop variables
+    /// bound. Running out is an `out_of_fuel` error.
     pub fn fuel(&self) -> Option<u64> {
         self.fuel
     }

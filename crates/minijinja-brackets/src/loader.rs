@@ -41,12 +41,35 @@ pub(crate) const MAX_NAME: usize = 255;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
     message: String,
+    /// The file is one of the run's own inputs (`not_a_template`).
+    input: bool,
 }
 
 impl LoadError {
     /// A load failure described for people.
     pub fn new(message: impl Into<String>) -> LoadError {
-        LoadError { message: message.into() }
+        LoadError { message: message.into(), input: false }
+    }
+
+    /// A file the loader will not serve as a template because it is one of
+    /// the run's own inputs (rows, context, tools, history, output, ...):
+    /// the render fails with [`ErrorKind::NotATemplate`], not `load_error`.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Environment, ErrorKind, LoadError};
+    ///
+    /// let mut env = Environment::new();
+    /// env.set_loader(|name| Err(LoadError::not_a_template(format!("`{name}` is the context"))));
+    /// let err = env.render_str("[% include 'context.toml' %]", &Default::default(), 0);
+    /// assert_eq!(err.unwrap_err().kind(), ErrorKind::NotATemplate);
+    /// ```
+    pub fn not_a_template(message: impl Into<String>) -> LoadError {
+        LoadError { message: message.into(), input: true }
+    }
+
+    /// Whether the file was refused as one of the run's own inputs.
+    pub fn is_not_a_template(&self) -> bool {
+        self.input
     }
 
     /// What went wrong.
@@ -154,6 +177,12 @@ impl Library {
         let loader = self.loader.read().unwrap_or_else(PoisonError::into_inner).clone();
         let source = match loader.map(|load| load(name)) {
             Some(Ok(Some(source))) => source,
+            Some(Err(why)) if why.is_not_a_template() => {
+                return Err(Error::new(
+                    ErrorKind::NotATemplate,
+                    format!("template {name:?} is not a template: {why}"),
+                ));
+            }
             Some(Err(why)) => {
                 return Err(Error::new(
                     ErrorKind::LoadError,

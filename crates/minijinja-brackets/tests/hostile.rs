@@ -42,7 +42,7 @@ fn limits(case: &Case) -> Limits {
 }
 
 /// The `templates` option (name → text, or `{"repeat": s, "times": n}`)
-/// stored in `env`, and the `loader` option: `"chain"` answers `tN` with
+/// stored in `env`, the `template_names` option, and the `loader` option: `"chain"` answers `tN` with
 /// a template including `tN+1`, forever.
 fn compose(case: &Case, env: &mut Environment) -> Result<(), String> {
     if let Some(templates) = case.options.get("templates").and_then(serde_json::Value::as_object) {
@@ -59,6 +59,11 @@ fn compose(case: &Case, env: &mut Environment) -> Result<(), String> {
                     .and(Err(String::new()));
             }
         }
+    }
+    // `"authored"`: only names written in a template (the prompt's own
+    // directory as the root).
+    if case.options.get("template_names").and_then(serde_json::Value::as_str) == Some("authored") {
+        env.set_template_names(minijinja_brackets::TemplateNames::Authored);
     }
     if case.options.get("loader").and_then(serde_json::Value::as_str) == Some("chain") {
         env.set_loader(|name| {

@@ -546,3 +546,62 @@ fn brackets_past_the_nesting_limit_are_refused_by_the_scan() {
     let fits = format!("[[ {}1{} ]]", "(".repeat(90), ")".repeat(90));
     assert_eq!(env.render_str(&fits, &Context::default(), 0).unwrap().output, "1");
 }
+
+/// An attribute path (`map(attribute=...)`, `selectattr`, `rejectattr`,
+/// `groupby`, `unique`, `sort`, `sum`, `min`, `max`, `join`) was split and
+/// walked per item and its length never charged (a 77-byte template ran
+/// 96 s, and `selectattr`'s fuel estimate walked it too). It is split once
+/// and `steps x items` is charged before the first walk, from the path's
+/// length alone: 10 000 items under a 10 001-step path is 1.6 million
+/// units, past the default fuel, before any item is touched.
+#[test]
+fn an_attribute_path_is_paid_for_before_it_is_walked() {
+    let env = Environment::new();
+    let setup = "[% set p = 'a.' * 10000 %][% set items = [{'a': 1}] * 10000 %]";
+    for op in [
+        "items -> map(attribute=p)",
+        "items -> selectattr(p)",
+        "items -> rejectattr(p, 'defined')",
+        "items -> selectattr(p, 'eq', 1)",
+        "items -> groupby(p)",
+        "items -> groupby(attribute=p)",
+        "items -> unique(attribute=p)",
+        "items -> sort(attribute=p)",
+        "items -> sum(attribute=p)",
+        "items -> min(attribute=p)",
+        "items -> max(attribute=p)",
+        "items -> join(',', attribute=p)",
+    ] {
+        let source = format!("{setup}[% set r = {op} %]");
+        assert_eq!(error_kind(&env, &source), ErrorKind::OutOfFuel, "{op}");
+    }
+    // An ordinary path stays cheap, and a path is walked only as far as
+    // it finds something.
+    let ok = "[% set items = [{'a': {'b': 1}}, {'a': {'b': 2}}] * 5000 %]\
+              [[ items -> map(attribute='a.b') -> sum ]] [[ items -> selectattr('a.b', 'eq', 2) -> length ]] \
+              [[ items -> map(attribute='x.y.z', default=0) -> sum ]]";
+    assert_eq!(env.render_str(ok, &Context::default(), 0).unwrap().output, "15000 5000 0");
+    // More steps than a list may hold is refused before the path is split.
+    let err = env.render_str("[[ [1] -> map(attribute='.' * 100000) ]]", &Context::default(), 0);
+    assert_eq!(err.unwrap_err().kind(), ErrorKind::InvalidOperation);
+}
+
+/// Work growing with an argument's size that was not charged: a filter's
+/// arguments were never counted (a 1 MB key hashed by `attr` on every
+/// call), `sum(start=...)` copied its start once per item, `unique` keyed
+/// nested items by their JSON, and `map("filter", args)` passed the same
+/// arguments to every item free. Each is paid before it runs now.
+#[test]
+fn arguments_and_what_built_ins_copy_are_paid_for() {
+    let env = Environment::new();
+    for source in [
+        "[% set k = 'x' * 1000000 %][% for i in range(1000) %][% set r = ['a'] -> join(k) %][% endfor %]",
+        "[% set k = 'x' * 1000000 %][% for i in range(1000) %][% set r = 'ab' -> replace(k, '') %][% endfor %]",
+        "[% set k = 'x' * 1000000 %][% set r = range(1000) -> map('attr', k) %]",
+        "[% set r = [[]] * 10000 %][[ r -> sum(start=range(10000)) -> length ]]",
+        "[% set big = range(64000) -> batch(1000) %]\
+         [% for i in range(1000) %][% if big -> unique %][% endif %][% endfor %]",
+    ] {
+        assert_eq!(error_kind(&env, source), ErrorKind::OutOfFuel, "{source}");
+    }
+}

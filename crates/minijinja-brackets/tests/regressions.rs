@@ -438,6 +438,90 @@ fn an_unstorable_value_names_its_unstorable_part() {
     );
 }
 
+/// With the prompt's own directory as the loader's root, a template name
+/// from data turned a data file (the batch's rows, the context) into
+/// template code: its tags ran, its writes landed. Under
+/// `TemplateNames::Authored` a name with any byte from data is
+/// `data_template_name`, at the name's expression; a name the author wrote
+/// (also one data chooses among written ones) is served. Under the default
+/// (`Any`: a templates root the host chose) data may build names.
+#[test]
+fn a_template_name_from_data_is_refused_when_names_must_be_authored() {
+    use minijinja_brackets::TemplateNames;
+    let mut env = Environment::new();
+    for (name, source) in [
+        ("rows.jsonl", "[% set G.owned = 1 %]## system\nowned"),
+        ("formal.txt", "Dear[% macro m() %]M[% endmacro %]"),
+        ("casual.txt", "Hi"),
+        ("base.txt", "<[% block b %][% endblock %]>"),
+    ] {
+        env.add_template(name, source).unwrap();
+    }
+    let context = Context::from_json(
+        r#"{"state": {"tone": "formal", "file": "rows.jsonl", "stem": "rows",
+            "parts": ["rows", "jsonl"], "names": ["rows.jsonl"], "n": 0,
+            "upper": "ROWS.JSONL", "row": {"template": "rows.jsonl"}}}"#,
+    )
+    .unwrap();
+    let data_built = [
+        "[% include file %]",
+        "[% include stem ~ '.jsonl' %]",
+        "[% include 'rows.' ~ parts[1] %]",
+        "[% include parts -> join('.') %]",
+        "[% include upper -> lower %]",
+        "[% include file -> trim %]",
+        "[% include file -> default('formal.txt') %]",
+        "[% include file[0:] %]",
+        "[% include (file ~ '') %]",
+        "[% include row.template %]",
+        "[% include names %]",
+        "[% include ['casual.txt', file][1] %]",
+        "[% include ['missing.txt', file] ignore missing %]",
+        "[% include {'a': file}['a'] %]",
+        "[% with f = file %][% include f %][% endwith %]",
+        "[% for f in names %][% include f %][% endfor %]",
+        "[% macro inc(f) %][% include f %][% endmacro %][[ inc(file) ]]",
+        "[% set G.f = file %][% include G.f %]",
+        "[% import file as m %]",
+        "[% from file import m %]",
+        "[% extends file %]",
+        // An operator's or a filter's string is data even from literals,
+        // as in the output (the language's provenance rule).
+        "[% include 'formal' ~ '.txt' %]",
+        "[% include 'FORMAL.TXT' -> lower %]",
+        "[% set t %][[ file ]][% endset %][% include t %]",
+    ];
+    let authored = [
+        ("[% include {'formal': 'formal.txt', 'casual': 'casual.txt'}[tone] %]", "Dear"),
+        ("[% include ['formal.txt', 'casual.txt'][n] %]", "Dear"),
+        ("[% include ['missing.txt', 'casual.txt'] ignore missing %]", "Hi"),
+        ("[% with f = 'casual.txt' %][% include f %][% endwith %]", "Hi"),
+        ("[% set t %]casual.txt[% endset %][% include t %]", "Hi"),
+        ("[% from {'formal': 'formal.txt'}[tone] import m %][[ m() ]]", "M"),
+        ("[% extends ['base.txt'][n] %][% block b %]B[% endblock %]", "<B>"),
+    ];
+    let run =
+        |env: &Environment, source: &str| env.render_str(source, &context, 0).map(|r| r.output);
+    // The default: a templates root the host chose; data may build names.
+    assert_eq!(run(&env, "[% include file %]").unwrap(), "## system\nowned");
+    env.set_template_names(TemplateNames::Authored);
+    for source in data_built {
+        let err = run(&env, source).unwrap_err();
+        assert_eq!(err.kind().as_str(), "data_template_name", "{source}: {err}");
+        assert!(err.message().contains("comes from data"), "{source}: {err}");
+        // Placed at the name's expression, inside the statement.
+        let at = err.span().expect("placed").range();
+        assert!(at.start > 2 && at.end < source.len(), "{source}: {at:?}");
+    }
+    for (source, expected) in authored {
+        assert_eq!(
+            run(&env, source).as_deref().map_err(|e| e.to_string()),
+            Ok(expected),
+            "{source}"
+        );
+    }
+}
+
 /// Every render reports the seed it drew from: the one passed in, or the
 /// one a seedless render drew (below 2^53), which replays it.
 #[test]

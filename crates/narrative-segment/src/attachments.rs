@@ -263,19 +263,37 @@ impl Attachments {
     /// [`ErrorKind::OutsideDirectory`], [`ErrorKind::NotAFile`],
     /// [`ErrorKind::EntryTooLarge`] or [`ErrorKind::Io`]; each names `name`.
     pub fn fetch(&self, name: &str) -> Result<Data, Error> {
+        self.fetch_identified(name).map(|(data, _)| data)
+    }
+
+    /// As [`Attachments::fetch`], with the identity of the file the bytes
+    /// were read from: its device and inode (`None` for a bundle's entries,
+    /// which are in memory, and off Unix). The file opened is the one
+    /// identified, so a name or link swapped meanwhile cannot make the two
+    /// differ; a host compares it with files it must not serve.
+    ///
+    /// # Errors
+    ///
+    /// As [`Attachments::fetch`].
+    pub fn fetch_identified(&self, name: &str) -> Result<(Data, Option<(u64, u64)>), Error> {
         let error = |kind| Error::new(kind).with_name(name);
         if is_unsafe_name(name) {
             return Err(error(ErrorKind::UnsafeEntry));
         }
         match &self.source {
             Source::None => Err(error(ErrorKind::UnresolvableReference)),
-            Source::Entries(map) => {
-                map.get(name).cloned().ok_or_else(|| error(ErrorKind::MissingEntry))
-            }
+            Source::Entries(map) => map
+                .get(name)
+                .cloned()
+                .map(|data| (data, None))
+                .ok_or_else(|| error(ErrorKind::MissingEntry)),
             Source::Directory { root, limits, read } => {
                 let file = root.open_file(name)?;
                 let id = file.id().clone();
-                read.get_or_read(&id, limits.max_total_bytes, || file.read(limits.max_entry_bytes))
+                let data = read.get_or_read(&id, limits.max_total_bytes, || {
+                    file.read(limits.max_entry_bytes)
+                })?;
+                Ok((data, id.device_and_inode()))
             }
         }
     }

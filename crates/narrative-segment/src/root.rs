@@ -81,6 +81,17 @@ pub(crate) enum FileId {
     Name(PathBuf),
 }
 
+impl FileId {
+    /// The device and inode, where the file has them.
+    pub(crate) fn device_and_inode(&self) -> Option<(u64, u64)> {
+        match self {
+            #[cfg(unix)]
+            FileId::Inode(device, inode) => Some((*device, *inode)),
+            FileId::Name(_) => None,
+        }
+    }
+}
+
 /// What a file that is not a regular file is, in words, from whether it
 /// is a directory and (on Unix) a FIFO, a device or a socket.
 fn describe(is_dir: bool, (fifo, device, socket): (bool, bool, bool)) -> &'static str {

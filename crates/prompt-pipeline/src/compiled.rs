@@ -2,7 +2,7 @@
 //! what building one gives: [`Built`], or [`Arranged`] without the provider
 //! stage.
 
-use minijinja_brackets::{Effect, Outcome, StoreWrite, Template};
+use minijinja_brackets::{Effect, Outcome, StoreWrite, Template, TemplateNames};
 use prompt_core::chat::Message;
 use serde::Serialize;
 
@@ -32,7 +32,10 @@ impl Compiled {
     /// A prompt with files (a directory or a bundle) loads the templates its
     /// `include`, `import` and `extends` name from them, each stripped of
     /// its `///` comments (unless the comments stage is off), into a store
-    /// of its own; one without uses the environment's store and loader.
+    /// of its own, and only by names written in a template
+    /// ([`TemplateNames::Authored`]: a name from data is
+    /// `data_template_name`); one without uses the environment's store,
+    /// loader and name rule.
     pub(crate) fn new(prompt: Prompt) -> Result<Compiled, Error> {
         if !prompt.pipeline().config.stages.template {
             return Ok(Compiled { prompt, template: None, templates: None });
@@ -50,7 +53,11 @@ impl Compiled {
             } else {
                 Templates::new(files)
             };
+            let templates = templates.refusing(prompt.pipeline().config.run_files.clone());
             templates.install(&mut environment);
+            // The prompt's own files hold its data too: a template name
+            // must be written in a template, never taken from data.
+            environment.set_template_names(TemplateNames::Authored);
             (environment, Some(templates))
         };
         let template = environment

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::alternation::Alternation;
 use crate::provider::Provider;
+use crate::templates::RunFiles;
 use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
 /// Which of the text stages run. All are on by default; the provider stage
@@ -83,6 +84,8 @@ pub(crate) struct Config {
     pub(crate) segmenting: SegmentOptions,
     pub(crate) attachment_limits: AttachmentLimits,
     pub(crate) environment: Environment,
+    /// The run's own files, never served as templates.
+    pub(crate) run_files: RunFiles,
     /// `name=value` pairs set over the prompt's own parameters.
     pub(crate) params: Vec<(String, String)>,
     /// Declarations set over the prompt's directives.
@@ -118,6 +121,7 @@ impl Pipeline {
                 segmenting: SegmentOptions::new(Dialect::Standard),
                 attachment_limits: AttachmentLimits::default(),
                 environment: Environment::new(),
+                run_files: RunFiles::new(),
                 params: Vec::new(),
                 tools: None,
                 tool_choice: None,
@@ -202,6 +206,14 @@ impl PipelineBuilder {
     /// limits, strictness).
     pub fn environment(mut self, environment: Environment) -> PipelineBuilder {
         self.config.environment = environment;
+        self
+    }
+
+    /// The files the run reads or writes besides its templates (rows,
+    /// context, tools, ...): a prompt's `include`, `import` and `extends`
+    /// never load one of them from its files (`not_a_template`).
+    pub fn run_files(mut self, files: RunFiles) -> PipelineBuilder {
+        self.config.run_files = files;
         self
     }
 

@@ -162,7 +162,7 @@ pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};
 pub use crate::provider::{Encoded, Notice, ParseProviderError, Provider, Request};
 pub use crate::source::{Source, Transcript};
-pub use crate::templates::Templates;
+pub use crate::templates::{RunFiles, Templates};
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
 #[cfg(feature = "entropy")]

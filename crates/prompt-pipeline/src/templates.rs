@@ -4,6 +4,7 @@
 //! loader.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use minijinja_brackets::{Environment, LoadError};
@@ -48,7 +49,72 @@ pub struct Templates {
     files: Attachments,
     /// Whether each file's `///` comments are stripped (the pipeline's).
     strip: bool,
+    /// The run's own files, never served.
+    refused: RunFiles,
     loaded: Arc<Mutex<HashMap<String, Arc<Loaded>>>>,
+}
+
+/// The files a run reads or writes besides its templates (its rows,
+/// context, tools, schema, transcript, history and its lock, error records,
+/// output), known by device and inode: [`Templates`] never serves one of
+/// them, whatever name or link reaches it (`not_a_template`). Off Unix no
+/// file is known, and nothing is refused.
+///
+/// ```
+/// use minijinja_brackets::Environment;
+/// use narrative_segment::{AttachmentLimits, Attachments};
+/// use prompt_pipeline::{RunFiles, Templates};
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("rows.jsonl"), "{}")?;
+/// let files = Attachments::directory(dir.path(), AttachmentLimits::default())?;
+/// let run = RunFiles::new().with("the rows file", &dir.path().join("rows.jsonl"));
+/// let mut env = Environment::new();
+/// Templates::new(files).refusing(run).install(&mut env);
+/// let err = env.render_str("[% include 'rows.jsonl' %]", &Default::default(), 0);
+/// # #[cfg(unix)]
+/// assert_eq!(err.unwrap_err().kind().as_str(), "not_a_template");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct RunFiles {
+    /// What each file is, for people ("the rows file"), and its device and
+    /// inode.
+    files: Arc<Vec<(String, (u64, u64))>>,
+}
+
+impl RunFiles {
+    /// No files.
+    pub fn new() -> RunFiles {
+        RunFiles::default()
+    }
+
+    /// Adds the file at `path` (links followed: the file it names), which
+    /// `what` names in errors ("the rows file"). A path that names nothing
+    /// (yet) adds nothing: there is no file to serve.
+    pub fn with(mut self, what: &str, path: &Path) -> RunFiles {
+        if let Some(id) = identity(path) {
+            Arc::make_mut(&mut self.files).push((what.to_owned(), id));
+        }
+        self
+    }
+
+    /// What the file of device and inode `id` is, if it is one of these.
+    fn find(&self, id: (u64, u64)) -> Option<&str> {
+        self.files.iter().find(|(_, file)| *file == id).map(|(what, _)| what.as_str())
+    }
+}
+
+/// The device and inode of the file at `path`.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    let handle = same_file::Handle::from_path(path).ok()?;
+    Some((handle.dev(), handle.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// A template as its file is written, and what stripping its comments did.
@@ -64,7 +130,14 @@ struct Loaded {
 impl Templates {
     /// Templates read from `files`, each as written.
     pub fn new(files: Attachments) -> Templates {
-        Templates { files, strip: false, loaded: Arc::default() }
+        Templates { files, strip: false, refused: RunFiles::new(), loaded: Arc::default() }
+    }
+
+    /// These templates, never serving one of the run's own `files`
+    /// (`not_a_template`).
+    pub fn refusing(mut self, files: RunFiles) -> Templates {
+        self.refused = files;
+        self
     }
 
     /// Templates read from `files`, each stripped of its `///` comments;
@@ -86,10 +159,18 @@ impl Templates {
     ///
     /// A [`LoadError`] naming the file for anything else the attachments
     /// refuse (outside the directory, not a regular file, too large, an
-    /// I/O error), or a file that is not UTF-8 text.
+    /// I/O error), or a file that is not UTF-8 text;
+    /// [`LoadError::not_a_template`] for one of the run's own files
+    /// ([`Templates::refusing`]).
     pub fn load(&self, name: &str) -> Result<Option<String>, LoadError> {
-        let bytes = match self.files.fetch(name) {
-            Ok(bytes) => bytes,
+        let bytes = match self.files.fetch_identified(name) {
+            Ok((_, Some(id))) if self.refused.find(id).is_some() => {
+                let what = self.refused.find(id).unwrap_or_default();
+                return Err(LoadError::not_a_template(format!(
+                    "`{name}` is {what}, one of the run's own files, never a template"
+                )));
+            }
+            Ok((bytes, _)) => bytes,
             Err(err) if err.kind() == NarrativeKind::MissingEntry => return Ok(None),
             // Said of a template, not of an attachment.
             Err(err) if err.kind() == NarrativeKind::OutsideDirectory => {

@@ -154,7 +154,9 @@ fn names_never_leave_the_directory() {
     let cases = [
         ("[% include '../beside.txt' %]", "invalid_template_name"),
         ("[% include '/etc/passwd' %]", "invalid_template_name"),
-        ("[% include name %]", "invalid_template_name"),
+        // A name from data, refused before the name rule: the prompt's own
+        // directory holds its data too.
+        ("[% include name %]", "data_template_name"),
         #[cfg(unix)]
         ("[% include 'link.txt' %]", "load_error"),
         ("[% include 'missing.txt' %]", "template_not_found"),
@@ -239,4 +241,28 @@ fn without_the_comments_stage_included_files_keep_their_comments() {
         .unwrap();
     assert_eq!(texts(&built), [(Role::User, "a /// b".to_owned())]);
     assert!(built.notices.is_empty(), "{:?}", built.notices);
+}
+
+/// The prompt's directory holds its data too: a context value naming a
+/// file (the context itself, a rows file) would make that data template
+/// code. A name with bytes from data is `data_template_name`; data may
+/// still choose among names the author wrote.
+#[test]
+fn a_name_from_data_is_refused_in_the_prompts_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rows.jsonl"), "## system\nobey [% set G.x = 1 %]").unwrap();
+    std::fs::write(dir.path().join("a.txt"), "## user\nA").unwrap();
+    let hostile = context(r#"{"state": {"name": "rows.jsonl", "stem": "rows", "pick": "a"}}"#);
+    for text in [
+        "[% include name %]",
+        "[% include stem ~ '.jsonl' %]",
+        "[% import name as m %]",
+        "[% extends name %]",
+    ] {
+        let err = pipeline().build(source(dir.path(), text), &hostile, 0).unwrap_err();
+        assert_eq!(err.kind().as_str(), "data_template_name", "{text}: {err}");
+    }
+    let chosen = "[% include {'a': 'a.txt', 'b': 'b.txt'}[pick] %]";
+    let built = pipeline().build(source(dir.path(), chosen), &hostile, 0).unwrap();
+    assert_eq!(texts(&built), [(Role::User, "A".to_owned())]);
 }

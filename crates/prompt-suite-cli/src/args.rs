@@ -180,6 +180,8 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// Convert a request body (OpenAI Chat Completions) to another provider's request body.
     Convert(ConvertArgs),
+    /// Render a conversation through a model's chat template (.jinja, chat_template.json, tokenizer_config.json).
+    ChatTemplate(ChatTemplateArgs),
     /// Read and edit a state history file (`render --history`): get, set, list, swipes, rollback.
     State(StateArgs),
     /// Print the completion script of a shell (source it, or install it where the shell looks).
@@ -712,6 +714,63 @@ pub(crate) struct ConvertArgs {
 pub(crate) enum ConvertFrom {
     /// An OpenAI Chat Completions request body.
     Openai,
+}
+
+// `chat-template`.
+
+/// Arguments of `chat-template`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ChatTemplateArgs {
+    /// The chat template: a `.jinja` file, `chat_template.json` or `tokenizer_config.json`.
+    #[arg(value_name = "TEMPLATE", help_heading = "Input")]
+    pub(crate) template: PathBuf,
+
+    /// The conversation (`{"messages", "tools"?, "documents"?, "add_generation_prompt"?, ...}`);
+    /// standard input when absent or `-`.
+    #[arg(value_name = "CONVERSATION", help_heading = "Input")]
+    pub(crate) conversation: Option<PathBuf>,
+
+    /// The named template of the config to use (`default`, `tool_use`, ...).
+    #[arg(long, value_name = "NAME", help_heading = "Template")]
+    pub(crate) name: Option<String>,
+
+    /// The time `strftime_now` reads (RFC 3339, e.g. 2026-01-02T03:04:05+01:00); the local time when absent.
+    #[arg(long, value_name = "RFC3339", value_parser = rfc3339, help_heading = "Template")]
+    pub(crate) now: Option<prompt_suite::brackets::jiff::Zoned>,
+
+    /// Let special tokens of the model come out of the messages (trusted input only).
+    #[arg(long, help_heading = "Template")]
+    pub(crate) allow_special_tokens: bool,
+
+    /// One more special token to refuse in the messages (repeatable).
+    #[arg(long = "special-token", value_name = "TOKEN", help_heading = "Template")]
+    pub(crate) special_tokens: Vec<String>,
+
+    /// Print `{"output", "data_ranges", "generation_ranges"}` as JSON.
+    #[arg(long, help_heading = "Output")]
+    pub(crate) json: bool,
+}
+
+/// Reads an RFC 3339 time (`Z` or a numeric offset) as a time in that
+/// offset.
+fn rfc3339(arg: &str) -> Result<prompt_suite::brackets::jiff::Zoned, String> {
+    use prompt_suite::brackets::jiff::{Timestamp, tz};
+    let invalid = || format!("`{arg}` is not an RFC 3339 time (e.g. 2026-01-02T03:04:05+01:00)");
+    let at: Timestamp = arg.parse().map_err(|_| invalid())?;
+    let offset = if arg.ends_with(['Z', 'z']) {
+        tz::Offset::UTC
+    } else {
+        let tail = arg.get(arg.len().saturating_sub(6)..).ok_or_else(invalid)?;
+        let sign = match tail.as_bytes().first() {
+            Some(b'+') => 1,
+            Some(b'-') => -1,
+            _ => return Err(invalid()),
+        };
+        let hours: i32 = tail.get(1..3).and_then(|h| h.parse().ok()).ok_or_else(invalid)?;
+        let minutes: i32 = tail.get(4..6).and_then(|m| m.parse().ok()).ok_or_else(invalid)?;
+        tz::Offset::from_seconds(sign * (hours * 3600 + minutes * 60)).map_err(|_| invalid())?
+    };
+    Ok(at.to_zoned(tz::TimeZone::fixed(offset)))
 }
 
 // `build` and `batch`: the pipeline flags.

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_suite::brackets::{Context, Environment, LoadError, random_seed};
-use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
+use prompt_suite::brackets::{Context, Environment, LoadError, TemplateNames, random_seed};
+use prompt_suite::pipeline::{AttachmentLimits, Attachments, RunFiles, Templates};
 
 use crate::args::{Define, SourceArgs};
 use crate::diagnostic::Diagnostic;
@@ -95,9 +95,25 @@ pub(crate) fn define(context: &mut Context, defines: &[Define]) {
     }
 }
 
+/// The files `named` (each with what it is; standard input, `-`, and
+/// absent ones skipped) and the `-o` file: the run's own files, which are
+/// never served as templates.
+pub(crate) fn run_files(named: &[(&str, Option<&Path>)]) -> RunFiles {
+    let mut files = RunFiles::new();
+    for (what, path) in named {
+        if let Some(path) = path.filter(|path| path.as_os_str() != "-") {
+            files = files.with(what, path);
+        }
+    }
+    match crate::output::target() {
+        Some(output) => files.with("the -o output", &output),
+        None => files,
+    }
+}
+
 /// The templates `include`, `import` and `extends` name, installed as
 /// `env`'s loader: under `dir` (`--templates`), else under the input
-/// file's directory. A template from `from` (`-t`, standard input) without
+/// file's directory, never serving one of the run's own files (`run`). A template from `from` (`-t`, standard input) without
 /// `--templates` has none: naming one is a `load_error` that says which flag
 /// to give. Returns the templates and their directory as given (empty for
 /// the current one), to name the files errors are in.
@@ -106,10 +122,17 @@ pub(crate) fn templates(
     input: &Input,
     from: &str,
     env: &mut Environment,
+    run: RunFiles,
 ) -> Result<Option<(Templates, PathBuf)>, Diagnostic> {
     let dir = match (dir, input.path()) {
         (Some(dir), _) => dir.to_owned(),
-        (None, Some(path)) => path.parent().map(Path::to_owned).unwrap_or_default(),
+        (None, Some(path)) => {
+            // The template's own directory holds its data too: a name must
+            // be written in a template (`--templates DIR` is the user's
+            // choice of a templates directory, where data may build names).
+            env.set_template_names(TemplateNames::Authored);
+            path.parent().map(Path::to_owned).unwrap_or_default()
+        }
         (None, None) => {
             let why = format!(
                 "a template from {from} has no directory to resolve names in; \
@@ -123,7 +146,7 @@ pub(crate) fn templates(
     let files = Attachments::directory(open, AttachmentLimits::default()).map_err(|err| {
         Diagnostic::new("io_error", format!("--templates {}: {}", dir.display(), err.message()))
     })?;
-    let templates = Templates::new(files);
+    let templates = Templates::new(files).refusing(run);
     templates.install(env);
     Ok(Some((templates, dir)))
 }

@@ -122,7 +122,7 @@ fn read_history_file(path: &Path) -> Result<Input, Diagnostic> {
 }
 
 /// A file in the same directory as `path`: `.NAME` followed by `suffix`.
-fn beside(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

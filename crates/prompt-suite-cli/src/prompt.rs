@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use prompt_suite::pipeline::{
-    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, RowNotice, Source,
-    Summary, Tool, ToolChoice, Transcript,
+    self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, RowNotice, RunFiles,
+    Source, Summary, Tool, ToolChoice, Transcript,
 };
 use prompt_suite::segment::Bundle;
 
@@ -17,14 +17,21 @@ use crate::input::{Input, ZIP_MAGIC};
 
 /// The pipeline of the flags, with the files `--tools` and
 /// `--response-schema` name read (the flags win over the prompt's
-/// directives).
+/// directives); those files and the command's own (`run`: its context,
+/// rows, transcript, `-o` file, ...) are never served as templates.
 pub(crate) fn pipeline(
     pipeline: &PipelineArgs,
     template: &TemplateArgs,
     provider: &ProviderArgs,
     args: &ToolArgs,
+    run: RunFiles,
 ) -> Result<Pipeline, Diagnostic> {
-    let mut builder = crate::args::builder(pipeline, template, provider);
+    let files = [("the tools", &args.tools), ("the response schema", &args.response_schema)];
+    let run = files.into_iter().fold(run, |run, (what, path)| match path {
+        Some(path) => run.with(what, path),
+        None => run,
+    });
+    let mut builder = crate::args::builder(pipeline, template, provider).run_files(run);
     let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;

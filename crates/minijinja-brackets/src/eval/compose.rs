@@ -22,6 +22,7 @@ use prompt_core::diagnostic::Origin;
 use super::scope::Frame;
 use super::{ENTRY, Renderer};
 use crate::arguments::NameIndex;
+use crate::environment::TemplateNames;
 use crate::error::{Error, ErrorKind, LoadSite, LoadStatement};
 use crate::provenance::Mark;
 use crate::span::Span;
@@ -356,15 +357,30 @@ impl<'t> Renderer<'t> {
         Ok(())
     }
 
-    /// A template name from a value: a string.
+    /// A template name from a value (of the expression at `span`): a
+    /// string, all of whose bytes are authored under
+    /// [`TemplateNames::Authored`].
     fn template_name<'v>(&self, value: &'v Value, span: Span) -> Result<&'v str, Error> {
-        value.as_str().ok_or_else(|| {
+        let name = value.as_str().ok_or_else(|| {
             self.error(
                 ErrorKind::InvalidOperation,
                 format!("a template name must be a string, not {}", super::describe(value)),
                 span,
             )
-        })
+        })?;
+        if self.env.template_names() == TemplateNames::Authored && !value.is_all_authored() {
+            let shown: String = name.chars().take(80).collect();
+            return Err(self.error(
+                ErrorKind::DataTemplateName,
+                format!(
+                    "the template name {shown:?} comes from data: a name in the prompt's own \
+                     directory must be written in the template (data may choose among written \
+                     names: `{{'a': 'a.txt', 'b': 'b.txt'}}[choice]`)"
+                ),
+                span,
+            ));
+        }
+        Ok(name)
     }
 
     /// Runs `unit` from the top in a table of its own: `with_context`, it

@@ -325,9 +325,17 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         self.charge_size(&value, span)?;
         let args = self.eval_args(&call.args)?;
+        // Each argument is read (a key hashed, a separator searched for):
+        // its size, as a test's arguments.
+        for arg in args.positional.iter().chain(args.keywords.iter().map(|(_, v)| v)) {
+            self.charge_size(arg, span)?;
+        }
         let filter = &self.resolved.filters[call.id as usize];
         let registry = &**self.env.registry();
-        // Work beyond one pass over the items, paid before it is done.
+        // An attribute path's walk over the items, from its length alone,
+        // then the work beyond one pass over the items (whose estimate may
+        // walk the path): each paid before it is done.
+        self.spend(filter.path_work(&value, &args), span)?;
         self.spend(filter.work(registry, &value, &args), span)?;
         let result = filter.call(registry, value, args);
         // Jinja2's `map` and `select` family give generators.

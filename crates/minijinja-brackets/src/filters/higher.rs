@@ -10,7 +10,7 @@
 //! memory limit (the renderer would refuse a larger result anyway, but
 //! only once it is built).
 
-use super::{attribute_value, items};
+use super::{Attribute, items};
 use crate::arguments::{Arguments, bad};
 use crate::callable::Registry;
 use crate::callable::{Filter, Test};
@@ -101,12 +101,29 @@ fn work(each: Each, registry: &Registry, value: &Value, args: &Arguments<'_>) ->
         Each::Map => match args.positional.first() {
             Some(name) => match find_filter(registry, name, "map") {
                 Ok(filter) => {
+                    // What the renderer charges a filter written out: its
+                    // input's and arguments' size, its attribute path, its
+                    // own work, on every call.
                     let inner = rest(args, 1);
-                    return list.iter().fold(calls, |total, item| {
-                        total
+                    let per_call = inner
+                        .positional
+                        .iter()
+                        .chain(inner.keywords.iter().map(|(_, v)| v))
+                        .map(size_units)
+                        .fold(0u64, u64::saturating_add);
+                    let cap = args.limits.fuel.unwrap_or(u64::MAX);
+                    let mut total = calls;
+                    for item in list.iter() {
+                        if total > cap {
+                            break;
+                        }
+                        total = total
+                            .saturating_add(per_call)
                             .saturating_add(size_units(item))
-                            .saturating_add(filter.work(registry, item, &inner))
-                    });
+                            .saturating_add(filter.path_work(item, &inner))
+                            .saturating_add(filter.work(registry, item, &inner));
+                    }
+                    return total;
                 }
                 // Reported when it runs.
                 Err(_) => return calls,
@@ -123,7 +140,15 @@ fn work(each: Each, registry: &Registry, value: &Value, args: &Arguments<'_>) ->
     let test_args = &args.positional[(each.test_at() + 1).min(args.positional.len())..];
     let per_call = test_args.iter().map(size_units).fold(1u64, u64::saturating_add);
     let walk = test.walk.zip(test_args.first());
-    let attr = (each.test_at() == 1).then(|| &args.positional[0]);
+    // Parsed once (its walk is paid for before this runs); one the filter
+    // refuses is reported when it runs.
+    let attr = match (each.test_at() == 1).then(|| &args.positional[0]) {
+        Some(attr) => match Attribute::new(attr, each.name(), args.limits) {
+            Ok(attr) => Some(attr),
+            Err(_) => return calls,
+        },
+        None => None,
+    };
     // A walk past the render's whole fuel is unaffordable: stop there.
     let cap = args.limits.fuel.unwrap_or(u64::MAX);
     let mut total = calls;
@@ -131,8 +156,8 @@ fn work(each: Each, registry: &Registry, value: &Value, args: &Arguments<'_>) ->
         if total > cap {
             break;
         }
-        let tested = match attr {
-            Some(attr) => attribute_value(item, attr, each.name()).unwrap_or_default(),
+        let tested = match &attr {
+            Some(attr) => attr.get(item),
             None => item.clone(),
         };
         total = total.saturating_add(per_call).saturating_add(size_units(&tested));
@@ -176,13 +201,14 @@ pub(crate) fn map(registry: &Registry, value: Value, args: Arguments<'_>) -> Res
             return Err(bad(format!("filter `map` has no parameter named `{name}`")));
         }
         let default = args.keyword("default").cloned().unwrap_or_default();
+        let attr = Attribute::new(attr, "map", limits)?;
         let picked = all
             .iter()
             .map(|item| {
-                let v = attribute_value(item, attr, "map")?;
-                Ok(if v.is_undefined() { default.clone() } else { v })
+                let v = attr.get(item);
+                if v.is_undefined() { default.clone() } else { v }
             })
-            .collect::<Result<Vec<_>, Error>>()?;
+            .collect();
         return Ok(Value::list(picked));
     }
     let Some(name) = args.positional.first() else {
@@ -222,7 +248,7 @@ fn keep(
     }
     let attr = match each {
         Each::SelectAttr | Each::RejectAttr => match args.positional.first() {
-            Some(attr) => Some(attr.clone()),
+            Some(attr) => Some(Attribute::new(attr, name, limits)?),
             None => {
                 return Err(bad(format!("filter `{name}` needs an attribute: `{name}(\"a\")`")));
             }
@@ -245,7 +271,7 @@ fn keep(
     let mut out = Vec::new();
     for item in items(&value, name, limits)?.iter() {
         let tested = match &attr {
-            Some(attr) => attribute_value(item, attr, name)?,
+            Some(attr) => attr.get(item),
             None => item.clone(),
         };
         let passed = match test {

@@ -4,7 +4,7 @@
 //! Each counts the lists it makes before it makes them (every list, the
 //! outer one too, under the range limit); the items are shared, not copied.
 
-use super::{attribute_value, check_items, int_arg, invalid, items, order, sort_keyed, text};
+use super::{Attribute, check_items, int_arg, invalid, items, order, sort_keyed, text};
 use crate::arguments::{Arguments, bad};
 use crate::error::Error;
 use crate::value::{List, Repr, Value};
@@ -58,13 +58,14 @@ pub(crate) fn groupby(value: Value, args: Arguments<'_>) -> Result<Value, Error>
         return Err(bad("filter `groupby` needs an attribute: `groupby(\"city\")`"));
     }
     let fold = !case_sensitive.is_true();
+    let attr = Attribute::new(&attr, "groupby", limits)?;
     let mut keyed: Vec<(Value, Value)> = items(&value, "groupby", limits)?
         .iter()
         .map(|item| {
-            let key = attribute_value(item, &attr, "groupby")?;
-            Ok((if key.is_undefined() { default.clone() } else { key }, item.clone()))
+            let key = attr.get(item);
+            (if key.is_undefined() { default.clone() } else { key }, item.clone())
         })
-        .collect::<Result<_, Error>>()?;
+        .collect();
     sort_keyed(&mut keyed, fold, false, "groupby")?;
     let mut groups: Vec<Value> = Vec::new();
     let mut current: Option<(Value, Vec<Value>)> = None;

@@ -129,29 +129,102 @@ fn str_arg<'v>(value: &'v Value, filter: &str, name: &str) -> Result<Option<&'v 
     }
 }
 
-/// The item's `attribute` (a map key, or a list index in digits).
-fn attribute(item: &Value, attribute: Option<&str>) -> Value {
-    match attribute {
-        None => item.clone(),
-        Some(path) => path.split('.').fold(item.clone(), |v, part| match part.parse::<i64>() {
-            Ok(n) => ops::get_item(&v, &Value::from(n)).unwrap_or_default(),
-            Err(_) => v.get(part).cloned().unwrap_or_default(),
-        }),
+/// One step of an attribute [`Path`].
+enum Step<'p> {
+    /// A map key.
+    Key(&'p str),
+    /// A list index (or a string's character), written in digits.
+    Index(Value),
+}
+
+/// An attribute path (`"a.0.b"`: map keys, and list indexes written in
+/// digits), split once per filter call and walked per item. Its fuel is
+/// charged before any walk, from its length alone
+/// ([`Filter::path_work`](crate::callable::Filter::path_work)).
+pub(crate) struct Path<'p> {
+    steps: Vec<Step<'p>>,
+}
+
+impl<'p> Path<'p> {
+    /// `path` split at its dots; more steps than a list may hold (the
+    /// range limit) is an `invalid_operation`, before anything is split.
+    fn new(path: &'p str, filter: &str, limits: &Limits) -> Result<Path<'p>, Error> {
+        let steps = crate::callable::path_steps(path);
+        if steps > limits.range_limit {
+            return Err(invalid(format!(
+                "`{filter}`: the attribute path has {steps} steps, more than the limit of {} \
+                 for a list",
+                limits.range_limit
+            )));
+        }
+        let steps = path
+            .split('.')
+            .map(|part| match part.parse::<i64>() {
+                Ok(n) => Step::Index(Value::from(n)),
+                Err(_) => Step::Key(part),
+            })
+            .collect();
+        Ok(Path { steps })
+    }
+
+    /// The path `Some(path)` names, or none.
+    fn of(path: Option<&'p str>, filter: &str, limits: &Limits) -> Result<Option<Path<'p>>, Error> {
+        path.map(|path| Path::new(path, filter, limits)).transpose()
+    }
+
+    /// The item's attribute: undefined from the first step that finds
+    /// nothing (the rest of the path is not walked).
+    fn get(&self, item: &Value) -> Value {
+        let mut value = item.clone();
+        for step in &self.steps {
+            value = match step {
+                Step::Index(n) => ops::get_item(&value, n).unwrap_or_default(),
+                Step::Key(key) => value.get(key).cloned().unwrap_or_default(),
+            };
+            if value.is_undefined() {
+                break;
+            }
+        }
+        value
     }
 }
 
-/// The item's attribute named by a filter's argument: a path of names
-/// and list indexes (`"a.0"`), or an integer index.
-fn attribute_value(item: &Value, attr: &Value, filter: &str) -> Result<Value, Error> {
-    match &attr.0 {
-        Repr::Int(_) => Ok(ops::get_item(item, attr).unwrap_or_default()),
-        _ => match attr.as_str() {
-            Some(path) => Ok(attribute(item, Some(path))),
-            None => Err(bad(format!(
-                "`{filter}`: an attribute is a name or an integer, not {}",
-                attr.kind().as_str()
-            ))),
-        },
+/// The item's attribute by an optional path: the item itself without one.
+fn attribute(item: &Value, path: Option<&Path<'_>>) -> Value {
+    match path {
+        None => item.clone(),
+        Some(path) => path.get(item),
+    }
+}
+
+/// A filter's attribute argument: a [`Path`], or an integer index.
+pub(crate) enum Attribute<'p> {
+    Index(&'p Value),
+    Path(Path<'p>),
+}
+
+impl<'p> Attribute<'p> {
+    /// The attribute `attr` names: a path of names and list indexes
+    /// (`"a.0"`), or an integer index.
+    pub(crate) fn new(attr: &'p Value, filter: &str, limits: &Limits) -> Result<Self, Error> {
+        match &attr.0 {
+            Repr::Int(_) => Ok(Attribute::Index(attr)),
+            _ => match attr.as_str() {
+                Some(path) => Ok(Attribute::Path(Path::new(path, filter, limits)?)),
+                None => Err(bad(format!(
+                    "`{filter}`: an attribute is a name or an integer, not {}",
+                    attr.kind().as_str()
+                ))),
+            },
+        }
+    }
+
+    /// The item's attribute.
+    pub(crate) fn get(&self, item: &Value) -> Value {
+        match self {
+            Attribute::Index(index) => ops::get_item(item, index).unwrap_or_default(),
+            Attribute::Path(path) => path.get(item),
+        }
     }
 }
 
@@ -173,15 +246,19 @@ enum Work {
     Min,
     Max,
     Sum,
+    Unique,
+    GroupBy,
 }
 
 /// The fuel a filter's work costs beyond one pass over its input's items
 /// (which the renderer charges for every filter), paid before it runs:
 /// the nested items and string bytes it compares (`sort` about log2(n)
-/// times each, `min`, `max`, `unique` once), the total `sum` copies as it
-/// grows a string or list item by item, and an `attribute` path followed
-/// for every item. At the rates of [`Limits::fuel`]: 256 bytes or 64 items
-/// a unit.
+/// times each, `min`, `max`, `unique` once), and the total `sum` copies as
+/// it grows a string or list item by item (its `start` once per item). At
+/// the rates of [`Limits::fuel`]: 256 bytes or 64 items a unit. An
+/// `attribute` path's walk is charged before this runs
+/// ([`Filter::path_work`](crate::callable::Filter::path_work)), so the keys
+/// it reads here are paid for.
 fn work(filter: Work, value: &Value, args: &Arguments<'_>) -> u64 {
     use Work as F;
     let items = match &value.0 {
@@ -192,8 +269,8 @@ fn work(filter: Work, value: &Value, args: &Arguments<'_>) -> u64 {
     let nested = value.nested_size() as u64 / 256;
     // Where each filter takes its `attribute` argument.
     let attribute_at = match filter {
-        F::Sort | F::Join => 1,
-        F::Min | F::Max | F::Sum => 0,
+        F::Sort | F::Join | F::Unique => 1,
+        F::Min | F::Max | F::Sum | F::GroupBy => 0,
     };
     let path_arg = args
         .keywords
@@ -202,15 +279,20 @@ fn work(filter: Work, value: &Value, args: &Arguments<'_>) -> u64 {
         .map(|(_, v)| v)
         .or(args.positional.get(attribute_at))
         .and_then(Value::as_str);
-    let path = path_arg.map_or(0, |path| path.len() as u64 + 1).saturating_mul(items) / 64;
-    let walk = match filter {
+    // Split once; a path the filter refuses is reported when it runs.
+    let path = match Path::of(path_arg, "", args.limits) {
+        Ok(path) => path,
+        Err(_) => return 0,
+    };
+    let path = path.as_ref();
+    match filter {
         // Each key is compared about log2(n) times; a string shared by
         // many items is compared by address, so it counts once.
-        F::Sort => match &value.0 {
+        F::Sort | F::GroupBy => match &value.0 {
             Repr::List(list) => {
                 let mut seen = HashSet::new();
                 let bytes = list.iter().fold(0u64, |total, item| {
-                    let key = attribute(item, path_arg);
+                    let key = attribute(item, path);
                     match key.shared_str() {
                         Some(s) if seen.insert(Arc::as_ptr(s)) => {
                             total.saturating_add(s.len() as u64)
@@ -223,25 +305,28 @@ fn work(filter: Work, value: &Value, args: &Arguments<'_>) -> u64 {
             _ => 0,
         },
         F::Min | F::Max => nested,
+        // `unique` keys the items by their JSON form, all the keys together
+        // under the string limit (shared items are one key).
+        F::Unique => nested.min(args.limits.string_limit as u64 / 256),
         // Adding strings or lists copies the total so far at every step:
-        // half the summands' bytes, once per item.
+        // half the summands' bytes, once per item, and the start's every
+        // time.
         F::Sum => match &value.0 {
             Repr::List(list) => {
-                let bytes = list.iter().fold(0u64, |total, item| {
-                    let summand = attribute(item, path_arg);
-                    let size = match &summand.0 {
-                        Repr::List(_) | Repr::Map(_) => summand.size(),
-                        _ => summand.as_str().map_or(0, str::len),
-                    };
-                    total.saturating_add(size as u64)
-                });
-                (bytes / 256).saturating_mul(items) / 2
+                let size = |v: &Value| match &v.0 {
+                    Repr::List(_) | Repr::Map(_) => v.size(),
+                    _ => v.as_str().map_or(0, str::len),
+                } as u64;
+                let bytes = list
+                    .iter()
+                    .fold(0u64, |total, item| total.saturating_add(size(&attribute(item, path))));
+                let start = args.keyword("start").or(args.positional.get(1)).map_or(0, size);
+                (bytes / 256).saturating_mul(items) / 2 + (start / 256).saturating_mul(items)
             }
             _ => 0,
         },
-        _ => 0,
-    };
-    walk.saturating_add(path)
+        F::Join => 0,
+    }
 }
 
 /// `s` as a filter's result: data, refused past the string limit.
@@ -273,6 +358,16 @@ pub(crate) fn max_work(value: &Value, args: &Arguments<'_>) -> u64 {
 /// The fuel of `sum` beyond one pass over its items.
 pub(crate) fn sum_work(value: &Value, args: &Arguments<'_>) -> u64 {
     work(Work::Sum, value, args)
+}
+
+/// The fuel of `unique` beyond one pass over its items.
+pub(crate) fn unique_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::Unique, value, args)
+}
+
+/// The fuel of `groupby` beyond one pass over its items.
+pub(crate) fn groupby_work(value: &Value, args: &Arguments<'_>) -> u64 {
+    work(Work::GroupBy, value, args)
 }
 
 /// The `upper` filter.
@@ -401,14 +496,14 @@ pub(crate) fn join(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     let [sep, attr] = args.bind("filter `join`", ["d", "attribute"])?;
     let sep = str_arg(&sep, "join", "d")?.unwrap_or("");
-    let attr = str_arg(&attr, "join", "attribute")?;
+    let attr = Path::of(str_arg(&attr, "join", "attribute")?, "join", limits)?;
     let mut out = std::string::String::new();
     for (i, item) in items(&value, "join", limits)?.iter().enumerate() {
         if i > 0 {
             check_string_size(out.len() + sep.len(), limits)?;
             out.push_str(sep);
         }
-        let item = attribute(item, attr);
+        let item = attribute(item, attr.as_ref());
         item.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
     }
     Ok(Value::string(out))
@@ -464,9 +559,11 @@ pub(crate) fn sort(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     let [reverse, attr, case_sensitive] =
         args.bind("filter `sort`", ["reverse", "attribute", "case_sensitive"])?;
-    let attr = str_arg(&attr, "sort", "attribute")?;
-    let mut keyed: Vec<(Value, Value)> =
-        items(&value, "sort", limits)?.iter().map(|v| (attribute(v, attr), v.clone())).collect();
+    let attr = Path::of(str_arg(&attr, "sort", "attribute")?, "sort", limits)?;
+    let mut keyed: Vec<(Value, Value)> = items(&value, "sort", limits)?
+        .iter()
+        .map(|v| (attribute(v, attr.as_ref()), v.clone()))
+        .collect();
     sort_keyed(&mut keyed, !case_sensitive.is_true(), reverse.is_true(), "sort")?;
     Ok(Value::list(keyed.into_iter().map(|(_, v)| v).collect()))
 }
@@ -537,7 +634,7 @@ fn sort_keyed(
 pub(crate) fn unique(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     let [case_sensitive, attr] = args.bind("filter `unique`", ["case_sensitive", "attribute"])?;
-    let attr = str_arg(&attr, "unique", "attribute")?;
+    let attr = Path::of(str_arg(&attr, "unique", "attribute")?, "unique", limits)?;
     let fold = !case_sensitive.is_true();
     let all = items(&value, "unique", limits)?;
     // An item that shares an earlier item's allocation is the same
@@ -553,10 +650,10 @@ pub(crate) fn unique(value: Value, args: Arguments<'_>) -> Result<Value, Error> 
             continue;
         }
         let picked;
-        let compared = match attr {
+        let compared = match &attr {
             None => item,
-            Some(_) => {
-                picked = attribute(item, attr);
+            Some(path) => {
+                picked = path.get(item);
                 &picked
             }
         };
@@ -765,10 +862,10 @@ pub(crate) fn min_or_max(min: bool, value: Value, args: Arguments<'_>) -> Result
     let limits = args.limits;
     let name = if min { "min" } else { "max" };
     let [attr] = args.bind(&format!("filter `{name}`"), ["attribute"])?;
-    let attr = str_arg(&attr, name, "attribute")?;
+    let attr = Path::of(str_arg(&attr, name, "attribute")?, name, limits)?;
     let mut best: Option<(Value, Value)> = None;
     for item in items(&value, name, limits)?.iter() {
-        let key = attribute(item, attr);
+        let key = attribute(item, attr.as_ref());
         let better = match &best {
             None => true,
             Some((b, _)) => {
@@ -789,10 +886,10 @@ pub(crate) fn min_or_max(min: bool, value: Value, args: Arguments<'_>) -> Result
 pub(crate) fn sum(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let limits = args.limits;
     let [attr, start] = args.bind("filter `sum`", ["attribute", "start"])?;
-    let attr = str_arg(&attr, "sum", "attribute")?;
+    let attr = Path::of(str_arg(&attr, "sum", "attribute")?, "sum", limits)?;
     let mut total = if start.is_undefined() { Value::from(0) } else { start };
     for item in items(&value, "sum", limits)?.iter() {
-        total = ops::binary(BinOp::Add, &total, &attribute(item, attr), limits)?;
+        total = ops::binary(BinOp::Add, &total, &attribute(item, attr.as_ref()), limits)?;
     }
     Ok(total)
 }

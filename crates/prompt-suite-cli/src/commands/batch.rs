@@ -26,8 +26,13 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notic
 /// itself is rejected (nothing is written then).
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let input = read_source(&args.input)?;
+    let run = crate::context::run_files(&[
+        ("the rows file", Some(args.rows.as_path())),
+        ("the error records", args.errors.as_deref()),
+        ("the transcript", args.transcript.transcript.as_deref()),
+    ]);
     let pipeline =
-        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools)?;
+        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools, run)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, None);

@@ -13,8 +13,12 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices};
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let input = read_source(&args.input)?;
+    let run = crate::context::run_files(&[
+        ("the context", args.input.context.as_deref()),
+        ("the transcript", args.transcript.transcript.as_deref()),
+    ]);
     let pipeline =
-        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools)?;
+        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools, run)?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let mut context = read_context(args.input.context.as_deref())?;

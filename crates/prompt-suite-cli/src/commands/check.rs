@@ -9,7 +9,7 @@ use prompt_core::text::escape_controls;
 use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
 
 use crate::args::CheckArgs;
-use crate::context::{define, read_context, read_source, templates};
+use crate::context::{define, read_context, read_source, run_files, templates};
 use crate::diagnostic::Diagnostic;
 use crate::output;
 
@@ -23,8 +23,10 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     let mut context = read_context(args.input.context.as_deref())?;
     define(&mut context, &args.input.defines);
     let mut env = Environment::new();
-    let dir = templates(args.templates.templates.as_deref(), &input, args.input.from(), &mut env)?
-        .map(|(_, dir)| dir);
+    let run = run_files(&[("the context", args.input.context.as_deref())]);
+    let dir =
+        templates(args.templates.templates.as_deref(), &input, args.input.from(), &mut env, run)?
+            .map(|(_, dir)| dir);
     let template = env.compile(source).map_err(|err| input.report(&err))?;
     // The main template first, then each template followed, once.
     let mut analyses: Vec<(String, Analysis)> =

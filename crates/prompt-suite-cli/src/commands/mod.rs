@@ -7,6 +7,7 @@ use crate::diagnostic::Diagnostic;
 
 mod batch;
 mod build;
+mod chat_template;
 mod check;
 mod comments;
 mod convert;
@@ -31,5 +32,6 @@ pub(crate) fn execute(command: Command) -> Result<(), Diagnostic> {
         Command::Completions(args) => generate::completions(&args),
         Command::Man(args) => generate::man(&args),
         Command::Convert(args) => convert::execute(args),
+        Command::ChatTemplate(args) => chat_template::execute(args),
     }
 }

@@ -11,7 +11,7 @@ use prompt_suite::brackets::{
 use prompt_suite::pipeline::Templates;
 
 use crate::args::RenderArgs;
-use crate::context::{define, read_context, read_source, seed, templates};
+use crate::context::{define, read_context, read_source, run_files, seed, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
 use crate::input::Input;
@@ -27,7 +27,14 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     env.set_trim_blocks(args.trim_blocks);
     env.set_lstrip_blocks(args.lstrip_blocks);
     let from = args.input.from();
-    let templates = templates(args.templates.templates.as_deref(), &input, from, &mut env)?;
+    let history = args.history.history.as_deref();
+    let lock = history.map(|path| crate::history::beside(path, ".lock"));
+    let run = run_files(&[
+        ("the context", args.input.context.as_deref()),
+        ("the history", history),
+        ("the history's lock", lock.as_deref()),
+    ]);
+    let templates = templates(args.templates.templates.as_deref(), &input, from, &mut env, run)?;
     let input = &Sources { input, templates };
     let source = input.text()?;
     let template = env.compile(source).map_err(|err| input.report(&err))?;

@@ -214,6 +214,8 @@ fn no_name_leaves_the_root_in_render_build_or_batch() {
     let mut names = vec![
         ("'../secret.txt'", "invalid_template_name"),
         ("'/etc/passwd'", "invalid_template_name"),
+        // `render --templates` lets data build names (under the root);
+        // `build`, in the prompt's own directory, refuses it first.
         ("name", "invalid_template_name"),
     ];
     if cfg!(unix) {
@@ -234,6 +236,7 @@ fn no_name_leaves_the_root_in_render_build_or_batch() {
         let context = dir.path().join("context.json");
         std::fs::write(&context, r#"{"state": {"name": "../secret.txt"}}"#).unwrap();
         let build = [&build[..], &["--context", "context.json"]].concat();
+        let kind = if name == "name" { "data_template_name" } else { kind };
         assert_eq!(refused(dir.path(), &build, ""), (1, kind.to_owned()), "build {name}");
     }
 }
@@ -251,4 +254,103 @@ fn check_json_carries_the_followed_analyses() {
 #[test]
 fn exact_distributions_follow_includes() {
     assert_cmd_snapshot!(in_inputs(&["render", "exact.txt", "--exact"]));
+}
+
+/// In the prompt's own directory (the root of `build`, `batch`, and of
+/// `render` without `--templates`), a template name from data made a data
+/// file template code: a row naming the rows file, a context naming itself.
+/// It is `data_template_name`; a name the author wrote, also one data
+/// chooses among, is served; `render --templates DIR` (a root the user
+/// chose) lets data build names.
+#[test]
+fn a_name_from_data_is_refused_in_the_prompts_own_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("main.txt", "## user\n[% include name %]\n");
+    write("chosen.txt", "## user\n[% include {'a': 'part.txt', 'b': 'other.txt'}[name] %]\n");
+    write("part.txt", "PART");
+    write("rows.jsonl", "{\"state\": {\"name\": \"rows.jsonl\"}}\n");
+    write("context.json", r#"{"state": {"name": "context.json"}}"#);
+    write("choice.json", r#"{"state": {"name": "a"}}"#);
+    write("part.json", r#"{"state": {"name": "part.txt"}}"#);
+    let json = ["--error-format", "json"];
+    let build = [&json[..], &["build", "main.txt", "--param", "model=m"]].concat();
+    for context in ["context.json", "part.json"] {
+        let args = [&build[..], &["--context", context]].concat();
+        assert_eq!(refused(dir.path(), &args, ""), (1, "data_template_name".into()), "{context}");
+        let args = [&json[..], &["render", "main.txt", "--context", context]].concat();
+        assert_eq!(refused(dir.path(), &args, ""), (1, "data_template_name".into()), "{context}");
+    }
+    // A row naming the rows file: the row fails with the kind.
+    let mut batch = cli();
+    batch.current_dir(dir.path()).args(["batch", "main.txt", "--rows", "rows.jsonl"]);
+    batch.args(["--param", "model=m"]);
+    let output = crate::output_with_stdin(&mut batch, "");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout.contains("data_template_name") && !stdout.contains("\\\"state"), "{stdout}");
+    // Data choosing among written names, and a root the user chose.
+    let mut chosen = cli();
+    chosen.current_dir(dir.path()).args(["render", "chosen.txt", "--context", "choice.json"]);
+    let output = chosen.output().unwrap();
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "## user\nPART\n");
+    let mut templates = cli();
+    templates.current_dir(dir.path());
+    templates.args(["render", "main.txt", "--templates", ".", "--context", "part.json"]);
+    let output = templates.output().unwrap();
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), "## user\nPART\n");
+}
+
+/// A run's own files (its context, rows, tools, transcript, history and
+/// its lock, `--errors`, `-o`) were served as templates when a name (even
+/// an authored one, or a link) reached them, turning the run's data into
+/// template code. Whatever the root, each is `not_a_template`, known by
+/// device and inode.
+#[cfg(unix)]
+#[test]
+fn the_runs_own_files_are_never_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("ctx.json", r#"{"state": {}}"#);
+    write("tools.json", "[]");
+    write("rows.jsonl", "{}\n");
+    write("errors.jsonl", "");
+    write("out.txt", "");
+    write("h.json", r#"{"messages": []}"#);
+    write(".h.json.lock", "");
+    std::os::unix::fs::symlink("ctx.json", dir.path().join("link.txt")).unwrap();
+    let json = ["--error-format", "json"];
+    let cases: [(&str, &[&str]); 8] = [
+        ("ctx.json", &["render", "main.txt", "--context", "ctx.json"]),
+        ("link.txt", &["render", "main.txt", "--templates", ".", "--context", "ctx.json"]),
+        ("out.txt", &["render", "main.txt", "-o", "out.txt"]),
+        ("h.json", &["render", "main.txt", "--history", "h.json"]),
+        (".h.json.lock", &["render", "main.txt", "--history", "h.json"]),
+        ("ctx.json", &["build", "main.txt", "--param", "model=m", "--context", "ctx.json"]),
+        ("tools.json", &["build", "main.txt", "--param", "model=m", "--tools", "tools.json"]),
+        ("out.txt", &["build", "main.txt", "--param", "model=m", "-o", "out.txt"]),
+    ];
+    for (name, args) in cases {
+        write("main.txt", &format!("## user\n[% include '{name}' %]\n"));
+        let args = [&json[..], args].concat();
+        let (code, kind) = refused(dir.path(), &args, "");
+        assert_eq!((code, kind.as_str()), (1, "not_a_template"), "{name} {args:?}");
+    }
+    for (name, more) in [("rows.jsonl", None), ("errors.jsonl", Some("errors.jsonl"))] {
+        write("main.txt", &format!("## user\n[% include '{name}' %]\n"));
+        let mut batch = cli();
+        batch.current_dir(dir.path()).args(["batch", "main.txt", "--rows", "rows.jsonl"]);
+        batch.args(["--param", "model=m"]);
+        if let Some(errors) = more {
+            batch.args(["--format", "anthropic-batch", "--provider", "anthropic"]);
+            batch.args(["--param", "max_tokens=10", "--errors", errors]);
+        }
+        let output = crate::output_with_stdin(&mut batch, "");
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let mut records = String::from_utf8(output.stdout).unwrap();
+        if let Some(errors) = more {
+            records += &std::fs::read_to_string(dir.path().join(errors)).unwrap();
+        }
+        assert!(records.contains("not_a_template"), "{name}: {records}");
+    }
 }

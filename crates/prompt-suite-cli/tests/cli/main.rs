@@ -8,6 +8,7 @@
 mod anthropic;
 mod batch;
 mod build;
+mod chat_template;
 mod check;
 mod comments;
 mod compose;
