@@ -46,7 +46,7 @@ pub(crate) fn execute(args: ChatTemplateArgs) -> Result<(), Diagnostic> {
     let template_error = |err: &Error| match err {
         Error::Json(json) => template_input.reject_json(json),
         Error::Template(_) if !config => template_input.report(err),
-        _ => Diagnostic::of(err, None, template_input.origin().to_owned()),
+        _ => Diagnostic::of(err, None).with_origin(template_input.origin()),
     };
     let text = template_input.text()?;
     let template = if config {
@@ -59,7 +59,7 @@ pub(crate) fn execute(args: ChatTemplateArgs) -> Result<(), Diagnostic> {
     let conversation =
         Conversation::from_json(conversation_input.text()?).map_err(|err| match &err {
             Error::Json(json) => conversation_input.reject_json(json),
-            _ => Diagnostic::of(&err, None, conversation_input.origin().to_owned()),
+            _ => Diagnostic::of(&err, None).with_origin(conversation_input.origin()),
         })?;
     let applied = template.apply(&conversation).map_err(|err| template_error(&err))?;
     if args.json {
