@@ -2,7 +2,7 @@
 //! writes, and that the `state` subcommands read and edit: reading it,
 //! locking it against concurrent writers, saving it atomically.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -40,13 +40,28 @@ impl HistoryLock {
             )
             .with_origin(path.display().to_string())
         };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(io_error)?;
+        let not_a_lock = |what: &str| {
+            Diagnostic::new(
+                "history_locked",
+                format!(
+                    "the history's lock {} is {what}, not a regular file; nothing was recorded \
+                     (remove it if no other writer is running)",
+                    lock_path.display()
+                ),
+            )
+            .with_origin(path.display().to_string())
+        };
+        let file = open_lock(&lock_path).map_err(|err| match err {
+            LockOpen::Io(err) => io_error(err),
+            LockOpen::Link => not_a_lock("a symbolic link"),
+            LockOpen::Dir => not_a_lock("a directory"),
+        })?;
+        match file.metadata() {
+            Ok(meta) if meta.is_file() => {}
+            Ok(meta) if meta.is_dir() => return Err(not_a_lock("a directory")),
+            Ok(_) => return Err(not_a_lock("a FIFO, socket or device")),
+            Err(err) => return Err(io_error(err)),
+        }
         let started = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
@@ -70,6 +85,55 @@ impl HistoryLock {
             pause = (pause * 2).min(Duration::from_millis(20));
         }
     }
+}
+
+/// Why the lock file could not be opened.
+enum LockOpen {
+    /// It is a symbolic link (never followed).
+    Link,
+    /// It is a directory.
+    Dir,
+    Io(std::io::Error),
+}
+
+/// Opens (creating it) the lock file `lock_path` for reading and writing,
+/// beneath its directory's handle and never through a link: a planted
+/// `.NAME.lock` symlink cannot make a lock (or a file) appear anywhere else.
+/// Never blocks (a FIFO put there is opened without waiting, then refused
+/// by the caller as not a regular file).
+#[cfg(unix)]
+fn open_lock(lock_path: &Path) -> Result<File, LockOpen> {
+    use rustix::fs::{Mode, OFlags};
+    let dir = match lock_path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = lock_path.file_name().unwrap_or_default();
+    let dir = File::open(dir).map_err(LockOpen::Io)?;
+    let flags = OFlags::RDWR
+        | OFlags::CREATE
+        | OFlags::NOFOLLOW
+        | OFlags::CLOEXEC
+        | OFlags::NONBLOCK
+        | OFlags::NOCTTY;
+    match rustix::fs::openat(&dir, name, flags, Mode::from_bits_truncate(0o666)) {
+        Ok(fd) => Ok(File::from(fd)),
+        Err(rustix::io::Errno::LOOP) => Err(LockOpen::Link),
+        Err(rustix::io::Errno::ISDIR) => Err(LockOpen::Dir),
+        Err(errno) => Err(LockOpen::Io(errno.into())),
+    }
+}
+
+/// Elsewhere, the lock file opened by its path.
+#[cfg(not(unix))]
+fn open_lock(lock_path: &Path) -> Result<File, LockOpen> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock_path)
+        .map_err(LockOpen::Io)
 }
 
 /// An index error of a history operation (`--at` past the end), naming
@@ -199,6 +263,26 @@ mod tests {
         let again = HistoryLock::acquire(&path, Duration::ZERO).unwrap();
         drop(again);
         assert_eq!(files(dir.path()), [".h.json.lock"]);
+        // A planted link is never followed (it made `state set` create
+        // files anywhere), nor a FIFO or directory taken for a lock.
+        #[cfg(unix)]
+        {
+            let victim = dir.path().join("victim");
+            let linked = dir.path().join("l.json");
+            std::os::unix::fs::symlink(&victim, dir.path().join(".l.json.lock")).unwrap();
+            let err = HistoryLock::acquire(&linked, Duration::ZERO).unwrap_err();
+            assert_eq!(err.kind(), "history_locked");
+            assert!(err.message().contains("symbolic link"), "{}", err.message());
+            assert!(!victim.exists());
+            std::fs::create_dir(dir.path().join(".d.json.lock")).unwrap();
+            let err = HistoryLock::acquire(&dir.path().join("d.json"), Duration::ZERO).unwrap_err();
+            assert_eq!(err.kind(), "history_locked");
+            let fifo = dir.path().join(".f.json.lock");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            let err = HistoryLock::acquire(&dir.path().join("f.json"), Duration::ZERO).unwrap_err();
+            assert_eq!(err.kind(), "history_locked");
+            assert!(err.message().contains("not a regular file"), "{}", err.message());
+        }
         // A directory that does not exist cannot be locked.
         let missing = dir.path().join("no/h.json");
         assert_eq!(HistoryLock::acquire(&missing, Duration::ZERO).unwrap_err().kind(), "io_error");

@@ -8,8 +8,11 @@
 //! over it once the command has succeeded and [`discard`] removes otherwise:
 //! `FILE` is either left as it was or replaced whole, never half written.
 //! [`AtomicFile`] is also how the state history is saved. A terminating
-//! signal (Ctrl-C, `SIGTERM`, `SIGHUP`) while one is pending removes its
-//! temporary file, then lets the signal end the process as it would have.
+//! signal (any but `SIGKILL`, `SIGSTOP` and `SIGPIPE`) while one is pending
+//! removes its temporary file, then lets the signal end the process as it
+//! would have. An existing `FILE` that is not a regular file (a FIFO, a
+//! device, `/dev/stdout`) is written in place, as a shell redirection
+//! writes it; `-o -` is standard output.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -22,24 +25,86 @@ use crate::diagnostic::Diagnostic;
 
 /// The `-o` file being written, if any; every write of [`Writer`] goes
 /// there instead of standard output.
-static FILE: Mutex<Option<AtomicFile>> = Mutex::new(None);
+static FILE: Mutex<Option<OutputFile>> = Mutex::new(None);
 
-fn file() -> MutexGuard<'static, Option<AtomicFile>> {
+fn file() -> MutexGuard<'static, Option<OutputFile>> {
     FILE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Sends what the command prints to `path` from now on: a temporary file
-/// beside it is created at once, so that a directory that cannot take it is
-/// said before any work.
+/// Where `-o FILE` writes: a regular file (or a new one, or a link) is
+/// replaced atomically; an existing file that is not a regular file (a
+/// FIFO, a device such as `/dev/null`, also through a link such as
+/// `/dev/stdout`) is written in place, as a shell redirection writes it.
+#[derive(Debug)]
+enum OutputFile {
+    Atomic(AtomicFile),
+    InPlace { file: BufWriter<File>, target: PathBuf },
+}
+
+impl OutputFile {
+    fn target(&self) -> &Path {
+        match self {
+            OutputFile::Atomic(atomic) => &atomic.target,
+            OutputFile::InPlace { target, .. } => target,
+        }
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            OutputFile::Atomic(atomic) => atomic,
+            OutputFile::InPlace { file, .. } => file,
+        }
+    }
+}
+
+/// Sends what the command prints to `path` from now on (`-` is standard
+/// output): a temporary file beside it is created at once, so that a
+/// directory that cannot take it is said before any work; an existing file
+/// that is not a regular file is opened for writing in place instead.
 ///
 /// # Errors
 ///
 /// An `io_error` diagnostic naming `path` when the temporary file cannot
-/// be created.
+/// be created, or the file written in place cannot be opened (a directory).
 pub fn to_file(path: &Path) -> Result<(), Diagnostic> {
-    let created = AtomicFile::create(path).map_err(|err| cannot_write(path, &err))?;
-    *file() = Some(created);
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    let opened = match in_place(path) {
+        Some(opened) => opened.map_err(|err| cannot_write(path, &err))?,
+        None => {
+            OutputFile::Atomic(AtomicFile::create(path).map_err(|err| cannot_write(path, &err))?)
+        }
+    };
+    *file() = Some(opened);
     Ok(())
+}
+
+/// The output written in place when `path` exists (through links) and is
+/// not a regular file; `None` when it is to be replaced atomically. A
+/// directory is an error; what is opened is looked at again on the handle,
+/// so a regular file put there meanwhile is still replaced atomically
+/// (opening it for writing without truncating it changed nothing).
+fn in_place(path: &Path) -> Option<io::Result<OutputFile>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_file() {
+        return None;
+    }
+    if meta.is_dir() {
+        return Some(Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a directory")));
+    }
+    let file = match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(file) => file,
+        Err(err) => return Some(Err(err)),
+    };
+    match file.metadata() {
+        Ok(meta) if meta.is_file() => None,
+        Ok(_) => Some(Ok(OutputFile::InPlace {
+            file: BufWriter::with_capacity(64 << 10, file),
+            target: path.to_owned(),
+        })),
+        Err(err) => Some(Err(err)),
+    }
 }
 
 /// Replaces the `-o` file with what was written (nothing to do without
@@ -50,17 +115,26 @@ pub fn to_file(path: &Path) -> Result<(), Diagnostic> {
 /// An `io_error` diagnostic naming the file when it cannot be replaced; it
 /// is then left as it was.
 pub fn commit() -> Result<(), Diagnostic> {
-    let Some(atomic) = file().take() else { return Ok(()) };
-    let path = atomic.target.clone();
-    atomic.commit().map_err(|err| cannot_write(&path, &err))
+    let Some(output) = file().take() else { return Ok(()) };
+    match output {
+        OutputFile::Atomic(atomic) => {
+            let path = atomic.target.clone();
+            atomic.commit().map_err(|err| cannot_write(&path, &err))
+        }
+        OutputFile::InPlace { mut file, target } => match file.flush() {
+            Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(cannot_write(&target, &err)),
+            _ => Ok(()),
+        },
+    }
 }
 
 /// The `-o` file, while it is being written.
 pub fn target() -> Option<PathBuf> {
-    file().as_ref().map(|atomic| atomic.target.clone())
+    file().as_ref().map(|output| output.target().to_owned())
 }
 
-/// Forgets what was written for the `-o` file, which stays as it was.
+/// Forgets what was written for the `-o` file, which stays as it was (a
+/// file written in place keeps what was written into it).
 pub fn discard() {
     drop(file().take());
 }
@@ -78,21 +152,21 @@ pub struct Writer;
 impl Write for Writer {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut *file() {
-            Some(atomic) => atomic.write(buf),
+            Some(output) => output.writer().write(buf),
             None => io::stdout().lock().write(buf),
         }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut *file() {
-            Some(atomic) => atomic.write_all(buf),
+            Some(output) => output.writer().write_all(buf),
             None => io::stdout().lock().write_all(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut *file() {
-            Some(atomic) => atomic.flush(),
+            Some(output) => output.writer().flush(),
             None => io::stdout().lock().flush(),
         }
     }
@@ -136,7 +210,7 @@ pub fn write_json<T: Serialize + ?Sized>(value: &T) -> Result<(), Diagnostic> {
 /// The `io_error` of a failed write of the output.
 pub fn cannot_write_output(err: &io::Error) -> Diagnostic {
     let target = match &*file() {
-        Some(atomic) => atomic.target.display().to_string(),
+        Some(output) => output.target().display().to_string(),
         None => "standard output".to_owned(),
     };
     Diagnostic::new("io_error", format!("cannot write {target}: {err}"))
@@ -187,18 +261,45 @@ impl Drop for Pending {
     }
 }
 
-/// Starts, once, the thread that waits for Ctrl-C, `SIGTERM` or `SIGHUP`:
-/// it removes every pending temporary file, then ends the process by the
-/// same signal (its default action), so the exit status says what killed
-/// it. Only commands that write a file start it.
+/// Every signal whose default action ends the process and that a process
+/// can catch, except `SIGPIPE` (a closed output is not an error): `SIGKILL`
+/// and `SIGSTOP` cannot be caught, and a fault signal (`SIGILL`, `SIGFPE`,
+/// `SIGSEGV`) cannot be waited for by a thread.
+#[cfg(unix)]
+const TERMINATING: &[std::ffi::c_int] = {
+    use signal_hook::consts::signal::*;
+    &[
+        SIGHUP,
+        SIGINT,
+        SIGQUIT,
+        SIGTRAP,
+        SIGABRT,
+        SIGBUS,
+        SIGUSR1,
+        SIGUSR2,
+        SIGALRM,
+        SIGTERM,
+        SIGXCPU,
+        SIGXFSZ,
+        SIGVTALRM,
+        SIGPROF,
+        SIGSYS,
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        SIGIO,
+    ]
+};
+
+/// Starts, once, the thread that waits for a terminating signal (Ctrl-C,
+/// `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1`, ...: [`TERMINATING`]): it
+/// removes every pending temporary file, then ends the process by the same
+/// signal (its default action), so the exit status says what killed it.
+/// Only commands that write a file start it.
 fn watch_signals() {
     static WATCHING: OnceLock<()> = OnceLock::new();
     WATCHING.get_or_init(|| {
         #[cfg(unix)]
         {
-            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-            else {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new(TERMINATING) else {
                 return;
             };
             std::thread::spawn(move || {

@@ -135,20 +135,32 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Refuses an `--errors` file that is the rows file, the prompt, the `-o`
-/// file or standard output: creating it would empty what is being read or
-/// written (or the `-o` file would replace it at the end).
+/// Refuses an `--errors` file that is one of the batch's inputs (the rows
+/// file, the prompt, `--tools`, `--response-schema`, `--transcript`), the
+/// `-o` file or standard output: creating it would empty what is being
+/// read or written (or the `-o` file would replace it at the end). Files
+/// are compared by device and inode, so no other name of the same file
+/// (a link, `./x`, `/dev/fd/N`) gets through.
 fn not_an_input(path: &Path, args: &BatchArgs, output: Option<&Path>) -> Result<(), Diagnostic> {
     // A file that does not exist yet is none of them.
     let Ok(errors) = Handle::from_path(path) else { return Ok(()) };
-    let rows = (args.rows.as_os_str() != "-").then_some(("the rows file", args.rows.as_path()));
-    let prompt = args.input.path();
-    let named = rows.into_iter().chain(prompt.map(|p| ("the prompt", p)));
-    let named = named.chain(output.map(|p| ("the -o output", p)));
+    let named_file = |p: &Path| p.as_os_str() != "-";
+    let inputs = [
+        ("the rows file", Some(args.rows.as_path())),
+        ("the prompt", args.input.path()),
+        ("the --tools file", args.tools.tools.as_deref()),
+        ("the --response-schema file", args.tools.response_schema.as_deref()),
+        ("the --transcript file", args.transcript.transcript.as_deref()),
+        ("the -o output", output),
+    ];
+    let named = inputs
+        .into_iter()
+        .filter_map(|(what, path)| path.filter(|p| named_file(p)).map(|p| (what, p)));
     let mut same = named.filter(|(_, other)| Handle::from_path(other).is_ok_and(|h| h == errors));
     let what = match same.next() {
         Some((what, _)) => what,
         None if Handle::stdout().is_ok_and(|h| h == errors) => "standard output",
+        None if Handle::stdin().is_ok_and(|h| h == errors) => "standard input",
         None => return Ok(()),
     };
     Err(Diagnostic::new(

@@ -221,7 +221,19 @@ fn a_terminating_signal_leaves_no_temporary_file() {
     use nix::unistd::Pid;
     use std::os::unix::process::ExitStatusExt;
 
-    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+    for signal in [
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+        Signal::SIGALRM,
+        Signal::SIGXCPU,
+        Signal::SIGXFSZ,
+        Signal::SIGVTALRM,
+        Signal::SIGPROF,
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.txt");
         std::fs::write(&target, "old").unwrap();
@@ -251,5 +263,79 @@ fn a_terminating_signal_leaves_no_temporary_file() {
         assert_eq!(status.signal(), Some(signal as i32), "{signal}: {status:?}");
         assert_eq!(names(dir.path()), ["out.txt"], "{signal}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    }
+}
+
+/// An existing `-o` target that is not a regular file is written in place,
+/// as a shell redirection writes it: a FIFO (also through a link) stays a
+/// FIFO and its reader gets the output; a link to standard output writes
+/// there; `-o -` is standard output (regression: the FIFO was replaced by
+/// a regular file, and `-o -` made a file named `-`).
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_not_a_regular_file_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    for target in [&fifo, &link] {
+        let reading = fifo.clone();
+        let reader = std::thread::spawn(move || std::fs::read_to_string(reading).unwrap());
+        let output = output_with_stdin(cli().arg("comments").arg("-o").arg(target), "abc /// x\n");
+        assert!(output.status.success(), "{output:?}");
+        assert_eq!(reader.join().unwrap(), "abc\n");
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(names(dir.path()), ["link", "pipe"]);
+    }
+    // Standard output, by `-` and through a link to it.
+    let stdout = dir.path().join("stdout");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &stdout).unwrap();
+    for target in [std::path::Path::new("-"), stdout.as_path()] {
+        let output = output_with_stdin(cli().arg("comments").arg("-o").arg(target), "hi /// x\n");
+        assert!(output.status.success(), "{output:?}");
+        assert_eq!(String::from_utf8(output.stdout).unwrap(), "hi\n");
+    }
+    assert!(std::fs::symlink_metadata(&stdout).unwrap().file_type().is_symlink());
+    assert_eq!(names(dir.path()), ["link", "pipe", "stdout"]);
+    // A link to a regular file is itself replaced; the file stays as it was.
+    let file = dir.path().join("file");
+    std::fs::write(&file, "old").unwrap();
+    let to_file = dir.path().join("to_file");
+    std::os::unix::fs::symlink(&file, &to_file).unwrap();
+    let output = output_with_stdin(cli().arg("comments").arg("-o").arg(&to_file), "new");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "old");
+    assert_eq!(std::fs::read_to_string(&to_file).unwrap(), "new");
+    assert!(std::fs::symlink_metadata(&to_file).unwrap().is_file());
+}
+
+/// `--errors` that is one of the batch's inputs (`--tools`, also by another
+/// name of the same file) is `same_file`, and the input is left as it was
+/// (regression: it was emptied).
+#[cfg(unix)]
+#[test]
+fn errors_cannot_be_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, "[]").unwrap();
+    let other_name = dir.path().join("also-tools.json");
+    std::fs::hard_link(&tools, &other_name).unwrap();
+    for errors in [&tools, &other_name] {
+        let output = cli()
+            .args(["batch", "tests/cli/inputs/batch/envelope.txt", "--rows"])
+            .arg(format!("{INPUTS}/batch/ids.jsonl"))
+            .args(["--format", "openai-batch", "--tools"])
+            .arg(&tools)
+            .arg("--errors")
+            .arg(errors)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.starts_with("error[same_file]: "), "{stderr}");
+        assert!(stderr.contains("the --tools file"), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&tools).unwrap(), "[]");
     }
 }
