@@ -332,6 +332,14 @@ impl Prompt {
         Some((text, Span::new(start, (last + 1).max(start))))
     }
 
+    /// The line and column (1-based, in characters) in the prompt file of
+    /// byte `offset` of [`Prompt::text`].
+    pub(crate) fn input_position(&self, offset: usize) -> (usize, usize) {
+        let source = &self.stage.source;
+        let at = LineIndex::new(source).position(source, self.to_input(offset));
+        (at.line, at.column)
+    }
+
     /// Byte `offset` of [`Prompt::text`] in the prompt file, through what
     /// stage 1 deleted.
     fn to_input(&self, offset: usize) -> usize {

@@ -123,7 +123,9 @@ pub(crate) fn warn_row_notices(summary: &Summary, input: &Input, prompt_text: &s
 fn warn_placed(notices: &[(Option<usize>, &Notice)], input: &Input, prompt_text: &str) {
     let place = |notice: &Notice| match notice {
         Notice::DuplicateParam { line, column, .. } => Some((*line, *column)),
-        Notice::UndefinedVariable { line, column, .. } => line.zip(*column),
+        Notice::UndefinedVariable { line, column, .. } | Notice::EmptyTurn { line, column, .. } => {
+            line.zip(*column)
+        }
         _ => None,
     };
     let mut order: Vec<((usize, usize), usize)> =

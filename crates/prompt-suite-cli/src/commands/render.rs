@@ -67,8 +67,9 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     let seed = args.template.seed.unwrap_or_else(random_seed);
     let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
-    // Each bare `[[name]]` tag that printed an undefined name, once per name.
-    input.warn_all(&outcome.undefined);
+    // Each bare `[[name]]` tag that printed an undefined name, once per name
+    // (printing nothing for `[[ name ]]` is often meant in a lone template).
+    input.warn_all(outcome.undefined.iter().filter(|tag| tag.is_bare()));
     let commit_to = match (args.history.commit, history) {
         (true, Some((path, mut history, message))) => {
             commit(&mut history, message, &outcome.writes).map_err(|err| misuse(&err, path))?;
