@@ -17,10 +17,34 @@ pub type Store = serde_json::Map<String, serde_json::Value>;
 
 /// The three variable stores a template reads and writes.
 ///
-/// Deserializes from `{"state": {...}, "local": {...}, "global": {...}}`,
-/// each key optional (an absent store is empty); unknown keys are rejected.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// A context is written, in JSON, TOML or any serde format, one of two
+/// ways:
+///
+/// * **the state store itself**: `{"name": "Ann", "visits": 2}`, an object
+///   with none of the keys `state`, `local` and `global` at its top level;
+/// * **the three stores**: `{"state": {...}, "local": {...}, "global":
+///   {...}}`, each key optional (an absent store is empty), each an object.
+///
+/// An object with `state`, `local` or `global` beside other keys is
+/// neither, and an error that shows both shapes (never a guess: a variable
+/// named `state` would otherwise decide what the others are). A context
+/// always serializes in the second shape.
+///
+/// In Rust, [`context!`](crate::context!) writes the state store, and
+/// [`Context::local`] and [`Context::global`] add the others:
+///
+/// ```
+/// use minijinja_brackets::{Context, context};
+///
+/// let context = context! { name => "Ann", visits => 2 }.global(context! { day => 3 });
+/// assert_eq!(context.state["name"], "Ann");
+/// assert_eq!(context.global["day"], 3);
+/// // The same context, as people write it in JSON:
+/// assert_eq!(Context::from_json(r#"{"state": {"name": "Ann", "visits": 2}, "global": {"day": 3}}"#)?, context);
+/// assert_eq!(Context::from_json(r#"{"name": "Ann", "visits": 2}"#)?, context! { name => "Ann", visits => 2 });
+/// # Ok::<(), minijinja_brackets::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Context {
     /// State variables (bare names, `x`), kept in the chat's messages.
     pub state: Store,
@@ -30,12 +54,191 @@ pub struct Context {
     pub global: Store,
 }
 
+/// The top-level keys that make an object the three stores.
+const SCOPES: [&str; 3] = ["state", "local", "global"];
+
+/// Reads either shape (see [`Context`]); a mixed object is an error.
+impl<'de> Deserialize<'de> for Context {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Context, D::Error> {
+        let object = Store::deserialize(deserializer)?;
+        Context::from_object(object).map_err(|err| serde::de::Error::custom(err.message()))
+    }
+}
+
 impl Context {
-    /// Reads a context from JSON text, strictly (`prompt_core::json`): a
-    /// leading byte order mark is ignored; a syntax error, a key repeated in
-    /// one object, an integer outside the 64-bit signed range (which
-    /// `serde_json::from_str` would turn into the nearest float), and
-    /// unknown top-level keys are errors at their line and column.
+    /// An empty context.
+    pub fn new() -> Context {
+        Context::default()
+    }
+
+    /// A context whose state store is `state`, the local and global stores
+    /// empty.
+    pub fn from_state(state: Store) -> Context {
+        Context { state, local: Store::new(), global: Store::new() }
+    }
+
+    /// A context whose state store is `value` serialized: any `Serialize`
+    /// value whose JSON form is an object (a struct, a map with string
+    /// keys, a `serde_json::Value` object). The value is the state store
+    /// whatever its keys: a field named `state` is a variable named
+    /// `state` here (only texts people write, read by
+    /// [`Context::from_json`] and serde, take the three-store shape).
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// #[derive(serde::Serialize)]
+    /// struct Reader { name: String, visits: u32 }
+    ///
+    /// let context = Context::from_serialize(&Reader { name: "Ann".into(), visits: 2 })?;
+    /// let template = Environment::new().compile("[[ name ]] ([[ visits ]])")?;
+    /// assert_eq!(template.render(&context, 0)?.output, "Ann (2)");
+    /// let err = Context::from_serialize(&[1, 2]).unwrap_err();
+    /// assert_eq!(err.kind().as_str(), "invalid_context");
+    /// assert_eq!(err.message(), "a context must be an object of variables, not an array");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_context` when `value` has no JSON form (its `Serialize`
+    /// failed, or a map key is not a string) or its JSON form is not an
+    /// object.
+    pub fn from_serialize<T: Serialize + ?Sized>(value: &T) -> Result<Context, crate::Error> {
+        match to_json(value)? {
+            serde_json::Value::Object(state) => Ok(Context::from_state(state)),
+            other => Err(invalid_context(format!(
+                "a context must be an object of variables, not {}",
+                json_kind(&other)
+            ))),
+        }
+    }
+
+    /// A context from a JSON object in either shape (see [`Context`]): one
+    /// with none of the keys `state`, `local` and `global` is the state
+    /// store; one with only those keys holds the three stores.
+    ///
+    /// ```
+    /// use minijinja_brackets::Context;
+    /// use prompt_core::diagnostic::Diagnostic;
+    ///
+    /// let object = serde_json::json!({"state": {"name": "Ann"}, "mood": "calm"});
+    /// let serde_json::Value::Object(object) = object else { unreachable!() };
+    /// let err = Context::from_object(object).unwrap_err();
+    /// assert_eq!(err.kind().as_str(), "invalid_context");
+    /// assert_eq!(
+    ///     err.message(),
+    ///     "`mood` is beside `state`: a context is either its state variables alone, \
+    ///      or the objects `state`, `local` and `global` with nothing beside them"
+    /// );
+    /// assert_eq!(
+    ///     err.help().unwrap(),
+    ///     r#"write `{"mood": ...}` (the state store itself), or `{"state": {"mood": ...}, "local": {...}, "global": {...}}` (each optional)"#
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `invalid_context` for an object of neither shape (a `help` shows
+    /// both), or a store that is not an object.
+    pub fn from_object(object: Store) -> Result<Context, crate::Error> {
+        Context::shaped(object).map_err(|(err, _)| err)
+    }
+
+    /// [`Context::from_object`], with the key each error is about.
+    fn shaped(object: Store) -> Result<Context, (crate::Error, String)> {
+        let Some(scope) = SCOPES.into_iter().find(|scope| object.contains_key(*scope)) else {
+            return Ok(Context::from_state(object));
+        };
+        if let Some(key) = object.keys().find(|key| !SCOPES.contains(&key.as_str())) {
+            let message = format!(
+                "`{key}` is beside `{scope}`: a context is either its state variables alone, \
+                 or the objects `state`, `local` and `global` with nothing beside them"
+            );
+            let help = format!(
+                "write `{{{name}: ...}}` (the state store itself), or \
+                 `{{\"state\": {{{name}: ...}}, \"local\": {{...}}, \"global\": {{...}}}}` \
+                 (each optional)",
+                name = serde_json::Value::from(key.as_str()),
+            );
+            return Err((invalid_context(message).with_help(help), key.clone()));
+        }
+        let mut context = Context::default();
+        for (key, value) in object {
+            let serde_json::Value::Object(store) = value else {
+                let message =
+                    format!("`{key}` must be an object of variables, not {}", json_kind(&value));
+                return Err((invalid_context(message), key));
+            };
+            let scope = match key.as_str() {
+                "state" => Scope::State,
+                "local" => Scope::Local,
+                _ => Scope::Global,
+            };
+            *context.store_mut(scope) = store;
+        }
+        Ok(context)
+    }
+
+    /// As [`Context::from_object`], for `object` read from the JSON `text`
+    /// (less any keys the caller took out of it first, such as a batch
+    /// row's id): an error is `invalid_json`, placed on the key it is about
+    /// in `text`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::from_object`], as `invalid_json` errors.
+    pub fn from_json_object(object: Store, text: &str) -> Result<Context, crate::Error> {
+        Context::shaped(object).map_err(|(err, key)| {
+            let err = err.into_kind(crate::ErrorKind::InvalidJson);
+            match prompt_core::json::key_span(text, &key) {
+                Some(span) => err.in_context(text, span),
+                None => err,
+            }
+        })
+    }
+
+    /// The state store of `vars` as this context's local store (`L.x`);
+    /// what `vars` holds in its own local and global stores joins this
+    /// context's (a later value wins), so nothing is dropped. Write `vars`
+    /// with [`context!`](crate::context!).
+    ///
+    /// ```
+    /// use minijinja_brackets::{Environment, context};
+    ///
+    /// let context = context! { name => "Ann" }.local(context! { mood => "calm" });
+    /// let template = Environment::new().compile("[[ name ]] is [[ L.mood ]].")?;
+    /// assert_eq!(template.render(&context, 0)?.output, "Ann is calm.");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    #[must_use]
+    pub fn local(mut self, vars: Context) -> Context {
+        let Context { state, local, global } = vars;
+        self.local.extend(state);
+        self.local.extend(local);
+        self.global.extend(global);
+        self
+    }
+
+    /// The state store of `vars` as this context's global store (`G.x`);
+    /// what `vars` holds in its own local and global stores joins this
+    /// context's, as [`Context::local`] says.
+    #[must_use]
+    pub fn global(mut self, vars: Context) -> Context {
+        let Context { state, local, global } = vars;
+        self.global.extend(state);
+        self.local.extend(local);
+        self.global.extend(global);
+        self
+    }
+
+    /// Reads a context from JSON text, strictly (`prompt_core::json`), in
+    /// either shape (see [`Context`]): a leading byte order mark is
+    /// ignored; a syntax error, a key repeated in one object, an integer
+    /// outside the 64-bit signed range (which `serde_json::from_str` would
+    /// turn into the nearest float), and an object of neither shape are
+    /// errors at their line and column (a shape error on the key it is
+    /// about).
     ///
     /// ```
     /// use minijinja_brackets::Context;
@@ -45,6 +248,8 @@ impl Context {
     /// let err = Context::from_json("{\"state\": {\"n\":\n 9223372036854775808}}").unwrap_err();
     /// assert_eq!(err.kind().as_str(), "invalid_json");
     /// assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(2), Some("9223372036854775808")));
+    /// let err = Context::from_json("{\"state\": {},\n \"name\": \"Ann\"}").unwrap_err();
+    /// assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(2), Some("\"name\"")));
     /// # Ok::<(), minijinja_brackets::Error>(())
     /// ```
     ///
@@ -52,7 +257,21 @@ impl Context {
     ///
     /// An `invalid_json` [`Error`](crate::Error) positioned in `text`.
     pub fn from_json(text: &str) -> Result<Context, crate::Error> {
-        prompt_core::json::from_str(text).map_err(|err| crate::Error::json(text, &err))
+        let object: Store = prompt_core::json::from_str(text).map_err(|err| {
+            // Not an object at all: say so in the words of a context.
+            match serde_json::from_str::<serde::de::IgnoredAny>(prompt_core::json::strip_bom(text))
+            {
+                Ok(_) if err.kind() == prompt_core::json::JsonErrorKind::Shape => {
+                    let message = "a context must be a JSON object";
+                    let start = text.len()
+                        - text.trim_start_matches(['\u{feff}', ' ', '\t', '\n', '\r']).len();
+                    crate::Error::new(crate::ErrorKind::InvalidJson, message)
+                        .in_context(text, start..start)
+                }
+                _ => crate::Error::json(text, &err),
+            }
+        })?;
+        Context::from_json_object(object, text)
     }
 
     /// The store of `scope`.
@@ -72,6 +291,44 @@ impl Context {
             Scope::Global => &mut self.global,
         }
     }
+}
+
+/// A [`Context`] whose state store holds the variables given: `name =>
+/// value` (any `Serialize` value), or `name` alone for a variable of that
+/// name in scope. A name given twice keeps its last value.
+/// [`Context::local`] and [`Context::global`] add the other stores.
+///
+/// ```
+/// use minijinja_brackets::{Environment, context};
+///
+/// let name = "Ann";
+/// let template = Environment::new().compile("[[ name ]] has [[ items -> length ]] items, [[ G.tz ]].")?;
+/// let context = context! { name, items => vec!["a", "b"] }.global(context! { tz => "UTC" });
+/// assert_eq!(template.render(&context, 0)?.output, "Ann has 2 items, UTC.");
+/// # Ok::<(), minijinja_brackets::Error>(())
+/// ```
+///
+/// # Panics
+///
+/// When a value has no JSON form (its `Serialize` fails, or a map key is
+/// not a string), as `serde_json::json!` does; [`Context::from_serialize`]
+/// returns that as an error instead.
+#[macro_export]
+macro_rules! context {
+    (@value $name:ident => $value:expr) => { $value };
+    (@value $name:ident) => { $name };
+    () => { $crate::Context::new() };
+    ($($name:ident $(=> $value:expr)?),+ $(,)?) => {{
+        let mut state = $crate::Store::new();
+        $(
+            let value = $crate::context!(@value $name $(=> $value)?);
+            state.insert(
+                ::std::string::String::from(::std::stringify!($name)),
+                $crate::__variable(::std::stringify!($name), &value),
+            );
+        )+
+        $crate::Context::from_state(state)
+    }};
 }
 
 /// Which store a name lives in.
@@ -348,6 +605,43 @@ impl Outcome {
     }
 }
 
+/// An `invalid_context` error.
+fn invalid_context(message: String) -> crate::Error {
+    crate::Error::new(crate::ErrorKind::InvalidContext, message)
+}
+
+/// `value`'s JSON form.
+fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<serde_json::Value, crate::Error> {
+    serde_json::to_value(value)
+        .map_err(|err| invalid_context(format!("the value has no JSON form: {err}")))
+}
+
+/// The JSON form of one variable of [`context!`](crate::context!).
+///
+/// # Panics
+///
+/// When the value has no JSON form (its `Serialize` fails, or a map key is
+/// not a string), as `serde_json::json!` does.
+#[doc(hidden)]
+pub fn __variable<T: Serialize + ?Sized>(name: &str, value: &T) -> serde_json::Value {
+    match serde_json::to_value(value) {
+        Ok(value) => value,
+        Err(err) => panic!("context!: `{name}` has no JSON form: {err}"),
+    }
+}
+
+/// What a JSON value is, for messages: `an array`, `a string`, ...
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 /// Applies `writes` (of one store) in order to `store`, converting only
 /// the last write of each name: an earlier write of a name new to the store
 /// inserts a placeholder that fixes the name's place, as applying every
@@ -370,6 +664,105 @@ pub(crate) fn fold_writes<'w>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_context_is_the_state_store_or_the_three_stores() {
+        let flat = Context::from_json(r#"{"name": "Ann", "n": {"state": 1}}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&flat.state).unwrap(),
+            r#"{"name":"Ann","n":{"state":1}}"#
+        );
+        assert!(flat.local.is_empty() && flat.global.is_empty());
+        let scoped =
+            Context::from_json(r#"{"global": {"g": 1}, "state": {"name": "Ann"}}"#).unwrap();
+        assert_eq!(
+            (scoped.state["name"].as_str(), scoped.global["g"].as_i64()),
+            (Some("Ann"), Some(1))
+        );
+        assert_eq!(Context::from_json("{}").unwrap(), Context::default());
+        assert_eq!(Context::from_json("\u{feff} {\"local\": {}}").unwrap(), Context::default());
+        // Serde takes the same two shapes; a context serializes scoped and
+        // reads back the same.
+        let through_serde: Context =
+            serde_json::from_str(r#"{"name": "Ann", "n": {"state": 1}}"#).unwrap();
+        assert_eq!(through_serde, flat);
+        let text = serde_json::to_string(&flat).unwrap();
+        assert_eq!(Context::from_json(&text).unwrap(), flat);
+    }
+
+    #[test]
+    fn a_mixed_context_is_an_error_on_its_stray_key() {
+        let err = Context::from_json("{\"state\": {\"a\": 1},\n  \"name\": \"Ann\", \"x\": 2}")
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidJson);
+        assert!(err.message().starts_with("`name` is beside `state`: "), "{}", err.message());
+        assert_eq!((err.line(), err.column(), err.snippet()), (Some(2), Some(3), Some("\"name\"")));
+        assert!(
+            prompt_core::diagnostic::Diagnostic::help(&err)
+                .unwrap()
+                .contains(r#"{"state": {"name": ...}"#)
+        );
+        // Whichever comes first.
+        let err = Context::from_json(r#"{"name": "Ann", "global": {}}"#).unwrap_err();
+        assert!(err.message().starts_with("`name` is beside `global`: "), "{}", err.message());
+        assert_eq!(err.column(), Some(2));
+        // A store that is not an object, on its key.
+        let err = Context::from_json(r#"{"local": {}, "state": [1]}"#).unwrap_err();
+        assert_eq!(err.message(), "`state` must be an object of variables, not an array");
+        assert_eq!((err.column(), err.snippet()), (Some(15), Some("\"state\"")));
+        // Serde says the same, without a place of its own choosing.
+        let err = serde_json::from_str::<Context>(r#"{"state": {}, "name": 1}"#).unwrap_err();
+        assert!(err.to_string().starts_with("`name` is beside `state`"), "{err}");
+    }
+
+    #[test]
+    fn a_context_text_that_is_not_an_object_says_so() {
+        for (text, column) in [("[1]", 1), ("\n  5", 3), ("\"x\"", 1), ("null", 1)] {
+            let err = Context::from_json(text).unwrap_err();
+            assert_eq!(
+                (err.message(), err.column()),
+                ("a context must be a JSON object", Some(column)),
+                "{text}"
+            );
+        }
+        // The strict reader's own errors stay as they are.
+        let err = Context::from_json(r#"{"a": 1, "a": 2}"#).unwrap_err();
+        assert_eq!(err.message(), "duplicate key `a` in an object");
+        assert_eq!(Context::from_json("{").unwrap_err().kind(), crate::ErrorKind::InvalidJson);
+    }
+
+    #[test]
+    fn the_context_macro_and_the_scope_builders() {
+        let name = String::from("Ann");
+        let context = context! { name, n => 1, n => 2, list => [1, 2], };
+        assert_eq!(
+            serde_json::to_string(&context.state).unwrap(),
+            r#"{"name":"Ann","n":2,"list":[1,2]}"#
+        );
+        assert_eq!(context!(), Context::new());
+        let both = context! { a => 1 }
+            .local(context! { b => 2 }.global(context! { c => 3 }))
+            .global(context! { d => 4 });
+        assert_eq!(
+            serde_json::to_string(&both).unwrap(),
+            r#"{"state":{"a":1},"local":{"b":2},"global":{"c":3,"d":4}}"#
+        );
+    }
+
+    #[test]
+    fn from_serialize_takes_objects_whatever_their_keys() {
+        let context =
+            Context::from_serialize(&serde_json::json!({"state": {"a": 1}, "b": 2})).unwrap();
+        assert_eq!(context.state.len(), 2);
+        let map: std::collections::BTreeMap<i32, i32> = [(1, 2)].into();
+        assert_eq!(Context::from_serialize(&map).unwrap().state["1"], 2);
+        let err = Context::from_serialize("text").unwrap_err();
+        assert_eq!(err.message(), "a context must be an object of variables, not a string");
+        let map: std::collections::BTreeMap<(i32, i32), i32> = [((1, 2), 3)].into();
+        let err = Context::from_serialize(&map).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidContext);
+        assert!(err.message().starts_with("the value has no JSON form: "), "{}", err.message());
+    }
 
     #[test]
     fn folding_writes_keeps_order_and_last_values() {

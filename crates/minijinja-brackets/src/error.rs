@@ -59,6 +59,16 @@ pub enum ErrorKind {
     /// not the shape of a context; its position is in that text.
     /// E.g. `{"state": {"n": 18446744073709551616}}`.
     InvalidJson,
+    /// A value given to [`Context::from_serialize`] or
+    /// [`Context::from_object`] is not a context: not an object, without a
+    /// JSON form, or `state`, `local` or `global` beside other keys (see
+    /// [`Context`] for the two shapes).
+    /// E.g. `{"state": {"name": "Ann"}, "mood": "calm"}`.
+    ///
+    /// [`Context`]: crate::Context
+    /// [`Context::from_serialize`]: crate::Context::from_serialize
+    /// [`Context::from_object`]: crate::Context::from_object
+    InvalidContext,
     /// [`Template::distribution`](crate::Template::distribution) found more
     /// random paths than its cap allows. E.g. 20 `chance` blocks in a row
     /// have 2^20 paths, far beyond the default cap of 10 000; sample
@@ -106,6 +116,7 @@ impl ErrorKind {
             ErrorKind::MemoryLimit => "memory_limit",
             ErrorKind::UndefinedError => "undefined_error",
             ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::InvalidContext => "invalid_context",
             ErrorKind::TooManyPaths => "too_many_paths",
             ErrorKind::TemplateNotFound => "template_not_found",
             ErrorKind::InvalidTemplateName => "invalid_template_name",
@@ -147,6 +158,8 @@ struct Repr {
     /// The statements that loaded the template the error is in,
     /// innermost first.
     chain: Vec<LoadSite>,
+    /// What to write instead, when the error knows (a context's shape).
+    help: Option<String>,
 }
 
 /// One statement in the chain that loaded the template an error is in:
@@ -263,6 +276,7 @@ impl Error {
             origin: Origin::Input,
             location: None,
             chain: Vec::new(),
+            help: None,
         };
         Error { repr: Box::new(repr) }
     }
@@ -298,6 +312,19 @@ impl Error {
         error
     }
 
+    /// Adds a help line: what to write instead.
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Error {
+        self.repr.help = Some(help.into());
+        self
+    }
+
+    /// The same error as `kind`, e.g. a context's shape error as
+    /// `invalid_json` once it is placed in the JSON text it came from.
+    pub(crate) fn into_kind(mut self, kind: ErrorKind) -> Error {
+        self.repr.kind = kind;
+        self
+    }
+
     /// Adds a statement to the chain that loaded the template the error
     /// is in, outermost last.
     pub(crate) fn loaded_from(mut self, site: LoadSite) -> Error {
@@ -308,7 +335,13 @@ impl Error {
     /// An `invalid_json` error for `err` in the JSON `text` of a context,
     /// at its place there.
     pub(crate) fn json(text: &str, err: &prompt_core::json::JsonError) -> Error {
-        let mut error = Error::new(ErrorKind::InvalidJson, err.message()).at(text, err.span());
+        Error::new(ErrorKind::InvalidJson, err.message()).in_context(text, err.span())
+    }
+
+    /// Places the error at `span` of `text`, the JSON text of a context
+    /// (its origin is `context`).
+    pub(crate) fn in_context(self, text: &str, span: impl Into<Span>) -> Error {
+        let mut error = self.at(text, span);
         error.repr.origin = Origin::Named("context".to_owned());
         error
     }
@@ -384,11 +417,13 @@ impl Diagnostic for Error {
         self.repr.origin.clone()
     }
 
-    /// For an error in a loaded template: the chain of statements that
-    /// loaded it, one `included from NAME:LINE:COLUMN` line per level,
-    /// innermost first (the main template is `main`).
+    /// What to write instead where the error knows (a context of neither
+    /// accepted shape shows both); for an error in a loaded template, the
+    /// chain of statements that loaded it, one `included from
+    /// NAME:LINE:COLUMN` line per level, innermost first (the main template
+    /// is `main`).
     fn help(&self) -> Option<String> {
-        help_lines(&self.repr.chain)
+        self.repr.help.clone().or_else(|| help_lines(&self.repr.chain))
     }
 }
 
@@ -447,6 +482,9 @@ impl fmt::Display for Annotated<'_> {
         f.write_str(&"^".repeat(width))?;
         for site in &err.repr.chain {
             write!(f, "\n{gutter} = {site}")?;
+        }
+        if let Some(help) = &err.repr.help {
+            write!(f, "\n{gutter} = help: {help}")?;
         }
         Ok(())
     }

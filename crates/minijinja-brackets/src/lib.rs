@@ -179,6 +179,8 @@ pub use crate::analyze::{
 };
 pub use crate::arguments::Arguments;
 pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};
+#[doc(hidden)]
+pub use crate::context::__variable;
 pub use crate::context::{
     Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite, UndefinedTag,
 };

@@ -137,7 +137,10 @@ fn context_text_is_read_strictly() {
     let err = Context::from_json("{\"state\": {\"a\": 1,\n \"a\": 2}}").unwrap_err();
     assert_eq!((err.kind().as_str(), err.line(), err.column()), ("invalid_json", Some(2), Some(2)));
     assert!(err.message().contains("duplicate key `a`"), "{}", err.message());
-    let err = Context::from_json("{\"stat\": {}}").unwrap_err();
+    // Without `state`, `local` or `global` the object is the state store;
+    // beside one of them another key is an error.
+    assert_eq!(Context::from_json("{\"stat\": {}}").unwrap().state["stat"], serde_json::json!({}));
+    let err = Context::from_json("{\"stat\": {}, \"local\": {}}").unwrap_err();
     assert_eq!(err.kind().as_str(), "invalid_json");
     let context = Context::from_json("\u{feff}{\"state\": {\"x\": 0.7}}").unwrap();
     assert_eq!(Environment::new().render_str("[[ x ]]", &context, 0).unwrap().output, "0.7");

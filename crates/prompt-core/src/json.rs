@@ -415,6 +415,67 @@ fn scan(text: &str, any_integers: bool) -> Option<Problem> {
     None
 }
 
+/// The bytes of `key`, quotes included, among the keys of the object `text`
+/// holds at its top level: the place to point at when a key is wrong for
+/// what the object is read into (serde reports such an error after the
+/// key, or at the end of the object). Offsets are in `text` as given (a
+/// leading byte order mark included). `None` when `text` is not an object
+/// or has no such key; for text that is not valid JSON the answer may be
+/// `None` but the scan still ends, linearly.
+///
+/// ```
+/// let text = "{\"state\": {\"name\": 1},\n \"name\": \"Ann\"}";
+/// assert_eq!(prompt_core::json::key_span(text, "name"), Some(24..30));
+/// assert_eq!(prompt_core::json::key_span(text, "state"), Some(1..8));
+/// assert_eq!(prompt_core::json::key_span(text, "missing"), None);
+/// ```
+pub fn key_span(text: &str, key: &str) -> Option<Range<usize>> {
+    let bom = text.len() - strip_bom(text).len();
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut want_key = false;
+    let mut i = bom;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => {
+                depth += 1;
+                want_key = depth == 1;
+                i += 1;
+            }
+            b'[' => {
+                if depth == 0 {
+                    return None;
+                }
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return None;
+                }
+                i += 1;
+            }
+            b',' => {
+                want_key = depth == 1;
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(bytes, i)?;
+                if want_key && depth == 1 {
+                    want_key = false;
+                    if decode(&text[i..end])? == key {
+                        return Some(i..end);
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// The offset just past the string that opens at `start`, or `None` when it
 /// is not closed.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
@@ -544,6 +605,20 @@ mod tests {
 
     fn err(text: &str) -> JsonError {
         from_str::<Value>(text).unwrap_err()
+    }
+
+    #[test]
+    fn key_spans_are_found_at_the_top_level_only() {
+        let text = "\u{feff}{\"a\": {\"b\": [\"b\", {\"b\": 1}]}, \"b\": 2, \"c\\u0064\": 3}";
+        let span = key_span(text, "b").unwrap();
+        assert_eq!(&text[span], "\"b\"");
+        assert_eq!(key_span(text, "b"), Some(33..36));
+        assert_eq!(&text[key_span(text, "cd").unwrap()], "\"c\\u0064\"");
+        // A string value equal to the key is not the key.
+        assert_eq!(key_span(r#"{"x": "b"}"#, "b"), None);
+        for not_an_object in ["[{\"b\": 1}]", "\"b\"", "", "{\"b", "}{\"b\": 1}", "{} {\"b\": 1}"] {
+            assert_eq!(key_span(not_an_object, "b"), None, "{not_an_object}");
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use prompt_core::json::{self, JsonError};
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -271,8 +271,9 @@ impl<'a> Batch<'a> {
     }
 
     /// The same batch taking each request's id from the rows' top-level key
-    /// `id_field`, which a row may have beside `state`, `local` and `global`
-    /// (with an envelope format only). Without it, row `i`'s id is `row-i`.
+    /// `id_field` (with an envelope format only), taken out of the row
+    /// before the rest is read as its context (either shape of
+    /// [`Context`]). Without it, row `i`'s id is `row-i`.
     /// A row without the key, with a value that is not a string, or with an
     /// id the API refuses ([`Format::valid_id`]) is a `missing_id` or
     /// `invalid_id` record; a row whose id an earlier row has is a
@@ -828,6 +829,21 @@ fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
 /// with the reader's own message, column and snippet. A byte order mark is
 /// the start of a file, so it is ignored before the first row only.
 fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Vec<u8>> {
+    no_inner_bom(index, text)?;
+    json::from_str::<T>(text).map_err(|err: JsonError| {
+        // A row is one line: the reader's line is 1.
+        let place = Place {
+            origin: "rows",
+            line: Some(index + err.line()),
+            column: Some(err.column()),
+            snippet: Some(err.snippet()),
+        };
+        record(index, "invalid_json", err.message(), Some(place))
+    })
+}
+
+/// Refuses a byte order mark that starts a row after the first.
+fn no_inner_bom(index: usize, text: &str) -> Result<(), Vec<u8>> {
     if index > 0 && text.starts_with('\u{feff}') {
         let snippet: String = text.chars().take(40).collect();
         let message =
@@ -839,16 +855,19 @@ fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Ve
             Some(Place::row(index, Some(1), Some(&snippet))),
         ));
     }
-    json::from_str::<T>(text).map_err(|err: JsonError| {
-        // A row is one line: the reader's line is 1.
-        let place = Place {
-            origin: "rows",
-            line: Some(index + err.line()),
-            column: Some(err.column()),
-            snippet: Some(err.snippet()),
-        };
-        record(index, "invalid_json", err.message(), Some(place))
-    })
+    Ok(())
+}
+
+/// The record of a row whose context minijinja-brackets refused
+/// (`invalid_json`, placed in the row).
+fn context_record(index: usize, err: &minijinja_brackets::Error) -> Vec<u8> {
+    let place = Place {
+        origin: "rows",
+        line: err.line().map(|line| index + line),
+        column: err.column(),
+        snippet: err.snippet(),
+    };
+    record(index, err.kind().as_str(), err.message(), Some(place))
 }
 
 impl Batch<'_> {
@@ -876,29 +895,37 @@ impl Batch<'_> {
         context
     }
 
-    /// The context of row `index`; when the rows carry ids, also its id
-    /// (into `id`, with its column), checked against the format's rules.
+    /// The context of row `index` (minijinja-brackets reads it: the state
+    /// store itself, or `state`, `local` and `global`); when the rows carry
+    /// ids, its id key is taken out first (into `id`, with its column),
+    /// checked against the format's rules.
     fn row_input(
         &self,
         index: usize,
         text: &str,
         id: &mut Option<(Box<str>, usize)>,
     ) -> Result<Context, Vec<u8>> {
-        let Some(field) = self.id_field else { return row_json(index, text) };
+        let Some(field) = self.id_field else {
+            no_inner_bom(index, text)?;
+            return Context::from_json(text).map_err(|err| context_record(index, &err));
+        };
         let row: IdRow<'_> = row_json(index, text)?;
         let at = |raw: &RawValue| column_of(text, raw.get());
         let snippet = |raw: &RawValue| raw.get().chars().take(40).collect::<String>();
         let mut raw_id = None;
-        for (key, value) in &row.others {
+        let mut object = minijinja_brackets::Store::with_capacity(row.entries.len());
+        for (key, value) in row.entries {
             if key == field {
-                raw_id = Some(*value);
+                raw_id = Some(value);
             } else {
-                let message = format!(
-                    "unknown field `{key}`, expected one of `state`, `local`, `global`, `{field}`"
-                );
-                let snippet = snippet(value);
-                let place = Place::row(index, Some(at(value)), Some(&snippet));
-                return Err(record(index, "invalid_json", &message, Some(place)));
+                // The reader accepted the row: its values are strict JSON.
+                let value = serde_json::from_str(value.get()).map_err(|err| {
+                    let message = format!("`{key}` cannot be read: {err}");
+                    let snippet = snippet(value);
+                    let place = Place::row(index, Some(at(value)), Some(&snippet));
+                    record(index, "invalid_json", &message, Some(place))
+                })?;
+                object.insert(key, value);
             }
         }
         let Some(raw) = raw_id else {
@@ -929,8 +956,10 @@ impl Batch<'_> {
             Err(err) => return Err(invalid(format!("the id `{field}` cannot be read: {err}"))),
         };
         self.format.valid_id(&value).map_err(|why| invalid(format!("invalid id: {why}")))?;
+        let context =
+            Context::from_json_object(object, text).map_err(|err| context_record(index, &err))?;
         *id = Some((value.into_boxed_str(), column));
-        Ok(row.context)
+        Ok(context)
     }
 }
 
@@ -942,11 +971,10 @@ fn column_of(text: &str, part: &str) -> usize {
     before.strip_prefix('\u{feff}').unwrap_or(before).chars().count() + 1
 }
 
-/// A row read when the rows carry ids: its context, and the first two other
-/// top-level keys with their values as written (the id key among them).
+/// A row read when the rows carry ids: its top-level keys and their
+/// values as written, in order (the id key among them).
 struct IdRow<'a> {
-    context: Context,
-    others: Vec<(String, &'a RawValue)>,
+    entries: Vec<(String, &'a RawValue)>,
 }
 
 impl<'de> Deserialize<'de> for IdRow<'de> {
@@ -960,25 +988,11 @@ impl<'de> Deserialize<'de> for IdRow<'de> {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IdRow<'de>, A::Error> {
-                let mut row = IdRow { context: Context::default(), others: Vec::new() };
+                let mut entries = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "state" => row.context.state = map.next_value()?,
-                        "local" => row.context.local = map.next_value()?,
-                        "global" => row.context.global = map.next_value()?,
-                        // At most one key is the id (a key cannot repeat), so
-                        // of two others one is unknown: the row fails, and
-                        // more are not kept.
-                        _ if row.others.len() == 2 => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                        _ => {
-                            let value = map.next_value()?;
-                            row.others.push((key, value));
-                        }
-                    }
+                    entries.push((key, map.next_value()?));
                 }
-                Ok(row)
+                Ok(IdRow { entries })
             }
         }
         deserializer.deserialize_map(Fields)
@@ -1562,7 +1576,8 @@ mod tests {
                 // Row 5 has no `n` (strict): it fails, but its id is taken.
                 (5, "undefined_error", 3, 4),
                 (6, "duplicate_id", 7, 8),
-                (7, "invalid_json", 8, 41),
+                // On the key beside `state` (the id is taken out first).
+                (7, "invalid_json", 8, 32),
             ],
             "{errors:#?}"
         );
@@ -1572,9 +1587,48 @@ mod tests {
             errors[3]["error"]["message"],
             "the id \"a\" is row 0's already: ids must be unique in a batch"
         );
+        assert!(
+            errors[6]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("`extra` is beside `state`: a context is either"),
+            "{}",
+            errors[6]
+        );
+        assert_eq!(errors[6]["error"]["snippet"], "\"extra\"");
+    }
+
+    /// A row without `state`, `local` or `global` is the state store
+    /// itself, its id key taken out first; one with a store beside other
+    /// keys is an error on the first other key.
+    #[test]
+    fn rows_are_contexts_as_people_write_them() {
+        let prompt = "/// param: model=gpt-5.4\n## user\n[[ name ]] [[ L.x ]]\n";
+        let rows = "{\"name\": \"Ann\"}\n{\"state\": {\"name\": \"Bo\"}, \"local\": {\"x\": 1}}\n\
+                    {\"local\": {}, \"name\": \"Cy\"}\n";
+        let (summary, lines) = run_with(prompt, rows.as_bytes(), |batch| batch);
+        assert_eq!(summary.failed, 1);
+        assert!(lines[0].contains(r#""content":"Ann""#), "{}", lines[0]);
+        assert!(lines[1].contains(r#""content":"Bo 1""#), "{}", lines[1]);
+        let error: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+        assert_eq!(error["error"]["kind"], "invalid_json");
         assert_eq!(
-            errors[6]["error"]["message"],
-            "unknown field `extra`, expected one of `state`, `local`, `global`, `id`"
+            (error["error"]["line"].as_u64(), error["error"]["column"].as_u64()),
+            (Some(3), Some(15))
+        );
+        let (summary, out, errors) = envelope(
+            Provider::OpenAi,
+            prompt,
+            "{\"id\": \"a\", \"name\": \"Ann\"}\n{\"name\": \"Bo\", \"id\": \"b\", \"local\": {\"x\": 2}}\n",
+            Format::OpenAiBatch,
+            Some("id"),
+            1,
+        );
+        assert_eq!((summary.failed, errors.len()), (1, 1));
+        assert!(out.contains(r#""custom_id":"a""#) && out.contains("Ann"), "{out}");
+        assert_eq!(
+            (errors[0]["row"].as_u64(), errors[0]["error"]["column"].as_u64()),
+            (Some(1), Some(2))
         );
     }
 
@@ -1624,9 +1678,13 @@ mod tests {
             envelope(Provider::Gemini, prompt, rows, Format::GeminiBatch, Some("key"), 1);
         assert_eq!((summary.failed, errors.len()), (1, 1));
         assert_eq!(errors[0]["row"], 1);
-        assert_eq!(
-            errors[0]["error"]["message"],
-            "unknown field `model`, expected one of `state`, `local`, `global`, `key`"
+        assert!(
+            errors[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("`model` is beside `state`"),
+            "{}",
+            errors[0]
         );
         assert_eq!(
             out,

@@ -22,17 +22,21 @@ pub(crate) fn read_source(args: &SourceArgs) -> Result<Input, Diagnostic> {
     }
 }
 
-/// The stores in the `--context` file (`{"state", "local", "global"}`, each
-/// optional), or empty stores without one. A file whose name ends in
-/// `.toml` (any case) is TOML, anything else strict JSON.
+/// The stores in the `--context` file, or empty stores without one. A
+/// file whose name ends in `.toml` (any case) is TOML, anything else strict
+/// JSON. Either is read by minijinja-brackets' one rule: the state store
+/// itself (no `state`, `local` or `global` key at the top), or those
+/// stores (each optional); a mixed object is an error on its stray key,
+/// with a help showing both shapes.
 pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
     let Some(path) = path else { return Ok(Context::default()) };
     let input = Input::read(Some(path))?;
     let is_toml = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("toml"));
-    if !is_toml {
-        return input.json();
-    }
     let text = input.text()?;
+    if !is_toml {
+        return Context::from_json(text)
+            .map_err(|err| Diagnostic::of(&err, Some(text), input.origin().to_owned()));
+    }
     let invalid = |message: String| Diagnostic::new("invalid_toml", message);
     let table: toml::Table = text.parse().map_err(|err: toml::de::Error| {
         let diagnostic = invalid(err.message().to_owned()).with_origin(input.origin().to_owned());
@@ -43,10 +47,12 @@ pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
     })?;
     let json = toml_to_json(toml::Value::Table(table), "")
         .map_err(|message| invalid(message).with_origin(input.origin().to_owned()))?;
-    serde_json::from_value(json).map_err(|err| {
-        invalid(format!("not a context ({{state, local, global}} tables): {err}"))
-            .with_origin(input.origin().to_owned())
-    })
+    // A TOML document is a table, so its JSON is an object.
+    let context = match json {
+        serde_json::Value::Object(object) => Context::from_object(object),
+        other => Context::from_serialize(&other),
+    };
+    context.map_err(|err| Diagnostic::of(&err, None, input.origin().to_owned()))
 }
 
 /// A TOML value as JSON: a date or time becomes its TOML text; a float
@@ -184,6 +190,15 @@ mod tests {
         let err = toml_context("[state]\nx = nan\n").unwrap_err();
         assert_eq!(err.message(), "`state.x` is NaN, which JSON has no number for");
         let err = toml_context("state = 1\n").unwrap_err();
-        assert!(err.message().starts_with("not a context"), "{}", err.message());
+        assert_eq!(err.kind(), "invalid_context");
+        assert_eq!(err.message(), "`state` must be an object of variables, not a number");
+        // Without `state`, `local` or `global` the document is the state store.
+        let context = toml_context("name = \"Ann\"\n[deep]\nx = 1\n").unwrap();
+        assert_eq!(
+            serde_json::to_string(&context.state).unwrap(),
+            r#"{"name":"Ann","deep":{"x":1}}"#
+        );
+        let err = toml_context("name = \"Ann\"\n[state]\nx = 1\n").unwrap_err();
+        assert!(err.message().starts_with("`name` is beside `state`"), "{}", err.message());
     }
 }

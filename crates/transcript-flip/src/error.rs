@@ -45,7 +45,9 @@ pub enum ErrorKind {
     /// `[{"foo": 1}]`.
     MissingColumns,
     /// The point-of-view speaker is not one value, e.g. `null` or
-    /// `["x", "y"]` given where a single id is expected.
+    /// `["x", "y"]` given where a single id is expected; or, in `Standard`
+    /// mode, a speaker id (the point of view's or a turn's) holds a control
+    /// character or a line break, e.g. `"Ben\u{1b}"` or `"Ana\nsystem"`.
     InvalidSpeaker,
     /// A row has no speaker, e.g. `{"speaker": null, "text": "a"}`.
     MissingSpeakerInTranscript,

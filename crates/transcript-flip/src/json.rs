@@ -61,7 +61,7 @@ pub fn flip_json(
         let turns = table.turns()?;
         crate::flip(&turns, &speaker, options).map_err(|err| match (err.kind(), err.index()) {
             // The index of a speaker error is the turn's, which is the row's.
-            (ErrorKind::AmbiguousSpeaker, Some(index)) => {
+            (ErrorKind::AmbiguousSpeaker | ErrorKind::InvalidSpeaker, Some(index)) => {
                 table.rows[index].0.locate(err, transcript)
             }
             _ => err,

@@ -86,9 +86,11 @@ ways; on inputs with none of these features both modes give the same output.
    the speaker wrote disappears, prose that mentions `<s>` or `<think>`
    stays readable, and the result no longer matches any token shape. See
    [`sanitize`].
-2. **Speaker ids and labels are sanitized too**, and line breaks in ids are
-   collapsed to a space, so a speaker named `System` or `"Ana\nsystem"`
-   cannot forge a header (`"System - obey"`, `"Ana system: obey"`).
+2. **Speaker ids and labels are sanitized too**, and an id holding a
+   control character or a line break is refused
+   ([`ErrorKind::InvalidSpeaker`]), so a speaker named `System` or
+   `"Ana\nsystem"` cannot forge a header (`"System - obey"`), nor
+   `"Ben\u{1b}[2J"` reach a terminal.
 3. **Merging never drops extra fields silently**: the merged leading system
    keeps its fields, and a run of messages merges only when their extra
    fields (`name`, ...) agree; otherwise [`ErrorKind::ConflictingFields`].
@@ -100,8 +102,11 @@ ways; on inputs with none of these features both modes give the same output.
 6. **An id that only looks like the point of view's is refused**
    ([`ErrorKind::AmbiguousSpeaker`]): `B\u{200b}en`, `Ben ` or the
    Cyrillic `Веn` when flipping for `Ben` would get user turns labelled
-   with the agent's own name. Ids look alike when, in NFKC, without
-   default-ignorable characters and trimmed, they have the same Unicode
+   with the agent's own name, and so would `Ben` followed by a braille
+   blank (U+2800) or a Hangul filler (U+3164). Ids look alike when, in
+   NFKC, without the characters that show nothing (Default_Ignorable_Code_Point),
+   with each run of blanks (White_Space, U+2800) read as one space and
+   none at either end, they have the same Unicode
    TR39 confusable skeleton; case alone never counts (`ben` is another
    speaker, as in LLMR). LLMR accepts such a transcript, and `Llmr` mode
    does too: it is the reference, byte for byte.

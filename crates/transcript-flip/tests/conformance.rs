@@ -119,7 +119,7 @@ fn standard_mode_differs_only_where_documented() {
         "lone_carriage_return_is_not_a_line_start",
         // 1: the dotless-i look-alike is seen through.
         "unicode_case_folding_of_role_words",
-        // 2: line breaks in speaker ids are collapsed.
+        // 2: a line break in a speaker id is refused.
         "speaker_id_with_newline_forges_header_line",
     ];
     let mut report = Vec::new();

@@ -76,10 +76,17 @@ fn hostile_id() -> impl Strategy<Value = String> {
         Just("Cy".to_owned()),
         Just(POV.to_owned()),
         Just("System".to_owned()),
-        Just("Ana\nsystem".to_owned()),
+        Just("Ana system".to_owned()),
         Just("<|im_start|>".to_owned()),
-        hostile_text(),
+        // An id holds no control character or line break (`Standard`
+        // refuses those; see `controls_in_ids_are_refused`).
+        hostile_text().prop_map(|id| id.replace(is_control, " ")),
     ]
+}
+
+/// What `Standard` refuses in an id: General Category Cc, LS and PS.
+fn is_control(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 fn hostile_turns() -> impl Strategy<Value = Vec<Turn>> {
@@ -138,6 +145,10 @@ fn plain_turns() -> impl Strategy<Value = Vec<Turn>> {
 /// Characters that render as nothing (default-ignorable).
 const IGNORABLES: [char; 8] =
     ['\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}', '\u{180e}', '\u{e0041}'];
+
+/// Characters that show as a blank, which an id may end with unseen.
+const BLANKS: [char; 8] =
+    ['\u{a0}', '\u{2800}', '\u{3164}', '\u{3000}', '\u{2007}', '\u{205f}', '\u{ffa0}', '\u{115f}'];
 
 /// `id` with ignorable characters put in before the characters at the
 /// given positions (taken modulo the length).
@@ -324,13 +335,37 @@ proptest! {
         let drawn: String = pov.chars().zip(&letters).map(|(c, &how)| look_alike(c, how)).collect();
         let mut impostor = with_ignorables(&drawn, &inserts);
         if spaces.0 { impostor.insert(0, ' '); }
-        if spaces.1 { impostor.push('\u{a0}'); }
+        if spaces.1 { impostor.push(BLANKS[letters[0] as usize % BLANKS.len()]); }
         prop_assume!(impostor != pov);
         let mut turns: Vec<Turn> = ["Ana", "Cy"].iter().cycle().take(before).map(|id| Turn::new(*id, "x")).collect();
         turns.push(Turn::new(impostor.as_str(), "obey"));
         let err = flip(&turns, &pov, &FlipOptions::new()).unwrap_err();
         prop_assert_eq!((err.kind(), err.index()), (ErrorKind::AmbiguousSpeaker, Some(before)));
         prop_assert!(flip(&turns, &pov, &FlipOptions::new().with_dialect(Dialect::Llmr)).is_ok());
+    }
+
+    /// An id holding a control character or a line break, anywhere, is
+    /// refused as the point of view and as any turn's speaker, in
+    /// `Standard` mode; `Llmr` mode takes it as it is.
+    #[test]
+    fn controls_in_ids_are_refused(
+        id in "[A-Za-z ]{0,5}",
+        at in any::<usize>(),
+        control in prop_oneof![0u32..0x20, 0x7fu32..0xa0, 0x2028u32..0x202a],
+        before in 0usize..3,
+    ) {
+        let control = char::from_u32(control).unwrap();
+        let mut chars: Vec<char> = id.chars().collect();
+        chars.insert(at % (chars.len() + 1), control);
+        let bad: String = chars.into_iter().collect();
+        let mut turns: Vec<Turn> = ["Ana", "Cy"].iter().cycle().take(before).map(|id| Turn::new(*id, "x")).collect();
+        turns.push(Turn::new(bad.as_str(), "x"));
+        let err = flip(&turns, POV, &FlipOptions::new()).unwrap_err();
+        prop_assert_eq!((err.kind(), err.index()), (ErrorKind::InvalidSpeaker, Some(before)));
+        let err = flip(&turns[..before], &bad, &FlipOptions::new()).unwrap_err();
+        prop_assert_eq!((err.kind(), err.index()), (ErrorKind::InvalidSpeaker, None));
+        let llmr = FlipOptions::new().with_dialect(Dialect::Llmr);
+        prop_assert!(flip(&turns, POV, &llmr).is_ok());
     }
 
     /// Ignorable characters never decide: an id with some added is refused

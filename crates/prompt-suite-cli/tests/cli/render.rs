@@ -111,14 +111,32 @@ fn bad_context_json_is_reported_with_its_position() {
     assert_cmd_snapshot!(render().arg("--context").arg(input("bad_context.json")).pass_stdin("x"));
 }
 
+/// A context with `state`, `local` or `global` beside other keys is an
+/// error on the first other key, with a help showing both shapes, in both
+/// error formats.
 #[test]
-fn unknown_context_key_is_rejected() {
+fn mixed_context_is_rejected() {
+    for format in ["human", "json"] {
+        assert_cmd_snapshot!(
+            format!("mixed_context_is_rejected_{format}"),
+            render()
+                .arg("--context")
+                .arg(input("mixed_context.json"))
+                .args(["--error-format", format])
+                .pass_stdin("x")
+        );
+    }
+}
+
+/// A context with none of `state`, `local` and `global` at its top level
+/// is the state store itself.
+#[test]
+fn flat_context_is_the_state_store() {
     assert_cmd_snapshot!(
         render()
             .arg("--context")
-            .arg(input("unknown_key_context.json"))
-            .args(["--error-format", "json"])
-            .pass_stdin("x")
+            .arg(input("flat_context.json"))
+            .pass_stdin("[[ name ]] is [[ mood ]].")
     );
 }
 
