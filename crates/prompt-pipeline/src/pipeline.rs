@@ -7,6 +7,8 @@
 
 use minijinja_brackets::{Context, Outcome};
 
+use prompt_core::chat::{Message, Role};
+
 use crate::arrange;
 use crate::compiled::{Arranged, Built, Compiled};
 use crate::config::Pipeline;
@@ -152,6 +154,14 @@ impl Compiled {
         };
         if let Some(transcript) = transcript {
             messages.extend(arrange::flip(transcript)?);
+        }
+        // The host's frame: its system message leads, its instruction is
+        // the last user message.
+        if let Some(system) = &config.system {
+            messages.insert(0, Message::text(Role::System, system.as_str()));
+        }
+        if let Some(instruction) = &config.instruction {
+            messages.push(Message::text(Role::User, instruction.as_str()));
         }
         // Stage 4: the order the provider requires.
         if config.alternation.applies(provider) {

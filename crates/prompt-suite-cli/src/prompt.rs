@@ -11,7 +11,9 @@ use prompt_suite::segment::Bundle;
 
 use prompt_core::text::LineIndex;
 
-use crate::args::{PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs};
+use crate::args::{
+    FramingArgs, PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs,
+};
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
 
@@ -22,9 +24,10 @@ pub(crate) fn pipeline(
     pipeline: &PipelineArgs,
     template: &TemplateArgs,
     provider: &ProviderArgs,
+    framing: &FramingArgs,
     args: &ToolArgs,
 ) -> Result<Pipeline, Diagnostic> {
-    let mut builder = crate::args::builder(pipeline, template, provider);
+    let mut builder = crate::args::builder(pipeline, template, provider, framing);
     let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;

@@ -26,8 +26,13 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notic
 /// itself is rejected (nothing is written then).
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let input = read_source(&args.input)?;
-    let pipeline =
-        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools)?;
+    let pipeline = crate::prompt::pipeline(
+        &args.pipeline,
+        &args.template,
+        &args.provider,
+        &args.framing,
+        &args.tools,
+    )?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, None);
