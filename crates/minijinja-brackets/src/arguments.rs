@@ -30,6 +30,22 @@ impl<'a> NameIndex<'a> {
         NameIndex(index)
     }
 
+    /// Records a name bound after the index was made: the index grows with
+    /// it, and is built once the names are too many to scan, so binding
+    /// many names one by one stays linear.
+    /// `name` is at `position`; `all` gives every name in order (asked
+    /// once, when the index is built).
+    pub(crate) fn add<I>(&mut self, name: &'a str, position: usize, all: impl FnOnce() -> I)
+    where
+        I: ExactSizeIterator<Item = &'a str>,
+    {
+        if !self.0.is_empty() {
+            self.0.entry(name).or_insert(position);
+        } else if position >= SCAN {
+            *self = NameIndex::of(all());
+        }
+    }
+
     /// The position of `name`, from the index or, without one, from `scan`.
     pub(crate) fn position(
         &self,

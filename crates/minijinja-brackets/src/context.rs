@@ -391,6 +391,9 @@ pub struct Rendered {
     /// [`Outcome::data_ranges`]).
     #[serde(skip)]
     pub data_ranges: Vec<Range<usize>>,
+    /// As [`Outcome::generation_ranges`].
+    #[serde(skip)]
+    pub generation_ranges: Vec<Range<usize>>,
     /// The state store after rendering.
     pub state: Store,
     /// The chat-local store after rendering.
@@ -457,6 +460,11 @@ pub struct Outcome {
     /// ```
     #[serde(skip)]
     pub data_ranges: Vec<Range<usize>>,
+    /// The byte ranges of `output` that `{% generation %}` blocks wrote
+    /// (the Jinja2 profile; transformers' assistant mask), in order. Empty
+    /// otherwise. Not serialized.
+    #[serde(skip)]
+    pub generation_ranges: Vec<Range<usize>>,
     /// Every assignment, in order.
     pub writes: Vec<StoreWrite>,
     /// Every `qr`/`st` request, in order.
@@ -595,6 +603,7 @@ impl Outcome {
         Rendered {
             output: self.output,
             data_ranges: self.data_ranges,
+            generation_ranges: self.generation_ranges,
             state,
             local,
             global,

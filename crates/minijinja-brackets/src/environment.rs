@@ -10,8 +10,10 @@ use indexmap::IndexMap;
 use crate::callable::{
     Filter, Function, HostNames, IntoFilter, IntoFunction, IntoTest, Registry, Test,
 };
+use crate::dialect::{Dialect, Profile, Syntax};
 use crate::limits::Limits;
 use crate::loader::{Library, LoadError};
+use crate::pycompat::Clock;
 use crate::syntax::lexer::Whitespace;
 
 impl Default for Registry {
@@ -57,6 +59,9 @@ pub struct Environment {
     limits: Limits,
     strict: bool,
     whitespace: Whitespace,
+    dialect: Dialect,
+    /// What `strftime_now` reads (the Jinja2 profile).
+    clock: Clock,
     /// Shared by the templates compiled from it; copied when a host adds to
     /// it afterwards.
     registry: Arc<Registry>,
@@ -71,6 +76,8 @@ impl Default for Environment {
             limits: Limits::default(),
             strict: false,
             whitespace: Whitespace::default(),
+            dialect: Dialect::default(),
+            clock: Clock::default(),
             registry: Registry::builtins(),
             library: Arc::default(),
         }
@@ -89,6 +96,7 @@ impl fmt::Debug for Environment {
             .field("limits", &self.limits)
             .field("strict", &self.strict)
             .field("whitespace", &self.whitespace)
+            .field("dialect", &self.dialect)
             .field("host_filters", &sorted(&self.registry.host.filters))
             .field("host_tests", &sorted(&self.registry.host.tests))
             .field("host_functions", &sorted(&self.registry.host.functions))
@@ -141,6 +149,110 @@ impl Environment {
 
     pub(crate) fn whitespace(&self) -> Whitespace {
         self.whitespace
+    }
+
+    /// How templates compiled afterwards spell their tags: brackets (the
+    /// default) or Jinja's braces (see [`Syntax`]). Independent of the
+    /// [`Profile`].
+    ///
+    /// ```
+    /// use minijinja_brackets::{Environment, Syntax};
+    ///
+    /// let mut env = Environment::new();
+    /// env.set_syntax(Syntax::Jinja);
+    /// let out = env.render_str("{{ 'hi' | upper }}{# note #}", &Default::default(), 0)?;
+    /// assert_eq!(out.output, "HI");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    pub fn set_syntax(&mut self, syntax: Syntax) {
+        self.dialect.syntax = syntax;
+    }
+
+    /// The syntax templates are compiled with.
+    pub fn syntax(&self) -> Syntax {
+        self.dialect.syntax
+    }
+
+    /// What templates compiled afterwards mean: the reference's rules (the
+    /// default) or Jinja2's (see [`Profile`]). Independent of the
+    /// [`Syntax`].
+    ///
+    /// The Jinja2 profile brings its own `tojson`, `round` and `format`
+    /// filters and the functions `raise_exception` and `strftime_now`; host
+    /// filters and functions added afterwards take their place as usual.
+    pub fn set_profile(&mut self, profile: Profile) {
+        self.dialect.profile = profile;
+        self.install_profile();
+    }
+
+    /// The clock `strftime_now` reads (the Jinja2 profile): the local
+    /// time (the default) or a fixed time.
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+        if self.dialect.profile == Profile::Jinja2 {
+            self.install_profile();
+        }
+    }
+
+    /// The environment transformers renders chat templates in
+    /// (`apply_chat_template`): Jinja syntax, the Jinja2 profile,
+    /// `trim_blocks` and `lstrip_blocks`, loop controls, `raise_exception`,
+    /// `strftime_now` (the local clock; see [`Environment::set_clock`]),
+    /// `tojson` as `json.dumps` and `{% generation %}`.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// let env = Environment::for_chat_templates();
+    /// let template = env.compile(
+    ///     "{% for m in messages %}<|{{ m.role }}|>\n{{ m.content.strip() }}\n{% endfor %}",
+    /// )?;
+    /// let context = Context::from_json(r#"{"state": {"messages": [{"role": "user", "content": " hi "}]}}"#)?;
+    /// assert_eq!(template.render(&context, 0)?.output, "<|user|>\nhi\n");
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    pub fn for_chat_templates() -> Environment {
+        let mut env = Environment::new();
+        env.set_syntax(Syntax::Jinja);
+        env.set_profile(Profile::Jinja2);
+        env.set_trim_blocks(true);
+        env.set_lstrip_blocks(true);
+        env
+    }
+
+    /// Puts the profile's own built-ins in the registry (or the
+    /// reference's back).
+    fn install_profile(&mut self) {
+        let registry = Arc::make_mut(&mut self.registry);
+        let jinja2 = self.dialect.profile == Profile::Jinja2;
+        if jinja2 {
+            for (name, filter) in crate::pycompat::filters() {
+                registry.filters.insert(Arc::from(name), filter);
+            }
+            for (name, function) in crate::pycompat::functions(self.clock.clone()) {
+                registry.functions.insert(Arc::from(name), function);
+            }
+            return;
+        }
+        for (name, _) in crate::pycompat::filters() {
+            let builtin = crate::defaults::filters().into_iter().find(|(n, _)| *n == name);
+            match builtin {
+                Some((_, filter)) => registry.filters.insert(Arc::from(name), filter),
+                None => registry.filters.shift_remove(name),
+            };
+        }
+        for (name, _) in crate::pycompat::functions(Clock::Local) {
+            registry.functions.shift_remove(name);
+        }
+    }
+
+    /// The profile templates are compiled and rendered with.
+    pub fn profile(&self) -> Profile {
+        self.dialect.profile
+    }
+
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Adds (or replaces) a filter. A host filter named like a built-in one

@@ -51,8 +51,10 @@ pub enum ErrorKind {
     /// loop writing a 16 MB string to a variable a thousand times: the
     /// write log lists every assignment.
     MemoryLimit,
-    /// Strict mode only: printing or iterating an undefined value.
-    /// E.g. `[[ missing ]]`.
+    /// Strict mode: printing or iterating an undefined value (e.g.
+    /// `[[ missing ]]`); the Jinja2 profile: an attribute, item or method
+    /// of an undefined value, or arithmetic with one (e.g.
+    /// `{{ missing.name }}`).
     UndefinedError,
     /// JSON text given to [`Context::from_json`](crate::Context::from_json)
     /// is malformed, repeats a key, holds an integer outside 64 bits, or is
@@ -98,6 +100,14 @@ pub enum ErrorKind {
     /// A template includes, extends or imports itself through the active
     /// chain, which the message names (`a.txt → b.txt → a.txt`).
     TemplateCycle,
+    /// The template itself raised an error (the Jinja2 profile's
+    /// `raise_exception(message)`, transformers' way for a chat template to
+    /// refuse a conversation); the message is the template's. E.g.
+    /// `{{ raise_exception('Conversation roles must alternate') }}`.
+    TemplateRaised,
+    /// The Jinja2 profile refused what Jinja2's immutable sandbox refuses:
+    /// a method that changes a value. E.g. `{{ messages.append(x) }}`.
+    SandboxRefused,
 }
 
 impl ErrorKind {
@@ -123,6 +133,8 @@ impl ErrorKind {
             ErrorKind::LoadError => "load_error",
             ErrorKind::CompositionLimit => "composition_limit",
             ErrorKind::TemplateCycle => "template_cycle",
+            ErrorKind::TemplateRaised => "template_raised",
+            ErrorKind::SandboxRefused => "sandbox_refused",
         }
     }
 }

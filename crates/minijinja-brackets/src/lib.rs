@@ -184,14 +184,18 @@ pub use crate::context::__variable;
 pub use crate::context::{
     Context, Effect, Outcome, Rendered, Scope, Store, StoreWrite, UndefinedTag,
 };
+pub use crate::dialect::{Profile, Syntax};
 pub use crate::environment::Environment;
 pub use crate::error::{Error, ErrorKind, LoadSite, LoadStatement};
 pub use crate::exact::Distribution;
 pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHistory};
 pub use crate::limits::Limits;
 pub use crate::loader::LoadError;
+pub use crate::pycompat::Clock;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
+/// The time library of [`Clock`] (`jiff::Zoned`).
+pub use jiff;
 /// The byte span errors carry (the suite's one span type).
 pub use prompt_core::text::Span;
 
@@ -200,6 +204,7 @@ mod arguments;
 mod callable;
 mod context;
 mod defaults;
+mod dialect;
 mod environment;
 mod error;
 mod eval;
@@ -210,6 +215,7 @@ mod history;
 mod limits;
 mod loader;
 mod provenance;
+mod pycompat;
 mod random;
 mod resolve;
 mod span;

@@ -109,7 +109,6 @@ impl TextBuf {
     /// Appends a string value with its provenance: a data string is one
     /// piece, a [`Text`] keeps its own. Other values are not strings;
     /// `false` for them.
-    #[cfg(test)]
     pub(crate) fn push_string(&mut self, value: &Value) -> bool {
         match &value.0 {
             Repr::Str(s) => self.push_data(s),
@@ -141,6 +140,12 @@ impl TextBuf {
         self.text.truncate(mark.len);
         self.data.truncate(mark.pieces);
         value
+    }
+
+    /// Everything written, as a value with its provenance (as
+    /// [`TextBuf::take_from`] the start).
+    pub(crate) fn into_value(mut self) -> Value {
+        self.take_from(Mark { len: 0, pieces: 0 })
     }
 
     /// Removes what was written since `mark`.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::callable::Registry;
 use crate::callable::{Filter, Test};
+use crate::dialect::Profile;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::syntax::{self, ast, ast::Callee};
@@ -20,6 +21,7 @@ pub(crate) fn compile_unit(
     name: Option<Arc<str>>,
     source: Arc<str>,
 ) -> Result<Compiled, Error> {
+    let source = env.dialect().syntax.normalize(source);
     Compiled::build(name, source, |source| compile(env, source))
 }
 
@@ -44,9 +46,12 @@ pub(crate) fn compile<'a>(
     source: &'a str,
 ) -> Result<(ast::Template<'a>, Resolution), Error> {
     let registry = env.registry();
-    match syntax::parse(source, env.limits(), env.whitespace()) {
+    match syntax::parse(source, env.limits(), env.whitespace(), env.dialect()) {
         Ok(tree) => {
-            let resolution = resolve(registry, source, &tree.filters, &tree.tests)?;
+            let resolution = match env.profile() {
+                Profile::Reference => resolve(registry, source, &tree.filters, &tree.tests)?,
+                Profile::Jinja2 => resolve_late(registry, source, &tree.filters, &tree.tests)?,
+            };
             Ok((tree, resolution))
         }
         Err(failed) => Err(resolve(registry, source, &failed.filters, &failed.tests)
@@ -104,6 +109,30 @@ pub(crate) fn resolve(
         return Err(Error::new(kind, message).at(source, callee.span));
     }
     Ok(Resolution { filters: found_filters.into(), tests: found_tests.into() })
+}
+
+/// The Jinja2 profile's resolution: as Jinja2 does, an unknown filter
+/// is an error only when it runs (templates guard filters of other engines
+/// behind conditions); an unknown test is still an error here.
+fn resolve_late(
+    registry: &Registry,
+    source: &str,
+    filters: &[Callee<'_>],
+    tests: &[Callee<'_>],
+) -> Result<Resolution, Error> {
+    let found_filters: Vec<Filter> = filters
+        .iter()
+        .map(|callee| {
+            registry.filters.get(callee.name).cloned().unwrap_or_else(|| {
+                let close = registry.suggest_filter(callee.name);
+                let hint = close.map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+                let message = format!("unknown filter `{}`{hint}", callee.name);
+                Filter::new(move |_, _| Err(Error::new(ErrorKind::UnknownFilter, message.clone())))
+            })
+        })
+        .collect();
+    let tests = resolve(registry, source, &[], tests)?.tests;
+    Ok(Resolution { filters: found_filters.into(), tests })
 }
 
 fn callee_start(callee: &Callee<'_>) -> usize {

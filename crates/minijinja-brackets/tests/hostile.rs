@@ -70,7 +70,10 @@ fn compose(case: &Case, env: &mut Environment) -> Result<(), String> {
 }
 
 fn run(case: &Case) -> Result<(), String> {
-    let mut env = Environment::new();
+    // `"chat_template": true`: Jinja syntax and the Jinja2 profile.
+    let chat = case.options.get("chat_template").and_then(serde_json::Value::as_bool);
+    let mut env =
+        if chat == Some(true) { Environment::for_chat_templates() } else { Environment::new() };
     env.set_limits(limits(case));
     match compose(case, &mut env) {
         Ok(()) => {}

@@ -46,6 +46,45 @@ fn render_inputs() {
     });
 }
 
+/// Glob-driven render snapshots over `tests/jinja-inputs/*.txt`, in the
+/// chat-template environment (Jinja syntax, the Jinja2 profile, both
+/// whitespace modes, a fixed clock): the output, then its data ranges and
+/// generation ranges (each with the text it covers).
+#[test]
+fn jinja_render_inputs() {
+    let mut env = Environment::for_chat_templates();
+    let now: minijinja_brackets::jiff::Zoned = "2026-01-15T10:30:00+00:00[UTC]".parse().unwrap();
+    env.set_clock(minijinja_brackets::Clock::Fixed(now));
+    insta::glob!("jinja-inputs/*.txt", |path| {
+        let input = std::fs::read_to_string(path).unwrap();
+        let (header, template) = input.split_once("\n---\n").expect("a `---` line");
+        let expect_error = path.file_name().unwrap().to_string_lossy().starts_with("err_");
+        let snapshot = match env.render_str(template, &context(header), 0) {
+            Ok(rendered) => {
+                assert!(!expect_error, "{} rendered without an error", path.display());
+                let show = |ranges: &[std::ops::Range<usize>]| {
+                    ranges
+                        .iter()
+                        .map(|r| format!("{r:?} {:?}", &rendered.output[r.clone()]))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                format!(
+                    "{}\n===== data\n{}\n===== generation\n{}",
+                    rendered.output,
+                    show(&rendered.data_ranges),
+                    show(&rendered.generation_ranges)
+                )
+            }
+            Err(err) => {
+                assert!(expect_error, "{} failed: {err}", path.display());
+                format!("{}\n\n{err:#?}", err.annotated())
+            }
+        };
+        insta::assert_snapshot!(snapshot);
+    });
+}
+
 /// The `undefined_variable` warnings, each with the text its span covers.
 fn undefined(rendered: &Rendered, template: &str) -> String {
     let mut shown = String::new();

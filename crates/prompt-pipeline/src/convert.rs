@@ -1084,7 +1084,13 @@ mod tests {
         });
         prop::collection::vec(prop_oneof![user, call], 1..6).prop_map(|turns| {
             let mut messages = vec![Message::text(Role::System, "s")];
-            for turn in turns {
+            for (turn_index, mut turn) in turns.into_iter().enumerate() {
+                // Ids are unique in a conversation (`duplicate_tool_call_id`).
+                for part in &mut turn.content {
+                    if let Part::ToolCall { id, .. } = part {
+                        id.push_str(&format!("_{turn_index}"));
+                    }
+                }
                 let calls: Vec<String> = turn
                     .content
                     .iter()

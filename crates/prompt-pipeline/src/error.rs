@@ -191,12 +191,61 @@ pub enum ErrorKind {
         /// The provider.
         provider: &'static str,
     },
-    /// A tool result answers a call id that no earlier tool call has.
-    UnknownToolCall {
+    /// A tool result answers an id that no call of the assistant message
+    /// right before its tool messages has.
+    UnknownToolCallId {
         /// The index of the message holding the result.
         message: usize,
         /// The id it names.
         call_id: String,
+    },
+    /// A tool call with the id of an earlier call, or a second result for
+    /// one call: results could not be told apart (Gemini would give one
+    /// call's result under the other's name; Anthropic refuses it).
+    DuplicateToolCallId {
+        /// The index of the message holding the repeat.
+        message: usize,
+        /// The id.
+        call_id: String,
+        /// The index of the message holding the first call (a call), or the
+        /// call the result answers a second time (a result).
+        first: usize,
+        /// Whether the repeat is a result (else a call).
+        result: bool,
+    },
+    /// A tool call with no result in the tool messages right after its
+    /// assistant message: another message comes first, or the conversation
+    /// ends.
+    UnansweredToolCall {
+        /// The index of the assistant message holding the call.
+        message: usize,
+        /// The call's id.
+        call_id: String,
+        /// The index of the message that came before the result; `None`
+        /// when the conversation ends first.
+        next: Option<usize>,
+    },
+    /// A tool call whose function name breaks the providers' rule (1 to 64
+    /// ASCII letters, digits, `_` or `-`).
+    InvalidToolName {
+        /// The provider.
+        provider: &'static str,
+        /// The index of the message holding the call.
+        message: usize,
+        /// The name.
+        name: String,
+    },
+    /// A tool call whose id breaks the provider's documented rule (an
+    /// Anthropic id with a `.`, a Responses id over 64 characters).
+    InvalidToolCallId {
+        /// The provider.
+        provider: &'static str,
+        /// The index of the message holding the call.
+        message: usize,
+        /// The id.
+        call_id: String,
+        /// The provider's rule.
+        rule: &'static str,
     },
     /// A request body to convert ([`crate::ChatBody`]) that is not strict
     /// JSON (a syntax error, a repeated key).
@@ -364,9 +413,41 @@ impl Error {
             ErrorKind::MissingModel { provider } => format!(
                 "{provider} requires a model; set it with `/// param: model=...` or `--param model=...`"
             ),
-            ErrorKind::UnknownToolCall { message, call_id } => format!(
-                "message {message}: the tool result answers `{call_id}`, which no earlier tool call has"
+            ErrorKind::UnknownToolCallId { message, call_id } => format!(
+                "message {message}: the tool result answers `{}`, which no call of the assistant message right before it has",
+                shown(call_id)
             ),
+            ErrorKind::DuplicateToolCallId { message, call_id, first, result: false }
+                if first == message =>
+            {
+                format!(
+                    "message {message}: two tool calls of this message have the id `{}`; each call has its own id",
+                    shown(call_id)
+                )
+            }
+            ErrorKind::DuplicateToolCallId { message, call_id, first, result: false } => format!(
+                "message {message}: the tool call id `{}` is already the id of a call in message {first}; each call has its own id",
+                shown(call_id)
+            ),
+            ErrorKind::DuplicateToolCallId { message, call_id, first, result: true } => format!(
+                "message {message}: a second result answers `{}` (the call in message {first}); each call has one result",
+                shown(call_id)
+            ),
+            ErrorKind::UnansweredToolCall { message, call_id, next: Some(next) } => format!(
+                "message {message}: the tool call `{}` has no result before message {next}; each call is answered by a tool message right after its assistant message",
+                shown(call_id)
+            ),
+            ErrorKind::UnansweredToolCall { message, call_id, next: None } => format!(
+                "message {message}: the tool call `{}` has no result and the conversation ends; answer it with a tool message after its assistant message",
+                shown(call_id)
+            ),
+            ErrorKind::InvalidToolName { provider, message, name } => format!(
+                "message {message}: the tool call names the function `{}`, and {provider} takes names of 1 to 64 ASCII letters, digits, `_` or `-`",
+                shown(name)
+            ),
+            ErrorKind::InvalidToolCallId { provider: _, message, call_id, rule } => {
+                format!("message {message}: the tool call id `{}`: {rule}", shown(call_id))
+            }
             ErrorKind::InvalidJson { reason } => reason.clone(),
             ErrorKind::InvalidRequest { at, reason } => format!("`{at}`: {reason}"),
         }
@@ -397,7 +478,11 @@ impl ErrorKind {
             ErrorKind::InvalidSchema { .. } => "invalid_schema",
             ErrorKind::UnsupportedSchema { .. } => "unsupported_schema",
             ErrorKind::MissingModel { .. } => "missing_model",
-            ErrorKind::UnknownToolCall { .. } => "unknown_tool_call",
+            ErrorKind::UnknownToolCallId { .. } => "unknown_tool_call_id",
+            ErrorKind::DuplicateToolCallId { .. } => "duplicate_tool_call_id",
+            ErrorKind::UnansweredToolCall { .. } => "unanswered_tool_call",
+            ErrorKind::InvalidToolName { .. } => "invalid_tool_name",
+            ErrorKind::InvalidToolCallId { .. } => "invalid_tool_call_id",
             ErrorKind::InvalidJson { .. } => "invalid_json",
             ErrorKind::InvalidRequest { .. } => "invalid_request",
         }
@@ -410,7 +495,11 @@ impl ErrorKind {
             | ErrorKind::MisplacedSystem { message, .. }
             | ErrorKind::NotAlternating { message, .. }
             | ErrorKind::UnsupportedRole { message, .. }
-            | ErrorKind::UnknownToolCall { message, .. } => Some(*message),
+            | ErrorKind::UnknownToolCallId { message, .. }
+            | ErrorKind::DuplicateToolCallId { message, .. }
+            | ErrorKind::UnansweredToolCall { message, .. }
+            | ErrorKind::InvalidToolName { message, .. }
+            | ErrorKind::InvalidToolCallId { message, .. } => Some(*message),
             _ => None,
         }
     }
@@ -432,6 +521,16 @@ impl ErrorKind {
             ErrorKind::UnsupportedRole { from: "narrative", .. } => "conversion",
             _ => "provider",
         }
+    }
+}
+
+/// An id or a name from the input as a message shows it: at most 64
+/// characters, then `...` (a hostile id may be megabytes long).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 64;
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}...", &text[..end]).into(),
+        None => text.into(),
     }
 }
 

@@ -97,7 +97,9 @@ fn collect_macros<'a>(
             Node::SetBlock(block) => collect_macros(&block.body, out, imported),
             Node::With(block) => collect_macros(&block.body, out, imported),
             Node::FilterBlock(block) => collect_macros(&block.body, out, imported),
-            Node::Autoescape { body, .. } => collect_macros(body, out, imported),
+            Node::Autoescape { body, .. } | Node::Generation(body, _) => {
+                collect_macros(body, out, imported)
+            }
             Node::CallBlock(block) => collect_macros(&block.body, out, imported),
             Node::Text(_)
             | Node::Print(_)
@@ -281,7 +283,7 @@ impl<'a> Walk<'_, 'a> {
                 self.nodes(&block.body);
                 self.filter_calls(&block.filters);
             }
-            Node::Autoescape { body, .. } => self.nodes(body),
+            Node::Autoescape { body, .. } | Node::Generation(body, _) => self.nodes(body),
             Node::Macro(def) => {
                 // `caller` is bound in a macro body (to a `call` block's body).
                 let mut names: Vec<_> = def.params.iter().map(|(name, _)| *name).collect();

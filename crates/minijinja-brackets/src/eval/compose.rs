@@ -154,7 +154,7 @@ fn collect_blocks<'t>(nodes: &'t [Node<'t>]) -> HashMap<&'t str, &'t BlockDef<'t
                 Node::SetBlock(block) => todo.push(&block.body),
                 Node::With(block) => todo.push(&block.body),
                 Node::FilterBlock(block) => todo.push(&block.body),
-                Node::Autoescape { body, .. } => todo.push(body),
+                Node::Autoescape { body, .. } | Node::Generation(body, _) => todo.push(body),
                 Node::Macro(def) => todo.push(&def.body),
                 Node::CallBlock(block) => todo.push(&block.body),
                 Node::Text(_)

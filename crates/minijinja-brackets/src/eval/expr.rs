@@ -180,6 +180,9 @@ impl<'t> Renderer<'t> {
                 .map_err(|e| e.at_in(source, base.span, unit))?;
             match found {
                 Some(v) => return Ok(v.get(name).cloned().unwrap_or_default()),
+                None if self.jinja2 && self.env.registry().function(&var).is_none() => {
+                    return Err(self.undefined_base(base, &format!("attribute `{name}`")));
+                }
                 // A function's name (`range.name`) reads the function.
                 None if self.env.registry().function(&var).is_some() => {}
                 None => return Ok(Value::UNDEFINED),
@@ -193,7 +196,21 @@ impl<'t> Renderer<'t> {
         if let Repr::Callable(c) = &value.0 {
             return self.callable_attr(c, name, base.span);
         }
+        if self.jinja2 && value.is_undefined() {
+            return Err(self.undefined_base(base, &format!("attribute `{name}`")));
+        }
         Ok(value.get(name).cloned().unwrap_or_default())
+    }
+
+    /// Jinja2's rule: an attribute, item or method of an undefined value is
+    /// an error naming what was undefined.
+    pub(super) fn undefined_base(&self, base: &'t Expr<'t>, what: &str) -> Error {
+        let written = &self.source[base.span.start()..base.span.end()];
+        self.error(
+            ErrorKind::UndefinedError,
+            format!("`{written}` is undefined, so it has no {what}"),
+            base.span,
+        )
     }
 
     /// `caller.name`, `caller.arguments`, `caller.caller`, as a macro's.
@@ -237,6 +254,16 @@ impl<'t> Renderer<'t> {
     ) -> Result<Value, Error> {
         let value = self.eval(base)?;
         let index = self.eval(index)?;
+        if self.jinja2 {
+            match (&value.0, &index.0) {
+                (Repr::Undefined, _) => return Err(self.undefined_base(base, "items")),
+                // Python: an item that is not there is an attribute lookup,
+                // which finds nothing: undefined.
+                (Repr::List(_) | Repr::Str(_) | Repr::Text(_), Repr::Int(_)) => {}
+                (Repr::List(_) | Repr::Str(_) | Repr::Text(_), _) => return Ok(Value::UNDEFINED),
+                _ => {}
+            }
+        }
         // A string is indexed by character: a scan of its bytes.
         if value.as_str().is_some() {
             self.charge_size(&value, span)?;
@@ -317,6 +344,14 @@ impl<'t> Renderer<'t> {
                 continue;
             }
             if op != BinOp::Concat {
+                if self.jinja2 {
+                    let what = &self.source[side.span.start()..side.span.end()];
+                    return Err(self.error(
+                        ErrorKind::UndefinedError,
+                        format!("cannot apply `{}`: `{what}` is undefined", op.symbol()),
+                        side.span,
+                    ));
+                }
                 return Err(self.undefined_operand(op, side));
             }
             if self.env.strict() {
@@ -327,7 +362,58 @@ impl<'t> Renderer<'t> {
                 ));
             }
         }
-        let result = ops::binary(op, &left, &right, self.limits);
+        if self.jinja2
+            && op == BinOp::Add
+            && (crate::filters::is_safe(&left) || crate::filters::is_safe(&right))
+            && let (Some(a), Some(b)) = (left.as_str(), right.as_str())
+        {
+            return self.markup_add((&left, a), (&right, b), span);
+        }
+        let strings = left.as_str().is_some() && right.as_str().is_some();
+        let result = match op {
+            BinOp::Concat if self.jinja2 => ops::concat_per_byte(&left, &right, self.limits),
+            BinOp::Add if self.jinja2 && strings => {
+                ops::concat_per_byte(&left, &right, self.limits)
+            }
+            _ => ops::binary(op, &left, &right, self.limits),
+        };
+        self.settle(result, span)
+    }
+
+    /// Python's `Markup + str` (the Jinja2 profile): the side not marked
+    /// safe is HTML-escaped as markupsafe escapes (`&#34;`, `&#39;`), and
+    /// the sum is marked safe.
+    fn markup_add(
+        &mut self,
+        (left, a): (&Value, &str),
+        (right, b): (&Value, &str),
+        span: Span,
+    ) -> Result<Value, Error> {
+        let escaped_len = |v: &Value, s: &str| match crate::filters::is_safe(v) {
+            true => s.len(),
+            false => s.bytes().map(|b| if b"&<>\"'".contains(&b) { 5 } else { 1 }).sum(),
+        };
+        let len = escaped_len(left, a).saturating_add(escaped_len(right, b));
+        ops::check_string_size(len, self.limits).map_err(self.locate(span))?;
+        let mut out = String::with_capacity(a.len() + b.len());
+        for (v, s) in [(left, a), (right, b)] {
+            if crate::filters::is_safe(v) {
+                out.push_str(s);
+                continue;
+            }
+            for c in s.chars() {
+                match c {
+                    '&' => out.push_str("&amp;"),
+                    '<' => out.push_str("&lt;"),
+                    '>' => out.push_str("&gt;"),
+                    '"' => out.push_str("&#34;"),
+                    '\'' => out.push_str("&#39;"),
+                    c => out.push(c),
+                }
+            }
+        }
+        ops::check_string_size(out.len(), self.limits).map_err(self.locate(span))?;
+        let result = crate::filters::marked_safe(Value::string(out), self.limits);
         self.settle(result, span)
     }
 
@@ -385,7 +471,11 @@ impl<'t> Renderer<'t> {
     /// The result of an operator, filter or function: placed at `span` when
     /// it failed, charged by size (fuel) and by the memory it alone holds
     /// when it succeeded.
-    fn settle(&mut self, result: Result<Value, Error>, span: Span) -> Result<Value, Error> {
+    pub(super) fn settle(
+        &mut self,
+        result: Result<Value, Error>,
+        span: Span,
+    ) -> Result<Value, Error> {
         let value = result.map_err(self.locate(span))?;
         self.charge_size(&value, span)?;
         self.check_nesting(&value, span)?;
@@ -594,6 +684,11 @@ impl<'t> Renderer<'t> {
                 }
             }
             ExprKind::Attr(base, method) => {
+                if self.jinja2
+                    && let Some(value) = self.call_method(base, method, args, span)?
+                {
+                    return Ok(value);
+                }
                 // A macro or function held by a map or module
                 // (`m.helper(...)`, `fns.f(...)`) is called.
                 let value = self.attr(base, method)?;

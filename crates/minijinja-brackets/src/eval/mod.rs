@@ -12,6 +12,7 @@
 mod compose;
 mod expr;
 mod keys;
+mod methods;
 mod scope;
 mod stores;
 mod values;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use crate::arguments::Arguments;
 use crate::context::{Context, Effect, Outcome, Scope, UndefinedTag};
+use crate::dialect::Profile;
 use crate::environment::Environment;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
@@ -35,6 +37,7 @@ use crate::syntax::ast::{
 };
 use crate::unit::Compiled;
 use crate::unit::Resolution;
+use crate::value::python::PythonPrinting;
 use crate::value::text::{escape_html, escaped_len};
 use crate::value::{List, RANGE, Repr, SLOT, TooLong, Value, ValueMap};
 
@@ -107,7 +110,11 @@ pub(crate) fn render_with(
         undefined: Vec::new(),
         undefined_names: HashSet::new(),
         handles: values::Handles::new(),
+        jinja2: env.profile() == Profile::Jinja2,
+        generation: Vec::new(),
     };
+    // Values print as Python prints them for the whole render (Jinja2).
+    let _printing = PythonPrinting::set(renderer.jinja2);
     renderer.exec_root(0)?;
     renderer.finish()
 }
@@ -154,6 +161,10 @@ pub(crate) struct Renderer<'t> {
     undefined_names: HashSet<&'t str>,
     /// What the macro and `caller` values of this render refer to.
     handles: values::Handles<'t>,
+    /// The Jinja2 profile is on (`set` scoping, methods, printing).
+    jinja2: bool,
+    /// The output ranges `generation` blocks wrote, in order.
+    generation: Vec<std::ops::Range<usize>>,
 }
 
 impl<'t> Renderer<'t> {
@@ -294,6 +305,11 @@ impl<'t> Renderer<'t> {
                 "printing an undefined value (strict mode)",
                 span,
             )),
+            Repr::None if self.jinja2 => {
+                self.charge(RANGE, span)?;
+                self.out.push_data("None");
+                Ok(())
+            }
             Repr::Undefined | Repr::None => Ok(()),
             // Text marked as escaped (`escape`, `safe`) is printed as it is.
             _ if self.autoescape && !crate::filters::is_safe(value) => {
@@ -420,12 +436,28 @@ impl<'t> Renderer<'t> {
             Node::For(for_loop) => self.exec_for(for_loop),
             Node::Set { target, value: e, span } => {
                 let value = self.eval(e)?;
+                if self.jinja2 {
+                    return self.bind_jinja2(target, value, *span);
+                }
                 self.assign(target, value, Some(e.span), *span)
             }
             Node::SetBlock(block) => {
                 let captured = self.capture(&block.body, block.span)?;
                 let value = self.filtered(captured, &block.filters, block.span)?;
+                if self.jinja2 {
+                    return self.bind_jinja2(&block.target, value, block.span);
+                }
                 self.assign(&block.target, value, None, block.span)
+            }
+            Node::Generation(body, span) => {
+                let start = self.out.len();
+                self.exec_block(body, *span)?;
+                let end = self.out.len();
+                if end > start {
+                    self.charge(RANGE, *span)?;
+                    self.generation.push(start..end);
+                }
+                Ok(())
             }
             Node::Control(control, span) => {
                 self.spend(1, *span)?;
@@ -604,6 +636,13 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
+        if self.jinja2 && matches!(iterable.0, Repr::None) {
+            return Err(self.error(
+                ErrorKind::InvalidOperation,
+                "cannot iterate over none (Python: 'NoneType' object is not iterable)",
+                span,
+            ));
+        }
         let items = match iterable.items(self.limits.range_limit) {
             Ok(items) => items,
             Err(why) => {
@@ -630,6 +669,8 @@ impl<'t> Renderer<'t> {
             items,
             index: 0,
             filtering: true,
+            locals: Vec::new(),
+            local_names: NameIndex::default(),
         };
         if let Some(filter) = &l.filter {
             let all = std::mem::take(&mut state.items);
@@ -756,6 +797,8 @@ impl<'t> Renderer<'t> {
         let Some(Frame::Loop(state)) = self.frames.last_mut() else { return Err(frame_error()) };
         state.index = index;
         state.values.clear();
+        state.locals.clear();
+        state.local_names = NameIndex::default();
         let pattern = &state.def.pattern;
         let unpacked = unpack(pattern, item, &mut state.values);
         unpacked.map_err(|message| self.error(ErrorKind::InvalidOperation, message, span))
@@ -835,6 +878,111 @@ impl<'t> Renderer<'t> {
             true => crate::filters::marked_safe(value, self.limits).map_err(self.locate(span)),
             false => Ok(value),
         }
+    }
+
+    /// The Jinja2 profile's `set`: binds the name in the innermost scope
+    /// (a loop iteration, a macro call, a `with` or `call` body; else the
+    /// template, read as a state variable but never stored). `set ns.a = v`
+    /// rebinds `ns` where it is bound, with the attribute set.
+    fn bind_jinja2(
+        &mut self,
+        target: &'t Target<'t>,
+        value: Value,
+        span: Span,
+    ) -> Result<(), Error> {
+        let TargetName::Static(Cow::Borrowed(name)) = &target.name else {
+            return Err(self.error(ErrorKind::SyntaxError, "the jinja2 profile sets names", span));
+        };
+        let name: &'t str = name;
+        self.spend(1, span)?;
+        self.charge(ENTRY, span)?;
+        if target.attrs.is_empty() {
+            return self.bind_at(self.local_scope(), name, value);
+        }
+        let id = self.names.get(name).copied().unwrap_or(u32::MAX);
+        let current = self.lookup(Name { text: name, id }, span)?;
+        if !matches!(current.0, Repr::Map(_)) {
+            let message = format!(
+                "cannot set an attribute of `{name}`: it is {}, not a namespace",
+                describe(&current)
+            );
+            return Err(self.error(ErrorKind::InvalidOperation, message, span));
+        }
+        self.charge(current.owned_size(), span)?;
+        self.spend(current.size() as u64 / 256, span)?;
+        let Ok(updated) = set_path(&current, &target.attrs, value) else {
+            let message =
+                format!("cannot set `{name}.{}`: not a namespace", target.attrs.join("."));
+            return Err(self.error(ErrorKind::InvalidOperation, message, span));
+        };
+        self.bind_at(self.bound_at(name), name, updated)
+    }
+
+    /// The frame a Jinja2 `set` binds in: the innermost loop, macro,
+    /// `with` or `call` body (`None`: the template level).
+    fn local_scope(&self) -> Option<usize> {
+        self.frames.iter().rposition(|frame| !matches!(frame, Frame::Caller(_)))
+    }
+
+    /// The frame that binds `name` as a read would find it (`None`: the
+    /// template level).
+    fn bound_at(&self, name: &str) -> Option<usize> {
+        let mut at = self.frames.len();
+        while at > 0 {
+            at -= 1;
+            let frame = &self.frames[at];
+            if frame.binding(name).is_some() {
+                return Some(at);
+            }
+            match frame {
+                Frame::Macro(..) => break,
+                Frame::CallerBody(.., outer) => at = *outer,
+                Frame::Loop(state) => at = state.below,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Binds `name` in frame `at` (or at the template level).
+    fn bind_at(&mut self, at: Option<usize>, name: &'t str, value: Value) -> Result<(), Error> {
+        let Some(at) = at else {
+            self.stores.bind(name, value);
+            return Ok(());
+        };
+        match &mut self.frames[at] {
+            Frame::Loop(state) => {
+                let targets = &state.def.targets;
+                let target = state.names.position(name, || targets.iter().position(|t| *t == name));
+                let locals = &state.locals;
+                let local = state
+                    .local_names
+                    .position(name, || locals.iter().position(|(n, _)| *n == name));
+                match (local, target.filter(|&i| i < state.values.len())) {
+                    (Some(i), _) => state.locals[i].1 = value,
+                    (None, Some(i)) => state.values[i] = value,
+                    (None, None) => {
+                        state.locals.push((name, value));
+                        let (locals, at) = (&state.locals, state.locals.len() - 1);
+                        state.local_names.add(name, at, || locals.iter().map(|(n, _)| *n));
+                    }
+                }
+            }
+            Frame::Macro(bound, index)
+            | Frame::With(bound, index)
+            | Frame::CallerBody(bound, index, _) => {
+                match index.position(name, || bound.iter().position(|(p, _)| *p == name)) {
+                    Some(i) if i < bound.len() => bound[i].1 = value,
+                    _ => {
+                        bound.push((name, value));
+                        let at = bound.len() - 1;
+                        index.add(name, at, || bound.iter().map(|(n, _)| *n));
+                    }
+                }
+            }
+            Frame::Caller(_) => {}
+        }
+        Ok(())
     }
 
     /// Writes `value` (of the expression at `written`, if any) into a
@@ -960,6 +1108,7 @@ impl<'t> Renderer<'t> {
         let outcome = Outcome {
             output,
             data_ranges,
+            generation_ranges: self.generation,
             writes,
             effects: self.effects,
             undefined: self.undefined,

@@ -44,6 +44,14 @@ impl Frame<'_> {
     pub(crate) fn binding(&self, name: &str) -> Option<Value> {
         match self {
             Frame::Loop(state) => {
+                // What the body `set` in this iteration (the Jinja2 profile).
+                let locals = &state.locals;
+                let local = state
+                    .local_names
+                    .position(name, || locals.iter().position(|(n, _)| *n == name));
+                if let Some(i) = local {
+                    return Some(locals[i].1.clone());
+                }
                 let targets = &state.def.targets;
                 match state.names.position(name, || targets.iter().position(|t| *t == name)) {
                     Some(i) => Some(state.values.get(i).cloned().unwrap_or_default()),
@@ -85,6 +93,11 @@ pub(crate) struct LoopState<'a> {
     /// The `if` filter is running: the targets are bound, `loop` is not
     /// (Jinja: the filter decides the items, so it cannot know their count).
     pub(crate) filtering: bool,
+    /// The Jinja2 profile: the names the body `set` in this iteration
+    /// (cleared at each iteration, gone after the loop, as in Jinja2).
+    pub(crate) locals: Vec<(&'a str, Value)>,
+    /// Finds a name among many `locals`.
+    pub(crate) local_names: NameIndex<'a>,
 }
 
 impl LoopState<'_> {

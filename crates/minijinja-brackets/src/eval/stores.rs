@@ -122,6 +122,13 @@ impl<'t> Stores<'t> {
     }
 
     /// Sets a variable and records the write.
+    /// Binds a template-level variable of the Jinja2 profile: read as a
+    /// state variable for the rest of the render, never written to a store
+    /// (no write is logged).
+    pub(crate) fn bind(&mut self, name: &'t str, value: Value) {
+        self.layers[0].insert(Cow::Borrowed(name), value);
+    }
+
     pub(crate) fn set(&mut self, scope: Scope, name: Cow<'t, str>, value: Value) {
         self.layers[index(scope)].insert(name.clone(), value.clone());
         self.writes.push((scope, name, value));

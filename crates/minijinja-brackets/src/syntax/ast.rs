@@ -115,6 +115,9 @@ pub(crate) enum Node<'a> {
     Extends { name: Box<Expr<'a>>, span: Span },
     /// `[% block name [scoped] [required] %]...[% endblock %]`
     Block(Box<BlockDef<'a>>),
+    /// `{% generation %}...{% endgeneration %}` (the Jinja2 profile):
+    /// renders its body and records the output range it wrote.
+    Generation(Vec<Node<'a>>, Span),
 }
 
 /// `include`: a name, or a list of names (the first that exists).

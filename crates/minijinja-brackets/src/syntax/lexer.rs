@@ -8,6 +8,7 @@
 
 use memchr::memmem;
 
+use crate::dialect::Syntax;
 use crate::error::{Error, ErrorKind};
 use crate::span::Span;
 use crate::syntax::token::{TagKind, Token};
@@ -34,6 +35,8 @@ pub(crate) struct Lexer<'a> {
     /// is at least one level of the parser's, which would refuse it anyway;
     /// without the bound 16 MiB of `(` took 128 MiB of offsets).
     nesting_limit: usize,
+    /// The delimiters: brackets or braces.
+    syntax: Syntax,
 }
 
 /// The optional Jinja whitespace modes (both off by default).
@@ -129,7 +132,14 @@ impl<'a> Lexer<'a> {
             done: false,
             brackets: Vec::new(),
             nesting_limit: usize::MAX,
+            syntax: Syntax::Brackets,
         }
+    }
+
+    /// Lexes the delimiters of `syntax` (brackets by default).
+    pub(crate) fn with_syntax(mut self, syntax: Syntax) -> Lexer<'a> {
+        self.syntax = syntax;
+        self
     }
 
     /// Refuses brackets nested deeper than `limit` (the parser's nesting
@@ -148,13 +158,14 @@ impl<'a> Lexer<'a> {
         Error::new(ErrorKind::SyntaxError, message).at(self.source, span)
     }
 
-    /// The next `[[`, `[%` or `[#` at or after `from`.
+    /// The next `[[`, `[%` or `[#` (`{{`, `{%`, `{#`) at or after `from`.
     fn find_opener(&self, mut from: usize) -> Option<usize> {
         let bytes = self.source.as_bytes();
-        while let Some(i) = memchr::memchr(b'[', &bytes[from..]) {
+        let open = self.syntax.open();
+        while let Some(i) = memchr::memchr(open, &bytes[from..]) {
             let at = from + i;
             match bytes.get(at + 1) {
-                Some(b'[' | b'%' | b'#') => return Some(at),
+                Some(&b) if b == open || b == b'%' || b == b'#' => return Some(at),
                 // A lone `[` is text: keep looking from the byte after it.
                 _ => from = at + 1,
             }
@@ -168,7 +179,7 @@ impl<'a> Lexer<'a> {
         let bytes = self.source.as_bytes();
         let marker = bytes[open + 1];
         let mut body_start = open + 2;
-        let block_like = marker != b'[';
+        let block_like = marker != self.syntax.open();
         // `+` opts a statement tag or comment out of lstrip_blocks.
         let before = match bytes.get(body_start) {
             Some(b'-') => Before::Whitespace,
@@ -182,9 +193,11 @@ impl<'a> Lexer<'a> {
             body_start += 1;
         }
         if marker == b'#' {
-            let Some(i) = memmem::find(&bytes[body_start..], b"#]") else {
+            let closer = [b'#', self.syntax.close()];
+            let Some(i) = memmem::find(&bytes[body_start..], &closer) else {
+                let (opener, closer) = (self.syntax.opener(b'#'), self.syntax.closer(b'#'));
                 return Err(self.error(
-                    "unclosed comment: `[#` has no `#]`".into(),
+                    format!("unclosed comment: `{opener}` has no `{closer}`"),
                     Span::new(open, open + 2),
                 ));
             };
@@ -197,7 +210,7 @@ impl<'a> Lexer<'a> {
             self.pos = close + 2;
             return Ok((None, before));
         }
-        let kind = if marker == b'[' { TagKind::Print } else { TagKind::Statement };
+        let kind = if marker == self.syntax.open() { TagKind::Print } else { TagKind::Statement };
         let mut brackets = std::mem::take(&mut self.brackets);
         brackets.clear();
         let closed = self.find_closer(open, body_start, kind, &mut brackets);
@@ -223,7 +236,9 @@ impl<'a> Lexer<'a> {
         open_brackets: &mut Vec<usize>,
     ) -> Result<Closed, Error> {
         let bytes = self.source.as_bytes();
-        let closer: &[u8; 2] = if kind == TagKind::Print { b"]]" } else { b"%]" };
+        let close = self.syntax.close();
+        let closer: &[u8; 2] =
+            if kind == TagKind::Print { &[close, close] } else { &[b'%', close] };
         let mut i = start;
         while i < bytes.len() {
             let b = bytes[i];
@@ -261,9 +276,9 @@ impl<'a> Lexer<'a> {
                 }
                 b')' | b']' | b'}' => {
                     let Some(opened) = open_brackets.pop() else {
-                        let what = if kind == TagKind::Print { "`]]`" } else { "`%]`" };
+                        let what = self.syntax.closer(closer[0]);
                         return Err(self.error(
-                            format!("unexpected `{}`: no bracket is open here (the tag ends with {what})", b as char),
+                            format!("unexpected `{}`: no bracket is open here (the tag ends with `{what}`)", b as char),
                             Span::new(i, i + 1),
                         ));
                     };
@@ -288,17 +303,15 @@ impl<'a> Lexer<'a> {
             }
             i += 1;
         }
-        let opener = if kind == TagKind::Print { "[[" } else { "[%" };
+        let second = if kind == TagKind::Print { self.syntax.open() } else { b'%' };
+        let opener = self.syntax.opener(second);
         let hint = if !open_brackets.is_empty() {
             " (a bracket opened inside it is still open)"
         } else {
             ""
         };
         Err(self.error(
-            format!(
-                "unclosed tag: `{opener}` has no `{}`{hint}",
-                if kind == TagKind::Print { "]]" } else { "%]" }
-            ),
+            format!("unclosed tag: `{opener}` has no `{}`{hint}", self.syntax.closer(closer[0])),
             Span::new(open, open + 2),
         ))
     }
@@ -323,8 +336,14 @@ impl<'a> Lexer<'a> {
     fn lex_raw(&mut self, open_tag: Span) -> Result<(Token<'a>, Span), Error> {
         let bytes = self.source.as_bytes();
         let content_start = self.pos;
+        // Jinja2 keeps the newline after `{% raw %}` under trim_blocks.
+        if self.syntax == Syntax::Jinja && self.trim_next == After::Newline {
+            self.trim_next = After::Nothing;
+        }
+        let statement = [self.syntax.open(), b'%'];
+        let end = [b'%', self.syntax.close()];
         let mut from = content_start;
-        while let Some(i) = memmem::find(&bytes[from..], b"[%") {
+        while let Some(i) = memmem::find(&bytes[from..], &statement) {
             let at = from + i;
             let mut j = at + 2;
             let trim_inner = bytes.get(j) == Some(&b'-');
@@ -340,7 +359,7 @@ impl<'a> Lexer<'a> {
                     j += 1;
                 }
                 let marker = bytes.get(j).copied().filter(|b| matches!(b, b'-' | b'+'));
-                if bytes[j + usize::from(marker.is_some())..].starts_with(b"%]") {
+                if bytes[j + usize::from(marker.is_some())..].starts_with(&end) {
                     let text = std::mem::replace(&mut self.trim_next, After::Nothing)
                         .apply(&self.source[content_start..at]);
                     let text = if trim_inner { text.trim_end() } else { text };
@@ -355,7 +374,11 @@ impl<'a> Lexer<'a> {
             }
             from = at + 2;
         }
-        Err(self.error("unclosed block: `[% raw %]` has no `[% endraw %]`".into(), open_tag))
+        let (open, close) = (self.syntax.opener(b'%'), self.syntax.closer(b'%'));
+        Err(self.error(
+            format!("unclosed block: `{open} raw {close}` has no `{open} endraw {close}`"),
+            open_tag,
+        ))
     }
 
     fn next_token(&mut self) -> Result<Option<(Token<'a>, Span)>, Error> {

@@ -22,12 +22,13 @@ pub(crate) fn parse<'a>(
     source: &'a str,
     limits: &Limits,
     whitespace: lexer::Whitespace,
+    dialect: crate::dialect::Dialect,
 ) -> Result<ast::Template<'a>, Failure<'a>> {
     if u32::try_from(source.len()).is_err() {
         let error = Error::new(ErrorKind::SyntaxError, "the template is larger than 4 GiB");
         return Err(Failure { error, filters: Vec::new(), tests: Vec::new() });
     }
-    parser::TemplateParser::new(source, limits, whitespace).parse()
+    parser::TemplateParser::new(source, limits, whitespace, dialect).parse()
 }
 
 /// Glob-driven snapshots of the lexer and the parser over
@@ -120,6 +121,37 @@ mod snapshots {
             }
         }
         assert!(checked > 40, "{checked}");
+    }
+
+    /// The Jinja syntax under the Jinja2 profile, over
+    /// `tests/jinja-parser-inputs`: the tokens (each beside its source
+    /// slice), then the tree or the error.
+    #[test]
+    fn jinja_parser_inputs() {
+        let env = Environment::for_chat_templates();
+        insta::glob!("../../tests/jinja-parser-inputs", "*.txt", |path| {
+            let source = std::fs::read_to_string(path).unwrap();
+            let mut lines = Vec::new();
+            let lexer = Lexer::new(&source, env.whitespace()).with_syntax(env.syntax());
+            for token in lexer {
+                match token {
+                    Ok((token, span)) => lines
+                        .push(format!("{token:?}\n    {:?}", &source[span.start()..span.end()])),
+                    Err(err) => lines.push(err.annotated().to_string()),
+                }
+            }
+            let tree = match parse(&source, &env) {
+                Ok(ast) => {
+                    assert!(!expect_error(path), "{} parsed", path.display());
+                    format!("{ast:#?}")
+                }
+                Err(err) => {
+                    assert!(expect_error(path), "{}: {err}", path.display());
+                    err.annotated().to_string()
+                }
+            };
+            insta::assert_snapshot!(format!("{}\n=====\n{tree}", lines.join("\n")));
+        });
     }
 
     #[test]

@@ -115,6 +115,11 @@ fn node(out: &mut String, node: &Node<'_>) {
             nodes(out, &block.body);
             out.push_str("[% endfilter %]");
         }
+        Node::Generation(body, _) => {
+            out.push_str("[% generation %]");
+            nodes(out, body);
+            out.push_str("[% endgeneration %]");
+        }
         Node::Autoescape { on, body } => {
             let _ = write!(out, "[% autoescape {on} %]");
             nodes(out, body);

@@ -28,6 +28,7 @@ use crate::error::{Error, ErrorKind};
 use crate::value::text::Text;
 
 pub(crate) mod ops;
+pub(crate) mod python;
 pub(crate) mod text;
 
 /// An insertion-ordered map from string keys to values.
@@ -684,6 +685,9 @@ impl Value {
     /// it, and never more than `max` bytes). Each piece is measured before
     /// it is written, so nothing larger than the bound is ever built.
     pub(crate) fn write_printed(&self, out: &mut String, max: usize) -> Result<(), TooLong> {
+        if python::python() {
+            return python::write_str(self, out, max);
+        }
         match &self.0 {
             Repr::Undefined | Repr::None => Ok(()),
             Repr::List(_) | Repr::Map(_) => self.write_json(out, None, max),
@@ -935,6 +939,11 @@ impl PartialEq for Value {
 /// The print form (see the type docs).
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if python::python() {
+            let mut out = String::new();
+            let _ = python::write_str(self, &mut out, usize::MAX);
+            return f.write_str(&out);
+        }
         match &self.0 {
             Repr::Module(m) => fmt::Display::fmt(&m.output, f),
             Repr::List(_) | Repr::Map(_) => {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::value::text::Text;
 use crate::value::{Repr, TooLong, Value};
 
 /// Arithmetic and concatenation operators.
@@ -107,6 +108,38 @@ fn concat(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
     r.write_printed(&mut out, limits.string_limit).map_err(string_too_long(limits))?;
     Ok(Value::string(out))
 }
+
+/// `l ~ r` (and `+` of two strings) per byte, as the Jinja2 profile joins:
+/// a string operand keeps the provenance of its bytes (a literal's stay
+/// authored), any other operand is printed as data.
+pub(crate) fn concat_per_byte(l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
+    let mut text = String::new();
+    let mut data: Vec<std::ops::Range<usize>> = Vec::new();
+    for side in [l, r] {
+        let at = text.len();
+        match &side.0 {
+            Repr::Text(t) => {
+                check_string_size(at.saturating_add(t.as_str().len()), limits)?;
+                text.push_str(t.as_str());
+                data.extend(t.data().iter().map(|r| r.start + at..r.end + at));
+            }
+            _ => {
+                side.write_printed(&mut text, limits.string_limit)
+                    .map_err(string_too_long(limits))?;
+                if text.len() > at {
+                    data.push(at..text.len());
+                }
+            }
+        }
+    }
+    check_string_size(text.len(), limits)?;
+    Ok(match data.as_slice() {
+        [only] if *only == (0..text.len()) => Value::string(text),
+        _ if text.is_empty() => Value::str(""),
+        _ => Value(Repr::Text(Arc::new(Text::new(Arc::from(text), data.into())))),
+    })
+}
+
 /// `l op r` for the arithmetic operators and `~`.
 pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result<Value, Error> {
     use Repr::{Float, Int, List, Str, Text};

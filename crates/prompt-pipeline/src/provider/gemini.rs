@@ -235,7 +235,7 @@ pub fn build(
     messages: &[Message],
     params: &Params,
 ) -> Result<(GenerateContentRequest, Vec<Notice>), Error> {
-    let calls = &Calls::pair(messages)?;
+    let calls = &Calls::pair(PROVIDER, messages)?;
     check_range(PROVIDER, "temperature", params.temperature, 0.0, 2.0)?;
     check_range(PROVIDER, "top_p", params.top_p, 0.0, 1.0)?;
     check_range(PROVIDER, "presence_penalty", params.presence_penalty, -2.0, 2.0)?;

@@ -13,14 +13,17 @@ pub mod gemini;
 pub mod openai;
 pub mod responses;
 
+mod calls;
+
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use prompt_core::chat::{Message, Part, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind};
 use crate::params::Params;
+
+pub(crate) use calls::Calls;
 
 /// The providers the suite builds requests for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -126,8 +129,13 @@ impl Provider {
     ///
     /// Shared by all: [`ErrorKind::MissingModel`] (all but Gemini),
     /// [`ErrorKind::InvalidTool`] and [`ErrorKind::UnknownTool`] for the
-    /// declarations, [`ErrorKind::UnknownToolCall`] for a tool result that
-    /// answers no earlier call. Then see each adapter: [`openai::build`],
+    /// declarations; for the tool calls and results of the conversation,
+    /// [`ErrorKind::InvalidToolName`], [`ErrorKind::InvalidToolCallId`]
+    /// (by this provider's rule), [`ErrorKind::DuplicateToolCallId`],
+    /// [`ErrorKind::UnknownToolCallId`] and
+    /// [`ErrorKind::UnansweredToolCall`] (every call is answered by tool
+    /// messages right after its assistant message, even at the end of the
+    /// conversation). Then see each adapter: [`openai::build`],
     /// [`responses::build`], [`anthropic::build`], [`gemini::build`].
     pub fn build(self, messages: &[Message], params: &Params) -> Result<Encoded, Error> {
         crate::tools::check(&params.tools, params.tool_choice.as_ref())?;
@@ -142,7 +150,7 @@ impl Provider {
                 });
             }
         }
-        Calls::pair(messages)?;
+        Calls::pair(self, messages)?;
         let (body, more) = match self {
             Provider::OpenAi => openai::build(messages, params)
                 .map(|(body, notices)| (Request::OpenAi(body), notices))?,
@@ -206,40 +214,6 @@ pub(crate) fn append<T>(into: &mut Vec<T>, mut more: Vec<T>) {
         *into = more;
     } else {
         into.append(&mut more);
-    }
-}
-
-/// The tool calls of a conversation by id, each result checked to answer
-/// an earlier one (Gemini names a result by its call's tool).
-pub(crate) struct Calls<'a> {
-    names: HashMap<&'a str, &'a str>,
-}
-
-impl<'a> Calls<'a> {
-    pub(crate) fn pair(messages: &'a [Message]) -> Result<Calls<'a>, Error> {
-        let mut names = HashMap::new();
-        for (index, message) in messages.iter().enumerate() {
-            for part in &message.content {
-                match part {
-                    Part::ToolCall { id, name, .. } => {
-                        names.insert(id.as_str(), name.as_str());
-                    }
-                    Part::ToolResult { call_id, .. } if !names.contains_key(call_id.as_str()) => {
-                        return Err(Error::new(ErrorKind::UnknownToolCall {
-                            message: index,
-                            call_id: call_id.clone(),
-                        }));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(Calls { names })
-    }
-
-    /// The tool whose call `call_id` names (checked by [`Calls::pair`]).
-    pub(crate) fn name(&self, call_id: &str) -> &'a str {
-        self.names.get(call_id).copied().unwrap_or_default()
     }
 }
 
@@ -1017,7 +991,7 @@ mod tests {
             let err = provider.build(&messages, &test_params()).unwrap_err();
             assert_eq!(
                 err.kind(),
-                &ErrorKind::UnknownToolCall { message: 1, call_id: "c1".into() }
+                &ErrorKind::UnknownToolCallId { message: 1, call_id: "c1".into() }
             );
         }
         // A tool call in a user message, a result in an assistant one.

@@ -55,10 +55,12 @@ impl<'a> TemplateParser<'a> {
         source: &'a str,
         limits: &Limits,
         whitespace: Whitespace,
+        dialect: Dialect,
     ) -> TemplateParser<'a> {
         TemplateParser {
             grammar: Grammar {
                 source,
+                dialect,
                 depth: Cell::new(0),
                 limit: limits.nesting_limit,
                 stack: StackBudget::new(limits.stack_limit),
@@ -68,7 +70,9 @@ impl<'a> TemplateParser<'a> {
                 tests: RefCell::default(),
                 blocks: RefCell::default(),
             },
-            lexer: Lexer::new(source, whitespace).with_nesting_limit(limits.nesting_limit),
+            lexer: Lexer::new(source, whitespace)
+                .with_syntax(dialect.syntax)
+                .with_nesting_limit(limits.nesting_limit),
             in_macro: 0,
             loops: 0,
         }
@@ -303,6 +307,10 @@ impl<'a> TemplateParser<'a> {
                 with_block(bindings, body, span)
             }
             Stmt::Do(e) => Node::Do(e),
+            Stmt::Generation => {
+                let (body, _) = self.closed_body(&["endgeneration"], "generation", span)?;
+                Node::Generation(body, span)
+            }
             Stmt::Filter(filters) => {
                 let (body, _) = self.closed_body(&["endfilter"], "filter", span)?;
                 Node::FilterBlock(Box::new(FilterBlock { filters, body, span }))

@@ -155,7 +155,7 @@ impl<'a> Grammar<'a> {
     ) -> PResult<'a, Expr<'a>> {
         let mut levels = 0;
         let mut filtering = false;
-        while let Some((op, rest)) = postfix_at(i, filtering) {
+        while let Some((op, rest)) = postfix_at(i, filtering, self.dialect.syntax) {
             let (j, kind) = self.postfix_op(op, e, rest)?;
             self.enter(j)?;
             levels += 1;
@@ -213,7 +213,7 @@ impl<'a> Grammar<'a> {
 
     /// After `->`: a filter name and arguments.
     pub(super) fn filter(&self, e: Expr<'a>, i: &'a str) -> PResult<'a, ExprKind<'a>> {
-        let (j, (name, id)) = self.callee(i, "filter", "->", &self.filters)?;
+        let (j, (name, id)) = self.callee(i, "filter", self.pipe(), &self.filters)?;
         let (j, args) = self.optional_args(j)?;
         Ok((j, ExprKind::Filter(Box::new(e), Box::new(FilterCall { name, id, args }))))
     }
@@ -422,7 +422,17 @@ impl<'a> Grammar<'a> {
     }
 
     pub(super) fn string_literal(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
-        let (i, s) = self.string(start)?;
+        let (mut i, mut s) = self.string(start)?;
+        // Jinja2 joins adjacent string literals (`'a' "b"` is `'ab'`).
+        while self.jinja2() {
+            let (j, _) = multispace0(i)?;
+            if !j.starts_with(['"', '\'']) {
+                break;
+            }
+            let (k, more) = self.string(j)?;
+            s = Cow::Owned(s.into_owned() + &more);
+            i = k;
+        }
         // The author wrote every byte of a literal: it prints as authored.
         let value = Value::authored(&s);
         Ok((i, self.expr_at(ExprKind::Const(value), start, i)))
@@ -435,6 +445,9 @@ impl<'a> Grammar<'a> {
             "true" | "True" => ExprKind::Const(Value::from(true)),
             "false" | "False" => ExprKind::Const(Value::from(false)),
             "none" | "None" | "null" => ExprKind::Const(Value::NONE),
+            "L" | "G" if self.jinja2() => {
+                return self.not_in_profile(start, &format!("the store `{name}`"));
+            }
             "L" => ExprKind::Store(Scope::Local),
             "G" => ExprKind::Store(Scope::Global),
             _ if RESERVED.contains(&name) => {
@@ -604,7 +617,7 @@ impl<'a> Grammar<'a> {
         let (rest, (text, is_float)) = number_text(j)?;
         let magnitude = text.chars().filter(|&c| c != '_').eq("9223372036854775808".chars());
         let after = rest.trim_start();
-        let postfix = after.starts_with(['.', '[', '(']) || after.starts_with("->");
+        let postfix = after.starts_with(['.', '[', '(']) || after.starts_with(self.pipe());
         let postfix = postfix || peek_ok(kw("is"), after)?.is_some();
         let word_follows = rest.starts_with(is_ident_continue);
         let clean = misplaced_underscore(text).is_none();
@@ -703,14 +716,16 @@ pub(super) enum Postfix {
 /// The postfix operation that follows at `i`, and where its text starts
 /// (after `.`, `[`, `(`, `->` or `is`). Member access and calls only come
 /// before the first filter or test.
-pub(super) fn postfix_at(i: &str, filtering: bool) -> Option<(Postfix, &str)> {
+pub(super) fn postfix_at(i: &str, filtering: bool, syntax: Syntax) -> Option<(Postfix, &str)> {
     let j = i.trim_start_matches([' ', '\t', '\n', '\r']);
     let bytes = j.as_bytes();
+    let pipe = syntax == Syntax::Jinja;
     let op = match (bytes.first(), bytes.get(1)) {
+        (Some(b'|'), _) if pipe => (Postfix::Filter, 1),
         (Some(b'.'), next) if !filtering && next != Some(&b'.') => (Postfix::Member, 1),
         (Some(b'['), _) if !filtering => (Postfix::Subscript, 1),
         (Some(b'('), _) if !filtering => (Postfix::Call, 1),
-        (Some(b'-'), Some(b'>')) => (Postfix::Filter, 2),
+        (Some(b'-'), Some(b'>')) if !pipe => (Postfix::Filter, 2),
         (Some(b'i'), Some(b's')) if starts_with_word(j, "is") => (Postfix::Test, 2),
         _ => return None,
     };

@@ -24,6 +24,7 @@ use nom::sequence::{pair, preceded, terminated};
 use nom::{IResult, Offset, Parser as _};
 
 use crate::context::Scope;
+use crate::dialect::{Dialect, Profile, Syntax};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::span::Span;
@@ -169,6 +170,8 @@ fn describe(i: &str) -> String {
 /// depth and the tables of bare names and of filter and test names.
 pub(crate) struct Grammar<'a> {
     source: &'a str,
+    /// The syntax (the filter operator) and the profile (what exists).
+    dialect: Dialect,
     depth: Cell<usize>,
     limit: usize,
     stack: StackBudget,
@@ -229,6 +232,28 @@ impl<'a> Grammar<'a> {
         }
         self.depth.set(depth);
         Ok((i, ()))
+    }
+
+    /// The filter operator: `->` or `|`.
+    fn pipe(&self) -> &'static str {
+        self.dialect.syntax.pipe()
+    }
+
+    /// Whether the Jinja2 profile is on.
+    fn jinja2(&self) -> bool {
+        self.dialect.profile == Profile::Jinja2
+    }
+
+    /// The error for a construct of the reference profile (`what`) written
+    /// under the Jinja2 profile.
+    fn not_in_profile<T>(&self, at: &'a str, what: &str) -> PResult<'a, T> {
+        syntax(
+            at,
+            format!(
+                "{what} belongs to the reference profile; the jinja2 profile has no stores, \
+                 randomness or effects"
+            ),
+        )
     }
 
     fn leave(&self, levels: usize) {

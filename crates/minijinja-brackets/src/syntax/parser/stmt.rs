@@ -24,6 +24,8 @@ pub(super) enum Stmt<'a> {
     SetBlock(Box<Target<'a>>, Vec<FilterCall<'a>>),
     Control(Control),
     With(Vec<(Pattern<'a>, Expr<'a>)>),
+    /// `generation` (the Jinja2 profile).
+    Generation,
     Do(Expr<'a>),
     Filter(Vec<FilterCall<'a>>),
     Autoescape(bool),
@@ -68,6 +70,7 @@ impl Stmt<'_> {
             Stmt::Control(Control::Break) => "break",
             Stmt::Control(Control::Continue) => "continue",
             Stmt::With(_) => "with",
+            Stmt::Generation => "generation",
             Stmt::Do(_) => "do",
             Stmt::Filter(_) => "filter",
             Stmt::Autoescape(_) => "autoescape",
@@ -98,17 +101,22 @@ impl<'a> Grammar<'a> {
                 format!("expected a statement keyword, found {}", describe(start)),
             );
         };
+        const REFERENCE_ONLY: &[&str] =
+            &["chance", "weighted", "choice", "endchance", "endweighted", "endchoice", "qr", "st"];
+        if self.jinja2() && REFERENCE_ONLY.contains(&word) {
+            return self.not_in_profile(start, &format!("the `{word}` tag"));
+        }
         let (i, stmt) = match word {
             "if" => self.expr(i).map(|(i, e)| (i, Stmt::If(e)))?,
             "elif" => self.expr(i).map(|(i, e)| (i, Stmt::Elif(e)))?,
             "else" => (i, Stmt::Else),
             "endif" | "endfor" | "endmacro" | "endchance" | "endweighted" | "endchoice"
-            | "endset" | "endwith" | "endfilter" | "endautoescape" | "endcall" => {
-                (i, Stmt::End(word))
-            }
+            | "endset" | "endwith" | "endfilter" | "endautoescape" | "endcall"
+            | "endgeneration" => (i, Stmt::End(word)),
             "break" => (i, Stmt::Control(Control::Break)),
             "continue" => (i, Stmt::Control(Control::Continue)),
             "with" => self.with_header(i)?,
+            "generation" if self.jinja2() => (i, Stmt::Generation),
             "do" => self.expr(i).map(|(i, e)| (i, Stmt::Do(e)))?,
             "filter" => self.filter_chain(i).map(|(i, f)| (i, Stmt::Filter(f)))?,
             "autoescape" => self.autoescape(i)?,
@@ -318,7 +326,7 @@ impl<'a> Grammar<'a> {
             let (j, (name, id)) = self.callee(i, "filter", "filter", &self.filters)?;
             let (j, args) = self.optional_args(j)?;
             filters.push(FilterCall { name, id, args });
-            match peek_ok(sym("->"), j)? {
+            match peek_ok(sym(self.pipe()), j)? {
                 Some((j, _)) => i = j,
                 None => return Ok((j, filters)),
             }
@@ -375,6 +383,9 @@ impl<'a> Grammar<'a> {
         };
         let Some((i, name)) = peek_ok(ident, start)? else { return invalid(start) };
         let (i, target) = match name {
+            "L" | "G" if self.jinja2() => {
+                return self.not_in_profile(start, &format!("the store `{name}`"));
+            }
             "L" | "G" => {
                 let scope = if name == "L" { Scope::Local } else { Scope::Global };
                 let (i, key) = if let Some((j, _)) = peek_ok(sym("."), i)? {
@@ -413,7 +424,7 @@ impl<'a> Grammar<'a> {
             target.attrs.push(attr);
             i = j;
         }
-        if let Some((i, _)) = peek_ok(sym("->"), i)? {
+        if let Some((i, _)) = peek_ok(sym(self.pipe()), i)? {
             let (i, filters) = self.filter_chain(i)?;
             return Ok((i, Stmt::SetBlock(Box::new(target), filters)));
         }
