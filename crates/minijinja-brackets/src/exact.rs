@@ -136,7 +136,7 @@ pub(crate) fn distribution(
         let fuel = per_render.zip(budget).map(|(one, left)| one.min(left));
         let walk = Draws::Path(PathWalk::replay(next));
         let (rendered, draws, left) =
-            match crate::eval::render_with(env, template, context, walk, fuel) {
+            match crate::eval::render_with(env, template, context, &[], walk, fuel) {
                 Ok(done) => done,
                 // The shared budget ran out, not this render's own fuel.
                 Err(err) if err.kind() == ErrorKind::OutOfFuel && fuel < per_render => {

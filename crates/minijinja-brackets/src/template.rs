@@ -198,7 +198,40 @@ impl Template {
     ///
     /// As [`Template::render`].
     pub fn render_outcome(&self, context: &Context, seed: u64) -> Result<Outcome, Error> {
-        crate::eval::render(&self.env, &self.compiled, context, seed)
+        crate::eval::render(&self.env, &self.compiled, context, seed, &[])
+    }
+
+    /// Renders as [`Template::render_outcome`] does, with the state
+    /// variables named in `authored` taken as the application's own: their
+    /// strings (nested ones too) print as authored bytes, never in
+    /// [`Outcome::data_ranges`]. For a chat template these are the special
+    /// tokens (`bos_token`, `eos_token`), `tools` and the caller's extra
+    /// variables; the messages stay data.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Context, Environment};
+    ///
+    /// let env = Environment::for_chat_templates();
+    /// let template = env.compile("{{ bos_token }}{{ messages[0].content }}")?;
+    /// let context = Context::from_json(
+    ///     r#"{"state": {"bos_token": "<s>", "messages": [{"content": "hi"}]}}"#,
+    /// )?;
+    /// let outcome = template.render_outcome_authored(&context, 0, &["bos_token"])?;
+    /// assert_eq!(outcome.output, "<s>hi");
+    /// assert_eq!(outcome.data_ranges, [3..5]);
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Template::render`].
+    pub fn render_outcome_authored(
+        &self,
+        context: &Context,
+        seed: u64,
+        authored: &[&str],
+    ) -> Result<Outcome, Error> {
+        crate::eval::render(&self.env, &self.compiled, context, seed, authored)
     }
 
     /// What the template reads, writes, calls and rolls, and what looks

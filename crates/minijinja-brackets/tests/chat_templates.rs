@@ -166,7 +166,8 @@ fn real_chat_templates_render_as_jinja2_renders_them() {
         "chat templates: {same}/{total} pairs identical, {whole}/{} templates fully identical",
         names.len()
     );
-    let floor: usize =
-        std::env::var("CHAT_TEMPLATES_FLOOR").ok().and_then(|f| f.parse().ok()).unwrap_or(0);
-    assert!(same >= floor, "{same} pairs identical, fewer than the floor of {floor}");
+    // A ratchet: the pairs identical when this was last raised (Jinja2
+    // 3.1.6). It only goes up.
+    const FLOOR: usize = 1516;
+    assert!(same >= FLOOR, "{same} pairs identical, fewer than the {FLOOR} already reached");
 }

@@ -233,3 +233,30 @@ fn profile_and_syntax_are_independent_knobs() {
     assert_eq!(out.unwrap().output, "[true, null]");
     assert_eq!(Value::from(2.0).to_string(), "2");
 }
+
+#[test]
+fn integer_map_keys_read_back_as_integers() {
+    let source = "{% set m = {0: 0, 512: 128, 16384: 1024} %}{% for k, v in m | dictsort %}{% if 100 <= k %}{{ k }}:{{ v }},{% endif %}{% endfor %}{{ m[512] }}|{{ 512 in m }}|{{ m.get(0) }}|{{ m }}|{{ m | tojson }}";
+    assert_eq!(
+        ok(source),
+        "512:128,16384:1024,128|True|0|{0: 0, 512: 128, 16384: 1024}|{\"0\": 0, \"512\": 128, \"16384\": 1024}"
+    );
+    assert_eq!(render("{{ {1: 'a', 'b': 2} }}", "{}"), Err(ErrorKind::InvalidOperation));
+}
+
+#[test]
+fn the_applications_variables_can_be_authored() {
+    let template = chat_env()
+        .compile(
+            "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}{{ tools[0].name }}",
+        )
+        .unwrap();
+    let context = Context::from_json(
+        r#"{"state": {"bos_token": "<s>", "messages": [{"content": "<s>hi"}], "tools": [{"name": "f"}]}}"#,
+    )
+    .unwrap();
+    let outcome = template.render_outcome_authored(&context, 0, &["bos_token", "tools"]).unwrap();
+    assert_eq!(outcome.output, "<s><s>hif");
+    // Only the message's bytes are data: a `<s>` there is not the template's.
+    assert_eq!(outcome.data_ranges, vec![std::ops::Range { start: 3, end: 8 }]);
+}

@@ -71,10 +71,13 @@ ways; on inputs with none of these features both modes give the same output.
    pipe tokens `<|name|>` of any name (Llama 3/4, harmony, Phi, Granite,
    Command R, ...), fullwidth `<｜name｜>` (DeepSeek), Gemma 4's half-pipe
    `<|turn>`/`<turn|>`, bracket tokens (`[INST]`, `[SYSTEM_PROMPT]`,
-   EXAONE's `[|user|]`, ...), angle tokens (`<<SYS>>`, `<s>`, `<think>`,
-   `<start_of_turn>`, ...) and textual role headers at a line start
+   EXAONE's `[|user|]`, GLM's `[gMASK]`, Mistral's `[control_N]`, ...),
+   angle tokens (`<<SYS>>`, `<s>`, `<think>`, `<start_of_turn>`,
+   `<unusedN>`, `<reserved_N>`, `<seed:bos>`, ...), MiniMax's `]~b]`, and
+   textual role headers at a line start
    (LLMR's five words plus `Human:`, `AI:`, `Model:`, `ipython:`,
-   `function:`, ...), also decorated as Markdown or HTML decorates a line
+   `function:`, ...; notices such as `System note:` and `[System note:`;
+   the ReAct scratchpad's `Observation:`, `Thought:`, `Action:`), also decorated as Markdown or HTML decorates a line
    (`### Assistant:`, `## System:`, `**System:**`, `> User:`, `- Human:`,
    `<b>System:</b>`), the sections of instruction formats after a `#` run
    (`### Instruction:`, `### Input:`, `### Response:`) and a heading that

@@ -134,8 +134,28 @@ impl<'t> Renderer<'t> {
 
     fn map(&mut self, entries: &'t [(Expr<'t>, Expr<'t>)], span: Span) -> Result<Value, Error> {
         let mut map = ValueMap::with_capacity(entries.len());
+        // The Jinja2 profile: a literal's keys may all be integers.
+        let mut int_keys = None;
         for (key, value) in entries {
             let k = self.eval(key)?;
+            let k = match (&k.0, self.jinja2) {
+                (Repr::Int(n), true) if int_keys != Some(false) => {
+                    int_keys = Some(true);
+                    Value::string(n.to_string())
+                }
+                (Repr::Str(_) | Repr::Text(_), _) if int_keys != Some(true) => {
+                    int_keys = Some(false);
+                    k
+                }
+                (Repr::Int(_) | Repr::Str(_) | Repr::Text(_), true) => {
+                    return Err(self.error(
+                        ErrorKind::InvalidOperation,
+                        "a map's keys are all strings or all integers, not both",
+                        key.span,
+                    ));
+                }
+                _ => k,
+            };
             let Some(k) = k.shared_str().cloned() else {
                 return Err(self.error(
                     ErrorKind::InvalidOperation,
@@ -146,7 +166,12 @@ impl<'t> Renderer<'t> {
             let v = self.eval(value)?;
             map.insert(k, v);
         }
-        let map = Value::map(map);
+        let map = match int_keys {
+            Some(true) => {
+                Value(Repr::Map(std::sync::Arc::new(crate::value::Map::with_int_keys(map))))
+            }
+            _ => Value::map(map),
+        };
         self.check_nesting(&map, span)?;
         self.charge(2 * SLOT * entries.len(), span)?;
         Ok(map)

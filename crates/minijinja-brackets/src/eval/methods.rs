@@ -116,17 +116,20 @@ fn call(value: &Value, method: &str, args: Arguments<'_>, limits: &Limits) -> Re
         (Repr::Map(map), _) => match method {
             "get" => {
                 let [key, default] = args.bind(&callee, ["key", "default"])?;
-                let found = key.as_str().and_then(|k| map.get(k)).cloned();
+                let found = match (&key.0, map.int_keys()) {
+                    (Repr::Int(n), true) => map.get(n.to_string().as_str()).cloned(),
+                    _ => key.as_str().and_then(|k| map.get(k)).cloned(),
+                };
                 Ok(found.unwrap_or(if default.is_undefined() { Value::NONE } else { default }))
             }
             "items" => {
                 no_args(&callee, args)?;
-                let pairs = map.iter().map(|(k, v)| Value::list(vec![Value::str(k), v.clone()]));
+                let pairs = map.iter().map(|(k, v)| Value::list(vec![map.key(k), v.clone()]));
                 Ok(Value::list(pairs.collect()))
             }
             "keys" => {
                 no_args(&callee, args)?;
-                Ok(Value::list(map.keys().map(|k| Value::str(k)).collect()))
+                Ok(Value::list(map.keys().map(|k| map.key(k)).collect()))
             }
             "values" => {
                 no_args(&callee, args)?;

@@ -65,9 +65,11 @@ pub(crate) fn render(
     template: &Compiled,
     context: &Context,
     seed: u64,
+    authored: &[&str],
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
-    render_with(env, template, context, Draws::new(seed), fuel).map(|(outcome, ..)| outcome)
+    let draws = Draws::new(seed);
+    render_with(env, template, context, authored, draws, fuel).map(|(outcome, ..)| outcome)
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -77,6 +79,7 @@ pub(crate) fn render_with(
     env: &Environment,
     template: &Compiled,
     context: &Context,
+    authored: &[&str],
     draws: Draws,
     fuel: Option<u64>,
 ) -> Result<(Outcome, Draws, Option<u64>), Error> {
@@ -91,7 +94,7 @@ pub(crate) fn render_with(
         limits: env.limits(),
         source: template.source(),
         unit: template,
-        stores: Stores::new(context),
+        stores: Stores::new(context, authored),
         effects: Vec::new(),
         out: TextBuf::with_capacity(template.source().len()),
         memory: env.limits().memory_limit,

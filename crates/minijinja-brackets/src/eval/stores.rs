@@ -23,6 +23,8 @@ struct Layer<'t> {
     input: &'t Store,
     values: Vec<(Cow<'t, str>, Value)>,
     index: HashMap<Cow<'t, str>, usize>,
+    /// The names whose strings are authored (the state store's only).
+    authored: &'t [&'t str],
 }
 
 /// How many names a layer scans before it switches to its hash index.
@@ -63,7 +65,7 @@ impl<'t> Layer<'t> {
             Some(at) => at,
             None => {
                 let Some((key, json)) = self.input.get_key_value(name) else { return Ok(None) };
-                let value = Value::from_json(json)?;
+                let value = Value::from_json_as(json, self.authored.contains(&name))?;
                 self.insert(Cow::Borrowed(key.as_str()), value)
             }
         };
@@ -86,10 +88,17 @@ fn index(scope: Scope) -> usize {
 }
 
 impl<'t> Stores<'t> {
-    pub(crate) fn new(context: &'t Context) -> Stores<'t> {
-        let layer = |input| Layer { input, values: Vec::new(), index: HashMap::new() };
+    /// The stores of `context`; the state variables named in `authored`
+    /// read as authored text.
+    pub(crate) fn new(context: &'t Context, authored: &'t [&'t str]) -> Stores<'t> {
+        let layer =
+            |input, authored| Layer { input, values: Vec::new(), index: HashMap::new(), authored };
         Stores {
-            layers: [layer(&context.state), layer(&context.local), layer(&context.global)],
+            layers: [
+                layer(&context.state, authored),
+                layer(&context.local, &[]),
+                layer(&context.global, &[]),
+            ],
             writes: Vec::new(),
         }
     }

@@ -33,7 +33,7 @@ pub(crate) fn dictsort(value: Value, args: Arguments<'_>) -> Result<Value, Error
     let mut keyed: Vec<(Value, Value)> = map
         .iter()
         .map(|(k, v)| {
-            let key = Value(Repr::Str(k.clone()));
+            let key = map.key(k);
             let sort_key = if by_value { v.clone() } else { key.clone() };
             (sort_key, Value::list(vec![key, v.clone()]))
         })

@@ -883,9 +883,7 @@ pub(crate) fn map_items(value: Value, args: Arguments<'_>) -> Result<Value, Erro
         Repr::Map(map) => {
             check_items(map.len(), "items", limits)?;
             Ok(Value::list(
-                map.iter()
-                    .map(|(k, v)| Value::list(vec![Value(Repr::Str(k.clone())), v.clone()]))
-                    .collect(),
+                map.iter().map(|(k, v)| Value::list(vec![map.key(k), v.clone()])).collect(),
             ))
         }
         Repr::Undefined | Repr::None => Ok(Value::list(Vec::new())),

@@ -217,6 +217,9 @@ impl Deref for List {
 pub(crate) struct Map {
     entries: ValueMap,
     shape: Shape,
+    /// Every key is an integer, kept as its decimal text (a Jinja2-profile
+    /// literal `{512: 128}`): the keys read back as integers.
+    int_keys: bool,
 }
 
 impl Map {
@@ -225,7 +228,26 @@ impl Map {
         for (key, value) in &entries {
             shape.add(value, JSON_ENTRY + key.len());
         }
-        Map { entries, shape: shape.close() }
+        Map { entries, shape: shape.close(), int_keys: false }
+    }
+
+    /// A map whose keys are all integers, written as their decimal text.
+    pub(crate) fn with_int_keys(entries: ValueMap) -> Map {
+        Map { int_keys: true, ..Map::new(entries) }
+    }
+
+    /// Whether its keys are integers ([`Map::with_int_keys`]).
+    pub(crate) fn int_keys(&self) -> bool {
+        self.int_keys
+    }
+
+    /// A key as a value: the integer of an integer-keyed map, else the
+    /// string.
+    pub(crate) fn key(&self, key: &Arc<str>) -> Value {
+        match key.parse::<i64>() {
+            Ok(n) if self.int_keys => Value(Repr::Int(n)),
+            _ => Value(Repr::Str(key.clone())),
+        }
     }
 }
 
@@ -481,7 +503,7 @@ impl Value {
         match &self.0 {
             Repr::List(items) => Ok(items.clone()),
             Repr::Map(map) if map.len() > max_items => Err(NoItems::TooMany(map.len())),
-            Repr::Map(map) => fresh(map.keys().map(|k| Value(Repr::Str(k.clone()))).collect()),
+            Repr::Map(map) => fresh(map.keys().map(|k| map.key(k)).collect()),
             Repr::Module(m) if m.exports.len() > max_items => {
                 Err(NoItems::TooMany(m.exports.len()))
             }
@@ -540,6 +562,12 @@ impl Value {
     /// nearest float; read JSON text with [`Context::from_json`](crate::Context::from_json)
     /// to have such a literal rejected at its line and column.
     pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
+        Value::from_json_as(json, false)
+    }
+
+    /// As [`Value::from_json`]; with `authored`, every string in it is
+    /// authored (a variable the application chose, not data).
+    pub(crate) fn from_json_as(json: &serde_json::Value, authored: bool) -> Result<Value, Error> {
         use serde_json::Value as J;
         Ok(match json {
             J::Null => Value::NONE,
@@ -554,20 +582,21 @@ impl Value {
                 }
                 (None, None) => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
             },
+            J::String(s) if authored && !s.is_empty() => Value::authored(s),
             J::String(s) => Value::str(s),
             // Sized up front: collecting into a `Result` gives the
             // collection no length, so it grew (and rehashed) as it filled.
             J::Array(items) => {
                 let mut list = Vec::with_capacity(items.len());
                 for item in items {
-                    list.push(Value::from_json(item)?);
+                    list.push(Value::from_json_as(item, authored)?);
                 }
                 Value::list(list)
             }
             J::Object(map) => {
                 let mut entries = ValueMap::with_capacity(map.len());
                 for (k, v) in map {
-                    entries.insert(Arc::from(k.as_str()), Value::from_json(v)?);
+                    entries.insert(Arc::from(k.as_str()), Value::from_json_as(v, authored)?);
                 }
                 Value::map(entries)
             }

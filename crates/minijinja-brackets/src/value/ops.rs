@@ -398,7 +398,10 @@ pub(crate) fn contains(container: &Value, item: &Value) -> Result<bool, Error> {
     }
     match &container.0 {
         Repr::List(items) => Ok(items.contains(item)),
-        Repr::Map(map) => Ok(item.as_str().is_some_and(|key| map.contains_key(key))),
+        Repr::Map(map) => match &item.0 {
+            Repr::Int(n) if map.int_keys() => Ok(map.contains_key(n.to_string().as_str())),
+            _ => Ok(item.as_str().is_some_and(|key| map.contains_key(key))),
+        },
         Repr::Undefined | Repr::None => Ok(false),
         _ => Err(invalid(format!("cannot test membership in {}", container.kind().as_str()))),
     }
@@ -424,6 +427,9 @@ pub(crate) fn get_item(value: &Value, index: &Value) -> Result<Value, Error> {
                 .and_then(|i| s.chars().nth(i))
                 .map(|c| Value::string(c.to_string()))
                 .unwrap_or_default())
+        }
+        (Repr::Map(map), Repr::Int(n)) if map.int_keys() => {
+            Ok(map.get(n.to_string().as_str()).cloned().unwrap_or_default())
         }
         (Repr::Map(map), Repr::Str(_) | Repr::Text(_)) => {
             Ok(index.as_str().and_then(|key| map.get(key)).cloned().unwrap_or_default())

@@ -151,7 +151,11 @@ pub(crate) fn write_repr(value: &Value, out: &mut String, max: usize) -> Result<
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_quoted(key, out, max)?;
+                if map.int_keys() {
+                    out.push_str(key);
+                } else {
+                    write_quoted(key, out, max)?;
+                }
                 out.push_str(": ");
                 write_repr(item, out, max)?;
             }

@@ -9,6 +9,7 @@
 mod llmr;
 mod rewrite;
 mod standard;
+mod tokens;
 mod view;
 
 use std::borrow::Cow;

@@ -3,14 +3,18 @@
 //! headers.
 //!
 //! Token shapes (§4.4 of the reference), all case-insensitive:
-//! 1. pipe tokens `<|name|>`, names of 1 to 64 letters, digits, `_ . - /`
+//! 1. pipe tokens `<|name|>`, names of 1 to 64 letters, digits, `_ . - / :`
 //!    (this also covers the fullwidth `<｜name｜>` of DeepSeek and Hunyuan,
 //!    which the view reads as ASCII), and the literal `<|"|>`;
 //! 2. half-pipe tokens `<|name>` and `<name|>` (Gemma 4, and LLMR's
 //!    `<|im_start>` / `<im_end|>`);
-//! 3. EXAONE's `[|name|]` and a list of bracket tokens (`[INST]`, ...);
-//! 4. `<<SYS>>`, `<</SYS>>` and a list of angle tokens (`<s>`, `<think>`,
-//!    `<start_of_turn>`, `<im_start>`, ...).
+//! 3. EXAONE's `[|name|]`;
+//! 4. the named tokens of [`super::tokens::SPECIAL_TOKENS`], one table of
+//!    every family's special tokens that no shape above catches: bracket
+//!    tokens (`[INST]`, `[gMASK]`, `[control_8]`, ...), angle tokens
+//!    (`<s>`, `<think>`, `<start_of_turn>`, `<unused0>`, `<reserved_106>`,
+//!    `<seed:bos>`, ...), `<<SYS>>`, and tokens spelled out whole (MiniMax's
+//!    `]~b]`).
 //!
 //! A token is defanged, not deleted: one space goes after its opening
 //! delimiter and one before its closing delimiter. No token shape contains
@@ -26,10 +30,15 @@
 //! as LLMR's rule B does for its five words. The whitespace is ASCII or
 //! Unicode, and the words are LLMR's five plus `human`, `ai`, `model`,
 //! `bot`, `chatbot`, `gpt4 correct user`, `gpt4 correct assistant`,
-//! `ipython` and `function` ([`ROLE_WORDS`]).
+//! `ipython` and `function` ([`ROLE_WORDS`]). A notice of an authority is
+//! a header too: `system` or `developer` followed by a word such as `note`,
+//! `message`, `prompt` or `instruction` ([`NOTICE_WORDS`]: `System note:`,
+//! `### System Prompt:`, `[System note: ...]`); so are the parts of a ReAct
+//! scratchpad, with their colon ([`SCRATCHPAD_WORDS`]: `Observation:`,
+//! `Thought:`, `Action:`, `Action Input:`, `Final Answer:`).
 //!
 //! The word may be decorated the way Markdown decorates a line: a prefix of
-//! `#`, `>`, `*`, `_`, `~`, `` ` ``, `-`, `+` (and bullets such as `•`,
+//! `#`, `>`, `*`, `_`, `~`, `` ` ``, `-`, `+`, `[`, `(` (and bullets such as `•`,
 //! which the view reads as `*`) mixed with spaces, and closing `*`, `_`,
 //! `~` or `` ` `` between the word and the colon: `### Assistant:`,
 //! `**System:**`, `**System**:`, `> System:`, `- System:`, `__User__:`.
@@ -49,6 +58,7 @@
 use std::borrow::Cow;
 
 use super::rewrite::Rewriter;
+use super::tokens::{Name, SPECIAL_TOKENS, STARTS_A_NAME, Shape};
 use super::view::{self, ALNUM, View};
 
 /// Sanitizes `text`; `line_start_at` is a byte offset that also counts as
@@ -93,85 +103,59 @@ const ROLE_WORDS: [&str; 14] = [
     "function",
 ];
 
+/// The roles that speak with authority, whose notices are headers too:
+/// `System note:`, `Developer message:`, `[System note: ...]` (role-play
+/// front ends), `### System Prompt:`.
+const AUTHORITY_WORDS: [&str; 2] = ["system", "developer"];
+
+/// What an authority's notice is called ([`AUTHORITY_WORDS`] then one of
+/// these, after whitespace).
+const NOTICE_WORDS: [&str; 16] = [
+    "note",
+    "notes",
+    "message",
+    "messages",
+    "prompt",
+    "instruction",
+    "instructions",
+    "notice",
+    "override",
+    "alert",
+    "update",
+    "directive",
+    "command",
+    "announcement",
+    "info",
+    "warning",
+];
+
+/// The parts of a ReAct scratchpad (`Observation:` is where a tool's result
+/// goes): headers with a colon only, since `## Action` is an ordinary
+/// heading.
+const SCRATCHPAD_WORDS: [&str; 5] =
+    ["observation", "thought", "action", "action input", "final answer"];
+
 /// The sections of instruction formats (Alpaca, Dolly, WizardLM): headers
 /// only after a `#` run, since a bare `Input:` or `Response:` is common
 /// in prose.
 const SECTION_WORDS: [&str; 4] = ["instruction", "input", "response", "context"];
 
-/// Whether a unit code is the first letter of a role or section word.
+/// Whether a unit code is the first letter of a role, scratchpad or
+/// section word.
 const STARTS_A_WORD: [bool; 256] = {
     let mut table = [false; 256];
-    let mut i = 0;
-    while i < ROLE_WORDS.len() {
-        table[ROLE_WORDS[i].as_bytes()[0] as usize] = true;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < SECTION_WORDS.len() {
-        table[SECTION_WORDS[i].as_bytes()[0] as usize] = true;
-        i += 1;
+    let lists: [&[&str]; 3] = [&ROLE_WORDS, &SCRATCHPAD_WORDS, &SECTION_WORDS];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            table[lists[l][i].as_bytes()[0] as usize] = true;
+            i += 1;
+        }
+        l += 1;
     }
     table
 };
-
-/// Names that are control tokens between `[` and `]`.
-const BRACKET_NAMES: [&str; 22] = [
-    "inst",
-    "/inst",
-    "system_prompt",
-    "/system_prompt",
-    "available_tools",
-    "/available_tools",
-    "tool_calls",
-    "tool_results",
-    "/tool_results",
-    "tool_content",
-    "args",
-    "call_id",
-    "think",
-    "/think",
-    "img",
-    "img_break",
-    "img_end",
-    "prefix",
-    "middle",
-    "suffix",
-    "gmask",
-    "/img",
-];
-
-/// Names that are control tokens between `<` and `>`.
-const ANGLE_NAMES: [&str; 29] = [
-    "s",
-    "/s",
-    "unk",
-    "pad",
-    "bos",
-    "eos",
-    "start_of_turn",
-    "end_of_turn",
-    "start_of_image",
-    "end_of_image",
-    "end_of_utterance",
-    "sop",
-    "eop",
-    "think",
-    "/think",
-    "tool_call",
-    "/tool_call",
-    "tool_response",
-    "/tool_response",
-    "tools",
-    "/tools",
-    "im_start",
-    "im_end",
-    "im_sep",
-    "ai",
-    "/ai",
-    "role",
-    "/role",
-    "mask",
-];
 
 /// A control token in unit indices: the name (or the part to pad) is
 /// `open..close`, and the token ends before `end`.
@@ -242,12 +226,12 @@ impl<'t> Scanner<'t, '_> {
     }
 
     /// The first unit at or after `i` where a token or a header may start:
-    /// a `<` or `[`, or a line start (the forced one included). Skipping
+    /// a `<`, `[` or `]`, or a line start (the forced one included). Skipping
     /// straight there keeps plain stretches of text cheap.
     fn next_candidate(&self, mut i: usize) -> usize {
         let len = self.view.len();
         while i < len {
-            if matches!(self.code(i), Some(b'<' | b'[')) || self.is_line_start(i) {
+            if matches!(self.code(i), Some(b'<' | b'[' | b']')) || self.is_line_start(i) {
                 return i;
             }
             if self.is_line_break(i) {
@@ -325,7 +309,7 @@ impl<'t> Scanner<'t, '_> {
         while let Some(code) = self.code(word) {
             match code {
                 b'#' => hashes = true,
-                b'>' | b'*' | b'_' | b'~' | b'`' | b'-' | b'+' | b' ' | b'\t' => {}
+                b'>' | b'*' | b'_' | b'~' | b'`' | b'-' | b'+' | b'(' | b' ' | b'\t' => {}
                 b'[' if self.token_at(word).is_none() => {}
                 b'<' => match self.tag_at(word) {
                     Some(end) => {
@@ -344,16 +328,38 @@ impl<'t> Scanner<'t, '_> {
             return None;
         }
         let sections: &[&str] = if hashes { &SECTION_WORDS } else { &[] };
-        for words in [&ROLE_WORDS[..], sections] {
+        // Each list, and whether a heading without a colon counts.
+        for (words, heading) in
+            [(&ROLE_WORDS[..], hashes), (&SCRATCHPAD_WORDS[..], false), (sections, hashes)]
+        {
             for header in words.iter().filter(|header| header.as_bytes()[0] == first) {
-                if let Some(word_end) = self.header_word_at(word, header)
-                    && let Some(found) = self.header_end(start, word_end, hashes)
+                let Some(word_end) = self.header_word_at(word, header) else { continue };
+                if let Some(found) = self.header_end(start, word_end, heading) {
+                    return Some(found);
+                }
+                if AUTHORITY_WORDS.contains(header)
+                    && let Some(found) = self.notice_at(start, word_end, heading)
                 {
                     return Some(found);
                 }
             }
         }
         None
+    }
+
+    /// The header of an authority's notice whose role word ends at
+    /// `word_end`: whitespace, a [`NOTICE_WORDS`] word, then what ends a
+    /// header.
+    fn notice_at(&self, start: usize, word_end: usize, heading: bool) -> Option<Header> {
+        let noun = self.skip_whitespace(word_end);
+        if noun == word_end || self.is_line_break(word_end) {
+            return None;
+        }
+        let first = self.code(noun)?;
+        NOTICE_WORDS.iter().filter(|w| w.as_bytes()[0] == first).find_map(|notice| {
+            let end = self.header_word_at(noun, notice)?;
+            self.header_end(start, end, heading)
+        })
     }
 
     /// The header whose role word ends at `word_end`: a colon after closing
@@ -424,12 +430,13 @@ impl<'t> Scanner<'t, '_> {
         (j > name && self.code(j) == Some(b'>')).then_some(j + 1)
     }
 
-    /// The end of the token name starting at `i` (1 to 64 name units).
+    /// The end of the token name starting at `i` (1 to 64 name units:
+    /// letters, digits, `_ . - / :`).
     fn name_at(&self, i: usize) -> Option<usize> {
         let mut end = i;
         while end - i <= MAX_NAME
             && self.code(end).is_some_and(|c| {
-                c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'/' | ALNUM)
+                c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'/' | b':' | ALNUM)
             })
         {
             end += 1;
@@ -437,10 +444,51 @@ impl<'t> Scanner<'t, '_> {
         (end > i && end - i <= MAX_NAME).then_some(end)
     }
 
-    fn name_is(&self, range: std::ops::Range<usize>, names: &[&str]) -> bool {
-        names.iter().any(|name| {
-            name.len() == range.len()
-                && name.bytes().zip(range.clone()).all(|(b, i)| self.code(i) == Some(b))
+    /// Whether the units `range` spell `spelling`.
+    fn spells(&self, range: std::ops::Range<usize>, spelling: &str) -> bool {
+        spelling.len() == range.len()
+            && spelling.bytes().zip(range).all(|(b, i)| self.code(i) == Some(b))
+    }
+
+    /// Whether the units `range` name a token of [`SPECIAL_TOKENS`] written
+    /// in `shape` (`/name` for the closing form of those that have one).
+    fn is_named(&self, shape: Shape, range: std::ops::Range<usize>) -> bool {
+        let closing = self.code(range.start) == Some(b'/');
+        let name = if closing { range.start + 1..range.end } else { range };
+        if !self.code(name.start).is_some_and(|c| STARTS_A_NAME[usize::from(c)]) {
+            return false;
+        }
+        let digits = |from: usize| {
+            (1..=6).contains(&(name.end - from))
+                && (from..name.end).all(|i| self.code(i).is_some_and(|c| c.is_ascii_digit()))
+        };
+        SPECIAL_TOKENS.iter().filter(|t| t.shape == shape && (t.closes || !closing)).any(
+            |t| match t.name {
+                Name::Exact(spelling) => self.spells(name.clone(), spelling),
+                Name::Numbered(prefix) => {
+                    let at = name.start + prefix.len();
+                    at < name.end && self.spells(name.start..at, prefix) && digits(at)
+                }
+                Name::Prefix(prefix) => {
+                    let at = name.start + prefix.len();
+                    at < name.end && self.spells(name.start..at, prefix)
+                }
+            },
+        )
+    }
+
+    /// The token of [`SPECIAL_TOKENS`] spelled out whole (`]~b]`) at `i`.
+    fn bare_at(&self, i: usize) -> Option<Token> {
+        // Each has a `~` as its second or third character (a test checks
+        // the table): one look turns ordinary brackets away.
+        if self.code(i + 1) != Some(b'~') && self.code(i + 2) != Some(b'~') {
+            return None;
+        }
+        SPECIAL_TOKENS.iter().filter(|t| t.shape == Shape::Bare).find_map(|t| {
+            let (Name::Exact(spelling) | Name::Numbered(spelling) | Name::Prefix(spelling)) =
+                t.name;
+            let end = i + spelling.len();
+            self.spells(i..end, spelling).then_some(Token { open: i + 1, close: end - 1, end })
         })
     }
 
@@ -456,8 +504,11 @@ impl<'t> Scanner<'t, '_> {
                 {
                     return Some(Token { open: i + 2, close: end, end: end + 2 });
                 }
+                if let Some(token) = self.bare_at(i) {
+                    return Some(token);
+                }
                 let end = self.name_at(i + 1)?;
-                (is(end, b']') && self.name_is(i + 1..end, &BRACKET_NAMES)).then_some(Token {
+                (is(end, b']') && self.is_named(Shape::Bracket, i + 1..end)).then_some(Token {
                     open: i + 1,
                     close: end,
                     end: end + 1,
@@ -468,7 +519,7 @@ impl<'t> Scanner<'t, '_> {
                     && let Some(end) = self.name_at(i + 2)
                     && is(end, b'>')
                     && is(end + 1, b'>')
-                    && self.name_is(i + 2..end, &["sys", "/sys"])
+                    && self.is_named(Shape::DoubleAngle, i + 2..end)
                 {
                     return Some(Token { open: i + 2, close: end, end: end + 2 });
                 }
@@ -490,12 +541,13 @@ impl<'t> Scanner<'t, '_> {
                 if is(end, b'|') && is(end + 1, b'>') {
                     return Some(Token { open: i + 1, close: end, end: end + 2 });
                 }
-                (is(end, b'>') && self.name_is(i + 1..end, &ANGLE_NAMES)).then_some(Token {
+                (is(end, b'>') && self.is_named(Shape::Angle, i + 1..end)).then_some(Token {
                     open: i + 1,
                     close: end,
                     end: end + 1,
                 })
             }
+            b']' => self.bare_at(i),
             _ => None,
         }
     }

@@ -91,11 +91,11 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The first unit in `from..limit` that is `<`, `[` or a line break
+    /// The first unit in `from..limit` that is `<`, `[`, `]` or a line break
     /// (LF, CR, VT, FF); `limit` when there is none.
     pub(super) fn find_structural(&self, from: usize, limit: usize) -> usize {
         // LF, VT, FF and CR are 0x0a to 0x0d: one range test.
-        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b'\n'..=b'\r');
+        let is_structural = |code: u8| matches!(code, b'<' | b'[' | b']' | b'\n'..=b'\r');
         let found = match self {
             View::Ascii(bytes) => {
                 bytes.get(from..limit).and_then(|b| b.iter().position(|&c| is_structural(c)))
@@ -209,7 +209,7 @@ fn is_ignorable(c: char) -> bool {
 /// Whether a byte of the text may start or take part in something the
 /// sanitizer rewrites. Text without any of them is returned untouched.
 pub(super) fn is_trigger(byte: u8) -> bool {
-    matches!(byte, b'<' | b'[' | b':' | b'#') || !byte.is_ascii()
+    matches!(byte, b'<' | b'[' | b']' | b':' | b'#') || !byte.is_ascii()
 }
 
 #[cfg(test)]
