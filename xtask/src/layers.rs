@@ -308,12 +308,17 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         .map_err(|err| format!("cannot read ARCHITECTURE.md: {err}"))?;
     let lists = parse_architecture(&architecture)?;
     let mut dirs: Vec<String> = vec!["xtask".to_owned()];
-    let crates =
-        fs::read_dir(root.join("crates")).map_err(|err| format!("cannot read crates/: {err}"))?;
-    for entry in crates {
-        let path: PathBuf = entry.map_err(|err| format!("cannot read crates/: {err}"))?.path();
-        if path.join("src").is_dir() {
-            dirs.push(format!("crates/{}", path.file_name().unwrap_or_default().to_string_lossy()));
+    // The library crates, and the language bindings layered above them.
+    for parent in ["crates", "bindings"] {
+        let entries = fs::read_dir(root.join(parent))
+            .map_err(|err| format!("cannot read {parent}/: {err}"))?;
+        for entry in entries {
+            let path: PathBuf =
+                entry.map_err(|err| format!("cannot read {parent}/: {err}"))?.path();
+            if path.join("src").is_dir() {
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                dirs.push(format!("{parent}/{name}"));
+            }
         }
     }
     dirs.sort();

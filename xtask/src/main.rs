@@ -3,9 +3,16 @@
 //! (the alias is in `.cargo/config.toml`).
 //!
 //! Tasks:
-//! * `ci`: exactly what `.ci/run` runs: the layering check, format check,
-//!   clippy with warnings denied, the workspace tests, and the docs with
-//!   warnings denied.
+//! * `ci`: what CI runs (`.ci/run` is `cargo xtask ci`, so the steps are
+//!   listed once, here): the layering check, format check, clippy with
+//!   warnings denied, `test`, narrative-segment without its `bundle`
+//!   feature, the docs with warnings denied, and `cargo package`.
+//! * `test`: every test of the repository, the README's test command:
+//!   `cargo test --workspace`, then the Python package's (`python.rs`: a
+//!   virtual environment under the target directory with maturin and
+//!   pytest from the package index, made on first use; the wheel built
+//!   and installed; pytest over `bindings/python/tests`). `test python`
+//!   runs the Python part alone.
 //! * `layers`: checks every crate's `crate::` paths against its layer list in
 //!   ARCHITECTURE.md (`layers.rs`); fails on an upward import or a circle.
 //!   `layers --graph crates/NAME` prints what each module uses, for writing
@@ -28,6 +35,7 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 mod layers;
+mod python;
 
 fn main() -> ExitCode {
     let mut args = env::args().skip(1);
@@ -35,6 +43,11 @@ fn main() -> ExitCode {
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
         Some("ci") => ci(),
+        Some("test") => match rest.as_slice() {
+            [] => test(),
+            [only] if only == "python" => python::test(&project_root(), &target_dir()),
+            _ => Err("usage: cargo xtask test [python]".to_owned()),
+        },
         Some("layers") => match rest.as_slice() {
             [] => layers::run(&project_root()),
             [flag, dir] if flag == "--graph" => layers::graph(&project_root(), dir),
@@ -45,7 +58,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | layers | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
+                "usage: cargo xtask <ci | test | layers | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
             );
             return ExitCode::from(2);
         }
@@ -59,38 +72,97 @@ fn main() -> ExitCode {
     }
 }
 
-/// The steps `.ci/run` runs, in the same order.
+/// What CI runs (`.ci/run` runs this task and nothing else).
 fn ci() -> Result<(), String> {
     layers::run(&project_root())?;
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])?;
-    cargo(&["test", "--workspace"], &[])?;
+    test()?;
+    // narrative-segment without its default `bundle` feature (no zip):
+    // bundles are a typed error, everything else works.
     let no_bundle = ["-p", "narrative-segment", "--no-default-features"];
     cargo(
         &[&["clippy"][..], &no_bundle, &["--all-targets", "--", "-D", "warnings"]].concat(),
         &[],
     )?;
     cargo(&[&["test"][..], &no_bundle].concat(), &[])?;
+    // The API docs build without a warning (broken links, missing docs).
     cargo(&["doc", "--workspace", "--no-deps"], &[("RUSTDOCFLAGS", "-D warnings")])?;
     package()
 }
 
+/// Every test of the repository: cargo's, then the Python package's.
+fn test() -> Result<(), String> {
+    cargo(&["test", "--workspace"], &[])?;
+    python::test(&project_root(), &target_dir())
+}
+
 /// `cargo package --workspace`, which must pass and say nothing: a warning
-/// (a file left out, metadata missing) fails it.
+/// (a file left out, metadata missing) fails it. Every crate's package is
+/// verified against the others' (cargo takes the workspace crates from a
+/// temporary registry), in a target directory of its own made anew: a
+/// registry crate of the same version already built is never rebuilt, so a
+/// kept one would be a stale one.
 fn package() -> Result<(), String> {
+    let root = project_root();
+    let package_target = root.join("target").join("package-check");
+    remove_dir(&package_target)?;
+    // Cargo unpacks that registry's packages under
+    // $CARGO_HOME/registry/{src,cache}/-HASH/ (HASH from the registry's
+    // path: the same for every run in this folder) and never unpacks a name
+    // and version again, so an earlier run's package would be verified
+    // instead of this one's. Only such temporary registries have a name
+    // starting with `-`.
+    let cargo_home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    if let Some(cargo_home) = cargo_home {
+        for kind in ["src", "cache"] {
+            let dir = cargo_home.join("registry").join(kind);
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with('-') {
+                    remove_dir(&entry.path())?;
+                }
+            }
+        }
+    }
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("$ cargo package --workspace --offline");
     let output = Command::new(cargo)
         .args(["package", "--workspace", "--offline"])
-        .current_dir(project_root())
+        .env("CARGO_TARGET_DIR", &package_target)
+        .current_dir(&root)
         .output()
         .map_err(|err| format!("cannot run cargo: {err}"))?;
+    remove_dir(&package_target)?;
     let log = String::from_utf8_lossy(&output.stderr);
     let warned = log.lines().any(|line| line.starts_with("warning") || line.starts_with("error"));
     if output.status.success() && !warned {
         Ok(())
     } else {
         Err(format!("`cargo package --workspace` must pass without a warning:\n{log}"))
+    }
+}
+
+/// Removes a directory tree; a missing one is fine.
+fn remove_dir(dir: &std::path::Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(dir) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("cannot remove {}: {err}", dir.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR`, else `target/`.
+fn target_dir() -> PathBuf {
+    match env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() { dir } else { project_root().join(dir) }
+        }
+        None => project_root().join("target"),
     }
 }
 
@@ -187,7 +259,7 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
 }
 
 /// Runs a prepared command and fails when it does.
-fn run(command: &mut Command) -> Result<(), String> {
+pub(crate) fn run(command: &mut Command) -> Result<(), String> {
     let line = format!("{command:?}");
     eprintln!("$ {line}");
     let status = command.status().map_err(|err| format!("cannot run {line}: {err}"))?;

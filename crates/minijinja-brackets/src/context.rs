@@ -382,7 +382,8 @@ pub enum Effect {
 /// order, and the effects in order.
 ///
 /// Serializes in the command line's `--json` shape and key order (the data
-/// ranges are not part of it).
+/// ranges are not part of it): `{"output", "state", "local", "global",
+/// "writes", "effects", "seed"}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Rendered {
     /// The rendered text.
@@ -408,6 +409,9 @@ pub struct Rendered {
     /// [`Outcome::undefined`]). Not serialized.
     #[serde(skip)]
     pub undefined: Vec<UndefinedTag>,
+    /// The seed the render drew from (see [`Outcome::seed`]).
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// What a render produced and did, without the stores after it: the result
@@ -494,6 +498,13 @@ pub struct Outcome {
     /// ```
     #[serde(skip)]
     pub undefined: Vec<UndefinedTag>,
+    /// The seed the render drew from: the one passed in, or the one a
+    /// seedless render drew ([`Template::render_outcome_unseeded`]).
+    /// Always there, so that any render can be replayed.
+    ///
+    /// [`Template::render_outcome_unseeded`]: crate::Template::render_outcome_unseeded
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// A tag printing a name alone (`[[name]]`, `[[ name ]]`, `[[- name ]]`)
@@ -610,6 +621,7 @@ impl Outcome {
             writes: self.writes,
             effects: self.effects,
             undefined: self.undefined,
+            seed: self.seed,
         }
     }
 }

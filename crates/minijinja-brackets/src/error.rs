@@ -71,6 +71,10 @@ pub enum ErrorKind {
     /// [`Context::from_serialize`]: crate::Context::from_serialize
     /// [`Context::from_object`]: crate::Context::from_object
     InvalidContext,
+    /// A seedless render found no entropy to draw its seed from (the
+    /// operating system gave no random bytes); pass a seed instead. Never
+    /// raised by a seeded render.
+    EntropyUnavailable,
     /// [`Template::distribution`](crate::Template::distribution) found more
     /// random paths than its cap allows. E.g. 20 `chance` blocks in a row
     /// have 2^20 paths, far beyond the default cap of 10 000; sample
@@ -127,6 +131,7 @@ impl ErrorKind {
             ErrorKind::UndefinedError => "undefined_error",
             ErrorKind::InvalidJson => "invalid_json",
             ErrorKind::InvalidContext => "invalid_context",
+            ErrorKind::EntropyUnavailable => "entropy_unavailable",
             ErrorKind::TooManyPaths => "too_many_paths",
             ErrorKind::TemplateNotFound => "template_not_found",
             ErrorKind::InvalidTemplateName => "invalid_template_name",

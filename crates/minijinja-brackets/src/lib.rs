@@ -192,6 +192,9 @@ pub use crate::history::{HistoryError, HistoryErrorKind, HistoryMessage, StateHi
 pub use crate::limits::Limits;
 pub use crate::loader::LoadError;
 pub use crate::pycompat::Clock;
+pub use crate::seed::SEED_BOUND;
+#[cfg(feature = "entropy")]
+pub use crate::seed::random_seed;
 pub use crate::template::Template;
 pub use crate::value::{Value, ValueKind};
 /// The time library of [`Clock`] (`jiff::Zoned`).
@@ -218,6 +221,7 @@ mod provenance;
 mod pycompat;
 mod random;
 mod resolve;
+mod seed;
 mod span;
 mod stack;
 mod suggest;

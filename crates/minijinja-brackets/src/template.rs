@@ -175,8 +175,9 @@ impl Template {
     /// context and the seed.
     ///
     /// The render is transactional: on success the [`Rendered`] holds the
-    /// output, the complete stores after rendering, the writes and the
-    /// effects; on failure only the error comes back.
+    /// output, the complete stores after rendering, the writes, the
+    /// effects and the seed; on failure only the error comes back.
+    /// [`Template::render_unseeded`] draws the seed.
     ///
     /// # Errors
     ///
@@ -232,6 +233,46 @@ impl Template {
         authored: &[&str],
     ) -> Result<Outcome, Error> {
         crate::eval::render(&self.env, &self.compiled, context, seed, authored)
+    }
+
+    /// Renders as [`Template::render`] does with a seed drawn from the
+    /// operating system's entropy ([`random_seed`](crate::random_seed),
+    /// below [`SEED_BOUND`](crate::SEED_BOUND)), which the result reports
+    /// in [`Rendered::seed`]: pass it to [`Template::render`] to replay the
+    /// render.
+    ///
+    /// ```
+    /// use minijinja_brackets::{Environment, context};
+    ///
+    /// let template = Environment::new().compile(
+    ///     "[% weighted %][% choice 1 %]heads[% endchoice %][% choice 1 %]tails[% endchoice %][% endweighted %]",
+    /// )?;
+    /// let context = context! {};
+    /// let first = template.render_unseeded(&context)?;
+    /// let replay = template.render(&context, first.seed)?;
+    /// assert_eq!(replay.output, first.output);
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Template::render`], and `entropy_unavailable` when the
+    /// operating system gives no random bytes.
+    #[cfg(feature = "entropy")]
+    pub fn render_unseeded(&self, context: &Context) -> Result<Rendered, Error> {
+        self.render(context, crate::seed::random_seed()?)
+    }
+
+    /// As [`Template::render_outcome`], with a seed drawn as
+    /// [`Template::render_unseeded`] draws one, reported in
+    /// [`Outcome::seed`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Template::render_unseeded`].
+    #[cfg(feature = "entropy")]
+    pub fn render_outcome_unseeded(&self, context: &Context) -> Result<Outcome, Error> {
+        self.render_outcome(context, crate::seed::random_seed()?)
     }
 
     /// What the template reads, writes, calls and rolls, and what looks

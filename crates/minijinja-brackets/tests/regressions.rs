@@ -437,3 +437,24 @@ fn an_unstorable_value_names_its_unstorable_part() {
         "cannot set `p`: an undefined value cannot be stored (use `-> default(...)` to store a fallback)"
     );
 }
+
+/// Every render reports the seed it drew from: the one passed in, or the
+/// one a seedless render drew (below 2^53), which replays it.
+#[test]
+fn renders_report_their_seed() {
+    let template = Environment::new()
+        .compile("[% chance 0.5 %]a[% endchance %][% chance 0.5 %]b[% endchance %]")
+        .unwrap();
+    let context = Context::default();
+    assert_eq!(template.render_outcome(&context, 42).unwrap().seed, 42);
+    assert_eq!(template.render(&context, u64::MAX).unwrap().seed, u64::MAX);
+    let json = serde_json::to_value(template.render(&context, 7).unwrap()).unwrap();
+    assert_eq!(json["seed"], 7);
+    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["output", "state", "local", "global", "writes", "effects", "seed"]);
+    for _ in 0..8 {
+        let drawn = template.render_outcome_unseeded(&context).unwrap();
+        assert!(drawn.seed < minijinja_brackets::SEED_BOUND);
+        assert_eq!(template.render_outcome(&context, drawn.seed).unwrap().output, drawn.output);
+    }
+}

@@ -30,6 +30,8 @@ fn render_inputs() {
                 assert!(!expect_error, "{} rendered without an error", path.display());
                 let mut data = serde_json::to_value(&rendered).unwrap();
                 data.as_object_mut().unwrap().shift_remove("output");
+                // Always seed 0 here (render_str's), so not snapshotted.
+                assert_eq!(data.as_object_mut().unwrap().shift_remove("seed"), Some(0.into()));
                 format!(
                     "{}\n=====\n{}{}",
                     rendered.output,

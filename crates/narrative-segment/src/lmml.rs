@@ -90,7 +90,7 @@ impl ContentPart {
     pub fn from_part(part: &Part) -> Option<ContentPart> {
         Some(match part {
             Part::Text { text } => ContentPart::Text { text: text.clone() },
-            Part::Image { media_type, data } => {
+            Part::Image { media_type, data, .. } => {
                 let mut url = format!("data:{media_type};base64,");
                 STANDARD.encode_string(data, &mut url);
                 ContentPart::ImageUrl { image_url: ImageUrl { url } }

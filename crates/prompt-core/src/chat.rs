@@ -222,6 +222,18 @@ pub enum Part {
         media_type: String,
         /// The raw image bytes.
         data: Data,
+        /// The detail level asked for (OpenAI's `detail`), if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<ImageDetail>,
+    },
+    /// An image by its `https://` URL, which the provider fetches (the
+    /// suite never does).
+    ImageUrl {
+        /// The URL, as written.
+        url: String,
+        /// The detail level asked for (OpenAI's `detail`), if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<ImageDetail>,
     },
     /// Any other file (a PDF, a text document, audio...), sent inline.
     File {
@@ -256,6 +268,31 @@ pub enum Part {
     },
 }
 
+/// How closely the model looks at an image (OpenAI's `detail`; the other
+/// providers have no such field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ImageDetail {
+    /// The provider decides (OpenAI's default).
+    Auto,
+    /// A low-resolution look.
+    Low,
+    /// A high-resolution look.
+    High,
+}
+
+impl ImageDetail {
+    /// The lowercase name: `auto`, `low` or `high`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageDetail::Auto => "auto",
+            ImageDetail::Low => "low",
+            ImageDetail::High => "high",
+        }
+    }
+}
+
 impl Part {
     /// A text part.
     pub fn text(text: impl Into<String>) -> Part {
@@ -264,7 +301,12 @@ impl Part {
 
     /// An image part.
     pub fn image(media_type: impl Into<String>, data: impl Into<Data>) -> Part {
-        Part::Image { media_type: media_type.into(), data: data.into() }
+        Part::Image { media_type: media_type.into(), data: data.into(), detail: None }
+    }
+
+    /// An image part by URL, without a detail level.
+    pub fn image_url(url: impl Into<String>) -> Part {
+        Part::ImageUrl { url: url.into(), detail: None }
     }
 
     /// A file part.
@@ -299,12 +341,13 @@ impl Part {
     }
 
     /// What kind of part this is, for messages to people: `text`,
-    /// `image (image/png)`, `file (application/pdf)`, `tool call (NAME)` or
-    /// `tool result (ID)`.
+    /// `image (image/png)`, `image (URL)`, `file (application/pdf)`,
+    /// `tool call (NAME)` or `tool result (ID)`.
     pub fn describe(&self) -> String {
         match self {
             Part::Text { .. } => "text".to_owned(),
             Part::Image { media_type, .. } => format!("image ({media_type})"),
+            Part::ImageUrl { .. } => "image (URL)".to_owned(),
             Part::File { media_type, .. } => format!("file ({media_type})"),
             Part::ToolCall { name, .. } => format!("tool call ({name})"),
             Part::ToolResult { call_id, .. } => format!("tool result ({call_id})"),
@@ -321,7 +364,7 @@ mod part_serde {
     use serde::Deserialize;
     use serde_json::value::RawValue;
 
-    use super::{Data, Part};
+    use super::{Data, ImageDetail, Part};
     use crate::json::RawJson;
 
     #[derive(Deserialize)]
@@ -339,6 +382,15 @@ mod part_serde {
     struct Image {
         media_type: String,
         data: Data,
+        #[serde(default)]
+        detail: Option<ImageDetail>,
+    }
+
+    #[derive(Deserialize)]
+    struct ImageUrl {
+        url: String,
+        #[serde(default)]
+        detail: Option<ImageDetail>,
     }
 
     #[derive(Deserialize)]
@@ -390,8 +442,12 @@ mod part_serde {
                 Part::Text { text }
             }
             "image" => {
-                let Image { media_type, data } = read(text)?;
-                Part::Image { media_type, data }
+                let Image { media_type, data, detail } = read(text)?;
+                Part::Image { media_type, data, detail }
+            }
+            "image_url" => {
+                let ImageUrl { url, detail } = read(text)?;
+                Part::ImageUrl { url, detail }
             }
             "file" => {
                 let File { filename, media_type, data } = read(text)?;
@@ -412,7 +468,7 @@ mod part_serde {
             other => {
                 return Err(E::unknown_variant(
                     other,
-                    &["text", "image", "file", "tool_call", "tool_result"],
+                    &["text", "image", "image_url", "file", "tool_call", "tool_result"],
                 ));
             }
         })
@@ -470,6 +526,35 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
         let bad = r#"{"type":"image","media_type":"image/png","data":"!!"}"#;
+        assert!(serde_json::from_str::<Part>(bad).is_err());
+    }
+
+    #[test]
+    fn images_by_url_and_detail_levels_have_a_neutral_json_form() {
+        let message = Message {
+            role: Role::User,
+            content: vec![
+                Part::ImageUrl {
+                    url: "https://x.test/a.png".into(),
+                    detail: Some(ImageDetail::Low),
+                },
+                Part::image_url("https://x.test/b.png"),
+                Part::Image {
+                    media_type: "image/png".into(),
+                    data: vec![1].into(),
+                    detail: Some(ImageDetail::High),
+                },
+            ],
+            name: None,
+        };
+        let json = serde_json::to_string(&message).unwrap();
+        assert_eq!(
+            json,
+            r#"{"role":"user","content":[{"type":"image_url","url":"https://x.test/a.png","detail":"low"},{"type":"image_url","url":"https://x.test/b.png"},{"type":"image","media_type":"image/png","data":"AQ==","detail":"high"}]}"#
+        );
+        assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
+        assert_eq!(message.content[0].describe(), "image (URL)");
+        let bad = r#"{"type":"image_url","url":"https://x.test/a.png","detail":"max"}"#;
         assert!(serde_json::from_str::<Part>(bad).is_err());
     }
 

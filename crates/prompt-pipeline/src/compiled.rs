@@ -96,6 +96,9 @@ pub struct Arranged {
     /// later stages: each bare `[[name]]` tag that printed an undefined name
     /// ([`Notice::UndefinedVariable`]), an embed typed by its bytes.
     pub notices: Vec<Notice>,
+    /// The seed the template stage drew from (the one passed in), there
+    /// even when that stage is off, so that any build can be replayed.
+    pub seed: u64,
 }
 
 /// One built request and everything the stages produced on the way
@@ -117,12 +120,14 @@ pub struct Built {
     /// out without a word: the prompt's notices ([`Prompt::notices`]), the
     /// later stages' (as in [`Arranged::notices`]), then the provider's.
     pub notices: Vec<Notice>,
+    /// The seed, as in [`Arranged::seed`].
+    pub seed: u64,
 }
 
 /// Everything one build produced, as one JSON object (`build --full`, and
 /// each row of `batch --full`):
-/// `{"body", "notices", "messages", "metadata", "writes", "effects"}`, in
-/// this order; `body` is `null` without the provider stage
+/// `{"body", "notices", "messages", "metadata", "writes", "effects",
+/// "seed"}`, in this order; `body` is `null` without the provider stage
 /// ([`Arranged::full`]), `writes` and `effects` empty without the template
 /// stage. It borrows what it shows: nothing is copied to encode it.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -140,6 +145,8 @@ pub struct Full<'a> {
     pub writes: &'a [StoreWrite],
     /// The template's `qr`/`st` requests, in order.
     pub effects: &'a [Effect],
+    /// The seed the build drew from, always (replay it with this seed).
+    pub seed: u64,
 }
 
 impl Built {
@@ -163,7 +170,8 @@ impl Built {
     /// The whole of this build, with the metadata of `prompt` (the one it
     /// was built from).
     pub fn full<'a>(&'a self, prompt: &'a Prompt) -> Full<'a> {
-        Full::new(Some(&self.body), &self.notices, &self.messages, prompt, self.rendered.as_ref())
+        let rendered = self.rendered.as_ref();
+        Full::new(Some(&self.body), &self.notices, &self.messages, prompt, rendered, self.seed)
     }
 }
 
@@ -171,7 +179,7 @@ impl Arranged {
     /// The whole of this arrangement (`body` `null`), with the metadata of
     /// `prompt` (the one it was arranged from).
     pub fn full<'a>(&'a self, prompt: &'a Prompt) -> Full<'a> {
-        Full::new(None, &self.notices, &self.messages, prompt, self.rendered.as_ref())
+        Full::new(None, &self.notices, &self.messages, prompt, self.rendered.as_ref(), self.seed)
     }
 }
 
@@ -182,11 +190,12 @@ impl<'a> Full<'a> {
         messages: &'a [Message],
         prompt: &'a Prompt,
         rendered: Option<&'a Outcome>,
+        seed: u64,
     ) -> Full<'a> {
         let (writes, effects) = match rendered {
             Some(rendered) => (rendered.writes.as_slice(), rendered.effects.as_slice()),
             None => (&[][..], &[][..]),
         };
-        Full { body, notices, messages, metadata: prompt.metadata(), writes, effects }
+        Full { body, notices, messages, metadata: prompt.metadata(), writes, effects, seed }
     }
 }

@@ -14,14 +14,19 @@
 //! fields (`user`, `metadata`, `n`, `logprobs`, ...) are kept as written:
 //! an OpenAI chat body carries them all, a Responses body those it has
 //! under the same name, and for the rest each is a
-//! [`Notice::FieldNotCarried`]. What cannot be read into the vocabulary at
-//! all (an image by URL, an uploaded `file_id`, the deprecated `functions`)
-//! is an [`ErrorKind::InvalidRequest`] at the value.
+//! [`Notice::FieldNotCarried`]; Anthropic carries `user` as
+//! `metadata.user_id` and `parallel_tool_calls: false` as its tool choice's
+//! `disable_parallel_tool_use`. An image by `https://` URL stays a URL
+//! (never fetched here) for the targets that take one, and an image's
+//! `detail` is kept for the OpenAI targets (a `detail_not_carried` notice
+//! for the others). What cannot be read into the vocabulary at all (an
+//! image by another kind of URL, an uploaded `file_id`, the deprecated
+//! `functions`) is an [`ErrorKind::InvalidRequest`] at the value.
 
 use std::fmt;
 use std::sync::Arc;
 
-use prompt_core::chat::{Message, Part, Role};
+use prompt_core::chat::{ImageDetail, Message, Part, Role};
 use prompt_core::json::{self, RawJson};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
@@ -32,6 +37,7 @@ use prompt_core::text::Span;
 
 use crate::error::{Error, ErrorKind};
 use crate::params::{Effort, Params};
+use crate::provider::anthropic::{AnthropicToolChoice, MessagesRequest, Metadata};
 use crate::provider::{Encoded, Notice, Provider, Request};
 use crate::tools::{ResponseSchema, Tool, ToolChoice};
 
@@ -123,7 +129,7 @@ impl ChatBody {
     /// `invalid_json` when the text is not strict JSON;
     /// [`ErrorKind::InvalidRequest`] for a key the API does not document, a
     /// value of the wrong type, and what the vocabulary cannot hold (an
-    /// image by URL, a `file_id`, a custom tool, the deprecated `functions`,
+    /// image by a URL that is not `https://`, a `file_id`, a custom tool, the deprecated `functions`,
     /// `function_call` and `function` messages, tool-call arguments that
     /// are not a JSON object, a reasoning effort other than `low`, `medium`
     /// or `high`); [`ErrorKind::InvalidTool`] and
@@ -338,6 +344,14 @@ impl ChatBody {
             });
         }
         for kept in &self.kept {
+            if let Request::Anthropic(body) = &mut encoded.body
+                && let Some(notice) = anthropic_field(body, kept)
+            {
+                if let Some(notice) = notice {
+                    notices.push(notice);
+                }
+                continue;
+            }
             let extra = match &mut encoded.body {
                 Request::OpenAi(body) => Some(&mut body.extra),
                 Request::OpenAiResponses(body) if kept.in_responses => Some(&mut body.extra),
@@ -419,6 +433,51 @@ impl ChatBody {
                 format!("`{other}` is not `text`, `json_object` or `json_schema`"),
             )),
         }
+    }
+}
+
+/// `kept` in the Anthropic `body` where Anthropic has a field for it:
+/// `user` as `metadata.user_id`, `parallel_tool_calls: false` as the tool
+/// choice's `disable_parallel_tool_use` (`true` is Anthropic's default, so
+/// nothing is written). `None` when Anthropic has no field for it; else
+/// what was done, and the notice when it could not be carried after all.
+fn anthropic_field(body: &mut MessagesRequest, kept: &Kept) -> Option<Option<Notice>> {
+    let not_carried = |reason: &str| {
+        Some(Some(Notice::FieldNotCarried {
+            field: format!("/{}", kept.name),
+            reason: reason.to_owned(),
+        }))
+    };
+    match (kept.name.as_str(), &kept.value) {
+        ("user", Value::String(user)) => {
+            body.metadata = Some(Metadata { user_id: user.clone() });
+            Some(None)
+        }
+        ("user", _) => not_carried("`metadata.user_id` is a string"),
+        ("parallel_tool_calls", Value::Bool(true)) => Some(None),
+        ("parallel_tool_calls", Value::Bool(false)) => {
+            if body.tools.is_none() {
+                return not_carried("no tools are declared, so no tool is called");
+            }
+            let choice = body
+                .tool_choice
+                .take()
+                .unwrap_or(AnthropicToolChoice::Auto { disable_parallel_tool_use: None });
+            match choice.clone().without_parallel_tool_use() {
+                Some(choice) => {
+                    body.tool_choice = Some(choice);
+                    Some(None)
+                }
+                None => {
+                    body.tool_choice = Some(choice);
+                    not_carried(
+                        "with the `none` tool choice no tool is called, and Anthropic's `none` has no `disable_parallel_tool_use`",
+                    )
+                }
+            }
+        }
+        ("parallel_tool_calls", _) => not_carried("`disable_parallel_tool_use` is a boolean"),
+        _ => None,
     }
 }
 
@@ -803,7 +862,7 @@ impl<'a> Reader<'a> {
                     });
                     Part::text(self.string(&inner_at, inner)?)
                 }
-                "image_url" => self.image(&inner_at, inner, notices)?,
+                "image_url" => self.image(&inner_at, inner)?,
                 "input_audio" => self.audio(&inner_at, inner)?,
                 _ => self.file(&inner_at, inner)?,
             });
@@ -811,37 +870,48 @@ impl<'a> Reader<'a> {
         Ok(parts)
     }
 
-    fn image(
-        &self,
-        at: &str,
-        value: &'a RawValue,
-        notices: &mut Vec<Notice>,
-    ) -> Result<Part, Error> {
+    /// An `image_url` part: a `data:` URI is read into bytes, an `https://`
+    /// URL kept as a URL (never fetched), each with its `detail`.
+    fn image(&self, at: &str, value: &'a RawValue) -> Result<Part, Error> {
         let fields = self.object(at, value)?;
         self.only(at, &fields, &["url", "detail"])?;
         let url_raw = self.required(at, value, &fields, "url")?;
         let url_at = format!("{at}/url");
         let url = self.string(&url_at, url_raw)?;
-        if let Some(detail) = field(&fields, "detail") {
-            let detail_at = format!("{at}/detail");
-            let written = self.string(&detail_at, detail)?;
-            if written != "auto" {
-                notices.push(Notice::FieldNotCarried {
-                    field: detail_at,
-                    reason: format!("the neutral image has no detail level (`{written}`); the provider's default applies"),
-                });
+        let detail = match field(&fields, "detail").filter(|raw| !is_null(raw)) {
+            None => None,
+            Some(raw) => {
+                let detail_at = format!("{at}/detail");
+                Some(match self.string(&detail_at, raw)?.as_str() {
+                    "auto" => ImageDetail::Auto,
+                    "low" => ImageDetail::Low,
+                    "high" => ImageDetail::High,
+                    other => {
+                        return Err(self.invalid(
+                            &detail_at,
+                            raw,
+                            format!("`{other}` is not `auto`, `low` or `high`"),
+                        ));
+                    }
+                })
             }
+        };
+        if let Some((media_type, data)) = data_uri(&url) {
+            let data = self.base64(&url_at, url_raw, data)?;
+            return Ok(Part::Image {
+                media_type: media_type.to_owned(),
+                data: data.into(),
+                detail,
+            });
         }
-        let Some((media_type, data)) = data_uri(&url) else {
+        if let Some(problem) = https_problem(&url) {
             return Err(self.invalid(
                 &url_at,
                 url_raw,
-                "an image is read only from a `data:<type>;base64,...` URI (URLs are not fetched)"
-                    .to_owned(),
+                format!("an image is read from a `data:<type>;base64,...` URI or an `https://` URL: {problem}"),
             ));
-        };
-        let data = self.base64(&url_at, url_raw, data)?;
-        Ok(Part::image(media_type, data))
+        }
+        Ok(Part::ImageUrl { url, detail })
     }
 
     fn audio(&self, at: &str, value: &'a RawValue) -> Result<Part, Error> {
@@ -901,6 +971,25 @@ impl<'a> Reader<'a> {
             .decode(data)
             .map_err(|err| self.invalid(at, value, format!("not base64: {err}")))
     }
+}
+
+/// What keeps `url` from being an image URL the suite passes through, if
+/// anything: the scheme is `https` (the providers fetch it; the suite never
+/// does), a host follows, and no byte is a space or a control character (a
+/// header or a log line the URL ends up in is never split).
+fn https_problem(url: &str) -> Option<&'static str> {
+    let Some(rest) =
+        url.get(..8).filter(|scheme| scheme.eq_ignore_ascii_case("https://")).map(|_| &url[8..])
+    else {
+        return Some("the URL is not `https://`");
+    };
+    if rest.split(['/', '?', '#']).next().unwrap_or_default().is_empty() {
+        return Some("the URL has no host");
+    }
+    if url.bytes().any(|b| b <= b' ' || b == 0x7f) || url.chars().any(char::is_control) {
+        return Some("the URL holds a space or a control character");
+    }
+    None
 }
 
 /// The media type and base64 payload of a `data:<type>;base64,<payload>`
@@ -989,6 +1078,97 @@ mod tests {
     }
 
     #[test]
+    fn image_urls_pass_through_only_when_https() {
+        let body = |url: &str| {
+            format!(
+                r#"{{"messages": [{{"role": "user", "content": [{{"type": "image_url", "image_url": {{"url": {}, "detail": "high"}}}}]}}]}}"#,
+                serde_json::Value::from(url)
+            )
+        };
+        let part =
+            |url: &str| ChatBody::parse(&body(url)).map(|b| b.messages()[0].content[0].clone());
+        assert_eq!(
+            part("https://x.test/a.png?s=1").unwrap(),
+            Part::ImageUrl {
+                url: "https://x.test/a.png?s=1".into(),
+                detail: Some(ImageDetail::High)
+            }
+        );
+        assert!(part("HTTPS://x.test/a.png").is_ok());
+        for url in [
+            "http://x.test/a.png",
+            "file:///etc/passwd",
+            "ftp://x.test/a.png",
+            "https://",
+            "https:///a.png",
+            "https://x.test/a b.png",
+            "https://x.test/a.png\r\nX-Evil: 1",
+            "https://x.test/\u{85}a.png",
+            "//x.test/a.png",
+            "",
+        ] {
+            let err = part(url).unwrap_err();
+            assert_eq!(err.kind().as_str(), "invalid_request", "{url:?}");
+            let ErrorKind::InvalidRequest { at, .. } = err.kind() else { unreachable!() };
+            assert_eq!(at, "/messages/0/content/0/image_url/url", "{url:?}");
+        }
+        let data = part("data:image/png;base64,AQ==").unwrap();
+        assert_eq!(
+            data,
+            Part::Image {
+                media_type: "image/png".into(),
+                data: vec![1].into(),
+                detail: Some(ImageDetail::High)
+            }
+        );
+        let bad_detail = body("https://x.test/a.png").replace("high", "max");
+        assert_eq!(err(&bad_detail).kind().as_str(), "invalid_request");
+    }
+
+    #[test]
+    fn anthropic_carries_user_and_serial_tool_use() {
+        let text = |extra: &str, choice: &str| {
+            format!(
+                r#"{{"model": "m", "max_completion_tokens": 9, {extra} "tools": [{{"type": "function", "function": {{"name": "f"}}}}], {choice} "messages": [{{"role": "user", "content": "hi"}}]}}"#
+            )
+        };
+        let anthropic = |text: &str| {
+            let encoded = ChatBody::parse(text).unwrap().convert(Provider::Anthropic).unwrap();
+            let notices: Vec<_> = encoded.notices.iter().map(Notice::as_str).collect();
+            (serde_json::to_value(&encoded.body).unwrap(), notices)
+        };
+        let (body, notices) =
+            anthropic(&text(r#""user": "u-1", "parallel_tool_calls": false,"#, ""));
+        assert_eq!(body["metadata"], serde_json::json!({"user_id": "u-1"}));
+        assert_eq!(
+            body["tool_choice"],
+            serde_json::json!({"type": "auto", "disable_parallel_tool_use": true})
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        let named = r#""tool_choice": {"type": "function", "function": {"name": "f"}},"#;
+        let (body, _) = anthropic(&text(r#""parallel_tool_calls": false,"#, named));
+        assert_eq!(
+            body["tool_choice"],
+            serde_json::json!({"type": "tool", "name": "f", "disable_parallel_tool_use": true})
+        );
+        let (body, notices) =
+            anthropic(&text(r#""parallel_tool_calls": true,"#, r#""tool_choice": "required","#));
+        assert_eq!(body["tool_choice"], serde_json::json!({"type": "any"}));
+        assert!(notices.is_empty(), "{notices:?}");
+        let (body, notices) =
+            anthropic(&text(r#""parallel_tool_calls": false,"#, r#""tool_choice": "none","#));
+        assert_eq!(body["tool_choice"], serde_json::json!({"type": "none"}));
+        assert_eq!(notices, ["field_not_carried"]);
+        // Gemini has neither field.
+        let encoded = ChatBody::parse(&text(r#""user": "u-1", "parallel_tool_calls": false,"#, ""))
+            .unwrap()
+            .convert(Provider::Gemini)
+            .unwrap();
+        let kinds: Vec<_> = encoded.notices.iter().map(Notice::message).collect();
+        assert_eq!(kinds.len(), 3, "{kinds:?}");
+    }
+
+    #[test]
     fn max_tokens_is_read_once() {
         let text = |a: u64, b: u64| {
             format!(
@@ -1070,7 +1250,22 @@ mod tests {
 
     fn conversation() -> impl Strategy<Value = Vec<Message>> {
         let text = "[a-z \"\\\\{}\n]{0,8}";
-        let user = text.prop_map(|t| Message::text(Role::User, t));
+        let detail = prop_oneof![
+            Just(None),
+            Just(Some(ImageDetail::Auto)),
+            Just(Some(ImageDetail::Low)),
+            Just(Some(ImageDetail::High)),
+        ];
+        let user = (text, prop::option::of(("[a-z]{1,8}", detail))).prop_map(|(t, image)| {
+            let mut message = Message::text(Role::User, t);
+            if let Some((name, detail)) = image {
+                message.content.push(Part::ImageUrl {
+                    url: format!("https://x.test/{name}.png?q=\"é\""),
+                    detail,
+                });
+            }
+            message
+        });
         let call = (text, 0..3u8).prop_map(|(t, n)| {
             let mut content = vec![];
             if !t.is_empty() {

@@ -255,7 +255,8 @@ pub enum ErrorKind {
     },
     /// A request body to convert with a key its API does not document, a
     /// value of the wrong type, or what the neutral vocabulary cannot hold
-    /// (an image by URL, an uploaded file's id, a deprecated field).
+    /// (an image by a URL that is not `https://`, an uploaded file's id, a
+    /// deprecated field).
     InvalidRequest {
         /// The value, as a JSON pointer (`/messages/2/content/0`).
         at: String,

@@ -165,6 +165,8 @@ pub use crate::source::{Source, Transcript};
 pub use crate::templates::Templates;
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
 pub use minijinja_brackets::Context;
+#[cfg(feature = "entropy")]
+pub use minijinja_brackets::random_seed;
 pub use narrative_segment::{AttachmentLimits, Attachments, ContextAs, RoleAliases};
 pub use prompt_core::chat::{Message, Part, Role};
 pub use prompt_core::diagnostic::{Diagnostic, Origin};

@@ -115,7 +115,7 @@ impl Compiled {
         transcript: Option<&Transcript>,
     ) -> Result<Built, Error> {
         let provider = self.prompt().pipeline().provider();
-        let Arranged { messages, rendered, mut notices } =
+        let Arranged { messages, rendered, mut notices, seed } =
             self.stages(context, seed, transcript, Some(provider))?;
         // Stage 5: the provider's body.
         let encoded = provider
@@ -123,7 +123,7 @@ impl Compiled {
             .map_err(|err| with_empty_turns(err, &notices))?;
         crate::provider::append(&mut notices, encoded.notices);
         let model = self.prompt().params().model.clone();
-        Ok(Built { body: encoded.body, model, messages, rendered, notices })
+        Ok(Built { body: encoded.body, model, messages, rendered, notices, seed })
     }
 
     /// Stages 2 to 4, arranged for `provider` (`None`: no provider stage).
@@ -168,7 +168,7 @@ impl Compiled {
             messages = crate::alternation::alternate(messages)
                 .map_err(|err| with_empty_turns(err, &notices))?;
         }
-        Ok(Arranged { messages, rendered, notices })
+        Ok(Arranged { messages, rendered, notices, seed })
     }
 
     fn render(&self, context: &Context, seed: u64) -> Result<Option<Outcome>, Error> {

@@ -3,10 +3,9 @@
 //! `-D` definitions over it, the templates includes name, and the seed
 //! used without `--seed`.
 
-use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 
-use prompt_suite::brackets::{Context, Environment, LoadError};
+use prompt_suite::brackets::{Context, Environment, LoadError, random_seed};
 use prompt_suite::pipeline::{AttachmentLimits, Attachments, Templates};
 
 use crate::args::{Define, SourceArgs};
@@ -148,13 +147,14 @@ pub(crate) fn json_or_string(text: &str) -> Result<serde_json::Value, Diagnostic
     }
 }
 
-/// A seed that differs between runs: the process's random hasher keys mixed
-/// with the clock.
-pub(crate) fn random_seed() -> u64 {
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
-    hasher.finish()
+/// The seed to render with: `given` (`--seed`), else one drawn from the
+/// operating system's entropy below 2^53 (minijinja-brackets'
+/// `random_seed`), which the `--json` and `--full` outputs report.
+pub(crate) fn seed(given: Option<u64>) -> Result<u64, Diagnostic> {
+    match given {
+        Some(seed) => Ok(seed),
+        None => random_seed().map_err(|err| Diagnostic::of(&err, None, "")),
+    }
 }
 
 #[cfg(test)]

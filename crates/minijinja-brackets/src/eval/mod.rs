@@ -69,7 +69,8 @@ pub(crate) fn render(
 ) -> Result<Outcome, Error> {
     let fuel = env.limits().fuel;
     let draws = Draws::new(seed);
-    render_with(env, template, context, authored, draws, fuel).map(|(outcome, ..)| outcome)
+    let (outcome, ..) = render_with(env, template, context, authored, draws, fuel)?;
+    Ok(Outcome { seed, ..outcome })
 }
 
 /// Renders with a given source of random decisions and fuel, and gives
@@ -1115,6 +1116,8 @@ impl<'t> Renderer<'t> {
             writes,
             effects: self.effects,
             undefined: self.undefined,
+            // The caller knows the seed (an exact enumeration has none).
+            seed: 0,
         };
         Ok((outcome, self.draws, self.fuel))
     }

@@ -9,7 +9,7 @@
 //! The conversation must start with a user turn and alternate, as the API
 //! expects (the pipeline's stage 4 merges same-role runs; this adapter only
 //! checks). Parts become `text`,
-//! `image` (base64 `source`) and `document` blocks (PDF as base64, text files
+//! `image` (base64 `source`, or a `url` source for an image by URL) and `document` blocks (PDF as base64, text files
 //! as plain-text sources); tool calls `tool_use` blocks (`input` the
 //! arguments object) and tool results `tool_result` blocks in a user
 //! message: the tool messages in a row, and the user message right after
@@ -23,8 +23,9 @@ use prompt_core::chat::{Message, Part, Role};
 use prompt_core::json::RawJson;
 
 use super::{
-    Conversation, MidSystem, Notice, Provider, base64, check_range, media_only_from_user,
-    misplaced_tool_part, notices, required_model, thinking_budget, unsupported,
+    Conversation, MidSystem, Notice, Provider, base64, check_range, detail_notices,
+    media_only_from_user, misplaced_tool_part, notices, required_model, thinking_budget,
+    unsupported,
 };
 use crate::error::{Error, ErrorKind};
 use crate::params::Params;
@@ -66,6 +67,16 @@ pub struct MessagesRequest {
     /// `{"format": {"type": "json_schema", "schema"}}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_config: Option<OutputConfig>,
+    /// `{"user_id"}`: who the request is for (a converted body's `user`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+/// `{"user_id"}` (`metadata_param.py`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// An opaque id of the end user.
+    pub user_id: String,
 }
 
 /// `{"name", "description", "input_schema", "strict": true}`.
@@ -82,21 +93,54 @@ pub struct AnthropicTool {
     pub strict: bool,
 }
 
-/// `{"type": "auto" | "any" | "none"}` or `{"type": "tool", "name"}`.
+/// `{"type": "auto" | "any" | "none"}` or `{"type": "tool", "name"}`;
+/// all but `none` may say `"disable_parallel_tool_use": true` (at most one
+/// tool call per answer: a converted body's `parallel_tool_calls: false`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AnthropicToolChoice {
     /// The model decides.
-    Auto,
+    Auto {
+        /// `true`: at most one tool call.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        disable_parallel_tool_use: Option<bool>,
+    },
     /// Some tool (the neutral `required`).
-    Any,
+    Any {
+        /// `true`: at most one tool call.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        disable_parallel_tool_use: Option<bool>,
+    },
     /// No tool.
     None,
     /// This tool.
     Tool {
         /// The tool's name.
         name: String,
+        /// `true`: at most one tool call.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        disable_parallel_tool_use: Option<bool>,
     },
+}
+
+impl AnthropicToolChoice {
+    /// The choice with at most one tool call per answer; `None` for the
+    /// `none` choice, which has no such field (no tool is called).
+    pub fn without_parallel_tool_use(self) -> Option<AnthropicToolChoice> {
+        let off = Some(true);
+        Some(match self {
+            AnthropicToolChoice::Auto { .. } => {
+                AnthropicToolChoice::Auto { disable_parallel_tool_use: off }
+            }
+            AnthropicToolChoice::Any { .. } => {
+                AnthropicToolChoice::Any { disable_parallel_tool_use: off }
+            }
+            AnthropicToolChoice::Tool { name, .. } => {
+                AnthropicToolChoice::Tool { name, disable_parallel_tool_use: off }
+            }
+            AnthropicToolChoice::None => return None,
+        })
+    }
 }
 
 /// `{"type": "enabled", "budget_tokens"}`.
@@ -217,6 +261,11 @@ pub enum Source {
         /// The text.
         data: String,
     },
+    /// An `https://` URL the API fetches (images).
+    Url {
+        /// The URL.
+        url: String,
+    },
 }
 
 const PROVIDER: Provider = Provider::Anthropic;
@@ -258,6 +307,7 @@ pub fn build(
         )
     };
     let conversation = Conversation::split(PROVIDER, messages, mid_system)?;
+    let details: Vec<Notice> = detail_notices(messages).collect();
     let system = match conversation.system.as_slice() {
         [] => None,
         [text] => Some(System::Text((*text).to_owned())),
@@ -291,10 +341,12 @@ pub fn build(
             .collect()
     });
     let tool_choice = params.tool_choice.as_ref().map(|choice| match choice {
-        ToolChoice::Auto => AnthropicToolChoice::Auto,
+        ToolChoice::Auto => AnthropicToolChoice::Auto { disable_parallel_tool_use: None },
         ToolChoice::None => AnthropicToolChoice::None,
-        ToolChoice::Required => AnthropicToolChoice::Any,
-        ToolChoice::Named(name) => AnthropicToolChoice::Tool { name: name.clone() },
+        ToolChoice::Required => AnthropicToolChoice::Any { disable_parallel_tool_use: None },
+        ToolChoice::Named(name) => {
+            AnthropicToolChoice::Tool { name: name.clone(), disable_parallel_tool_use: None }
+        }
     });
     let output_config = params.response_schema.as_ref().map(|schema| OutputConfig {
         format: JsonOutputFormat {
@@ -315,9 +367,11 @@ pub fn build(
         tool_choice,
         thinking,
         output_config,
+        metadata: None,
     };
     let mut notices = notices(PROVIDER, params, &["seed", "presence_penalty", "frequency_penalty"]);
     notices.extend(conversation.dropped_names);
+    notices.extend(details);
     Ok((body, notices))
 }
 
@@ -388,11 +442,12 @@ fn block(index: usize, role: Role, part: &Part) -> Result<Block, Error> {
     )?;
     Ok(match part {
         Part::Text { text } => Block::Text { text: text.clone() },
-        Part::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
+        Part::Image { media_type, data, .. } if IMAGE_TYPES.contains(&media_type.as_str()) => {
             Block::Image {
                 source: Source::Base64 { media_type: media_type.clone(), data: base64(data) },
             }
         }
+        Part::ImageUrl { url, .. } => Block::Image { source: Source::Url { url: url.clone() } },
         Part::Image { .. } => {
             return Err(unsupported(
                 PROVIDER,

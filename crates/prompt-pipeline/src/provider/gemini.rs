@@ -24,8 +24,8 @@ use prompt_core::json::RawJson;
 use serde_json::{Map, Value};
 
 use super::{
-    Calls, Conversation, MidSystem, Notice, Provider, base64, check_range, misplaced_tool_part,
-    notices, result_texts, thinking_budget, unsupported,
+    Calls, Conversation, MidSystem, Notice, Provider, base64, check_range, detail_notices,
+    misplaced_tool_part, notices, result_texts, thinking_budget, unsupported,
 };
 use crate::error::{Error, ErrorKind};
 use crate::params::Params;
@@ -125,6 +125,12 @@ pub enum Part {
         #[serde(rename = "inlineData")]
         inline_data: Blob,
     },
+    /// `{"fileData": {"mimeType", "fileUri"}}`: an image by its URL.
+    FileData {
+        /// The type and the URL.
+        #[serde(rename = "fileData")]
+        file_data: FileData,
+    },
     /// `{"functionCall": {"id", "name", "args"}}`.
     FunctionCall {
         /// The call.
@@ -169,6 +175,16 @@ pub struct Blob {
     pub mime_type: String,
     /// The base64 data.
     pub data: String,
+}
+
+/// A file by its URI, which the API fetches (an `https://` URL).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileData {
+    /// The MIME type.
+    pub mime_type: String,
+    /// The URL.
+    pub file_uri: String,
 }
 
 /// Sampling parameters.
@@ -322,17 +338,50 @@ pub fn build(
     };
     let mut notices = notices(PROVIDER, params, &[]);
     notices.extend(conversation.dropped_names);
+    notices.extend(detail_notices(messages));
     Ok((body, notices))
+}
+
+/// The type of the image an `https://` URL names, by the extension of its
+/// path (the query and fragment aside), among the image types Gemini
+/// documents (PNG, JPEG, WebP, HEIC, HEIF); `None` for any other.
+fn url_image_type(url: &str) -> Option<&'static str> {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let (_, extension) = path.rsplit_once('.')?;
+    if extension.contains('/') {
+        return None;
+    }
+    Some(match extension.to_ascii_lowercase().as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "heic" => "image/heic",
+        "heif" => "image/heif",
+        _ => return None,
+    })
 }
 
 fn part(index: usize, role: Role, part: &chat::Part, calls: &Calls<'_>) -> Result<Part, Error> {
     Ok(match part {
         chat::Part::Text { text } if role != Role::Tool => Part::Text { text: text.clone() },
-        chat::Part::Image { media_type, data } | chat::Part::File { media_type, data, .. }
+        chat::Part::Image { media_type, data, .. } | chat::Part::File { media_type, data, .. }
             if role != Role::Tool =>
         {
             Part::InlineData {
                 inline_data: Blob { mime_type: media_type.clone(), data: base64(data) },
+            }
+        }
+        chat::Part::ImageUrl { url, .. } if role != Role::Tool => {
+            let mime_type = url_image_type(url).ok_or_else(|| {
+                unsupported(
+                    PROVIDER,
+                    index,
+                    part,
+                    "Gemini needs an image URL's type, and its path ends in none of .png, .jpg, .jpeg, .webp, .heic, .heif",
+                )
+            })?;
+            Part::FileData {
+                file_data: FileData { mime_type: mime_type.to_owned(), file_uri: url.clone() },
             }
         }
         chat::Part::ToolCall { id, name, arguments } if role == Role::Assistant => {

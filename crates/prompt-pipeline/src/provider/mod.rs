@@ -17,7 +17,7 @@ mod calls;
 
 use std::borrow::Cow;
 
-use prompt_core::chat::{Message, Part, Role};
+use prompt_core::chat::{ImageDetail, Message, Part, Role};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind};
@@ -343,6 +343,15 @@ pub enum Notice {
         /// The provider whose family the name belongs to.
         family: String,
     },
+    /// An image's detail level (`low`, `high`), for a provider with no
+    /// field for it (Anthropic, Gemini): the image is sent, the level is
+    /// the provider's own.
+    DetailNotCarried {
+        /// The index of the message holding the image.
+        message: usize,
+        /// The detail level asked for.
+        detail: ImageDetail,
+    },
     /// A tool result marked as an error, for a provider with no field for
     /// that (OpenAI): its text is sent, the mark is not.
     ToolErrorNotCarried {
@@ -418,7 +427,7 @@ pub enum Notice {
 impl Notice {
     /// The snake_case kind: `unsupported_param`, `unknown_param`,
     /// `name_not_carried`, `duplicate_param`, `undefined_variable`, `model_family_mismatch`,
-    /// `tool_error_not_carried`, `media_type_mismatch`, `unresolved_reference`,
+    /// `tool_error_not_carried`, `detail_not_carried`, `media_type_mismatch`, `unresolved_reference`,
     /// `field_not_carried`, `field_rewritten`, `turns_merged` or
     /// `ignored_directive`.
     pub fn as_str(&self) -> &'static str {
@@ -432,6 +441,7 @@ impl Notice {
             Notice::UnclosedEmbed { .. } => "unclosed_embed",
             Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
+            Notice::DetailNotCarried { .. } => "detail_not_carried",
             Notice::MediaTypeMismatch { .. } => "media_type_mismatch",
             Notice::UnresolvedReference { .. } => "unresolved_reference",
             Notice::FieldNotCarried { .. } => "field_not_carried",
@@ -463,6 +473,10 @@ impl Notice {
             ),
             Notice::ToolErrorNotCarried { message, call_id } => format!(
                 "message {message}: the result of `{call_id}` is marked as an error, which this provider's request cannot say; its text is sent"
+            ),
+            Notice::DetailNotCarried { message, detail } => format!(
+                "message {message}: the image's detail `{}` has no field in this provider's request; the provider's default applies",
+                detail.as_str()
             ),
             Notice::MediaTypeMismatch { file, extension, bytes } => format!(
                 "`{file}`: the extension says {extension}, the bytes are {bytes}; sent as {bytes}"
@@ -729,6 +743,22 @@ impl<'a> Conversation<'a> {
     }
 }
 
+/// A notice per image whose detail level (OpenAI's `detail`) the provider
+/// has no field for: `low` and `high` (`auto` is every provider's default).
+fn detail_notices(messages: &[Message]) -> impl Iterator<Item = Notice> + '_ {
+    messages.iter().enumerate().flat_map(|(index, message)| {
+        message.content.iter().filter_map(move |part| match part {
+            Part::Image { detail: Some(detail), .. }
+            | Part::ImageUrl { detail: Some(detail), .. }
+                if *detail != ImageDetail::Auto =>
+            {
+                Some(Notice::DetailNotCarried { message: index, detail: *detail })
+            }
+            _ => None,
+        })
+    })
+}
+
 /// Fails when `part` is an image or a file in a message that is not the
 /// user's: OpenAI and Anthropic take media from the user only (`reason`
 /// names what the provider calls them).
@@ -740,7 +770,7 @@ fn media_only_from_user(
     reason: &'static str,
 ) -> Result<(), Error> {
     match part {
-        Part::Image { .. } | Part::File { .. } if role != Role::User => {
+        Part::Image { .. } | Part::ImageUrl { .. } | Part::File { .. } if role != Role::User => {
             Err(unsupported(provider, message, part, reason))
         }
         _ => Ok(()),

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use prompt_core::chat::{Message, Part, Role};
+use prompt_core::chat::{ImageDetail, Message, Part, Role};
 use prompt_core::json::RawJson;
 
 use super::{
@@ -128,8 +128,11 @@ pub enum ChatPart {
 /// An image reference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageUrl {
-    /// A `data:<mime>;base64,<data>` URI.
+    /// A `data:<mime>;base64,<data>` URI, or an `https://` URL.
     pub url: String,
+    /// `auto`, `low` or `high`, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<ImageDetail>,
 }
 
 /// An inline file.
@@ -405,7 +408,7 @@ fn content(index: usize, role: Role, parts: &[Part]) -> Result<ChatContent, Erro
 fn chat_part(index: usize, role: Role, part: &Part) -> Result<ChatPart, Error> {
     Ok(match media(PROVIDER, index, role, part, "files must be PDF, WAV or MP3")? {
         Media::Text(text) => ChatPart::Text { text: text.to_owned() },
-        Media::Image(url) => ChatPart::ImageUrl { image_url: ImageUrl { url } },
+        Media::Image { url, detail } => ChatPart::ImageUrl { image_url: ImageUrl { url, detail } },
         Media::Pdf { filename, file_data } => {
             ChatPart::File { file: FileData { filename: filename.to_owned(), file_data } }
         }
@@ -421,8 +424,14 @@ fn chat_part(index: usize, role: Role, part: &Part) -> Result<ChatPart, Error> {
 pub(crate) enum Media<'a> {
     /// Text.
     Text(&'a str),
-    /// A PNG, JPEG, GIF or WebP image, as a `data:` URI.
-    Image(String),
+    /// A PNG, JPEG, GIF or WebP image as a `data:` URI, or an image by its
+    /// `https://` URL, with its detail level.
+    Image {
+        /// A `data:` URI or an `https://` URL.
+        url: String,
+        /// The detail level asked for.
+        detail: Option<ImageDetail>,
+    },
     /// A PDF and its name, the file as a `data:` URI.
     Pdf {
         /// The file's name.
@@ -456,9 +465,10 @@ pub(crate) fn media<'a>(
     media_only_from_user(provider, index, role, part, "only user messages carry images and files")?;
     Ok(match part {
         Part::Text { text } => Media::Text(text),
-        Part::Image { media_type, data } if IMAGE_TYPES.contains(&media_type.as_str()) => {
-            Media::Image(data_uri(media_type, data))
+        Part::Image { media_type, data, detail } if IMAGE_TYPES.contains(&media_type.as_str()) => {
+            Media::Image { url: data_uri(media_type, data), detail: *detail }
         }
+        Part::ImageUrl { url, detail } => Media::Image { url: url.clone(), detail: *detail },
         Part::File { filename, media_type, data } if media_type == "application/pdf" => {
             Media::Pdf { filename, file_data: data_uri(media_type, data) }
         }

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use prompt_core::chat::{Message, Part, Role};
+use prompt_core::chat::{ImageDetail, Message, Part, Role};
 use prompt_core::json::RawJson;
 
 use super::openai::{Media, media, tool_result};
@@ -121,10 +121,10 @@ pub enum InputPart {
     },
     /// `{"type": "input_image", "image_url": "data:...", "detail": "auto"}`.
     InputImage {
-        /// A `data:` URI.
+        /// A `data:` URI or an `https://` URL.
         image_url: String,
-        /// Always `auto` (the API requires it).
-        detail: String,
+        /// The detail asked for, else `auto` (the API requires one).
+        detail: ImageDetail,
     },
     /// `{"type": "input_file", "filename", "file_data": "data:..."}`.
     InputFile {
@@ -357,7 +357,9 @@ fn items(
 fn input_part(index: usize, role: Role, part: &Part) -> Result<InputPart, Error> {
     Ok(match media(PROVIDER, index, role, part, "files must be PDF")? {
         Media::Text(text) => InputPart::InputText { text: text.to_owned() },
-        Media::Image(image_url) => InputPart::InputImage { image_url, detail: "auto".into() },
+        Media::Image { url, detail } => {
+            InputPart::InputImage { image_url: url, detail: detail.unwrap_or(ImageDetail::Auto) }
+        }
         Media::Pdf { filename, file_data } => {
             InputPart::InputFile { filename: filename.to_owned(), file_data }
         }

@@ -69,3 +69,25 @@ fn openai_to_openai_keeps_the_conversation() {
     assert_eq!(body["parallel_tool_calls"], true);
     assert_eq!(out["notices"], json!([]));
 }
+
+/// Anthropic carries `user` as `metadata.user_id` and
+/// `parallel_tool_calls: false` in its tool choice, in the shape its SDK
+/// types publish (an OpenAI chat body cannot show `user` in the snapshots:
+/// OpenAI's schema marks it deprecated).
+#[test]
+fn anthropic_takes_user_and_serial_tool_use_in_its_shape() {
+    let text = r#"{"model": "gpt-4o", "max_completion_tokens": 50, "user": "user-7f3a",
+        "parallel_tool_calls": false, "tools": [{"type": "function", "function": {"name": "add"}}],
+        "tool_choice": {"type": "function", "function": {"name": "add"}},
+        "messages": [{"role": "user", "content": "add 2 and 3"}]}"#;
+    let mut body = ChatBody::parse(text).unwrap();
+    body.params_mut().model = Some(outcome::model(Provider::Anthropic).to_owned());
+    let encoded = body.convert(Provider::Anthropic).unwrap();
+    let json = crate::documented::checked(&encoded.body);
+    assert_eq!(json["metadata"], json!({"user_id": "user-7f3a"}));
+    assert_eq!(
+        json["tool_choice"],
+        json!({"type": "tool", "name": "add", "disable_parallel_tool_use": true})
+    );
+    assert_eq!(encoded.notices, []);
+}

@@ -15,7 +15,7 @@ use prompt_suite::pipeline::{Batch, Context, Format, Summary};
 use same_file::Handle;
 
 use crate::args::BatchArgs;
-use crate::context::{define, random_seed, read_context, read_source};
+use crate::context::{define, read_context, read_source, seed};
 use crate::diagnostic::Diagnostic;
 use crate::output;
 use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notices};
@@ -59,7 +59,13 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     let base = read_context(args.input.context.as_deref())?;
     let mut over = Context::default();
     define(&mut over, &args.input.defines);
-    let batch = Batch::new(&compiled, args.template.seed.unwrap_or_else(random_seed), jobs)
+    // A drawn seed N lies below 2^52, so that every row's seed N+i stays
+    // below 2^53 (exact in every JSON reader) in any batch that can be run.
+    let seed = match args.template.seed {
+        Some(given) => given,
+        None => seed(None)? >> 1,
+    };
+    let batch = Batch::new(&compiled, seed, jobs)
         .messages(args.output.messages)
         .full(args.output.full)
         .context(&base, &over)

@@ -5,7 +5,7 @@ use prompt_suite::brackets::Limits;
 use prompt_suite::pipeline::{Arranged, Built};
 
 use crate::args::BuildArgs;
-use crate::context::{define, random_seed, read_context, read_source};
+use crate::context::{define, read_context, read_source, seed};
 use crate::diagnostic::Diagnostic;
 use crate::history::Opened;
 use crate::output;
@@ -28,7 +28,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let mut history = Opened::open(&args.history, &mut context)?;
     define(&mut context, &args.input.defines);
     let transcript = transcript(&args.transcript)?;
-    let seed = args.template.seed.unwrap_or_else(random_seed);
+    let seed = seed(args.template.seed)?;
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
     let reject = |err| diagnostic(&err, &input, transcript_input);
     let prompt = pipeline.prepare(source).map_err(reject)?;

@@ -12,7 +12,7 @@ use prompt_core::text::Deletions;
 use prompt_suite::comments::Dialect;
 
 use crate::args::RenderArgs;
-use crate::context::{define, random_seed, read_context, read_source, templates};
+use crate::context::{define, read_context, read_source, seed, templates};
 use crate::diagnostic::Diagnostic;
 use crate::history::Opened;
 use crate::input::Input;
@@ -67,7 +67,7 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         return output::write_bytes(&printed);
     }
 
-    let seed = args.template.seed.unwrap_or_else(random_seed);
+    let seed = seed(args.template.seed)?;
     let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
     // Each bare `[[name]]` tag that printed an undefined name, once per name
     // (printing nothing for `[[ name ]]` is often meant in a lone template).

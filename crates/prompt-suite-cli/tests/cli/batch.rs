@@ -370,10 +370,12 @@ fn transcript_and_full_are_builds_flags() {
         .args(shared)
         .output()
         .unwrap();
-    for line in String::from_utf8(full.stdout).unwrap().lines() {
+    for (row, line) in String::from_utf8(full.stdout).unwrap().lines().enumerate() {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
         let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["body", "notices", "messages", "metadata", "writes", "effects"]);
+        assert_eq!(keys, ["body", "notices", "messages", "metadata", "writes", "effects", "seed"]);
+        // Row i's seed is N+i.
+        assert_eq!(value["seed"], 5 + row);
     }
 }
 

@@ -327,6 +327,8 @@ fn role_aliases_and_an_unresolved_handle_in_a_build() {
             .args([
                 "build",
                 "--full",
+                "--seed",
+                "1",
                 "--role-alias",
                 "You=user",
                 "--role-alias",
@@ -373,4 +375,25 @@ fn what_a_render_silently_lost_is_said() {
         "render_spaced_undefined_is_quiet",
         cli().args(["render", "-t", "a[[ mesage ]]b [[wiki]]"])
     );
+}
+
+/// `build --full` reports the seed it built with: the one given, or the one
+/// drawn (below 2^53), which replays the build.
+#[test]
+fn full_reports_the_seed() {
+    let prompt = "/// param: model=gpt-4o\n## user\n\
+                  [% chance 0.5 %]a[% endchance %][% chance 0.5 %]b[% endchance %]\
+                  [% chance 0.5 %]c[% endchance %][% chance 0.5 %]d[% endchance %]!\n";
+    let full = |args: &[&str]| -> serde_json::Value {
+        let out = crate::output_with_stdin(cli().args(["build", "--full"]).args(args), prompt);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(full(&["--seed", "9"])["seed"], 9);
+    for _ in 0..3 {
+        let drawn = full(&[]);
+        let seed = drawn["seed"].as_u64().unwrap();
+        assert!(seed < 1 << 53, "{seed}");
+        assert_eq!(full(&["--seed", &seed.to_string()])["body"], drawn["body"]);
+    }
 }

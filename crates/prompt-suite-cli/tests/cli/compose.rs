@@ -73,6 +73,8 @@ fn defines_are_json_when_json_else_strings() {
     assert_cmd_snapshot!(in_inputs(&[
         "render",
         "--json",
+        "--seed",
+        "1",
         "-t",
         "[[ a ]]|[[ z ]]|[[ b ]]|[[ L.c ]]|[[ G.d ]]|[[ e is none ]]|[[ f ]]",
         "-D",
@@ -121,6 +123,8 @@ fn toml_contexts_by_extension() {
     assert_cmd_snapshot!(in_inputs(&[
         "render",
         "--json",
+        "--seed",
+        "1",
         "-t",
         "[[ name ]] [[ list ]] [[ G.team ]]",
         "--context",

@@ -38,7 +38,7 @@ fn merged_turns_and_refusals_are_warnings() {
 
 #[test]
 fn errors_point_into_the_body() {
-    let body = "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": [{\"type\": \"image_url\", \"image_url\": {\"url\": \"https://x.test/a.png\"}}]}\n  ]\n}\n";
+    let body = "{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": [{\"type\": \"image_url\", \"image_url\": {\"url\": \"http://x.test/a.png\"}}]}\n  ]\n}\n";
     assert_cmd_snapshot!(
         "convert_image_url_human",
         cli().args(["convert", "--from", "openai", "--to", "gemini"]).pass_stdin(body)

@@ -403,12 +403,15 @@ fn json_output_counts_against_the_output_limit() {
         "`render --json` would print more than 16777216 bytes, the template's output limit"
     );
     // Within the limit it is printed whole.
-    let out = output_with_stdin(render().arg("--json"), "[% set s = \"x\" * 5000000 %][[ s ]]");
+    let out = output_with_stdin(
+        render().args(["--json", "--seed", "1"]),
+        "[% set s = \"x\" * 5000000 %][[ s ]]",
+    );
     assert!(out.status.success());
-    // Three copies of the string and 118 bytes of keys and brackets.
+    // Three copies of the string and 127 bytes of keys, brackets and seed.
     assert_eq!(
         out.stdout.len(),
-        15_000_000 + 118,
+        15_000_000 + 127,
         "{}",
         String::from_utf8_lossy(&out.stdout[..80])
     );
@@ -470,4 +473,24 @@ fn an_undefined_bare_tag_is_a_warning() {
     assert_cmd_snapshot!("undefined_bare_tag_render", render().args(args));
     assert_cmd_snapshot!("undefined_bare_tag_render_json", render().args(args).arg("--json"));
     assert_cmd_snapshot!("undefined_bare_tag_render_strict", render().args(args).arg("--strict"));
+}
+
+/// `render --json` reports the seed it rendered with: the one given, or
+/// the one drawn (below 2^53), which replays the render.
+#[test]
+fn json_reports_the_seed() {
+    let template = "[% chance 0.5 %]a[% endchance %][% chance 0.5 %]b[% endchance %]\
+                    [% chance 0.5 %]c[% endchance %][% chance 0.5 %]d[% endchance %]";
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = output_with_stdin(render().arg("--json").args(args), template);
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(json(&["--seed", "18446744073709551615"])["seed"], u64::MAX);
+    for _ in 0..3 {
+        let drawn = json(&[]);
+        let seed = drawn["seed"].as_u64().unwrap();
+        assert!(seed < 1 << 53, "{seed}");
+        assert_eq!(json(&["--seed", &seed.to_string()])["output"], drawn["output"]);
+    }
 }

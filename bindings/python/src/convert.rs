@@ -1,0 +1,266 @@
+//! Python values <-> JSON values, in one place (minijinja-py's
+//! `typeconv.rs`). Python gives dict, list, tuple, str, int, float, bool and
+//! None; anything else is a `TypeError` naming where it was
+//! (`state['a'][2]`). What crosses back is always those native types.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting a value may have: deeper is a `ValueError` (a
+/// self-containing list would otherwise recurse forever). The bracket
+/// language's own nesting limit is far below it.
+pub(crate) const MAX_DEPTH: usize = 512;
+
+/// Where a value sits inside an argument, for error messages: the
+/// argument's name, then `['key']` and `[i]` for each step.
+#[derive(Debug, Clone)]
+pub(crate) struct Path {
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Root(String),
+    Key(String),
+    Index(usize),
+}
+
+impl Path {
+    /// The path of the argument `name`.
+    pub(crate) fn root(name: &str) -> Path {
+        Path { steps: vec![Step::Root(name.to_owned())] }
+    }
+
+    fn push(&mut self, step: Step) {
+        self.steps.push(step);
+    }
+
+    fn pop(&mut self) {
+        self.steps.pop();
+    }
+
+    fn depth(&self) -> usize {
+        self.steps.len() - 1
+    }
+}
+
+impl std::fmt::Display for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for step in &self.steps {
+            match step {
+                Step::Root(name) => f.write_str(name)?,
+                // Python's repr of the key, so the path reads as code.
+                Step::Key(key) => write!(f, "[{}]", python_repr(key))?,
+                Step::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A string as Python's `repr` writes it (single quotes unless the text
+/// holds one and no double quote), for paths in messages.
+fn python_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `value` as JSON, or the error naming `path` (the argument's name).
+pub(crate) fn to_json(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {
+    to_json_at(value, &mut Path::root(name))
+}
+
+/// `value`, which must be a dict with string keys, as a JSON object.
+pub(crate) fn to_object(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Map<String, Value>> {
+    match to_json(value, name)? {
+        Value::Object(map) => Ok(map),
+        _ => Err(PyTypeError::new_err(format!("{name} must be a dict, not {}", type_name(value)))),
+    }
+}
+
+/// An optional dict argument: `None` is an empty object.
+pub(crate) fn to_optional_object(
+    value: Option<&Bound<'_, PyAny>>,
+    name: &str,
+) -> PyResult<Map<String, Value>> {
+    match value {
+        Some(value) if !value.is_none() => to_object(value, name),
+        _ => Ok(Map::new()),
+    }
+}
+
+fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
+    if path.depth() > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "{path} is nested deeper than {MAX_DEPTH} levels (a list or dict that contains itself?)"
+        )));
+    }
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    // bool before int: Python's bool is an int.
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if value.cast::<PyInt>().is_ok() {
+        if let Ok(i) = value.extract::<i64>() {
+            return Ok(Value::Number(i.into()));
+        }
+        if let Ok(u) = value.extract::<u64>() {
+            return Ok(Value::Number(u.into()));
+        }
+        return Err(PyValueError::new_err(format!(
+            "{path} is an integer outside the 64-bit range: {}",
+            value.str().map(|s| s.to_string()).unwrap_or_default()
+        )));
+    }
+    if let Ok(f) = value.cast::<PyFloat>() {
+        let x = f.value();
+        return Number::from_f64(x).map(Value::Number).ok_or_else(|| {
+            PyValueError::new_err(format!("{path} is {x}, a float JSON cannot hold"))
+        });
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let mut map = Map::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else {
+                return Err(PyTypeError::new_err(format!(
+                    "{path} has a key of type {}: keys must be str",
+                    type_name(&key)
+                )));
+            };
+            let key = key.to_cow()?.into_owned();
+            path.push(Step::Key(key.clone()));
+            let item = to_json_at(&item, path)?;
+            path.pop();
+            map.insert(key, item);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(list) = value.cast::<PyList>() {
+        return sequence(list.iter(), list.len(), path);
+    }
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        return sequence(tuple.iter(), tuple.len(), path);
+    }
+    Err(PyTypeError::new_err(format!(
+        "{path} is of type {}: values must be dict, list, tuple, str, int, float, bool or None",
+        type_name(value)
+    )))
+}
+
+fn sequence<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    path: &mut Path,
+) -> PyResult<Value> {
+    let mut out = Vec::with_capacity(len);
+    for (i, item) in items.enumerate() {
+        path.push(Step::Index(i));
+        out.push(to_json_at(&item, path)?);
+        path.pop();
+    }
+    Ok(Value::Array(out))
+}
+
+/// The name of `value`'s type, for messages.
+pub(crate) fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "object".to_owned())
+}
+
+/// A JSON value as native Python objects (dict keeps the key order).
+pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => object_to_python(py, map)?.into_any(),
+    })
+}
+
+/// A JSON object as a Python dict.
+pub(crate) fn object_to_python<'py>(
+    py: Python<'py>,
+    map: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (key, item) in map {
+        dict.set_item(key, to_python(py, item)?)?;
+    }
+    Ok(dict)
+}
+
+/// Anything serializable (a body, messages) as Python objects, through its
+/// JSON form.
+pub(crate) fn serialize_to_python<'py, T: serde::Serialize + ?Sized>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_value(value)
+        .map_err(|err| PyValueError::new_err(format!("cannot encode the result: {err}")))?;
+    to_python(py, &json)
+}
+
+/// Byte ranges of `text` as code-point ranges (Python's `str` indices),
+/// in one forward pass over the text: the ranges are sorted and do not
+/// overlap.
+pub(crate) fn code_point_ranges(
+    text: &str,
+    ranges: impl IntoIterator<Item = std::ops::Range<usize>>,
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // Code points before byte `at`.
+    let (mut at, mut count) = (0usize, 0usize);
+    let mut advance = |to: usize| {
+        let to = to.min(text.len());
+        if to > at {
+            count += text.get(at..to).map_or(0, |s| s.chars().count());
+            at = to;
+        }
+        count
+    };
+    for range in ranges {
+        let start = advance(range.start);
+        let end = advance(range.end);
+        out.push((start, end));
+    }
+    out
+}
