@@ -2,7 +2,7 @@
 //!
 //! An [`Annotated`] is a diagnostic ready to draw: its [`Severity`], kind,
 //! message, where it is (origin, line, column, the offending snippet and an
-//! [`Excerpt`](crate::text::Excerpt) of the source line) and a help line. [`Annotated::render`]
+//! [`Excerpt`] of the source line) and a help line. [`Annotated::render`]
 //! draws it as rustc draws its errors (by `annotate-snippets`: the source
 //! line, carets placed by display width under the whole span, colours when
 //! asked); its `Display` is that drawing without colours. Every error type
@@ -200,7 +200,7 @@ impl Annotated {
         self
     }
 
-    /// [`Excerpt`](crate::text::Excerpt) of the source line with the diagnostic's line already at
+    /// [`Excerpt`] of the source line with the diagnostic's line already at
     /// hand: `line` is its text (no line ending) and `at` the byte of the
     /// column in it. Costs the excerpt's width, not the line's, so placing
     /// many warnings on one long line stays linear.
