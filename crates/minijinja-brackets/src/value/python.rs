@@ -387,6 +387,15 @@ mod tests {
     }
 
     #[test]
+    fn repr_escapes_c1_controls_as_python() {
+        let mut out = String::new();
+        let list = Value::list(vec![Value::str("a\u{85}b\u{9b}"), Value::str("\u{7f}\u{1}")]);
+        write_repr(&list, &mut out, usize::MAX).unwrap();
+        // python3 -c "print(repr(['a\x85b\x9b', '\x7f\x01']))"
+        assert_eq!(out, r"['a\x85b\x9b', '\x7f\x01']");
+    }
+
+    #[test]
     fn repr_quotes_as_python() {
         let mut out = String::new();
         let list = Value::list(vec![
