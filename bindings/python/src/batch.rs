@@ -9,13 +9,13 @@
 //! (the batch's own chunk limits, and the channel), and the output is
 //! exactly what `prompt-suite batch` writes, line for line.
 
-use std::io::{self, BufRead, Read, Write};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::io::{self, BufRead, Read};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use prompt_suite::pipeline::{Batch, Compiled, Format, Summary};
+use prompt_suite::pipeline::{Batch, Compiled, Format, RowLine, Summary};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -38,9 +38,10 @@ fn format(name: &str) -> PyResult<Format> {
         })
 }
 
-/// One line of output, or the end of the batch.
+/// One row's line (its row, JSON text and whether it is an error
+/// record, as prompt-pipeline's `RowLine`), or the end of the batch.
 enum Message {
-    Line(Vec<u8>),
+    Line { row: usize, text: Vec<u8>, error: bool },
     Done(io::Result<Summary>),
 }
 
@@ -128,60 +129,14 @@ impl BufRead for Rows {
     }
 }
 
-/// Sends each line written to it through the channel. Anthropic's batch
-/// document (`{"requests":[`, then each request on a line of its own after
-/// `\n` or `,\n`, then `\n]}\n`) is written a piece at a time: its
-/// framing pieces are dropped and each request is sent as it is written,
-/// so every format yields one item per request, in row order with the
-/// error records.
-struct Lines {
-    sender: SyncSender<Message>,
-    pending: Vec<u8>,
-    document: bool,
-}
-
-impl Lines {
-    fn send(&mut self, line: &[u8]) -> io::Result<()> {
-        self.sender
-            .send(Message::Line(line.to_vec()))
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the iterator is gone"))
-    }
-}
-
-impl Write for Lines {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if self.document {
-            let framing: [&[u8]; 4] = [br#"{"requests":["#, b"\n", b",\n", b"\n]}\n"];
-            if !framing.contains(&bytes) {
-                self.send(bytes)?;
-            }
-            return Ok(bytes.len());
-        }
-        self.pending.extend_from_slice(bytes);
-        let mut start = 0;
-        while let Some(end) = memchr_newline(&self.pending[start..]) {
-            let line = self.pending[start..start + end].to_vec();
-            self.send(&line)?;
-            start += end + 1;
-        }
-        self.pending.drain(..start);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
-}
-
 /// The iterator `batch` returns: one dict per row, in row order (with
-/// `text=True`, each line's JSON text as the command line writes it).
+/// `text=True`, each line's JSON text as the command line writes it; with
+/// `tagged=True`, a tuple `(row, line, error)`: the row's number, its
+/// line, and whether the line is its error record).
 #[pyclass(module = "prompt_suite", name = "BatchIterator", frozen)]
 pub(crate) struct PyBatchIterator {
     text: bool,
+    tagged: bool,
     receiver: Mutex<Option<Receiver<Message>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     failure: Arc<Mutex<Option<PyErr>>>,
@@ -209,21 +164,13 @@ impl PyBatchIterator {
             }
         };
         match message {
-            Some(Message::Line(line)) if self.text => {
-                let line = String::from_utf8(line).map_err(|err| {
-                    PyRuntimeError::new_err(format!(
-                        "the batch wrote a line that is not UTF-8: {err}"
-                    ))
-                })?;
-                Ok(Some(PyString::new(py, &line).into_any().unbind()))
-            }
-            Some(Message::Line(line)) => {
-                let value: serde_json::Value = serde_json::from_slice(&line).map_err(|err| {
-                    PyRuntimeError::new_err(format!(
-                        "the batch wrote a line that is not JSON: {err}"
-                    ))
-                })?;
-                Ok(Some(convert::to_python(py, &value)?.unbind()))
+            Some(Message::Line { row, text, error }) => {
+                let line = self.line(py, text)?;
+                if self.tagged {
+                    let tagged = (row, line, error).into_pyobject(py)?;
+                    return Ok(Some(tagged.into_any().unbind()));
+                }
+                Ok(Some(line.unbind()))
             }
             Some(Message::Done(result)) => {
                 *guard = None;
@@ -240,6 +187,21 @@ impl PyBatchIterator {
 }
 
 impl PyBatchIterator {
+    /// A line as the iterator yields it: its JSON text (`text=True`) or
+    /// its value as native objects.
+    fn line<'py>(&self, py: Python<'py>, line: Vec<u8>) -> PyResult<Bound<'py, PyAny>> {
+        if self.text {
+            let line = String::from_utf8(line).map_err(|err| {
+                PyRuntimeError::new_err(format!("the batch wrote a line that is not UTF-8: {err}"))
+            })?;
+            return Ok(PyString::new(py, &line).into_any());
+        }
+        let value: serde_json::Value = serde_json::from_slice(&line).map_err(|err| {
+            PyRuntimeError::new_err(format!("the batch wrote a line that is not JSON: {err}"))
+        })?;
+        convert::to_python(py, &value)
+    }
+
     fn join(&self, py: Python<'_>) {
         let handle = self.thread.lock().ok().and_then(|mut thread| thread.take());
         if let Some(handle) = handle {
@@ -285,6 +247,7 @@ pub(crate) struct Settings {
     pub(crate) jobs: Option<usize>,
     pub(crate) first_row: usize,
     pub(crate) text: bool,
+    pub(crate) tagged: bool,
 }
 
 impl Settings {
@@ -295,8 +258,10 @@ impl Settings {
         jobs: Option<usize>,
         first_row: usize,
         text: bool,
+        tagged: bool,
     ) -> PyResult<Settings> {
-        Ok(Settings { format: self::format(format)?, id_field, seed, jobs, first_row, text })
+        let format = self::format(format)?;
+        Ok(Settings { format, id_field, seed, jobs, first_row, text, tagged })
     }
 }
 
@@ -306,7 +271,7 @@ pub(crate) fn start(
     rows: &Bound<'_, PyAny>,
     settings: Settings,
 ) -> PyResult<PyBatchIterator> {
-    let Settings { format, id_field, seed, jobs, first_row, text } = settings;
+    let Settings { format, id_field, seed, jobs, first_row, text, tagged } = settings;
     let seed = seed_or_draw(seed)?;
     let jobs =
         jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
@@ -321,17 +286,21 @@ pub(crate) fn start(
         failure: Arc::clone(&failure),
         done: false,
     };
-    let document = format == Format::AnthropicBatch;
     let thread = std::thread::Builder::new()
         .name("prompt-suite batch".to_owned())
         .spawn(move || {
-            let mut out = Lines { sender: sender.clone(), pending: Vec::new(), document };
-            let mut errors = Lines { sender: sender.clone(), pending: Vec::new(), document: false };
             let batch = Batch::new(&compiled, seed, jobs)
                 .format(format)
                 .id_field(id_field.as_deref())
                 .first_row(first_row);
-            let result = batch.run(&mut rows, &mut out, &mut errors, |_| {});
+            let send = |line: RowLine<'_>| {
+                let message =
+                    Message::Line { row: line.row, text: line.text.to_vec(), error: line.error };
+                sender
+                    .send(message)
+                    .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the iterator is gone"))
+            };
+            let result = batch.run_lines(&mut rows, send, |_| {});
             // The rows iterator is Python's: release it with the GIL.
             Python::attach(|_| drop(rows));
             let _ = sender.send(Message::Done(result));
@@ -339,6 +308,7 @@ pub(crate) fn start(
         .map_err(|err| PyRuntimeError::new_err(format!("cannot start the batch: {err}")))?;
     Ok(PyBatchIterator {
         text,
+        tagged,
         receiver: Mutex::new(Some(receiver)),
         thread: Mutex::new(Some(thread)),
         failure,

@@ -3,6 +3,7 @@
 //! None; anything else is a `TypeError` naming where it was
 //! (`state['a'][2]`). What crosses back is always those native types.
 
+use prompt_suite::brackets::Value as TemplateValue;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -51,37 +52,16 @@ impl std::fmt::Display for Path {
         for step in &self.steps {
             match step {
                 Step::Root(name) => f.write_str(name)?,
-                // Python's repr of the key, so the path reads as code.
-                Step::Key(key) => write!(f, "[{}]", python_repr(key))?,
+                // Python's repr of the key (the engine's), so the path
+                // reads as code.
+                Step::Key(key) => {
+                    write!(f, "[{}]", TemplateValue::from(key.as_str()).python_repr())?
+                }
                 Step::Index(i) => write!(f, "[{i}]")?,
             }
         }
         Ok(())
     }
-}
-
-/// A string as Python's `repr` writes it (single quotes unless the text
-/// holds one and no double quote), for paths in messages.
-fn python_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// `value` as JSON, or the error naming `path` (the argument's name).

@@ -1,10 +1,12 @@
 //! The suite's errors as Python exceptions, in one place (minijinja-py's
 //! `error_support.rs`). The exception classes are Python's own
 //! (`prompt_suite/_errors.py`: `Error` and one subclass per family); this
-//! module fills them from a `prompt_core` diagnostic: its kind, message,
-//! line, column and snippet (`Report`), and the CLI's diagnostic text
-//! without colour as `str(e)`.
+//! module fills them from the suite's one drawing of a diagnostic,
+//! `prompt_core::annotated::Annotated`: its kind, message, line, column
+//! and snippet as attributes, and its text (what the command line prints,
+//! without colour) as `str(e)`. Nothing here draws or words a diagnostic.
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::{Diagnostic, Report};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -33,82 +35,47 @@ impl Family {
     }
 }
 
-/// Where a diagnostic's positions are: the text its span points into, and
-/// whether that text is the caller's (a JSON text the binding wrote from
-/// Python objects is not: its line and column would mean nothing to them,
-/// so only the snippet is kept).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Text<'a> {
-    /// The caller's own text.
-    Caller(&'a str),
-    /// Text the binding made (JSON from Python objects).
-    Made(&'a str),
-    /// No text.
-    None,
+/// `annotated` as the caller should see it: as it is when its text is the
+/// caller's (`own`), else without its line, column and source line
+/// (positions in a JSON text the binding wrote from Python objects, which
+/// the caller never saw), its snippet, origin and help kept.
+pub(crate) fn placed(annotated: Annotated, own: bool) -> Annotated {
+    if own {
+        return annotated;
+    }
+    let report = Report { line: None, column: None, ..annotated.report() };
+    let mut unplaced = Annotated::from_report(report).with_severity(annotated.severity());
+    if let Some(origin) = annotated.origin() {
+        unplaced = unplaced.with_origin(origin);
+    }
+    if let Some(help) = annotated.help() {
+        unplaced = unplaced.with_help(help);
+    }
+    unplaced
 }
 
-/// The exception of `family` for `diagnostic`, placed in `text`.
-pub(crate) fn raise<D: Diagnostic + ?Sized>(
-    family: Family,
-    diagnostic: &D,
-    text: Text<'_>,
-) -> PyErr {
-    let report = match text {
-        Text::Caller(source) | Text::Made(source) => Report::new(diagnostic, Some(source)),
-        Text::None => Report::new(diagnostic, None),
-    };
-    let report = match text {
-        Text::Made(_) => Report { line: None, column: None, ..report },
-        _ => report,
-    };
-    let origin = diagnostic.origin();
-    exception(family, &report, origin.as_str(), diagnostic.help().as_deref())
-}
-
-/// The exception of `family` for a report already made.
-pub(crate) fn exception(
-    family: Family,
-    report: &Report,
-    origin: &str,
-    help: Option<&str>,
-) -> PyErr {
-    let text = diagnostic_text(report, origin, help);
-    Python::attach(|py| match new_exception(py, family, report, &text) {
+/// The exception of `family` for a diagnostic drawn for people.
+pub(crate) fn exception(family: Family, annotated: &Annotated) -> PyErr {
+    Python::attach(|py| match new_exception(py, family, annotated) {
         Ok(err) => err,
         Err(err) => err,
     })
 }
 
-fn new_exception(py: Python<'_>, family: Family, report: &Report, text: &str) -> PyResult<PyErr> {
+fn new_exception(py: Python<'_>, family: Family, annotated: &Annotated) -> PyResult<PyErr> {
     let class = py.import("prompt_suite._errors")?.getattr(family.class_name())?;
     let args = PyTuple::new(
         py,
         [
-            report.kind.as_str().into_pyobject(py)?.into_any(),
-            report.message.as_str().into_pyobject(py)?.into_any(),
-            report.line.into_pyobject(py)?.into_any(),
-            report.column.into_pyobject(py)?.into_any(),
-            report.snippet.as_deref().into_pyobject(py)?.into_any(),
-            text.into_pyobject(py)?.into_any(),
+            annotated.kind().into_pyobject(py)?.into_any(),
+            annotated.message().into_pyobject(py)?.into_any(),
+            annotated.line().into_pyobject(py)?.into_any(),
+            annotated.column().into_pyobject(py)?.into_any(),
+            annotated.snippet().into_pyobject(py)?.into_any(),
+            annotated.to_string().into_pyobject(py)?.into_any(),
         ],
     )?;
     Ok(PyErr::from_value(class.call1(args)?))
-}
-
-/// The CLI's diagnostic head for people, without colour: `error[kind]:
-/// message`, where it is, and the help line.
-fn diagnostic_text(report: &Report, origin: &str, help: Option<&str>) -> String {
-    let mut text = format!("error[{}]: {}", report.kind, report.message);
-    if let (Some(line), Some(column)) = (report.line, report.column) {
-        text.push_str(&format!("\n --> {origin}:{line}:{column}"));
-        if let Some(snippet) = &report.snippet {
-            text.push_str(&format!("\n  | {snippet}"));
-        }
-    }
-    if let Some(help) = help {
-        text.push_str(&format!("\n  = help: {help}"));
-    }
-    text
 }
 
 /// Each warning a stage gave (a reference kept as text, a parameter set

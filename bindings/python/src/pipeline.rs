@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use prompt_core::diagnostic::Diagnostic;
 use prompt_suite::pipeline::{
     self as pp, AttachmentLimits, ChatBody, Compiled, Context, Provider, ResponseSchema,
     RoleAliases, Source, Tool, ToolChoice, Transcript,
@@ -20,7 +19,7 @@ use crate::template::{PyEnvironment, seed_or_draw};
 /// The exception of a pipeline error of `family` (its positions are in the
 /// text the error keeps: the prompt file, the rendered narrative, ...).
 pub(crate) fn pipeline_error(err: &pp::Error, family: Family) -> PyErr {
-    error::exception(family, &err.report(), err.origin().as_str(), err.help().as_deref())
+    error::exception(family, &err.annotated())
 }
 
 /// The provider named `name`.
@@ -199,7 +198,7 @@ impl PyPipeline {
                 pairs.push(format!("{name}={role}"));
             }
             let aliases = RoleAliases::from_pairs(&pairs)
-                .map_err(|err| error::raise(Family::Segment, &err, error::Text::None))?;
+                .map_err(|err| error::exception(Family::Segment, &err.annotated()))?;
             builder = builder.role_aliases(aliases);
         }
         if let Some(tools) = tools.filter(|t| !t.is_none()) {
@@ -307,7 +306,7 @@ impl PyCompiledPrompt {
 
     /// A batch of this prompt over `rows`, as `prompt_suite.batch` (the
     /// provider and parameters are the pipeline's).
-    #[pyo3(signature = (rows, format="bodies", id_field=None, seed=None, jobs=None, first_row=0, text=false))]
+    #[pyo3(signature = (rows, format="bodies", id_field=None, seed=None, jobs=None, first_row=0, text=false, tagged=false))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn batch(
         &self,
@@ -318,8 +317,10 @@ impl PyCompiledPrompt {
         jobs: Option<usize>,
         first_row: usize,
         text: bool,
+        tagged: bool,
     ) -> PyResult<crate::batch::PyBatchIterator> {
-        let settings = crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text)?;
+        let settings =
+            crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text, tagged)?;
         crate::batch::start(self.compiled.clone(), rows, settings)
     }
 }
@@ -354,12 +355,14 @@ pub(crate) fn convert_body<'py>(
 /// as `prompt-suite batch` takes it, or of str, each one JSON line) on
 /// `jobs` threads, and yields one dict per row in row order: the body (or
 /// the provider batch line with `format`), or the error record
-/// `{"row": i, "error": {...}}`; with `text=True`, each line's JSON text.
+/// `{"row": i, "error": {...}}`; with `text=True`, each line's JSON text;
+/// with `tagged=True`, a tuple `(row, line, error)` (the row's number, the
+/// line, and whether it is the row's error record).
 /// Row `i` is row `first_row + i` of the whole batch: it uses seed
 /// `seed + first_row + i`, and its id is `row-<first_row + i>` unless
 /// `id_field` names a key of the rows.
 #[pyfunction]
-#[pyo3(signature = (prompt, rows, provider="openai", format="bodies", id_field=None, params=None, seed=None, jobs=None, first_row=0, text=false))]
+#[pyo3(signature = (prompt, rows, provider="openai", format="bodies", id_field=None, params=None, seed=None, jobs=None, first_row=0, text=false, tagged=false))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub(crate) fn batch(
     py: Python<'_>,
@@ -373,8 +376,10 @@ pub(crate) fn batch(
     jobs: Option<usize>,
     first_row: usize,
     text: bool,
+    tagged: bool,
 ) -> PyResult<crate::batch::PyBatchIterator> {
-    let settings = crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text)?;
+    let settings =
+        crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text, tagged)?;
     let mut builder = pp::Pipeline::builder(self::provider(provider)?);
     if let Some(params) = params.filter(|p| !p.is_none()) {
         builder = builder.params(param_pairs(params)?);

@@ -11,7 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::convert::{self, serialize_to_python};
-use crate::error::{self, Family, Text};
+use crate::error::{self, Family, placed};
 use crate::pipeline::json_text;
 
 fn flip_dialect(name: &str) -> PyResult<transcript_flip::Dialect> {
@@ -68,11 +68,9 @@ pub(crate) fn flip<'py>(
     }
     let (text, own) = json_text(transcript, "transcript")?;
     let speaker = convert::to_json(speaker, "speaker")?;
-    let messages =
-        py.detach(|| transcript_flip::flip_json(&text, &speaker, &options)).map_err(|err| {
-            let place = if own { Text::Caller(&text) } else { Text::Made(&text) };
-            error::raise(Family::Flip, &err, place)
-        })?;
+    let messages = py
+        .detach(|| transcript_flip::flip_json(&text, &speaker, &options))
+        .map_err(|err| error::exception(Family::Flip, &placed(err.annotated(), own)))?;
     serialize_to_python(py, &messages)
 }
 
@@ -92,7 +90,7 @@ pub(crate) fn segment_text<'py>(
     let limits = AttachmentLimits::default();
     let attachments = match &embeds_dir {
         Some(dir) => Attachments::directory(dir, limits)
-            .map_err(|err| error::raise(Family::Segment, &err, Text::None))?,
+            .map_err(|err| error::exception(Family::Segment, &err.annotated()))?,
         None => Attachments::none(),
     };
     let (rendered, warnings) = py
@@ -103,7 +101,7 @@ pub(crate) fn segment_text<'py>(
             Ok((rendered, resolved.warnings().to_vec()))
         })
         .map_err(|err: narrative_segment::Error| {
-            error::raise(Family::Segment, &err, Text::Caller(text))
+            error::exception(Family::Segment, &err.annotated())
         })?;
     error::warn_all(py, warnings.iter().chain(&rendered.warnings))?;
     serialize_to_python(py, &lmml::messages(&rendered))
@@ -133,10 +131,9 @@ pub(crate) fn comments_strip_messages<'py>(
     dialect: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (text, own) = json_text(messages, "messages")?;
-    let stripped = comments_dialect(dialect)?.strip_messages_json(&text).map_err(|err| {
-        let place = if own { Text::Caller(&text) } else { Text::Made(&text) };
-        error::raise(Family::Comments, &err, place)
-    })?;
+    let stripped = comments_dialect(dialect)?
+        .strip_messages_json(&text)
+        .map_err(|err| error::exception(Family::Comments, &placed(err.annotated(), own)))?;
     let value: serde_json::Value = serde_json::from_str(&stripped)
         .map_err(|err| PyValueError::new_err(format!("cannot read the result: {err}")))?;
     convert::to_python(py, &value)

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::convert::{self, to_optional_object};
-use crate::error::{self, Family, Text};
+use crate::error::{self, Family};
 
 /// The syntax named `name`: `"brackets"` or `"jinja"`.
 pub(crate) fn syntax(name: &str) -> PyResult<Syntax> {
@@ -63,18 +63,8 @@ pub(crate) fn context_of(
 
 /// The exception of a template error (its positions are in the template's
 /// source, the caller's text).
-pub(crate) fn template_error(err: &TemplateError, source: &str) -> PyErr {
-    let _ = source;
-    let report = prompt_core::diagnostic::Report {
-        kind: err.kind().as_str().to_owned(),
-        message: err.message().to_owned(),
-        line: err.line(),
-        column: err.column(),
-        snippet: err.snippet().map(str::to_owned),
-    };
-    let origin = prompt_core::diagnostic::Diagnostic::origin(err);
-    let help = prompt_core::diagnostic::Diagnostic::help(err);
-    error::exception(Family::Template, &report, origin.as_str(), help.as_deref())
+pub(crate) fn template_error(err: &TemplateError) -> PyErr {
+    error::exception(Family::Template, &err.annotated())
 }
 
 /// A template environment: the syntax and profile, whitespace options,
@@ -183,7 +173,7 @@ impl PyEnvironment {
     /// Adds (or replaces) the template `name` that `include`, `import` and
     /// `extends` find. `TemplateError` when it does not compile.
     fn add_template(&self, name: &str, source: &str) -> PyResult<()> {
-        self.write()?.add_template(name, source).map_err(|err| template_error(&err, source))
+        self.write()?.add_template(name, source).map_err(|err| template_error(&err))
     }
 
     /// Compiles `source` once; the `Template` renders it any number of
@@ -191,8 +181,7 @@ impl PyEnvironment {
     /// unknown filter or test.
     fn compile(&self, py: Python<'_>, source: &str) -> PyResult<PyTemplate> {
         let env = self.read()?.clone();
-        let template =
-            py.detach(|| env.compile(source)).map_err(|err| template_error(&err, source))?;
+        let template = py.detach(|| env.compile(source)).map_err(|err| template_error(&err))?;
         Ok(PyTemplate { template })
     }
 
@@ -278,7 +267,7 @@ impl PyTemplate {
         let template = &self.template;
         let outcome = py
             .detach(|| template.render_outcome(&context, seed))
-            .map_err(|err| template_error(&err, template.source()))?;
+            .map_err(|err| template_error(&err))?;
         Ok((outcome, seed))
     }
 }
@@ -387,7 +376,7 @@ pub(crate) fn render(
     state: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
     let env = Environment::new();
-    let template = py.detach(|| env.compile(source)).map_err(|err| template_error(&err, source))?;
+    let template = py.detach(|| env.compile(source)).map_err(|err| template_error(&err))?;
     let template = PyTemplate { template };
     template.render(py, state.map(|s| s.as_any()), None, None, seed)
 }
@@ -400,9 +389,8 @@ pub(crate) struct PyStateHistory {
     history: StateHistory,
 }
 
-fn history_error(err: &prompt_suite::brackets::HistoryError, json: Option<&str>) -> PyErr {
-    let text = json.map_or(Text::None, Text::Caller);
-    error::raise(Family::Template, err, text)
+fn history_error(err: &prompt_suite::brackets::HistoryError) -> PyErr {
+    error::exception(Family::Template, &err.annotated())
 }
 
 #[pymethods]
@@ -418,7 +406,7 @@ impl PyStateHistory {
     fn from_json(text: &str) -> PyResult<Self> {
         StateHistory::from_json(text)
             .map(|history| PyStateHistory { history })
-            .map_err(|err| history_error(&err, Some(text)))
+            .map_err(|err| history_error(&err))
     }
 
     /// The history in the CLI's file format (one line of JSON).
@@ -435,13 +423,13 @@ impl PyStateHistory {
         }
         self.history
             .record_writes(message, &outcome.get().outcome.writes)
-            .map_err(|err| history_error(&err, None))
+            .map_err(|err| history_error(&err))
     }
 
     /// The state store before message `message` (`state_at(len(h))` is the
     /// state after the whole chat), as a dict.
     fn state_at<'py>(&self, py: Python<'py>, message: usize) -> PyResult<Bound<'py, PyDict>> {
-        let state = self.history.state_at(message).map_err(|err| history_error(&err, None))?;
+        let state = self.history.state_at(message).map_err(|err| history_error(&err))?;
         convert::object_to_python(py, &state)
     }
 
@@ -453,18 +441,18 @@ impl PyStateHistory {
     /// Adds an empty swipe to message `message` and makes it active;
     /// returns its index.
     fn swipe(&mut self, message: usize) -> PyResult<usize> {
-        self.history.add_swipe(message).map_err(|err| history_error(&err, None))
+        self.history.add_swipe(message).map_err(|err| history_error(&err))
     }
 
     /// Makes swipe `swipe` of message `message` the active one.
     fn select(&mut self, message: usize, swipe: usize) -> PyResult<()> {
-        self.history.select_swipe(message, swipe).map_err(|err| history_error(&err, None))
+        self.history.select_swipe(message, swipe).map_err(|err| history_error(&err))
     }
 
     /// Deletes message `message`; its writes vanish, later messages move
     /// down by one.
     fn delete(&mut self, message: usize) -> PyResult<()> {
-        self.history.delete_message(message).map_err(|err| history_error(&err, None))
+        self.history.delete_message(message).map_err(|err| history_error(&err))
     }
 
     /// Keeps the first `length` messages.

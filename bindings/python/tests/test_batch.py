@@ -129,3 +129,23 @@ def test_ray_helpers_without_ray(tmp_path):
     assert summary["errors"] == 4 and summary["requests"] == 296 and len(summary["files"]) == 3
     requests = [r for f in summary["files"] for r in json.loads(open(f).read())["requests"]]
     assert [r["custom_id"] for r in requests] == [json.loads(l)["custom_id"] for l in expected if '"custom_id"' in l]
+
+
+def test_tagged_lines_are_the_clis_lines_unframed(cli, tmp_path):
+    """`tagged=True` gives prompt-pipeline's row lines as they are: the
+    request lines of the CLI's Anthropic document (without its framing) and
+    the lines of its errors file, each with its row and kind."""
+    n = 300
+    got = list(ps.batch(PROMPT, rows(n), provider="anthropic", format="anthropic-batch", seed=4, text=True, tagged=True))
+    assert [row for row, _, _ in got] == list(range(n))
+    (tmp_path / "p.txt").write_text(PROMPT)
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows(n)))
+    done = cli("batch", str(tmp_path / "p.txt"), "--rows", str(tmp_path / "rows.jsonl"), "--provider", "anthropic",
+               "--format", "anthropic-batch", "--seed", "4", "--errors", str(tmp_path / "errors.jsonl"))
+    assert done.returncode in (0, 1), done.stderr.decode()
+    document = done.stdout.decode()
+    requests = [line for _, line, error in got if not error]
+    assert document == '{"requests":[\n' + ",\n".join(requests) + "\n]}\n"
+    records = [line for _, line, error in got if error]
+    assert (tmp_path / "errors.jsonl").read_text() == "".join(line + "\n" for line in records)
+    assert len(records) == 4

@@ -89,6 +89,23 @@ def test_syntax_error_has_kind_position_and_diagnostic():
     assert "2:6" in str(err)
 
 
+def test_str_of_an_error_is_the_clis_diagnostic(cli, tmp_path):
+    """`str(e)` is the suite's one drawing of the error (the source line,
+    carets under the span), as the command line prints it without colour;
+    only the origin differs: the file's path there, `<input>` here."""
+    source = "Hi [[ name ->\n  nope ]] and [% if %]"
+    with pytest.raises(ps.TemplateError) as caught:
+        ps.Environment().compile(source)
+    (tmp_path / "t.txt").write_text(source)
+    done = cli("render", str(tmp_path / "t.txt"), "--color", "never")
+    assert done.returncode == 1
+    printed = done.stderr.decode().rstrip("\n")
+    assert str(caught.value) == printed.replace(str(tmp_path / "t.txt"), "<input>")
+    assert "^" in str(caught.value)
+    err = caught.value
+    assert (err.kind, err.line, err.column, err.snippet) == ("unknown_filter", 2, 3, "nope")
+
+
 def test_values_that_are_not_json_like_name_their_path():
     tpl = ps.Environment().compile("[[ a ]]")
     with pytest.raises(TypeError, match=r"state\['a'\]\[2\] is of type object"):

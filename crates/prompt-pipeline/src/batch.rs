@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
-use crate::envelope::{Entry, Format, Place, Writer, record};
+use crate::envelope::{Each, Entry, Files, Format, Place, RowLine, Sink, Writer, record};
 use crate::provider::Notice;
 use crate::source::Transcript;
 use minijinja_brackets::Scope;
@@ -361,14 +361,67 @@ impl<'a> Batch<'a> {
     /// `state`, `local` or `global`.
     pub fn run(
         &self,
-        mut rows: impl BufRead,
+        rows: impl BufRead,
         out: &mut impl Write,
         errors: &mut impl Write,
-        mut progress: impl FnMut(&Summary),
+        progress: impl FnMut(&Summary),
     ) -> io::Result<Summary> {
         self.check().map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
-        let mut writer = Writer::new(self.format, self.id_field.is_some(), out, errors);
-        writer.start()?;
+        let files = Files::start(self.format, out, errors)?;
+        self.run_into(rows, files, progress)
+    }
+
+    /// Runs the batch as [`Batch::run`] does, handing each row's line to
+    /// `each` instead of writing files: one [`RowLine`] per row, in row
+    /// order, with its row number, its JSON text (the request, or the
+    /// error record, exactly as `run` writes it, without the line ending)
+    /// and whether it is an error record. Nothing frames the lines (no
+    /// `{"requests": [...]}` document): the caller puts them where it
+    /// wants, one by one, as they come. An error `each` returns stops the
+    /// batch and is returned.
+    ///
+    /// ```
+    /// use prompt_pipeline::{Batch, Format, Pipeline, Provider, Source};
+    ///
+    /// let pipeline = Pipeline::new(Provider::Anthropic);
+    /// let compiled = pipeline
+    ///     .prepare(Source::new("/// param: model=claude-sonnet-4-5, max_tokens=9\n## user\nHi [[ name ]]"))?
+    ///     .compile()?;
+    /// let rows = "{\"name\": \"Ann\"}\n{\"state\": 1}\n";
+    /// let mut lines = Vec::new();
+    /// let summary = Batch::new(&compiled, 7, 1).format(Format::AnthropicBatch).run_lines(
+    ///     rows.as_bytes(),
+    ///     |line| Ok(lines.push((line.row, line.error, String::from_utf8_lossy(line.text).into_owned()))),
+    ///     |_| {},
+    /// )?;
+    /// assert_eq!(summary.rows, 2);
+    /// assert!(lines[0].2.starts_with(r#"{"custom_id":"row-0","params":{"#));
+    /// assert_eq!((lines[1].0, lines[1].1), (1, true));
+    /// assert!(lines[1].2.starts_with(r#"{"row":1,"error":{"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Batch::run`]'s, with `each`'s errors for the writers'.
+    pub fn run_lines(
+        &self,
+        rows: impl BufRead,
+        each: impl FnMut(RowLine<'_>) -> io::Result<()>,
+        progress: impl FnMut(&Summary),
+    ) -> io::Result<Summary> {
+        self.check().map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
+        self.run_into(rows, Each(each), progress)
+    }
+
+    /// The batch, each row's line put into `sink`.
+    fn run_into(
+        &self,
+        mut rows: impl BufRead,
+        sink: impl Sink,
+        mut progress: impl FnMut(&Summary),
+    ) -> io::Result<Summary> {
+        let mut writer = Writer::new(self.format, self.id_field.is_some(), sink);
         let mut summary = Summary::default();
         // The rows' notices, kept for the summary.
         let mut notices = Notices::new(self.max_notices);
@@ -462,11 +515,11 @@ impl<'a> Batch<'a> {
     /// Builds the rows of `chunk` (its first row is `summary.rows`) on up
     /// to `jobs` threads and writes their lines in row order, counting them
     /// in `summary` and calling `progress` as they are written.
-    fn chunk<O: Write, E: Write>(
+    fn chunk(
         &self,
         summary: &mut Summary,
         chunk: &Chunk,
-        out: &mut Writer<'_, O, E>,
+        out: &mut Writer<impl Sink>,
         progress: &mut impl FnMut(&Summary),
         notices: &mut Notices,
     ) -> io::Result<()> {
@@ -565,9 +618,7 @@ impl<'a> Batch<'a> {
         });
         lines.failed += usize::from(!ok);
         lines.bytes.push(b'\n');
-        if self.format.is_envelope() {
-            lines.entries.push(Entry { end: lines.bytes.len(), built: ok, id });
-        }
+        lines.entries.push(Entry { end: lines.bytes.len(), built: ok, id });
     }
 
     /// Appends the request or error record of row `index` to `out`, without
@@ -698,7 +749,7 @@ fn content_len(line: &[u8]) -> usize {
 }
 
 /// The output lines of consecutive rows from `start`, how many of them
-/// failed, and (with an envelope) how each came out.
+/// failed, and how each came out.
 #[derive(Debug, Default)]
 struct Lines {
     start: usize,
@@ -1524,6 +1575,94 @@ mod tests {
     /// row); the first row with an id keeps it, even when it fails to build;
     /// a repeated id wins over the row's build error; the id key is not part
     /// of the context, and another unknown key is still `invalid_json`.
+    /// `run_lines` hands over the lines `run` writes, one per row in row
+    /// order, unframed, each marked request or error record: so every
+    /// output (the command line's files, the bindings' iterators) is the
+    /// same lines.
+    #[test]
+    fn run_lines_are_the_lines_run_writes() {
+        let rows = [
+            r#"{"id": "a", "state": {"n": 1}}"#,
+            r#"{"id": "b", "state": 5}"#,
+            "\u{ff}not json",
+            r#"{"id": "a", "state": {"n": 4}}"#,
+            r#"{"id": "c", "state": {"n": 5}}"#,
+        ]
+        .join("\n");
+        let cases = [
+            (Provider::Anthropic, ANTHROPIC, Format::AnthropicBatch),
+            (Provider::Anthropic, ANTHROPIC, Format::Bodies),
+            (
+                Provider::OpenAi,
+                "/// param: model=gpt-4o-mini\n## user\n[[ n ]]\n",
+                Format::OpenAiBatch,
+            ),
+            (
+                Provider::Gemini,
+                "/// param: model=gemini-2.5-flash\n## user\n[[ n ]]\n",
+                Format::GeminiBatch,
+            ),
+        ];
+        for (provider, prompt, format) in cases {
+            let prompt = Pipeline::new(provider).prepare(Source::new(prompt)).unwrap();
+            let compiled = prompt.compile().unwrap();
+            let id_field = format.is_envelope().then_some("id");
+            // Bodies carry no id: the same rows without theirs.
+            let rows = match id_field {
+                Some(_) => rows.clone(),
+                None => ["a", "b", "c"].iter().fold(rows.clone(), |rows, id| {
+                    rows.replace(&format!("\"id\": \"{id}\", "), "")
+                }),
+            };
+            for jobs in [1, 3] {
+                let batch = Batch::new(&compiled, 3, jobs)
+                    .format(format)
+                    .id_field(id_field)
+                    .chunk_bytes(64);
+                let (mut out, mut errors) = (Vec::new(), Vec::new());
+                let summary = batch.run(rows.as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+                let mut lines = Vec::new();
+                let each = |line: RowLine<'_>| {
+                    lines.push((
+                        line.row,
+                        line.error,
+                        String::from_utf8(line.text.to_vec()).unwrap(),
+                    ));
+                    Ok(())
+                };
+                assert_eq!(batch.run_lines(rows.as_bytes(), each, |_| {}).unwrap(), summary);
+                assert_eq!(lines.iter().map(|l| l.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+                let errors_of = |error: bool| -> Vec<&str> {
+                    lines.iter().filter(|l| l.1 == error).map(|l| l.2.as_str()).collect()
+                };
+                let (requests, records) = (errors_of(false), errors_of(true));
+                let kinds: Vec<_> = records.iter().map(|r| error(r)["kind"].clone()).collect();
+                let text = String::from_utf8(out).unwrap();
+                match format {
+                    Format::Bodies => {
+                        assert_eq!(kinds, ["invalid_json", "invalid_json"], "{format:?}");
+                        let all: Vec<&str> = lines.iter().map(|l| l.2.as_str()).collect();
+                        assert_eq!(text, all.join("\n") + "\n");
+                    }
+                    _ => {
+                        assert_eq!(
+                            kinds,
+                            ["invalid_json", "invalid_json", "duplicate_id"],
+                            "{format:?}"
+                        );
+                        assert_eq!(String::from_utf8(errors).unwrap(), records.join("\n") + "\n");
+                        let framed = if format == Format::AnthropicBatch {
+                            format!("{{\"requests\":[\n{}\n]}}\n", requests.join(",\n"))
+                        } else {
+                            requests.join("\n") + "\n"
+                        };
+                        assert_eq!(text, framed, "{format:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn ids_from_rows_are_checked() {
         let rows = [

@@ -205,87 +205,155 @@ impl Entry {
     }
 }
 
-/// Puts finished lines out in row order: every line to `out` for
+/// One row's line, as a batch puts it out (in row order, one per row):
+/// the request (the body, or its provider batch envelope) or the row's
+/// error record `{"row": i, "error": {...}}`.
+///
+/// This is what every output of a batch is made of: the command line's
+/// files ([`Batch::run`](crate::Batch::run) frames them: JSONL, or
+/// Anthropic's one `{"requests": [...]}` document, with the error records
+/// apart), and the bindings' iterators
+/// ([`Batch::run_lines`](crate::Batch::run_lines) hands them over one by
+/// one, unframed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RowLine<'a> {
+    /// The row's number in the whole batch (`first_row` counted).
+    pub row: usize,
+    /// The line's JSON text, without a line ending.
+    pub text: &'a [u8],
+    /// Whether the line is the row's error record (else its request).
+    pub error: bool,
+}
+
+/// Where a batch's lines go, one row at a time, in row order.
+pub(crate) trait Sink {
+    /// Puts one row's line out.
+    fn line(&mut self, line: RowLine<'_>) -> io::Result<()>;
+
+    /// Writes what comes after the last row.
+    fn finish(&mut self) -> io::Result<()> {
+        self.flush()
+    }
+
+    /// Flushes what is written so far.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A closure taking each line ([`Batch::run_lines`](crate::Batch::run_lines)).
+pub(crate) struct Each<F>(pub(crate) F);
+
+impl<F: FnMut(RowLine<'_>) -> io::Result<()>> Sink for Each<F> {
+    fn line(&mut self, line: RowLine<'_>) -> io::Result<()> {
+        (self.0)(line)
+    }
+}
+
+/// The files of [`Batch::run`](crate::Batch::run): every line to `out` for
 /// [`Format::Bodies`]; with an envelope, the requests to `out` (inside the
 /// `{"requests": [...]}` document for Anthropic) and the error records to
-/// `errors`, after refusing a request whose id an earlier row has.
-pub(crate) struct Writer<'w, O: Write, E: Write> {
-    pub(crate) format: Format,
+/// `errors`.
+pub(crate) struct Files<'w, O: Write, E: Write> {
+    format: Format,
     out: &'w mut O,
     errors: &'w mut E,
-    /// The row of every id seen so far (only with ids from the rows): the
-    /// one thing that grows with the number of rows.
-    seen: Option<HashMap<Box<str>, usize>>,
     /// Requests written so far (for Anthropic's commas).
     written: usize,
 }
 
-impl<'w, O: Write, E: Write> Writer<'w, O, E> {
-    /// A writer; `ids_from_rows` says whether ids can repeat (ids of the
-    /// form `row-<n>` cannot).
-    pub(crate) fn new(
+impl<'w, O: Write, E: Write> Files<'w, O, E> {
+    /// The files of `format`; writes what comes before the first row.
+    pub(crate) fn start(
         format: Format,
-        ids_from_rows: bool,
         out: &'w mut O,
         errors: &'w mut E,
-    ) -> Writer<'w, O, E> {
-        let seen = (format.is_envelope() && ids_from_rows).then(HashMap::new);
-        Writer { format, out, errors, seen, written: 0 }
-    }
-
-    /// Writes what comes before the first row.
-    pub(crate) fn start(&mut self) -> io::Result<()> {
-        match self.format {
-            Format::AnthropicBatch => self.out.write_all(br#"{"requests":["#),
-            _ => Ok(()),
+    ) -> io::Result<Files<'w, O, E>> {
+        if format == Format::AnthropicBatch {
+            out.write_all(br#"{"requests":["#)?;
         }
+        Ok(Files { format, out, errors, written: 0 })
+    }
+}
+
+impl<O: Write, E: Write> Sink for Files<'_, O, E> {
+    fn line(&mut self, line: RowLine<'_>) -> io::Result<()> {
+        if line.error && self.format.is_envelope() {
+            self.errors.write_all(line.text)?;
+            return self.errors.write_all(b"\n");
+        }
+        if self.format == Format::AnthropicBatch {
+            self.out.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
+            self.out.write_all(line.text)?;
+        } else {
+            self.out.write_all(line.text)?;
+            self.out.write_all(b"\n")?;
+        }
+        self.written += usize::from(!line.error);
+        Ok(())
     }
 
-    /// Writes what comes after the last row, and flushes both outputs.
-    pub(crate) fn finish(&mut self) -> io::Result<()> {
+    fn finish(&mut self) -> io::Result<()> {
         if self.format == Format::AnthropicBatch {
             self.out.write_all(b"\n]}\n")?;
         }
         self.flush()
     }
 
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
+    fn flush(&mut self) -> io::Result<()> {
         self.out.flush()?;
         self.errors.flush()
     }
+}
+
+/// Puts finished lines out in row order into a [`Sink`], after refusing
+/// (with a `duplicate_id` record) a request whose id an earlier row has.
+pub(crate) struct Writer<S: Sink> {
+    sink: S,
+    /// The row of every id seen so far (only with ids from the rows): the
+    /// one thing that grows with the number of rows.
+    seen: Option<HashMap<Box<str>, usize>>,
+}
+
+impl<S: Sink> Writer<S> {
+    /// A writer; `ids_from_rows` says whether ids can repeat (ids of the
+    /// form `row-<n>` cannot).
+    pub(crate) fn new(format: Format, ids_from_rows: bool, sink: S) -> Writer<S> {
+        let seen = (format.is_envelope() && ids_from_rows).then(HashMap::new);
+        Writer { sink, seen }
+    }
+
+    /// Writes what comes after the last row, and flushes.
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.sink.finish()
+    }
+
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.sink.flush()
+    }
 
     /// Writes the lines of consecutive rows from `first` (`bytes`, one line
-    /// each as `entries` says; `entries` is empty for [`Format::Bodies`]) and
-    /// returns how many rows it refused for a repeated id.
+    /// each, ending in a newline, as `entries` says) and returns how many
+    /// rows it refused for a repeated id.
     pub(crate) fn write(
         &mut self,
         first: usize,
         bytes: &[u8],
         entries: &[Entry],
     ) -> io::Result<usize> {
-        if !self.format.is_envelope() {
-            self.out.write_all(bytes)?;
-            return Ok(0);
-        }
         let mut refused = 0;
         let mut start = 0;
         for (i, entry) in entries.iter().enumerate() {
             let line = &bytes[start..entry.end];
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
             start = entry.end;
-            if let Some(record) = self.repeated(first + i, entry) {
+            let row = first + i;
+            if let Some(record) = self.repeated(row, entry) {
                 refused += usize::from(entry.built);
-                self.errors.write_all(&record)?;
-                self.errors.write_all(b"\n")?;
-            } else if !entry.built {
-                self.errors.write_all(line)?;
-            } else if self.format == Format::AnthropicBatch {
-                let line = line.strip_suffix(b"\n").unwrap_or(line);
-                self.out.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-                self.out.write_all(line)?;
-                self.written += 1;
+                self.sink.line(RowLine { row, text: &record, error: true })?;
             } else {
-                self.out.write_all(line)?;
-                self.written += 1;
+                self.sink.line(RowLine { row, text: line, error: !entry.built })?;
             }
         }
         Ok(refused)

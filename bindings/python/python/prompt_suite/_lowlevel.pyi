@@ -129,12 +129,24 @@ class CompiledPrompt:
         transcript: Optional[Union[str, List[Dict[str, Any]]]] = None,
         speaker: Optional[str] = None,
     ) -> Dict[str, Any]: ...
+    def batch(
+        self,
+        rows: Iterable[Any],
+        format: str = "bodies",
+        id_field: Optional[str] = None,
+        seed: Optional[int] = None,
+        jobs: Optional[int] = None,
+        first_row: int = 0,
+        text: bool = False,
+        tagged: bool = False,
+    ) -> "BatchIterator": ...
 
-class BatchIterator(Iterator[Dict[str, Any]]):
-    """One dict per row, in row order."""
+class BatchIterator(Iterator[Any]):
+    """One dict per row, in row order (``text=True``: each line's JSON
+    text; ``tagged=True``: ``(row, line, error)`` tuples)."""
 
     def __iter__(self) -> "BatchIterator": ...
-    def __next__(self) -> Dict[str, Any]: ...
+    def __next__(self) -> Any: ...
 
 def batch(
     prompt: Union[str, Prompt],
@@ -145,6 +157,9 @@ def batch(
     params: Optional[Mapping[str, Any]] = None,
     seed: Optional[int] = None,
     jobs: Optional[int] = None,
+    first_row: int = 0,
+    text: bool = False,
+    tagged: bool = False,
 ) -> BatchIterator: ...
 def flip(
     transcript: Union[str, List[Dict[str, Any]]],

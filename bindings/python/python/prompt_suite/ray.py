@@ -46,11 +46,6 @@ ROW_INDEX = "__prompt_suite_row__"
 #: The column ``from_rows`` keeps each row's JSON text in.
 ROW_JSON = "__prompt_suite_json__"
 
-# An error record's first key, as prompt-pipeline's batch writes it
-# (`{"row": i, "error": {...}}`); no request body or envelope starts so.
-_RECORD_PREFIX = '{"row":'
-
-
 def _pyarrow():
     try:
         import pyarrow
@@ -132,12 +127,12 @@ class BuildRequests:
         for first, start, end in _runs(indices):
             built = self._compiled.batch(
                 rows[start:end], format=self._format, id_field=self._id_field,
-                seed=self._seed, jobs=self._jobs, first_row=first, text=True,
+                seed=self._seed, jobs=self._jobs, first_row=first, text=True, tagged=True,
             )
-            for offset, line in enumerate(built):
-                out_rows.append(first + offset)
+            for row, line, error in built:
+                out_rows.append(row)
                 lines.append(line)
-                errors.append(line.startswith(_RECORD_PREFIX))
+                errors.append(error)
         return pa.table({
             "row": pa.array(out_rows, pa.int64()),
             "line": pa.array(lines, pa.string()),

@@ -631,6 +631,25 @@ impl Value {
         }
     }
 
+    /// The value as Python's `repr` writes it, as the Jinja2 profile prints
+    /// lists and maps: `'text'` (double quotes when the text holds a single
+    /// quote and no double one; controls escaped), `True`, `None`, `1.0`,
+    /// `[1, 'a']`, `{'k': None}`. The bindings name places in Python values
+    /// with it (`state['a'][2]`).
+    ///
+    /// ```
+    /// use minijinja_brackets::Value;
+    ///
+    /// assert_eq!(Value::from("it's").python_repr(), r#""it's""#);
+    /// assert_eq!(Value::from("a\nb\u{85}").python_repr(), r"'a\nb\x85'");
+    /// ```
+    pub fn python_repr(&self) -> String {
+        let mut out = String::new();
+        // Unbounded: nothing is cut.
+        let _ = python::write_repr(self, &mut out, usize::MAX);
+        out
+    }
+
     /// Why the value cannot be stored as JSON, if it cannot.
     pub(crate) fn unstorable(&self) -> Option<&'static str> {
         match &self.0 {
