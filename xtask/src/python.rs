@@ -1,30 +1,47 @@
 //! The Python package's tests (`cargo xtask test`, after cargo's): a
-//! virtual environment under the target directory, with maturin and pytest
-//! from the package index (made on first use, and again only when the
-//! requirements below change), the wheel built by maturin and installed in
-//! it, and pytest over `bindings/python/tests`, comparing with the binary
-//! `cargo test` built (`PROMPT_SUITE_CLI`).
+//! virtual environment under the target directory, with maturin, pytest,
+//! jinja2 and Ray Data from the package index (made on first use, and again
+//! only when the requirements below change; each install bounded in time),
+//! the wheel built by maturin and installed in it, and pytest over
+//! `bindings/python/tests`, comparing with the binary `cargo test` built
+//! (`PROMPT_SUITE_CLI`).
 //!
-//! With `PROMPT_SUITE_RAY=1` the environment gets Ray Data too and the
-//! tests of `prompt_suite.ray` run (a local Ray of two workers on
-//! loopback); without it they are skipped, visibly.
+//! The tests of `prompt_suite.ray` run a local Ray of two workers that
+//! binds 127.0.0.1 only: Ray reads `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER` when
+//! it is imported (`ray/_private/ray_constants.py`, `ENABLE_RAY_CLUSTER`),
+//! and with it off its `get_node_ip_address` is the loopback address
+//! (`ray/_private/services.py`), so `_node_ip_address="127.0.0.1"` is kept
+//! instead of being replaced by the machine's address; it is set here, in
+//! pytest's environment, before anything imports Ray. pytest runs in a
+//! session of its own (`setsid`), with a deadline; whatever of that
+//! session is still running when pytest ends (a Ray worker a killed test
+//! left) is ended. `PROMPT_SUITE_RAY=0` leaves Ray out (its tests are then
+//! skipped, visibly).
 
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
 
 use crate::run;
 
-/// What the tests need from the package index.
-const REQUIREMENTS: &[&str] = &["maturin>=1.9,<2", "pytest>=8"];
+/// What the tests need from the package index (jinja2: the chat-template
+/// tests render the peer templates with it too, as transformers does).
+const REQUIREMENTS: &[&str] = &["maturin>=1.9,<2", "pytest>=8", "jinja2>=3.1"];
 
 /// What the Ray tests need besides.
 const RAY_REQUIREMENTS: &[&str] = &["ray[data]==2.60.0", "pyarrow", "pandas", "numpy"];
 
+/// The longest one `pip install` may take.
+const INSTALL_TIME: Duration = Duration::from_secs(15 * 60);
+
+/// The longest the Python tests may take (Ray's included).
+const TEST_TIME: Duration = Duration::from_secs(30 * 60);
+
 /// Builds the wheel, installs it in the environment and runs pytest.
 pub(crate) fn test(root: &Path, target: &Path) -> Result<(), String> {
-    let ray = env::var("PROMPT_SUITE_RAY").is_ok_and(|value| value == "1");
+    let ray = env::var("PROMPT_SUITE_RAY").map_or(true, |value| value != "0");
     let venv = target.join("python");
     let python = environment(&venv, ray)?;
     let wheels = target.join("python-wheels");
@@ -47,22 +64,70 @@ pub(crate) fn test(root: &Path, target: &Path) -> Result<(), String> {
         .args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"])
         .arg(&wheel))?;
     let cli = target.join("debug").join("prompt-suite");
-    let mut pytest = Command::new(&python);
+    // A session of its own, so that everything it starts can be found.
+    let mut pytest = Command::new("setsid");
     pytest
+        .arg(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "bindings/python/tests"])
         .current_dir(root)
-        .env("PROMPT_SUITE_CLI", &cli);
+        .env("PROMPT_SUITE_CLI", &cli)
+        // Ray on loopback only: read when Ray is imported.
+        .env("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        .env("RAY_USAGE_STATS_ENABLED", "0")
+        .env_remove("RAY_ADDRESS");
     if ray {
         pytest.env("PROMPT_SUITE_RAY_TESTS", "1");
     }
     eprintln!("$ {pytest:?}");
-    let status = pytest.status().map_err(|err| format!("cannot run pytest: {err}"))?;
-    match status.code() {
+    let child = pytest.spawn().map_err(|err| format!("cannot run pytest: {err}"))?;
+    let session = child.id();
+    let status = wait(child, TEST_TIME, "the Python tests");
+    end_session(session);
+    match status?.code() {
         Some(0) => Ok(()),
         // pytest's "no tests were collected": the tests are missing, which
         // is a failure, not a pass.
         Some(5) => Err("pytest collected no tests in bindings/python/tests".to_owned()),
-        _ => Err(format!("the Python tests failed ({status})")),
+        code => Err(format!("the Python tests failed (exit code {code:?})")),
+    }
+}
+
+/// Waits for `child` at most `limit`; past it, kills it and fails.
+fn wait(mut child: Child, limit: Duration, what: &str) -> Result<std::process::ExitStatus, String> {
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(200)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{what} took more than {} s", limit.as_secs()));
+            }
+            Err(err) => return Err(format!("cannot wait for {what}: {err}")),
+        }
+    }
+}
+
+/// Ends every process still running in session `session` (the session
+/// `setsid` made for pytest: its leader's id), found in `/proc`.
+fn end_session(session: u32) {
+    let Ok(entries) = fs::read_dir("/proc") else { return };
+    let left: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let stat = fs::read_to_string(entry.path().join("stat")).ok()?;
+            // Fields after the command's closing parenthesis: state, ppid,
+            // pgrp, session.
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            (fields.get(3)?.parse::<u32>().ok()? == session && pid != session)
+                .then(|| pid.to_string())
+        })
+        .collect();
+    if !left.is_empty() {
+        eprintln!("ending {} processes the Python tests left: {}", left.len(), left.join(" "));
+        let _ = Command::new("kill").arg("-KILL").args(&left).status();
     }
 }
 
@@ -83,7 +148,14 @@ fn environment(venv: &Path, ray: bool) -> Result<PathBuf, String> {
     let missing: Vec<&str> =
         wanted.iter().copied().filter(|req| !have.lines().any(|line| line == *req)).collect();
     if !missing.is_empty() {
-        run(Command::new(&python).args(["-m", "pip", "install", "--quiet"]).args(&missing))?;
+        let mut pip = Command::new(&python);
+        pip.args(["-m", "pip", "install", "--quiet", "--timeout", "60"]).args(&missing);
+        eprintln!("$ {pip:?}");
+        let child = pip.spawn().map_err(|err| format!("cannot run pip: {err}"))?;
+        let status = wait(child, INSTALL_TIME, "pip install")?;
+        if !status.success() {
+            return Err(format!("pip install {} failed ({status})", missing.join(" ")));
+        }
         let mut all: Vec<&str> = have.lines().collect();
         all.extend(&missing);
         fs::write(&marker, all.join("\n") + "\n")

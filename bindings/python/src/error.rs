@@ -15,6 +15,7 @@ use pyo3::types::PyTuple;
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Family {
     Template,
+    ChatTemplate,
     Pipeline,
     Segment,
     Flip,
@@ -26,6 +27,7 @@ impl Family {
     fn class_name(self) -> &'static str {
         match self {
             Family::Template => "TemplateError",
+            Family::ChatTemplate => "ChatTemplateError",
             Family::Pipeline => "PipelineError",
             Family::Segment => "SegmentError",
             Family::Flip => "FlipError",

@@ -7,6 +7,7 @@
 //! the exception classes and the type stubs (minijinja-py's layout).
 
 mod batch;
+mod chat;
 mod convert;
 mod error;
 mod pipeline;
@@ -22,6 +23,11 @@ mod _lowlevel {
 
     #[pymodule_export]
     use crate::template::{PyEnvironment, PyOutcome, PyStateHistory, PyTemplate, render};
+
+    #[pymodule_export]
+    use crate::chat::{
+        PyChatOutcome, PyChatTemplate, apply_chat_template, apply_chat_template_outcome,
+    };
 
     #[pymodule_export]
     use crate::pipeline::{PyCompiledPrompt, PyPipeline, PyPrompt, batch, convert_body};

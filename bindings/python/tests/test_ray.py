@@ -1,14 +1,22 @@
 """prompt_suite.ray on a local Ray of two workers, on loopback only.
 
-Runs when PROMPT_SUITE_RAY_TESTS=1 (`PROMPT_SUITE_RAY=1 cargo xtask test`
-installs Ray and sets it); skipped, visibly, otherwise. Ray binds the
-machine's other address unless told: the settings below keep it on
-127.0.0.1 (checked with Ray 2.60.0), and the test fails if any process of
-the tree listens or connects beyond loopback.
+Runs when PROMPT_SUITE_RAY_TESTS=1 (`cargo xtask test` installs Ray and
+sets it; `PROMPT_SUITE_RAY=0` leaves it out); skipped, visibly, otherwise.
+Ray binds the machine's other address unless told: it reads
+RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER when it is imported, and with it off it
+keeps `_node_ip_address="127.0.0.1"` (with it on, Ray 2.60 replaces that
+address by the machine's and binds every interface). So it is set below,
+before Ray is imported, and checked; the test fails if any process of the
+tree listens or connects beyond loopback.
 """
 
-import json
 import os
+
+os.environ.pop("RAY_ADDRESS", None)
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+
+import json
 import signal
 import socket
 import struct
@@ -114,9 +122,11 @@ def off_loopback(pids):
 @pytest.fixture(scope="module")
 def local_ray(tmp_path_factory):
     ray = pytest.importorskip("ray")
-    os.environ.pop("RAY_ADDRESS", None)
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    from ray._private import ray_constants
+
+    # Read when Ray was imported: true here means Ray was imported before
+    # this module set it, and would bind beyond loopback.
+    assert not ray_constants.ENABLE_RAY_CLUSTER, "Ray was imported before RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0"
     temp = tmp_path_factory.mktemp("ray")
     ray.init(
         num_cpus=2,

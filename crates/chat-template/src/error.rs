@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::{Diagnostic, Origin};
 use prompt_core::text::Span;
 
@@ -83,6 +84,18 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl Error {
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): `error[kind]: message`, and for a JSON
+    /// input or a template its position and the line it is on (name the
+    /// file with [`Annotated::with_origin`]).
+    pub fn annotated(&self) -> Annotated {
+        match self {
+            Error::Json(err) => err.annotated(),
+            Error::Template(err) => err.annotated(),
+            _ => Annotated::of(self, None),
+        }
+    }
+
     /// The snake_case kind, as the command-line contract lists it.
     pub fn kind(&self) -> &'static str {
         match self {

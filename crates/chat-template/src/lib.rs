@@ -108,11 +108,21 @@ impl Conversation {
     /// `add_generation_prompt` is not a boolean.
     pub fn from_json(text: &str) -> Result<Conversation, Error> {
         let value: Value = prompt_core::json::from_str(text)?;
-        let Value::Object(mut object) = value else {
+        let Value::Object(object) = value else {
             return Err(Error::InvalidConversation(
                 "the conversation is not a JSON object".to_owned(),
             ));
         };
+        Conversation::from_object(object)
+    }
+
+    /// The conversation of a JSON object already read (the bindings build
+    /// it from their own values), by the rules of [`Conversation::from_json`].
+    ///
+    /// # Errors
+    ///
+    /// `invalid_conversation`, as [`Conversation::from_json`].
+    pub fn from_object(mut object: Map<String, Value>) -> Result<Conversation, Error> {
         let messages = match object.shift_remove("messages") {
             Some(Value::Array(messages)) => messages,
             None => return Err(Error::InvalidConversation("`messages` is missing".to_owned())),
@@ -252,6 +262,22 @@ impl ChatTemplate {
             special,
             allow_special_tokens: options.allow_special_tokens,
         })
+    }
+
+    /// Whether a file named `path` is a config (`tokenizer_config.json`,
+    /// `chat_template.json`: read by [`ChatTemplate::from_config`]) rather
+    /// than a template's text (`.jinja`, read by
+    /// [`ChatTemplate::from_jinja`]): its extension is `json`, in any case.
+    ///
+    /// ```
+    /// use chat_template::ChatTemplate;
+    /// use std::path::Path;
+    ///
+    /// assert!(ChatTemplate::is_config(Path::new("models/qwen/tokenizer_config.JSON")));
+    /// assert!(!ChatTemplate::is_config(Path::new("chat_template.jinja")));
+    /// ```
+    pub fn is_config(path: &std::path::Path) -> bool {
+        path.extension().is_some_and(|extension| extension.eq_ignore_ascii_case("json"))
     }
 
     /// The special tokens the check refuses in data, sorted.

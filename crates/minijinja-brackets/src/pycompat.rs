@@ -37,6 +37,44 @@ pub enum Clock {
 }
 
 impl Clock {
+    /// Reads an RFC 3339 time (`Z` or a numeric offset, e.g.
+    /// `2026-01-02T03:04:05+01:00`) as a time in that offset: what the
+    /// command line's `--now` and the bindings' `now=` take for
+    /// [`Clock::Fixed`].
+    ///
+    /// ```
+    /// use minijinja_brackets::Clock;
+    ///
+    /// let at = Clock::parse_time("2026-01-02T03:04:05+01:00")?;
+    /// assert_eq!(at.to_string(), "2026-01-02T03:04:05+01:00[+01:00]");
+    /// assert!(Clock::parse_time("2026-01-02 03:04").is_err());
+    /// # Ok::<(), String>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A sentence saying the text is not an RFC 3339 time.
+    pub fn parse_time(text: &str) -> Result<jiff::Zoned, String> {
+        use jiff::{Timestamp, tz};
+        let invalid =
+            || format!("`{text}` is not an RFC 3339 time (e.g. 2026-01-02T03:04:05+01:00)");
+        let at: Timestamp = text.parse().map_err(|_| invalid())?;
+        let offset = if text.ends_with(['Z', 'z']) {
+            tz::Offset::UTC
+        } else {
+            let tail = text.get(text.len().saturating_sub(6)..).ok_or_else(invalid)?;
+            let sign = match tail.as_bytes().first() {
+                Some(b'+') => 1,
+                Some(b'-') => -1,
+                _ => return Err(invalid()),
+            };
+            let hours: i32 = tail.get(1..3).and_then(|h| h.parse().ok()).ok_or_else(invalid)?;
+            let minutes: i32 = tail.get(4..6).and_then(|m| m.parse().ok()).ok_or_else(invalid)?;
+            tz::Offset::from_seconds(sign * (hours * 3600 + minutes * 60)).map_err(|_| invalid())?
+        };
+        Ok(at.to_zoned(tz::TimeZone::fixed(offset)))
+    }
+
     fn now(&self) -> jiff::Zoned {
         match self {
             Clock::Local => jiff::Zoned::now(),

@@ -752,25 +752,9 @@ pub(crate) struct ChatTemplateArgs {
 }
 
 /// Reads an RFC 3339 time (`Z` or a numeric offset) as a time in that
-/// offset.
+/// offset (the engine's rule, which the bindings' `now=` shares).
 fn rfc3339(arg: &str) -> Result<prompt_suite::brackets::jiff::Zoned, String> {
-    use prompt_suite::brackets::jiff::{Timestamp, tz};
-    let invalid = || format!("`{arg}` is not an RFC 3339 time (e.g. 2026-01-02T03:04:05+01:00)");
-    let at: Timestamp = arg.parse().map_err(|_| invalid())?;
-    let offset = if arg.ends_with(['Z', 'z']) {
-        tz::Offset::UTC
-    } else {
-        let tail = arg.get(arg.len().saturating_sub(6)..).ok_or_else(invalid)?;
-        let sign = match tail.as_bytes().first() {
-            Some(b'+') => 1,
-            Some(b'-') => -1,
-            _ => return Err(invalid()),
-        };
-        let hours: i32 = tail.get(1..3).and_then(|h| h.parse().ok()).ok_or_else(invalid)?;
-        let minutes: i32 = tail.get(4..6).and_then(|m| m.parse().ok()).ok_or_else(invalid)?;
-        tz::Offset::from_seconds(sign * (hours * 3600 + minutes * 60)).map_err(|_| invalid())?
-    };
-    Ok(at.to_zoned(tz::TimeZone::fixed(offset)))
+    prompt_suite::brackets::Clock::parse_time(arg)
 }
 
 // `build` and `batch`: the pipeline flags.

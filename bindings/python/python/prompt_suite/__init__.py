@@ -2,7 +2,8 @@
 what the models' APIs accept.
 
 Templates in the bracket language (``[[ ]]``, ``[% %]``, ``->``) with state
-kept across a chat, authored prompt files built into the exact request
+kept across a chat, open models' chat templates as transformers renders
+them, authored prompt files built into the exact request
 bodies of OpenAI, Anthropic and Gemini, batches of rows, one speaker's
 view of a multi-speaker transcript, Markdown narratives split into turns,
 ``///`` comments, and request bodies converted between providers.
@@ -14,7 +15,7 @@ kind, message and position.
 
 from typing import Any, Dict, List, Optional, Union
 
-from . import _lowlevel, comments
+from . import _lowlevel, chat_template, comments
 from ._errors import (
     ChatTemplateError,
     CommentsError,
@@ -27,6 +28,8 @@ from ._errors import (
     TemplateError,
 )
 from ._lowlevel import (
+    ChatOutcome,
+    ChatTemplate,
     CompiledPrompt,
     Environment,
     Outcome,
@@ -35,6 +38,8 @@ from ._lowlevel import (
     StateHistory,
     Template,
     BatchIterator,
+    apply_chat_template,
+    apply_chat_template_outcome,
     batch,
     convert,
     flip,
@@ -50,6 +55,11 @@ __all__ = [
     "Outcome",
     "StateHistory",
     "render",
+    "chat_template",
+    "ChatTemplate",
+    "ChatOutcome",
+    "apply_chat_template",
+    "apply_chat_template_outcome",
     "Pipeline",
     "Prompt",
     "CompiledPrompt",

@@ -1,6 +1,7 @@
 import os
 from typing import Any, Dict, List, Optional, Union
 
+from . import chat_template as chat_template
 from . import comments as comments
 from ._errors import (
     ChatTemplateError as ChatTemplateError,
@@ -15,6 +16,8 @@ from ._errors import (
 )
 from ._lowlevel import (
     BatchIterator as BatchIterator,
+    ChatOutcome as ChatOutcome,
+    ChatTemplate as ChatTemplate,
     CompiledPrompt as CompiledPrompt,
     Environment as Environment,
     Outcome as Outcome,
@@ -22,6 +25,8 @@ from ._lowlevel import (
     Prompt as Prompt,
     StateHistory as StateHistory,
     Template as Template,
+    apply_chat_template as apply_chat_template,
+    apply_chat_template_outcome as apply_chat_template_outcome,
     batch as batch,
     convert as convert,
     flip as flip,

@@ -82,6 +82,88 @@ class StateHistory:
     def truncate(self, length: int) -> None: ...
     def __len__(self) -> int: ...
 
+class ChatTemplate:
+    """A model's chat template, loaded once; immutable, thread-safe."""
+
+    def __init__(
+        self,
+        source: str,
+        special_tokens: Optional[List[str]] = None,
+        allow_special_tokens: bool = False,
+        now: Any = None,
+    ) -> None: ...
+    @staticmethod
+    def from_config(
+        text: str,
+        name: Optional[str] = None,
+        special_tokens: Optional[List[str]] = None,
+        allow_special_tokens: bool = False,
+        now: Any = None,
+    ) -> "ChatTemplate": ...
+    @staticmethod
+    def from_file(
+        path: Union[str, "os.PathLike[str]"],
+        name: Optional[str] = None,
+        special_tokens: Optional[List[str]] = None,
+        allow_special_tokens: bool = False,
+        now: Any = None,
+    ) -> "ChatTemplate": ...
+    def apply(
+        self,
+        messages: List[Dict[str, Any]],
+        tools: Optional[List[Dict[str, Any]]] = None,
+        add_generation_prompt: bool = False,
+        documents: Any = None,
+        **variables: Any,
+    ) -> str: ...
+    def apply_outcome(
+        self,
+        messages: List[Dict[str, Any]],
+        tools: Optional[List[Dict[str, Any]]] = None,
+        add_generation_prompt: bool = False,
+        documents: Any = None,
+        **variables: Any,
+    ) -> "ChatOutcome": ...
+    @property
+    def special_tokens(self) -> List[str]: ...
+
+class ChatOutcome:
+    """A conversation rendered through a chat template."""
+
+    @property
+    def output(self) -> str: ...
+    @property
+    def data_ranges(self) -> List[Tuple[int, int]]: ...
+    @property
+    def generation_ranges(self) -> List[Tuple[int, int]]: ...
+
+def apply_chat_template(
+    template: Any,
+    messages: List[Dict[str, Any]],
+    tools: Optional[List[Dict[str, Any]]] = None,
+    add_generation_prompt: bool = False,
+    now: Any = None,
+    special_tokens: Optional[List[str]] = None,
+    allow_special_tokens: bool = False,
+    *,
+    documents: Any = None,
+    name: Optional[str] = None,
+    **variables: Any,
+) -> str: ...
+def apply_chat_template_outcome(
+    template: Any,
+    messages: List[Dict[str, Any]],
+    tools: Optional[List[Dict[str, Any]]] = None,
+    add_generation_prompt: bool = False,
+    now: Any = None,
+    special_tokens: Optional[List[str]] = None,
+    allow_special_tokens: bool = False,
+    *,
+    documents: Any = None,
+    name: Optional[str] = None,
+    **variables: Any,
+) -> ChatOutcome: ...
+
 class Prompt:
     """An authored prompt: its text and where its files resolve."""
 

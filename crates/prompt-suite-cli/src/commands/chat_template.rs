@@ -33,8 +33,7 @@ pub(crate) fn execute(args: ChatTemplateArgs) -> Result<(), Diagnostic> {
         ));
     }
     let template_input = Input::read(Some(&args.template))?;
-    let config =
-        args.template.extension().is_some_and(|extension| extension.eq_ignore_ascii_case("json"));
+    let config = ChatTemplate::is_config(&args.template);
     let options = Options {
         name: args.name,
         clock: args.now.map_or(Clock::Local, Clock::Fixed),
