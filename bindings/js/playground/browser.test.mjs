@@ -123,7 +123,7 @@ before(async () => {
   });
   page = context.pages()[0] ?? (await context.newPage());
   watch(page);
-});
+}, { timeout: 3 * WAIT_MS });
 
 after(async () => {
   await context?.close().catch(() => {});
@@ -132,7 +132,7 @@ after(async () => {
     server.close();
   }
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-});
+}, { timeout: WAIT_MS });
 
 function watch(p) {
   p.on("console", (message) => {
