@@ -355,7 +355,8 @@ test("hostile fragments neither break the page nor inject markup", async () => {
 
 test("a chat template renders, messages and generation highlighted", async () => {
   // The mode switch by keyboard: its access key is Alt+T.
-  await page.click("label:has(input[name=mode][value=chat])");
+  await page.focus("#prompt");
+  await page.keyboard.press("Alt+t");
   await page.locator("#chat-mode").waitFor();
   await page.waitForFunction(() => document.querySelector("#chat-rendered").textContent.includes("<|im_start|>"));
   const output = await page.textContent("#chat-rendered");
@@ -380,7 +381,8 @@ test("a chat template renders, messages and generation highlighted", async () =>
   await diagnostic.waitFor();
   assert.equal(await diagnostic.getAttribute("data-line"), "2");
   await setText(page, "#chat-template", template);
-  await page.click("label:has(input[name=mode][value=prompt])");
+  await page.keyboard.press("Alt+p");
+  await page.locator("#prompt-mode").waitFor();
 });
 
 test("the page frees what it compiles, renders offline, and a screenshot is taken", async () => {

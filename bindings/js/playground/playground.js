@@ -523,6 +523,21 @@ async function main() {
     await restoreFragment();
     update();
   });
+  // Alt+P and Alt+T switch modes, Alt+L copies the link, wherever the focus is.
+  document.addEventListener("keydown", (event) => {
+    if (!event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const mode = { KeyP: "prompt", KeyT: "chat" }[event.code];
+    if (mode) {
+      const radio = document.querySelector(`input[name=mode][value=${mode}]`);
+      radio.checked = true;
+      radio.focus();
+      changed();
+      update();
+    } else if (event.code === "KeyL") {
+      $("copy-link").click();
+    } else return;
+    event.preventDefault();
+  });
   $("reroll").addEventListener("click", () => {
     const seed = crypto.getRandomValues(new Uint32Array(1))[0];
     $("seed").value = String(seed);
