@@ -95,6 +95,10 @@ pub(crate) struct Config {
     pub(crate) response_schema: Option<ResponseSchema>,
     /// What [`Provider::Completions`] renders the conversation through.
     pub(crate) chat_template: Option<ChatTemplate>,
+    /// The system message put before the conversation, and the user
+    /// message put after it (after a transcript too).
+    pub(crate) system: Option<String>,
+    pub(crate) instruction: Option<String>,
 }
 
 /// Sets a [`Pipeline`]'s settings, then [`PipelineBuilder::build`]s it.
@@ -130,6 +134,8 @@ impl Pipeline {
                 tool_choice: None,
                 response_schema: None,
                 chat_template: None,
+                system: None,
+                instruction: None,
             },
         }
     }
@@ -285,6 +291,22 @@ impl PipelineBuilder {
     /// ```
     pub fn chat_template(mut self, template: ChatTemplate) -> PipelineBuilder {
         self.config.chat_template = Some(template);
+        self
+    }
+
+    /// A system message before every conversation this pipeline builds
+    /// (before the prompt's own messages); omitted when empty. As
+    /// transcript-flip's `with_system`.
+    pub fn system(mut self, text: impl Into<String>) -> PipelineBuilder {
+        self.config.system = Some(text.into()).filter(|text| !text.is_empty());
+        self
+    }
+
+    /// A user message after every conversation this pipeline builds (after
+    /// the prompt's messages and a transcript): the cue the model answers;
+    /// omitted when empty. As transcript-flip's `with_instruction`.
+    pub fn instruction(mut self, text: impl Into<String>) -> PipelineBuilder {
+        self.config.instruction = Some(text.into()).filter(|text| !text.is_empty());
         self
     }
 

@@ -52,9 +52,25 @@ pub(crate) fn checked(body: &Request) -> Value {
 /// servers' sampling extension.
 fn completions_errors(json: &Value) -> Vec<String> {
     const KEYS: &[&str] = &[
-        "model", "prompt", "best_of", "echo", "frequency_penalty", "logit_bias", "logprobs",
-        "max_tokens", "n", "presence_penalty", "seed", "stop", "stream", "stream_options",
-        "suffix", "temperature", "top_p", "user", "top_k",
+        "model",
+        "prompt",
+        "best_of",
+        "echo",
+        "frequency_penalty",
+        "logit_bias",
+        "logprobs",
+        "max_tokens",
+        "n",
+        "presence_penalty",
+        "seed",
+        "stop",
+        "stream",
+        "stream_options",
+        "suffix",
+        "temperature",
+        "top_p",
+        "user",
+        "top_k",
     ];
     let mut errors = Vec::new();
     for key in ["model", "prompt"] {
