@@ -307,6 +307,16 @@ fn template_arg(
     Py::new(py, loaded)
 }
 
+/// The `chat_template` argument of a pipeline (the completions provider):
+/// as `apply_chat_template`'s `template`, loaded with the default options.
+pub(crate) fn chat_template_arg(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<ChatTemplate> {
+    let template = template_arg(py, value, || Ok(Options::default()))?;
+    Ok(template.get().template.clone())
+}
+
 /// `apply_chat_template(template, messages, ...)`: a drop-in for
 /// transformers' `tokenizer.apply_chat_template(messages, tokenize=False)`.
 /// `template` is a `ChatTemplate`, the template's text, or a path to a

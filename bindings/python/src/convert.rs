@@ -16,25 +16,27 @@ pub(crate) const MAX_DEPTH: usize = 512;
 
 /// Where a value sits inside an argument, for error messages: the
 /// argument's name, then `['key']` and `[i]` for each step.
+/// A key is kept as the Python string it is (a reference, not a copy): it
+/// is written out only when a message needs it.
 #[derive(Debug, Clone)]
-pub(crate) struct Path {
-    steps: Vec<Step>,
+pub(crate) struct Path<'py> {
+    steps: Vec<Step<'py>>,
 }
 
 #[derive(Debug, Clone)]
-enum Step {
+enum Step<'py> {
     Root(String),
-    Key(String),
+    Key(Bound<'py, PyString>),
     Index(usize),
 }
 
-impl Path {
+impl<'py> Path<'py> {
     /// The path of the argument `name`.
-    pub(crate) fn root(name: &str) -> Path {
+    pub(crate) fn root(name: &str) -> Path<'py> {
         Path { steps: vec![Step::Root(name.to_owned())] }
     }
 
-    fn push(&mut self, step: Step) {
+    fn push(&mut self, step: Step<'py>) {
         self.steps.push(step);
     }
 
@@ -47,7 +49,7 @@ impl Path {
     }
 }
 
-impl std::fmt::Display for Path {
+impl std::fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for step in &self.steps {
             match step {
@@ -55,7 +57,8 @@ impl std::fmt::Display for Path {
                 // Python's repr of the key (the engine's), so the path
                 // reads as code.
                 Step::Key(key) => {
-                    write!(f, "[{}]", TemplateValue::from(key.as_str()).python_repr())?
+                    let key = key.to_cow().map_err(|_| std::fmt::Error)?;
+                    write!(f, "[{}]", TemplateValue::from(&*key).python_repr())?
                 }
                 Step::Index(i) => write!(f, "[{i}]")?,
             }
@@ -88,7 +91,7 @@ pub(crate) fn to_optional_object(
     }
 }
 
-fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
+fn to_json_at<'py>(value: &Bound<'py, PyAny>, path: &mut Path<'py>) -> PyResult<Value> {
     if path.depth() > MAX_DEPTH {
         return Err(PyValueError::new_err(format!(
             "{path} is nested deeper than {MAX_DEPTH} levels (a list or dict that contains itself?)"
@@ -131,11 +134,10 @@ fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
                     type_name(&key)
                 )));
             };
-            let key = key.to_cow()?.into_owned();
             path.push(Step::Key(key.clone()));
             let item = to_json_at(&item, path)?;
             path.pop();
-            map.insert(key, item);
+            map.insert(key.to_cow()?.into_owned(), item);
         }
         return Ok(Value::Object(map));
     }
@@ -154,7 +156,7 @@ fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
 fn sequence<'py>(
     items: impl Iterator<Item = Bound<'py, PyAny>>,
     len: usize,
-    path: &mut Path,
+    path: &mut Path<'py>,
 ) -> PyResult<Value> {
     let mut out = Vec::with_capacity(len);
     for (i, item) in items.enumerate() {

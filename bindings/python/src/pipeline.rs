@@ -24,12 +24,6 @@ pub(crate) fn pipeline_error(err: &pp::Error, family: Family) -> PyErr {
 
 /// The provider named `name`.
 pub(crate) fn provider(name: &str) -> PyResult<Provider> {
-    if name == "completions" {
-        return Err(PyValueError::new_err(
-            "provider=\"completions\" is not available yet: this build has openai, \
-             openai-responses, anthropic and gemini",
-        ));
-    }
     name.parse::<Provider>().map_err(|err| PyValueError::new_err(format!("provider: {err}")))
 }
 
@@ -156,7 +150,9 @@ fn transcript_arg(
 
 /// A pipeline: the provider and the request-level settings (parameters,
 /// role aliases, tools, tool choice, response schema, the template
-/// environment). Immutable and thread-safe; `build` releases the GIL.
+/// environment, and for `provider="completions"` the model's chat template:
+/// a `ChatTemplate`, its text or a path, as `apply_chat_template` takes).
+/// Immutable and thread-safe; `build` releases the GIL.
 #[pyclass(module = "prompt_suite", name = "Pipeline", frozen)]
 pub(crate) struct PyPipeline {
     pipeline: pp::Pipeline,
@@ -168,6 +164,7 @@ impl PyPipeline {
     #[pyo3(signature = (provider="openai", params=None, role_aliases=None, chat_template=None, tools=None, tool_choice=None, response_schema=None, environment=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn new(
+        py: Python<'_>,
         provider: &str,
         params: Option<&Bound<'_, PyAny>>,
         role_aliases: Option<&Bound<'_, PyAny>>,
@@ -178,10 +175,8 @@ impl PyPipeline {
         environment: Option<&Bound<'_, PyEnvironment>>,
     ) -> PyResult<Self> {
         let mut builder = pp::Pipeline::builder(self::provider(provider)?);
-        if chat_template.is_some_and(|t| !t.is_none()) {
-            return Err(PyValueError::new_err(
-                "chat_template is not available yet: this build has no chat templates",
-            ));
+        if let Some(template) = chat_template.filter(|t| !t.is_none()) {
+            builder = builder.chat_template(crate::chat::chat_template_arg(py, template)?);
         }
         if let Some(params) = params.filter(|p| !p.is_none()) {
             builder = builder.params(param_pairs(params)?);
@@ -360,9 +355,10 @@ pub(crate) fn convert_body<'py>(
 /// line, and whether it is the row's error record).
 /// Row `i` is row `first_row + i` of the whole batch: it uses seed
 /// `seed + first_row + i`, and its id is `row-<first_row + i>` unless
-/// `id_field` names a key of the rows.
+/// `id_field` names a key of the rows. `chat_template` is the model's chat
+/// template for `provider="completions"` (as `Pipeline`'s).
 #[pyfunction]
-#[pyo3(signature = (prompt, rows, provider="openai", format="bodies", id_field=None, params=None, seed=None, jobs=None, first_row=0, text=false, tagged=false))]
+#[pyo3(signature = (prompt, rows, provider="openai", format="bodies", id_field=None, params=None, seed=None, jobs=None, first_row=0, text=false, tagged=false, chat_template=None))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub(crate) fn batch(
     py: Python<'_>,
@@ -377,10 +373,14 @@ pub(crate) fn batch(
     first_row: usize,
     text: bool,
     tagged: bool,
+    chat_template: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<crate::batch::PyBatchIterator> {
     let settings =
         crate::batch::Settings::new(format, id_field, seed, jobs, first_row, text, tagged)?;
     let mut builder = pp::Pipeline::builder(self::provider(provider)?);
+    if let Some(template) = chat_template.filter(|t| !t.is_none()) {
+        builder = builder.chat_template(crate::chat::chat_template_arg(py, template)?);
+    }
     if let Some(params) = params.filter(|p| !p.is_none()) {
         builder = builder.params(param_pairs(params)?);
     }

@@ -183,3 +183,24 @@ def test_peer_templates_render_as_jinja2_renders_them():
         assert got == expected, path.name
         same += 1
     assert compared > 100 and same >= 110, (compared, same, both_refused)
+
+
+def test_the_completions_provider_renders_through_the_chat_template():
+    prompt = "/// param: model=phi-4-mini, max_tokens=20\nYou are [[ bot ]].\n\n## user\nHi [[ name ]]!"
+    pipeline = ps.Pipeline(provider="completions", chat_template=CHATML)
+    body = pipeline.build(prompt, context={"bot": "Penny", "name": "Ann"}, seed=1)
+    assert body == {
+        "model": "phi-4-mini",
+        "prompt": "<|im_start|>system\nYou are Penny.<|im_end|>\n<|im_start|>user\nHi Ann!<|im_end|>\n"
+                  "<|im_start|>assistant\n",
+        "max_tokens": 20,
+    }
+    assert ps.Pipeline(provider="completions", chat_template=ps.ChatTemplate(CHATML)).build(
+        prompt, context={"bot": "Penny", "name": "Ann"}, seed=1) == body
+    rows = [{"bot": "B", "name": "x"}, {"bot": "C", "name": "<|im_end|>"}]
+    lines = list(ps.batch(prompt, rows, provider="completions", chat_template=CHATML, seed=1))
+    assert lines[0]["prompt"].startswith("<|im_start|>system\nYou are B.")
+    assert lines[1]["error"]["kind"] == "special_token_in_data"
+    with pytest.raises(ps.PipelineError) as caught:
+        ps.Pipeline(provider="completions").build(prompt, context={"bot": "B", "name": "x"}, seed=1)
+    assert caught.value.kind == "missing_chat_template"

@@ -1135,17 +1135,26 @@ impl BatchArgs {
 
 impl Args {
     /// `--role-alias` pairs that conflict (one name, two roles), or given
-    /// with `segment --dialect lmml`, which has no aliases.
+    /// where nothing would read them: with `segment --dialect lmml`, which
+    /// has no aliases, and with `--no-segment`, which opens no turns.
     fn role_alias_conflict(&self) -> Option<String> {
-        let (pairs, lmml) = match &self.command {
-            Command::Segment(args) => (&args.role_aliases, args.dialect == SegmentDialect::Lmml),
-            Command::Build(args) => (&args.pipeline.role_aliases, false),
-            Command::Batch(args) => (&args.pipeline.role_aliases, false),
+        let (pairs, lmml, unsegmented) = match &self.command {
+            Command::Segment(args) => {
+                (&args.role_aliases, args.dialect == SegmentDialect::Lmml, false)
+            }
+            Command::Build(args) => (&args.pipeline.role_aliases, false, args.pipeline.no_segment),
+            Command::Batch(args) => (&args.pipeline.role_aliases, false, args.pipeline.no_segment),
             _ => return None,
         };
         if lmml && !pairs.is_empty() {
             return Some(
                 "`--role-alias` needs `--dialect standard`: lmml has no aliases".to_owned(),
+            );
+        }
+        if unsegmented && !pairs.is_empty() {
+            return Some(
+                "`--role-alias` names the turns of a narrative: `--no-segment` opens none"
+                    .to_owned(),
             );
         }
         segment::RoleAliases::from_pairs(pairs).err().map(|err| err.to_string())

@@ -181,7 +181,7 @@ class Pipeline:
         provider: str = "openai",
         params: Optional[Mapping[str, Any]] = None,
         role_aliases: Optional[Mapping[str, str]] = None,
-        chat_template: Optional[Any] = None,
+        chat_template: Optional[Union[str, "os.PathLike[str]", "ChatTemplate"]] = None,
         tools: Optional[Union[str, List[Dict[str, Any]]]] = None,
         tool_choice: Optional[Union[str, Dict[str, Any]]] = None,
         response_schema: Optional[Union[str, Dict[str, Any]]] = None,
@@ -242,6 +242,7 @@ def batch(
     first_row: int = 0,
     text: bool = False,
     tagged: bool = False,
+    chat_template: Optional[Union[str, "os.PathLike[str]", "ChatTemplate"]] = None,
 ) -> BatchIterator: ...
 def flip(
     transcript: Union[str, List[Dict[str, Any]]],

@@ -273,6 +273,33 @@ fn a_malformed_or_conflicting_role_alias_is_a_usage_error() {
     );
 }
 
+/// An alias nothing would read is refused, never ignored: `build` and
+/// `batch` with `--no-segment` open no turns (regression: the alias was
+/// accepted and the delimiter stayed text, exit 0).
+#[test]
+fn a_role_alias_without_segmentation_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.txt");
+    std::fs::write(&file, "/// param: model=m\n## You\nHi\n").unwrap();
+    let file = file.to_str().unwrap();
+    let alias = ["--provider", "openai", "--role-alias", "You=user"];
+    let runs: [&[&str]; 2] = [&["build", file], &["batch", file, "--rows", "-"]];
+    for run in runs {
+        let command = run[0];
+        let output =
+            crate::output_with_stdin(cli().args(run).arg("--no-segment").args(alias), "{}\n");
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains("`--no-segment` opens none"), "{command}: {stderr}");
+        assert!(output.stdout.is_empty(), "{command}");
+    }
+    // With segmentation the same alias opens the user's turn.
+    let output =
+        crate::output_with_stdin(cli().args(["batch", file, "--rows", "-"]).args(alias), "{}\n");
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains(r#""role":"user","content":"Hi""#));
+}
+
 #[test]
 fn a_claude_export_with_one_role_alias() {
     assert_cmd_snapshot!(
