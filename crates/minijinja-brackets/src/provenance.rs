@@ -160,6 +160,24 @@ impl TextBuf {
     }
 }
 
+/// `text[range]` of the string `value`, keeping the provenance of its
+/// bytes.
+pub(crate) fn piece(value: &Value, text: &str, range: Range<usize>) -> Value {
+    let Repr::Text(t) = &value.0 else { return Value::str(&text[range]) };
+    let data: Vec<Range<usize>> = t
+        .data()
+        .iter()
+        .filter_map(|r| {
+            let (start, end) = (r.start.max(range.start), r.end.min(range.end));
+            (start < end).then(|| start - range.start..end - range.start)
+        })
+        .collect();
+    if data.len() == 1 && data[0] == (0..range.len()) {
+        return Value::str(&text[range]);
+    }
+    Value(Repr::Text(Arc::new(Text::new(Arc::from(&text[range]), data.into()))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
