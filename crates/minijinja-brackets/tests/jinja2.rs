@@ -201,6 +201,21 @@ fn formatting_keeps_provenance() {
 }
 
 #[test]
+fn trim_and_markup_plus_keep_provenance() {
+    // A bare chat template's `<think>` is a special token: what the template
+    // writes around the message must stay authored through `trim` and
+    // through `+` with a `safe` string.
+    let rendered = render_in(
+        &chat_env(),
+        "{{ ('<think></think>' ~ m.content) | trim }}|{{ m.name + '[ARGS]' + (m.args | tojson | safe) }}|{{ m.name + '<b>' | safe }}",
+        r#"{"m": {"content": " hi ", "name": "f", "args": {"a": "<"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(rendered.output, "<think></think> hi|f[ARGS]{\"a\": \"<\"}|f<b>");
+    assert_eq!(rendered.data_ranges, [15..18, 19..20, 26..36, 37..38]);
+}
+
+#[test]
 fn new_methods_stay_under_the_limits() {
     let env = {
         let mut env = chat_env();

@@ -444,25 +444,33 @@ impl<'t> Renderer<'t> {
         };
         let len = escaped_len(left, a).saturating_add(escaped_len(right, b));
         ops::check_string_size(len, self.limits).map_err(self.locate(span))?;
-        let mut out = String::with_capacity(a.len() + b.len());
+        // Per byte, as `+` of two strings: a side kept as it is keeps its
+        // provenance; an escaped side is authored only if it was.
+        let mut out = crate::provenance::TextBuf::with_capacity(len);
         for (v, s) in [(left, a), (right, b)] {
-            if crate::filters::is_safe(v) {
-                out.push_str(s);
+            if crate::filters::is_safe(v) || !s.contains(['&', '<', '>', '"', '\'']) {
+                out.push_string(v);
                 continue;
             }
+            let mut escaped = String::with_capacity(escaped_len(v, s));
             for c in s.chars() {
                 match c {
-                    '&' => out.push_str("&amp;"),
-                    '<' => out.push_str("&lt;"),
-                    '>' => out.push_str("&gt;"),
-                    '"' => out.push_str("&#34;"),
-                    '\'' => out.push_str("&#39;"),
-                    c => out.push(c),
+                    '&' => escaped.push_str("&amp;"),
+                    '<' => escaped.push_str("&lt;"),
+                    '>' => escaped.push_str("&gt;"),
+                    '"' => escaped.push_str("&#34;"),
+                    '\'' => escaped.push_str("&#39;"),
+                    c => escaped.push(c),
                 }
+            }
+            if v.is_all_authored() {
+                out.push_authored(&escaped);
+            } else {
+                out.push_data(&escaped);
             }
         }
         ops::check_string_size(out.len(), self.limits).map_err(self.locate(span))?;
-        let result = crate::filters::marked_safe(Value::string(out), self.limits);
+        let result = crate::filters::marked_safe(out.into_value(), self.limits);
         self.settle(result, span)
     }
 
