@@ -160,9 +160,11 @@ impl TextBuf {
     }
 }
 
-/// `text[range]` of the string `value`, keeping the provenance of its
-/// bytes.
-pub(crate) fn piece(value: &Value, text: &str, range: Range<usize>) -> Value {
+/// `text[range]` of the string `value` (whose text is `text`), keeping the
+/// provenance of its bytes: a slice is the same bytes, so a literal's stay
+/// authored and a value's stay data (`strip`, `split`, the Jinja2
+/// profile's `trim`).
+pub(crate) fn slice(value: &Value, text: &str, range: Range<usize>) -> Value {
     let Repr::Text(t) = &value.0 else { return Value::str(&text[range]) };
     let data: Vec<Range<usize>> = t
         .data()

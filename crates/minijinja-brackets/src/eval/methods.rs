@@ -16,11 +16,12 @@ use super::Renderer;
 use crate::arguments::Arguments;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::provenance::{TextBuf, piece};
+use crate::provenance::{TextBuf, slice};
 use crate::span::Span;
 use crate::syntax::ast::{CallArgs, Expr};
 use crate::value::ops::check_string_size;
 use crate::value::pyformat;
+use crate::value::python::{is_space, strip_range};
 use crate::value::{DictView, List, ListKind, Repr, Value};
 
 /// Methods that change their value: the sandbox refuses them.
@@ -214,11 +215,6 @@ fn made(text: String, authored: bool) -> Value {
     if authored && !text.is_empty() { Value::authored(&text) } else { Value::string(text) }
 }
 
-/// Python's `str.isspace` characters, as `split()` and `strip()` use them.
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 fn string_method(
     value: &Value,
     s: &str,
@@ -232,14 +228,8 @@ fn string_method(
         "strip" | "lstrip" | "rstrip" => {
             let [chars] = args.bind(callee, ["chars"])?;
             let chars = opt_str(&chars, "the characters to strip")?;
-            let strip = |c: char| match chars {
-                Some(set) => set.contains(c),
-                None => is_space(c),
-            };
-            let start =
-                if method == "rstrip" { 0 } else { s.len() - s.trim_start_matches(strip).len() };
-            let end = if method == "lstrip" { s.len() } else { s.trim_end_matches(strip).len() };
-            Ok(piece(value, s, start..end.max(start)))
+            let range = strip_range(s, chars, method != "rstrip", method != "lstrip");
+            Ok(slice(value, s, range))
         }
         "split" | "rsplit" => {
             let [sep, maxsplit] = args.bind(callee, ["sep", "maxsplit"])?;
@@ -253,7 +243,7 @@ fn string_method(
                     limits.range_limit
                 )));
             }
-            Ok(Value::list(ranges.into_iter().map(|r| piece(value, s, r)).collect()))
+            Ok(Value::list(ranges.into_iter().map(|r| slice(value, s, r)).collect()))
         }
         "splitlines" => {
             let [keepends] = args.bind(callee, ["keepends"])?;
@@ -290,7 +280,7 @@ fn string_method(
             if ranges.len() > limits.range_limit {
                 return Err(invalid("the text has more lines than the range limit"));
             }
-            Ok(Value::list(ranges.into_iter().map(|r| piece(value, s, r)).collect()))
+            Ok(Value::list(ranges.into_iter().map(|r| slice(value, s, r)).collect()))
         }
         "startswith" | "endswith" => {
             let [affix, start, end] = args.bind(callee, ["prefix", "start", "end"])?;
@@ -478,7 +468,7 @@ fn string_method(
                 "removesuffix" if s.ends_with(affix) => 0..s.len() - affix.len(),
                 _ => 0..s.len(),
             };
-            Ok(piece(value, s, range))
+            Ok(slice(value, s, range))
         }
         _ => Err(no_method(value, method)),
     }

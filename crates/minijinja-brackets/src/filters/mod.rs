@@ -452,15 +452,6 @@ pub(crate) fn trim(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
         Some(set) => t.trim_matches(|c| set.contains(c)),
         None => t.trim(),
     };
-    if crate::value::python::python()
-        && let Some(s) = value.as_str()
-    {
-        // The Jinja2 profile: the bytes kept keep their provenance, as
-        // `s.strip()` does (`"<think></think>" ~ c | trim`).
-        let start = trimmed.as_ptr() as usize - t.as_ptr() as usize;
-        let range = start..start + trimmed.len();
-        return keep_safety(&value, Ok(crate::provenance::piece(&value, s, range)), limits);
-    }
     if trimmed.len() == t.len() && value.as_str().is_some() {
         // Nothing to trim: share the string instead of copying it
         // (as data, like any filter's text).

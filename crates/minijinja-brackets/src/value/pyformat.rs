@@ -68,7 +68,7 @@ fn push_source(out: &mut TextBuf, value: &Value, s: &str, range: std::ops::Range
     if range.is_empty() {
         return;
     }
-    out.push_string(&crate::provenance::piece(value, s, range));
+    out.push_string(&crate::provenance::slice(value, s, range));
 }
 
 // ---------------------------------------------------------------------------
