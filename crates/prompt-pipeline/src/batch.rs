@@ -1214,11 +1214,11 @@ mod tests {
             let summary = batch
                 .run(rows.as_bytes(), &mut io::sink(), &mut io::sink(), |s| seen.push(s.clone()))
                 .unwrap();
-            assert_eq!(
-                summary,
-                Summary { rows: 1002, failed: 1, bytes: rows.len() as u64, ..Summary::default() }
-            );
-            assert_eq!(seen.last(), Some(&summary));
+            // The last row, `{}`, prints an undefined name (its notices).
+            assert_eq!((summary.rows, summary.failed), (1002, 1));
+            assert_eq!(summary.bytes, rows.len() as u64);
+            let last = seen.last().unwrap();
+            assert_eq!((last.rows, last.failed, last.bytes), (1002, 1, summary.bytes));
             assert!(seen.windows(2).all(|w| w[0].rows < w[1].rows
                 && w[0].failed <= w[1].failed
                 && w[0].bytes < w[1].bytes));
@@ -1241,10 +1241,8 @@ mod tests {
     fn rows_that_do_not_fit_start_the_next_chunk() {
         let rows = b"{}\n\n{\"state\": {\"n\": 5}}\n\n\n{}";
         let (summary, lines) = run_with("## user\nx[[ n ]]\n", rows, |b| b.chunk_bytes(2));
-        assert_eq!(
-            summary,
-            Summary { rows: 6, failed: 3, bytes: rows.len() as u64, ..Summary::default() }
-        );
+        assert_eq!((summary.rows, summary.failed), (6, 3));
+        assert_eq!(summary.bytes, rows.len() as u64);
         assert_eq!(lines.len(), 6);
         assert_eq!(lines[2], r#"{"model":"gpt-5.4","messages":[{"role":"user","content":"x5"}]}"#);
         for i in [1, 3, 4] {

@@ -92,6 +92,10 @@ pub(crate) struct Config {
     pub(crate) tools: Option<Vec<Tool>>,
     pub(crate) tool_choice: Option<ToolChoice>,
     pub(crate) response_schema: Option<ResponseSchema>,
+    /// The system message put before the conversation, and the user
+    /// message put after it (after a transcript too).
+    pub(crate) system: Option<String>,
+    pub(crate) instruction: Option<String>,
 }
 
 /// Sets a [`Pipeline`]'s settings, then [`PipelineBuilder::build`]s it.
@@ -126,6 +130,8 @@ impl Pipeline {
                 tools: None,
                 tool_choice: None,
                 response_schema: None,
+                system: None,
+                instruction: None,
             },
         }
     }
@@ -248,6 +254,22 @@ impl PipelineBuilder {
     /// file is then not read).
     pub fn response_schema(mut self, schema: ResponseSchema) -> PipelineBuilder {
         self.config.response_schema = Some(schema);
+        self
+    }
+
+    /// A system message before every conversation this pipeline builds
+    /// (before the prompt's own messages); omitted when empty. As
+    /// transcript-flip's `with_system`.
+    pub fn system(mut self, text: impl Into<String>) -> PipelineBuilder {
+        self.config.system = Some(text.into()).filter(|text| !text.is_empty());
+        self
+    }
+
+    /// A user message after every conversation this pipeline builds (after
+    /// the prompt's messages and a transcript): the cue the model answers;
+    /// omitted when empty. As transcript-flip's `with_instruction`.
+    pub fn instruction(mut self, text: impl Into<String>) -> PipelineBuilder {
+        self.config.instruction = Some(text.into()).filter(|text| !text.is_empty());
         self
     }
 

@@ -120,6 +120,16 @@ pub enum ErrorKind {
         /// The index of the message with its predecessor's role.
         message: usize,
     },
+    /// A `/// tools:` or `/// response_schema:` directive naming a file in
+    /// a prompt that has no directory to read it from (standard input, a
+    /// `Source::new` text): the host gives the declaration itself
+    /// (`--tools FILE`, `--response-schema FILE`).
+    NoDirectory {
+        /// The directive's key: `tools` or `response_schema`.
+        directive: &'static str,
+        /// The file it names.
+        file: String,
+    },
     /// No message besides system messages.
     NoMessages {
         /// The provider.
@@ -394,6 +404,13 @@ impl Error {
                 "message {message}: {provider} requires user and assistant turns to alternate, \
                  and this one has the role of the one before"
             ),
+            ErrorKind::NoDirectory { directive, file } => {
+                let flag = directive.replace('_', "-");
+                format!(
+                    "`/// {directive}: {file}` names a file, and this prompt (from standard input, or \
+                     given as text) has no directory to read it from: pass `--{flag} {file}` instead"
+                )
+            }
             ErrorKind::NoMessages { provider } => {
                 format!("{provider} requires at least one user or assistant message")
             }
@@ -472,6 +489,7 @@ impl ErrorKind {
             ErrorKind::FirstNotUser { .. } => "first_not_user",
             ErrorKind::NotAlternating { .. } => "not_alternating",
             ErrorKind::NoMessages { .. } => "no_messages",
+            ErrorKind::NoDirectory { .. } => "no_directory",
             ErrorKind::Template(err) => err.kind().as_str(),
             ErrorKind::Narrative(err) => err.kind().as_str(),
             ErrorKind::Transcript(err) => err.kind().as_str(),

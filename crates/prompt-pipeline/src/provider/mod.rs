@@ -304,11 +304,12 @@ pub enum Notice {
         /// What the comments stage said, with the two values.
         message: String,
     },
-    /// A `[[name]]` tag, written with no spaces inside its brackets, that
-    /// printed an undefined name, and so nothing: often text that only
-    /// looks like a tag, a wiki link `[[Alice]]` or a TOML table `[[bin]]`
-    /// (minijinja-brackets' `undefined_variable`, once per distinct name per
-    /// request). Not with a strict environment, where it is an error.
+    /// A tag printing a name alone (`[[ name ]]`, `[[name]]`) that printed
+    /// an undefined name, and so nothing: often a misspelled name, or
+    /// (written bare) text that only looks like a tag, a wiki link
+    /// `[[Alice]]` or a TOML table `[[bin]]` (minijinja-brackets'
+    /// `undefined_variable`, once per distinct name per request). Not with
+    /// a strict environment, where it is an error.
     UndefinedVariable {
         /// The name.
         name: String,
@@ -319,6 +320,31 @@ pub enum Notice {
         column: Option<usize>,
         /// What the template stage said.
         message: String,
+    },
+    /// An `@@@name` opening line that no `@@@` line closes: its lines
+    /// stay text of the turn (narrative-segment's `unclosed_embed`).
+    UnclosedEmbed {
+        /// The embed's name.
+        name: String,
+        /// The 1-based line of the opening line in the narrative.
+        line: usize,
+        /// Its 1-based column.
+        column: usize,
+    },
+    /// An authored turn (one a delimiter opens) with nothing but
+    /// whitespace once rendered, so no message: a misspelled name printed
+    /// nothing, a condition left it out. It is left out of the request.
+    EmptyTurn {
+        /// The turn's number among the narrative's delimited turns, from 1.
+        turn: usize,
+        /// Its delimiter line, as rendered (`## user`).
+        delimiter: String,
+        /// The 1-based line of the delimiter in the prompt file; `None`
+        /// when the rendered delimiter cannot be told apart from others
+        /// the template wrote (a loop of turns).
+        line: Option<usize>,
+        /// The 1-based column (in characters) of the delimiter.
+        column: Option<usize>,
     },
     /// The model's name belongs to another provider's family (a
     /// `claude-` model in an OpenAI body): sent as written.
@@ -434,6 +460,8 @@ impl Notice {
             Notice::NameNotCarried { .. } => "name_not_carried",
             Notice::DuplicateParam { .. } => "duplicate_param",
             Notice::UndefinedVariable { .. } => "undefined_variable",
+            Notice::EmptyTurn { .. } => "empty_turn",
+            Notice::UnclosedEmbed { .. } => "unclosed_embed",
             Notice::ModelFamilyMismatch { .. } => "model_family_mismatch",
             Notice::ToolErrorNotCarried { .. } => "tool_error_not_carried",
             Notice::DetailNotCarried { .. } => "detail_not_carried",
@@ -485,6 +513,15 @@ impl Notice {
             Notice::TurnsMerged { provider, before, after } => format!(
                 "{provider} requires alternating turns: the {before} messages are sent as {after}, same-role neighbours merged"
             ),
+            Notice::UnclosedEmbed { name, line, column } => format!(
+                "the embed `{name}` (line {line}, column {column} of the narrative) is never closed by a `@@@` line; its lines stay text"
+            ),
+            Notice::EmptyTurn { turn, delimiter, line, .. } => {
+                let line = line.map(|line| format!(", line {line}")).unwrap_or_default();
+                format!(
+                    "turn {turn} (`{delimiter}`{line}) is empty once rendered and is left out of the request"
+                )
+            }
             Notice::IgnoredDirective { template, directive, line, column } => format!(
                 "`{directive}` in the included template `{template}` (line {line}, column {column}) is ignored: only the prompt file's directives count"
             ),
