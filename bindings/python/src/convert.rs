@@ -2,12 +2,21 @@
 //! `typeconv.rs`). Python gives dict, list, tuple, str, int, float, bool and
 //! None; anything else is a `TypeError` naming where it was
 //! (`state['a'][2]`). What crosses back is always those native types.
+//!
+//! What the walk builds counts against the engine's memory limit as every
+//! reader of input counts it (`prompt_core::json::Budget`), before it is
+//! built: an argument past it is the suite's `memory_limit` error naming
+//! where the count passed the limit.
 
+use prompt_core::json::{Budget, OverBudget};
 use prompt_suite::brackets::Value as TemplateValue;
+use prompt_suite::brackets::{ErrorKind, Limits};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
+
+use crate::error::Family;
 
 /// The deepest nesting a value may have: deeper is a `ValueError` (a
 /// self-containing list would otherwise recurse forever). The bracket
@@ -69,7 +78,16 @@ impl std::fmt::Display for Path<'_> {
 
 /// `value` as JSON, or the error naming `path` (the argument's name).
 pub(crate) fn to_json(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {
-    to_json_at(value, &mut Path::root(name))
+    let mut budget = Budget::new(Limits::default().memory_limit());
+    budget.value().map_err(|over| over_budget(&Path::root(name), over))?;
+    to_json_at(value, &mut Path::root(name), &mut budget)
+}
+
+/// The `memory_limit` error of the value at `path`.
+fn over_budget(path: &Path<'_>, over: OverBudget) -> PyErr {
+    let message = format!("{path} would take {over} as values");
+    let err = prompt_suite::brackets::Error::new(ErrorKind::MemoryLimit, message);
+    crate::error::exception(Family::Template, &err.annotated())
 }
 
 /// `value`, which must be a dict with string keys, as a JSON object.
@@ -91,7 +109,11 @@ pub(crate) fn to_optional_object(
     }
 }
 
-fn to_json_at<'py>(value: &Bound<'py, PyAny>, path: &mut Path<'py>) -> PyResult<Value> {
+fn to_json_at<'py>(
+    value: &Bound<'py, PyAny>,
+    path: &mut Path<'py>,
+    budget: &mut Budget,
+) -> PyResult<Value> {
     if path.depth() > MAX_DEPTH {
         return Err(PyValueError::new_err(format!(
             "{path} is nested deeper than {MAX_DEPTH} levels (a list or dict that contains itself?)"
@@ -105,7 +127,9 @@ fn to_json_at<'py>(value: &Bound<'py, PyAny>, path: &mut Path<'py>) -> PyResult<
         return Ok(Value::Bool(b.is_true()));
     }
     if let Ok(s) = value.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        let text = s.to_cow()?;
+        budget.text(text.len()).map_err(|over| over_budget(path, over))?;
+        return Ok(Value::String(text.into_owned()));
     }
     if value.cast::<PyInt>().is_ok() {
         if let Ok(i) = value.extract::<i64>() {
@@ -126,6 +150,7 @@ fn to_json_at<'py>(value: &Bound<'py, PyAny>, path: &mut Path<'py>) -> PyResult<
         });
     }
     if let Ok(dict) = value.cast::<PyDict>() {
+        budget.object().map_err(|over| over_budget(path, over))?;
         let mut map = Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let Ok(key) = key.cast::<PyString>() else {
@@ -134,18 +159,20 @@ fn to_json_at<'py>(value: &Bound<'py, PyAny>, path: &mut Path<'py>) -> PyResult<
                     type_name(&key)
                 )));
             };
+            let text = key.to_cow()?;
             path.push(Step::Key(key.clone()));
-            let item = to_json_at(&item, path)?;
+            budget.entry(text.len()).map_err(|over| over_budget(path, over))?;
+            let item = to_json_at(&item, path, budget)?;
             path.pop();
-            map.insert(key.to_cow()?.into_owned(), item);
+            map.insert(text.into_owned(), item);
         }
         return Ok(Value::Object(map));
     }
     if let Ok(list) = value.cast::<PyList>() {
-        return sequence(list.iter(), list.len(), path);
+        return sequence(list.iter(), list.len(), path, budget);
     }
     if let Ok(tuple) = value.cast::<PyTuple>() {
-        return sequence(tuple.iter(), tuple.len(), path);
+        return sequence(tuple.iter(), tuple.len(), path, budget);
     }
     Err(PyTypeError::new_err(format!(
         "{path} is of type {}: values must be dict, list, tuple, str, int, float, bool or None",
@@ -157,11 +184,17 @@ fn sequence<'py>(
     items: impl Iterator<Item = Bound<'py, PyAny>>,
     len: usize,
     path: &mut Path<'py>,
+    budget: &mut Budget,
 ) -> PyResult<Value> {
+    // The slots, before they are made.
+    budget
+        .list()
+        .and_then(|()| budget.charge(len.saturating_mul(prompt_core::json::VALUE_BYTES)))
+        .map_err(|over| over_budget(path, over))?;
     let mut out = Vec::with_capacity(len);
     for (i, item) in items.enumerate() {
         path.push(Step::Index(i));
-        out.push(to_json_at(&item, path)?);
+        out.push(to_json_at(&item, path, budget)?);
         path.pop();
     }
     Ok(Value::Array(out))
