@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::provider::Provider;
@@ -205,48 +206,162 @@ impl Entry {
     }
 }
 
-/// Puts finished lines out in row order: every line to `out` for
-/// [`Format::Bodies`]; with an envelope, the requests to `out` (inside the
-/// `{"requests": [...]}` document for Anthropic) and the error records to
-/// `errors`, after refusing a request whose id an earlier row has.
-pub(crate) struct Writer<'w, O: Write, E: Write> {
+/// One batch file written: the requests in it and its size in bytes
+/// (for [`Format::Bodies`], its lines: bodies and error records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BatchFile {
+    /// The requests (lines for [`Format::Bodies`]) it holds.
+    pub requests: usize,
+    /// Its bytes, the Anthropic document's opening and closing included.
+    pub bytes: u64,
+}
+
+/// Where a batch's requests go, file after file: each file is opened by
+/// `open` (with its index from 0) when the first request that does not
+/// fit in the last one comes (the first file at the start, so that there
+/// is always one), and holds at most `max_requests` requests and
+/// `max_bytes` bytes, unless a single request is larger on its own.
+pub(crate) struct Files<O, F> {
+    format: Format,
+    open: F,
+    current: Option<O>,
+    max_requests: usize,
+    max_bytes: u64,
+    /// Every file opened so far, the current one last.
+    pub(crate) written: Vec<BatchFile>,
+}
+
+impl<O: Write, F: FnMut(usize) -> io::Result<O>> Files<O, F> {
+    /// Files of at most `max_requests` requests and `max_bytes` bytes.
+    pub(crate) fn new(format: Format, max_requests: usize, max_bytes: u64, open: F) -> Files<O, F> {
+        Files { format, open, current: None, max_requests, max_bytes, written: Vec::new() }
+    }
+
+    /// What a file of the format starts and ends with.
+    fn frame(&self) -> (&'static [u8], &'static [u8]) {
+        match self.format {
+            Format::AnthropicBatch => (br#"{"requests":["#, b"\n]}\n"),
+            _ => (b"", b""),
+        }
+    }
+
+    /// Closes the current file, if any, and opens the next.
+    fn next(&mut self) -> io::Result<()> {
+        self.close()?;
+        let (head, tail) = self.frame();
+        let mut out = (self.open)(self.written.len())?;
+        out.write_all(head)?;
+        self.written.push(BatchFile { requests: 0, bytes: (head.len() + tail.len()) as u64 });
+        self.current = Some(out);
+        Ok(())
+    }
+
+    /// Ends the current file, if any.
+    fn close(&mut self) -> io::Result<()> {
+        let (_, tail) = self.frame();
+        if let Some(mut out) = self.current.take() {
+            out.write_all(tail)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The current file (opened at the start).
+    fn out(&mut self) -> io::Result<&mut O> {
+        if self.current.is_none() {
+            self.next()?;
+        }
+        Ok(self.current.as_mut().expect("a file was just opened"))
+    }
+
+    /// Writes one request: a JSONL line (with its newline), or for
+    /// Anthropic the request alone, placed after a `,` when it is not the
+    /// file's first. A new file is begun when this one would pass a limit.
+    fn request(&mut self, line: &[u8]) -> io::Result<()> {
+        let anthropic = self.format == Format::AnthropicBatch;
+        let cost = |file: &BatchFile| {
+            let separator: &[u8] = match (anthropic, file.requests) {
+                (false, _) => b"",
+                (true, 0) => b"\n",
+                (true, _) => b",\n",
+            };
+            (separator, (separator.len() + line.len()) as u64)
+        };
+        self.out()?;
+        let file = self.written.last().copied().unwrap_or_default();
+        let (_, bytes) = cost(&file);
+        if file.requests > 0
+            && (file.requests >= self.max_requests
+                || file.bytes.saturating_add(bytes) > self.max_bytes)
+        {
+            self.next()?;
+        }
+        let file = self.written.last().copied().unwrap_or_default();
+        let (separator, bytes) = cost(&file);
+        let out = self.out()?;
+        out.write_all(separator)?;
+        out.write_all(line)?;
+        if let Some(file) = self.written.last_mut() {
+            file.requests += 1;
+            file.bytes += bytes;
+        }
+        Ok(())
+    }
+
+    /// Writes lines of [`Format::Bodies`] as they are (never split).
+    fn lines(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out()?.write_all(bytes)?;
+        if let Some(file) = self.written.last_mut() {
+            file.requests += bytes.iter().filter(|&&b| b == b'\n').count();
+            file.bytes += bytes.len() as u64;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.current {
+            Some(out) => out.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Puts finished lines out in row order: every line to the output for
+/// [`Format::Bodies`]; with an envelope, the requests to the output's
+/// files (inside the `{"requests": [...]}` document for Anthropic) and the
+/// error records to `errors`, after refusing a request whose id an earlier
+/// row has.
+pub(crate) struct Writer<'w, O: Write, F, E: Write> {
     pub(crate) format: Format,
-    out: &'w mut O,
+    pub(crate) out: Files<O, F>,
     errors: &'w mut E,
     /// The row of every id seen so far (only with ids from the rows): the
     /// one thing that grows with the number of rows.
     seen: Option<HashMap<Box<str>, usize>>,
-    /// Requests written so far (for Anthropic's commas).
-    written: usize,
 }
 
-impl<'w, O: Write, E: Write> Writer<'w, O, E> {
+impl<'w, O: Write, F: FnMut(usize) -> io::Result<O>, E: Write> Writer<'w, O, F, E> {
     /// A writer; `ids_from_rows` says whether ids can repeat (ids of the
     /// form `row-<n>` cannot).
     pub(crate) fn new(
-        format: Format,
         ids_from_rows: bool,
-        out: &'w mut O,
+        out: Files<O, F>,
         errors: &'w mut E,
-    ) -> Writer<'w, O, E> {
+    ) -> Writer<'w, O, F, E> {
+        let format = out.format;
         let seen = (format.is_envelope() && ids_from_rows).then(HashMap::new);
-        Writer { format, out, errors, seen, written: 0 }
+        Writer { format, out, errors, seen }
     }
 
-    /// Writes what comes before the first row.
+    /// Writes what comes before the first row (the first file is opened).
     pub(crate) fn start(&mut self) -> io::Result<()> {
-        match self.format {
-            Format::AnthropicBatch => self.out.write_all(br#"{"requests":["#),
-            _ => Ok(()),
-        }
+        self.out.out().map(|_| ())
     }
 
     /// Writes what comes after the last row, and flushes both outputs.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
-        if self.format == Format::AnthropicBatch {
-            self.out.write_all(b"\n]}\n")?;
-        }
-        self.flush()
+        self.out.close()?;
+        self.errors.flush()
     }
 
     pub(crate) fn flush(&mut self) -> io::Result<()> {
@@ -264,7 +379,7 @@ impl<'w, O: Write, E: Write> Writer<'w, O, E> {
         entries: &[Entry],
     ) -> io::Result<usize> {
         if !self.format.is_envelope() {
-            self.out.write_all(bytes)?;
+            self.out.lines(bytes)?;
             return Ok(0);
         }
         let mut refused = 0;
@@ -279,13 +394,9 @@ impl<'w, O: Write, E: Write> Writer<'w, O, E> {
             } else if !entry.built {
                 self.errors.write_all(line)?;
             } else if self.format == Format::AnthropicBatch {
-                let line = line.strip_suffix(b"\n").unwrap_or(line);
-                self.out.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-                self.out.write_all(line)?;
-                self.written += 1;
+                self.out.request(line.strip_suffix(b"\n").unwrap_or(line))?;
             } else {
-                self.out.write_all(line)?;
-                self.written += 1;
+                self.out.request(line)?;
             }
         }
         Ok(refused)

@@ -1084,6 +1084,24 @@ pub(crate) struct BatchArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) errors: Option<PathBuf>,
 
+    /// Write the requests into numbered files within the provider's batch-file limits, named
+    /// after `-o FILE` (`-o out.jsonl`: `out-0001.jsonl`, `out-0002.jsonl`, ...); their names are
+    /// printed, one a line
+    #[arg(long, help_heading = "Output")]
+    pub(crate) split: bool,
+
+    /// With --split: at most N requests a file (below the provider's limit)
+    #[arg(long, value_name = "N", requires = "split", help_heading = "Output")]
+    pub(crate) max_requests: Option<NonZeroUsize>,
+
+    /// With --split: at most BYTES bytes a file (below the provider's limit)
+    #[arg(long, value_name = "BYTES", requires = "split", help_heading = "Output")]
+    pub(crate) max_bytes: Option<std::num::NonZeroU64>,
+
+    /// The `-o` file that --split names its files after (taken from `-o`).
+    #[arg(skip)]
+    pub(crate) split_into: Option<PathBuf>,
+
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "N", help_heading = "Global")]
     pub(crate) jobs: Option<NonZeroUsize>,
@@ -1171,6 +1189,15 @@ impl Args {
     /// error is a usage error (exit code 2), as clap's own.
     pub(crate) fn check(&self) -> Result<(), clap::Error> {
         let conflict = match &self.command {
+            Command::Batch(batch)
+                if batch.split && self.output.as_deref().is_none_or(|path| path == "-") =>
+            {
+                Some("`--split` writes numbered files named after `-o FILE`: give `-o`".to_owned())
+            }
+            Command::Batch(batch) if batch.split && !batch.format().is_envelope() => Some(
+                "`--split` needs a batch-file `--format` (bare bodies have no provider limits)"
+                    .to_owned(),
+            ),
             Command::Batch(batch) => batch.conflict(),
             Command::Man(ManArgs { subcommand: Some(name), .. }) => unknown_subcommand(name),
             Command::Man(ManArgs { dir: Some(_), .. }) if self.output.is_some() => {
