@@ -34,6 +34,7 @@ use std::env;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+mod browser;
 mod layers;
 mod python;
 
@@ -46,7 +47,8 @@ fn main() -> ExitCode {
         Some("test") => match rest.as_slice() {
             [] => test(),
             [only] if only == "python" => python::test(&project_root(), &target_dir()),
-            _ => Err("usage: cargo xtask test [python]".to_owned()),
+            [only] if only == "browser" => browser::test(&project_root(), &target_dir()),
+            _ => Err("usage: cargo xtask test [python | browser]".to_owned()),
         },
         Some("layers") => match rest.as_slice() {
             [] => layers::run(&project_root()),
