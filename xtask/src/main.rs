@@ -8,7 +8,10 @@
 //!   warnings denied, `test`, narrative-segment without its `bundle`
 //!   feature, the docs with warnings denied, and `cargo package`.
 //! * `test`: every test of the repository, the README's test command:
-//!   `cargo test --workspace`, then the Python package's (`python.rs`: a
+//!   `cargo test --workspace` (with `JINJA2_PYTHON` naming that
+//!   environment's Python, given `jinja2==3.1.6`, when `../shared/peer` is
+//!   there: the chat-template harnesses then compare every real template
+//!   with jinja2), then the Python package's (`python.rs`: a
 //!   virtual environment under the target directory with maturin and
 //!   pytest from the package index, made on first use; the wheel built
 //!   and installed; pytest over `bindings/python/tests`). `test python`
@@ -93,9 +96,17 @@ fn ci() -> Result<(), String> {
     package()
 }
 
-/// Every test of the repository: cargo's, then the Python package's.
+/// Every test of the repository: cargo's, then the Python package's. When
+/// the peer material is beside the checkout (`../shared/peer`), the
+/// chat-template harnesses compare with Python's jinja2, installed in the
+/// package's environment (`python::oracle`) and named by `JINJA2_PYTHON`.
 fn test() -> Result<(), String> {
-    cargo(&["test", "--workspace"], &[])?;
+    let peer = project_root().join("../shared/peer");
+    let oracle = if peer.is_dir() { Some(python::oracle(&target_dir())?) } else { None };
+    let oracle = oracle.as_ref().map(|python| python.to_string_lossy().into_owned());
+    let envs: Vec<(&str, &str)> =
+        oracle.iter().map(|python| ("JINJA2_PYTHON", python.as_str())).collect();
+    cargo(&["test", "--workspace"], &envs)?;
     python::test(&project_root(), &target_dir())
 }
 
