@@ -391,6 +391,19 @@ fn what_a_render_silently_lost_is_said() {
         "all_turns_empty",
         cli().args(["build", &input("all_turns_empty.txt"), "--provider", "anthropic"])
     );
+    // OpenAI takes a system message alone, never no message at all: a
+    // prompt whose every turn went empty (or an empty prompt) is an error
+    // there too, never an empty body with exit 0.
+    assert_cmd_snapshot!(
+        "all_turns_empty_openai",
+        cli().args(["build", &input("all_turns_empty.txt"), "--param", "model=gpt-4o"])
+    );
+    assert_cmd_snapshot!(
+        "empty_prompt_openai_responses",
+        cli()
+            .args(["build", "--provider", "openai-responses", "--param", "model=gpt-4o"])
+            .pass_stdin("/// note: nothing else\n")
+    );
     assert_cmd_snapshot!(
         "unclosed_embed",
         cli().args(["build", &input("unclosed_embed.txt"), "--messages"])
