@@ -1264,7 +1264,8 @@ mod tests {
         // A row too large (its record), and a last row without a newline.
         rows.push_str(&format!("{{\"state\": {{\"n\": \"{}\"}}}}\n{{}}", "x".repeat(500)));
         let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
-        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+        // `Row`: the last row's turn is not empty (that is `no_messages`).
+        let prompt = pipeline.prepare(Source::new("## user\nRow [[ n ]]\n")).unwrap();
         let compiled = prompt.compile().unwrap();
         for jobs in [1, 3] {
             let batch = Batch::new(&compiled, 0, jobs).max_row_bytes(100);

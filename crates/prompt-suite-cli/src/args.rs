@@ -831,7 +831,7 @@ pub(crate) struct BuildArgs {
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Output")]
 pub(crate) struct BuildOutputArgs {
-    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}` instead of
+    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects", "seed"}` instead of
     /// the body alone (batch: for each row).
     #[arg(long)]
     pub(crate) full: bool,
