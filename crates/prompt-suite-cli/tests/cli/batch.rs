@@ -568,3 +568,26 @@ fn a_batch_past_the_provider_limit_warns_or_splits() {
         .to_vec();
     assert_eq!(counts, [50_000, 1]);
 }
+
+/// `--provider completions` rows in an OpenAI batch file at
+/// `/v1/completions`; the row whose value spells a control token is its
+/// own error record.
+#[test]
+fn completions_rows_in_an_openai_batch() {
+    assert_cmd_snapshot!(cli().args([
+        "batch",
+        "tests/cli/inputs/build/completions-turns.txt",
+        "--rows",
+        &format!("{INPUTS}/completions-rows.jsonl"),
+        "--provider",
+        "completions",
+        "--chat-template",
+        "tests/cli/inputs/build/completions-tools.jinja",
+        "--now",
+        "2026-01-02T03:04:05Z",
+        "--format",
+        "openai-batch",
+        "--jobs",
+        "2",
+    ]));
+}
