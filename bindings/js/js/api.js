@@ -397,6 +397,35 @@ export class Template {
     return outcome;
   }
 
+  /**
+   * What the template does, as `prompt-suite check --json` reports it:
+   * variables read and written per scope, macros, filters, tests, functions,
+   * effects, random blocks with their branch probabilities, templates named.
+   */
+  analyze(opts) {
+    const o = options(opts, ["state", "local", "global"], "analyze options");
+    const context = contextText(o);
+    const tpl = live(this.#held, "Template");
+    return JSON.parse(call(() => tpl.analyze(context)));
+  }
+
+  /**
+   * The exact odds of the output over every random choice (`chance`,
+   * `weighted`): `{outputs: [{output, probability}], paths}`, most likely
+   * first, rendering at most `maxPaths` paths (default 10 000; more is
+   * `too_many_paths`).
+   */
+  exact(opts) {
+    const o = options(opts, ["state", "local", "global", "maxPaths"], "exact options");
+    const context = contextText(o);
+    const maxPaths = o.maxPaths === undefined ? 10_000 : o.maxPaths;
+    if (!Number.isSafeInteger(maxPaths) || maxPaths < 1 || maxPaths > 0xffffffff) {
+      throw new TypeError(`maxPaths must be a whole number from 1, not ${String(maxPaths)}`);
+    }
+    const tpl = live(this.#held, "Template");
+    return JSON.parse(call(() => tpl.exact(context, maxPaths)));
+  }
+
   /** The template's source text. */
   get source() {
     return live(this.#held, "Template").source;

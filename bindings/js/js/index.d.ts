@@ -109,10 +109,21 @@ export interface Outcome {
   seed: Seed;
 }
 
+export interface Exact {
+  /** Each distinct output with its probability, most likely first. */
+  outputs: { output: string; probability: number }[];
+  /** How many random paths were rendered. */
+  paths: number;
+}
+
 export class Template {
   private constructor();
   render(options?: RenderOptions): string;
   renderOutcome(options?: RenderOptions): Outcome;
+  /** What the template does (`prompt-suite check --json`'s shape). */
+  analyze(options?: Omit<RenderOptions, "seed">): JsonObject;
+  /** The exact odds of the output over every random choice. */
+  exact(options?: Omit<RenderOptions, "seed"> & { maxPaths?: number }): Exact;
   readonly source: string;
   free(): void;
 }

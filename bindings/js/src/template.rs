@@ -137,6 +137,39 @@ impl Tpl {
         })
     }
 
+    /// The JSON of what the template does, as `prompt-suite check --json`
+    /// prints it, given the stores the host renders with (the JSON of
+    /// `{state, local, global}`).
+    pub fn analyze(&self, context: &str) -> Result<String> {
+        let context: Context = convert::read(context)?;
+        convert::write(&self.template.analyze_with(&context))
+    }
+
+    /// The exact distribution of the output over every random choice
+    /// (`chance`, `weighted`), rendering at most `max_paths` paths: the JSON
+    /// of `{outputs: [{output, probability}], paths}`, most likely first.
+    pub fn exact(&self, context: &str, max_paths: usize) -> Result<String> {
+        #[derive(Serialize)]
+        struct Odds<'a> {
+            output: &'a str,
+            probability: f64,
+        }
+        #[derive(Serialize)]
+        struct Exact<'a> {
+            outputs: Vec<Odds<'a>>,
+            paths: usize,
+        }
+        let context: Context = convert::read(context)?;
+        let distribution =
+            self.template.distribution(&context, max_paths).map_err(|err| template_error(&err))?;
+        let outputs = distribution
+            .outputs()
+            .iter()
+            .map(|(output, probability)| Odds { output, probability: *probability })
+            .collect();
+        convert::write(&Exact { outputs, paths: distribution.paths() })
+    }
+
     /// The template's source text.
     #[wasm_bindgen(getter)]
     pub fn source(&self) -> String {
@@ -236,6 +269,19 @@ mod tests {
         let tpl = env.compile("😀 [[ name ]]!").unwrap();
         let out = tpl.render_outcome(r#"{"state": {"name": "Ann"}}"#, 1).unwrap();
         assert_eq!(out, r#"{"output":"😀 Ann!","writes":[],"effects":[],"dataRanges":[[3,6]]}"#);
+    }
+
+    #[test]
+    fn exact_odds_and_the_analysis_come_as_json() {
+        let env = Env::new("brackets", "reference", false, false, false).unwrap();
+        let tpl = env.compile("[% chance 0.25 %]a[% else %]b[% endchance %]").unwrap();
+        assert_eq!(
+            tpl.exact("{}", 100).unwrap(),
+            r#"{"outputs":[{"output":"b","probability":0.75},{"output":"a","probability":0.25}],"paths":2}"#
+        );
+        let err = tpl.exact("{}", 1).unwrap_err();
+        assert_eq!(err.kind(), "too_many_paths");
+        assert!(tpl.analyze("{}").unwrap().contains(r#""random":[{"#));
     }
 
     #[test]

@@ -128,6 +128,21 @@ test("a seed makes random blocks reproducible", () => {
   assert.ok(new Set([1, 2, 3, 4, 5].map((seed) => tpl.render({ seed }))).size > 1);
 });
 
+test("exact odds and the analysis of a template", () => {
+  const tpl = new ps.Environment().compile("[% chance 0.25 %]a[% else %][[ x ]][% endchance %]");
+  assert.deepEqual(tpl.exact({ state: { x: "b" } }), {
+    outputs: [
+      { output: "b", probability: 0.75 },
+      { output: "a", probability: 0.25 },
+    ],
+    paths: 2,
+  });
+  throwsKind(() => tpl.exact({ maxPaths: 1 }), "too_many_paths");
+  assert.throws(() => tpl.exact({ maxPaths: 0 }), TypeError);
+  const analysis = tpl.analyze();
+  assert.equal(analysis.random.length, 1);
+});
+
 test("local and global stores are separate from state", () => {
   const tpl = new ps.Environment().compile("[[ x ]] [[ L.x ]] [[ G.x ]]");
   assert.equal(tpl.render({ state: { x: 1 }, local: { x: 2 }, global: { x: 3 } }), "1 2 3");

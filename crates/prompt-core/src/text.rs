@@ -817,8 +817,13 @@ mod tests {
         let text = "a😀b";
         // 2 and 3 are inside the emoji: clamped down to 1.
         assert_eq!(index_ranges(text, [0..2, 3..99], IndexUnit::Utf16), [(0, 1), (1, 4)]);
-        assert_eq!(index_ranges(text, [5..5], IndexUnit::Chars), [(2, 2)]);
-        assert_eq!(index_ranges("", [3..1], IndexUnit::Bytes), [(0, 0)]);
+        assert_eq!(index_ranges(text, vec![5..5, 6..6], IndexUnit::Chars), [(2, 2), (3, 3)]);
+        // A reversed range (end before start) comes out empty.
+        let reversed = std::ops::Range { start: 3, end: 1 };
+        assert_eq!(
+            index_ranges("", vec![reversed.clone(), reversed], IndexUnit::Bytes),
+            [(0, 0), (0, 0)]
+        );
     }
 
     #[test]
