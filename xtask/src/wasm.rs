@@ -138,17 +138,7 @@ struct Tools {
 /// Finds the tools, installing the missing ones.
 fn toolchain(root: &Path) -> Result<Tools, String> {
     if !Path::new(RUSTC).exists() || !Path::new(CARGO).exists() || !Path::new(STD_SOURCE).exists() {
-        let sudo = if is_root() { None } else { Some("sudo") };
-        let apt = |args: &[&str]| {
-            let mut command = Command::new(sudo.unwrap_or("apt-get"));
-            if sudo.is_some() {
-                command.arg("apt-get");
-            }
-            command.args(args).env("DEBIAN_FRONTEND", "noninteractive");
-            run(&mut command)
-        };
-        apt(&["update", "-q"])?;
-        apt(&[&["install", "-y", "-q", "--no-install-recommends"][..], APT_PACKAGES].concat())?;
+        crate::browser::apt_install(APT_PACKAGES)?;
     }
     let lld = rust_lld()?;
     let version = locked_version(root, "wasm-bindgen")?;
@@ -238,13 +228,6 @@ fn which(name: &str) -> Option<PathBuf> {
         .chain(cargo_bin)
         .map(|dir| dir.join(name))
         .find(|path| path.is_file())
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
 /// The size of `path` gzipped at level 9 (`gzip`), when gzip is there.

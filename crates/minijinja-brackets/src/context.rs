@@ -405,7 +405,7 @@ pub struct Rendered {
     pub writes: Vec<StoreWrite>,
     /// Every `qr`/`st` request, in order.
     pub effects: Vec<Effect>,
-    /// The `[[name]]` tags that printed an undefined name (see
+    /// The tags that printed an undefined name (see
     /// [`Outcome::undefined`]). Not serialized.
     #[serde(skip)]
     pub undefined: Vec<UndefinedTag>,
@@ -473,12 +473,13 @@ pub struct Outcome {
     pub writes: Vec<StoreWrite>,
     /// Every `qr`/`st` request, in order.
     pub effects: Vec<Effect>,
-    /// Each `[[name]]` tag written with no spaces inside its brackets that
-    /// printed an undefined name, and so nothing: often text that only
-    /// looks like a tag (a wiki link `[[Alice]]`, a TOML table `[[bin]]`).
-    /// One per distinct name, the first tag that printed it, in the order
-    /// the render met them. Never in strict mode, where printing an
-    /// undefined value is an error. Not serialized.
+    /// Each tag printing a name alone (`[[name]]`, `[[ name ]]`) that
+    /// printed an undefined name, and so nothing: often a misspelled name
+    /// (`[[ mesage ]]`), or, written bare ([`UndefinedTag::is_bare`]), text
+    /// that only looks like a tag (a wiki link `[[Alice]]`, a TOML table
+    /// `[[bin]]`). One per distinct name, the first tag that printed it, in
+    /// the order the render met them. Never in strict mode, where printing
+    /// an undefined value is an error. Not serialized.
     ///
     /// ```
     /// use minijinja_brackets::{Context, Environment};
@@ -488,9 +489,11 @@ pub struct Outcome {
     /// let context: Context = serde_json::from_str(r#"{"state": {"ready": "yes"}}"#)?;
     /// let outcome = template.render_outcome(&context, 0)?;
     /// assert_eq!(outcome.output, "See  and , , yes.");
-    /// let names: Vec<&str> = outcome.undefined.iter().map(|u| u.name()).collect();
-    /// assert_eq!(names, ["Alice"]);
+    /// let names: Vec<(&str, bool)> =
+    ///     outcome.undefined.iter().map(|u| (u.name(), u.is_bare())).collect();
+    /// assert_eq!(names, [("Alice", true), ("bob", false)]);
     /// assert_eq!(outcome.undefined[0].span().range(), 4..13);
+    /// assert_eq!(outcome.undefined[1].span().range(), 29..38);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[serde(skip)]
@@ -504,13 +507,15 @@ pub struct Outcome {
     pub seed: u64,
 }
 
-/// A `[[name]]` tag, written with no spaces inside its brackets, that
-/// printed an undefined name: the warning `undefined_variable` of
+/// A tag printing a name alone (`[[name]]`, `[[ name ]]`, `[[- name ]]`)
+/// that printed an undefined name: the warning `undefined_variable` of
 /// [`Outcome::undefined`]. Such a tag prints nothing, as the language says;
-/// the warning is there because the brackets are often text that only
-/// looks like a tag (a wiki link, a TOML table header). Tags written with
-/// spaces (`[[ name ]]`), trim markers or any other expression are taken
-/// as meant.
+/// the warning is there because the name is often misspelled (`[[ mesage
+/// ]]` deletes the message it was to print), and a tag written bare
+/// ([`UndefinedTag::is_bare`]) is often text that only looks like a tag (a
+/// wiki link, a TOML table header). A host that takes printing nothing as
+/// meant reports only the bare ones (as `prompt-suite render` does). Any
+/// other expression (`[[ (name) ]]`, `[[ user.name ]]`) is not reported.
 ///
 /// It is a [`prompt_core::diagnostic::Diagnostic`]: its span is the whole
 /// tag in the text of its origin (the template, or a template it loaded).
@@ -518,13 +523,20 @@ pub struct Outcome {
 pub struct UndefinedTag {
     name: String,
     span: Span,
+    bare: bool,
     origin: Origin,
 }
 
 impl UndefinedTag {
-    pub(crate) fn new(name: &str, span: Span, template: Option<&str>) -> UndefinedTag {
+    pub(crate) fn new(name: &str, span: Span, bare: bool, template: Option<&str>) -> UndefinedTag {
         let origin = template.map_or(Origin::Input, |name| Origin::Named(name.to_owned()));
-        UndefinedTag { name: name.to_owned(), span, origin }
+        UndefinedTag { name: name.to_owned(), span, bare, origin }
+    }
+
+    /// Whether the tag is written `[[name]]`, with no spaces or trim
+    /// markers inside its brackets: as text that only looks like a tag is.
+    pub fn is_bare(&self) -> bool {
+        self.bare
     }
 
     /// The undefined name.
@@ -542,7 +554,11 @@ impl UndefinedTag {
 impl fmt::Display for UndefinedTag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = &self.name;
-        write!(f, "`{name}` is undefined, so the tag `[[{name}]]` printed nothing")
+        if self.bare {
+            write!(f, "`{name}` is undefined, so the tag `[[{name}]]` printed nothing")
+        } else {
+            write!(f, "`{name}` is undefined, so the tag `[[ {name} ]]` printed nothing")
+        }
     }
 }
 
@@ -564,6 +580,12 @@ impl Diagnostic for UndefinedTag {
 
     fn help(&self) -> Option<String> {
         let name = &self.name;
+        if !self.bare {
+            return Some(format!(
+                "is the name misspelled? To print nothing when it is undefined, write \
+                 `[[ {name} -> default(\"\") ]]`; to print a value, give `{name}` one in the context"
+            ));
+        }
         Some(format!(
             "to print the brackets, put them in a raw block: `[% raw %][[{name}]][% endraw %]`; \
              to print a value, give `{name}` one in the context"

@@ -43,9 +43,10 @@ assert_eq!(rendered.seed, 42); // every render reports its seed
   stores, an [`Outcome`] whose writes [`Outcome::apply_to`] carries into
   the host's own context. Writes and effects share their values with the
   render; nothing is deep-copied until a host converts it.
-  [`Outcome::undefined`] lists each `[[name]]` tag written without spaces
-  that printed an undefined name (often a wiki link or a TOML header, not a
-  tag): an [`UndefinedTag`], a diagnostic of kind `undefined_variable`.
+  [`Outcome::undefined`] lists each tag printing a name alone that printed
+  an undefined name (a misspelled name; written bare, `[[name]]`, often a
+  wiki link or a TOML header, not a tag): an [`UndefinedTag`], a
+  diagnostic of kind `undefined_variable`.
 * [`Value`] is what expressions compute with; host filters and functions
   receive and return values.
 * [`StateHistory`] keeps state variables in a chat's messages and swipes,

@@ -125,3 +125,39 @@ fn an_undefined_bare_tag_is_a_warning_and_in_strict_mode_an_error() {
     let err = strict.render_str("[[Alice]]", &Context::default(), 0).unwrap_err();
     assert_eq!(err.kind().as_str(), "undefined_error");
 }
+
+/// A misspelled name deletes what it was to print: every tag printing a
+/// name alone is reported, whatever its spacing, and says whether it was
+/// written bare.
+#[test]
+fn an_undefined_name_is_reported_whatever_the_spacing() {
+    let tags = |template: &str| -> Vec<(String, bool, String)> {
+        let env = Environment::new();
+        let outcome = env.compile(template).unwrap().render_outcome(&Context::default(), 0);
+        let outcome = outcome.unwrap();
+        let tags = outcome.undefined.iter();
+        tags.map(|t| (t.name().to_owned(), t.is_bare(), template[t.span().range()].to_owned()))
+            .collect()
+    };
+    let tag = |name: &str, bare, text: &str| (name.to_owned(), bare, text.to_owned());
+    assert_eq!(tags("## user\n[[ mesage ]]"), [tag("mesage", false, "[[ mesage ]]")]);
+    assert_eq!(
+        tags("[[-  a\n-]] [[-b-]] [[c ]] [[\td]]"),
+        [
+            tag("a", false, "[[-  a\n-]]"),
+            tag("b", false, "[[-b-]]"),
+            tag("c", false, "[[c ]]"),
+            tag("d", false, "[[\td]]")
+        ]
+    );
+    // Any other expression is taken as meant.
+    assert!(tags("[[ (a) ]][[ a.b ]][[ a -> upper ]][[ a ~ '' ]]").is_empty());
+    let rendered = Environment::new().render_str("[[ mesage ]]", &Context::default(), 0);
+    let rendered = rendered.unwrap();
+    assert_eq!(
+        rendered.undefined[0].to_string(),
+        "`mesage` is undefined, so the tag `[[ mesage ]]` printed nothing"
+    );
+    let help = Diagnostic::help(&rendered.undefined[0]).unwrap();
+    assert!(help.starts_with("is the name misspelled?"), "{help}");
+}

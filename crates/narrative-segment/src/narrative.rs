@@ -265,6 +265,14 @@ impl Narrative {
                 span: occurrence.span,
             });
         }
+        // An embed never closed is text, said (in document order, with
+        // the references kept as text).
+        let mut cursor = prompt_core::text::Cursor::new(&self.text);
+        for &(name, span) in &self.parsed.unclosed {
+            let position = cursor.position(span.start);
+            warnings.push(Warning::unclosed(name.slice(&self.text).to_owned(), span, position));
+        }
+        warnings.sort_by_key(|warning| warning.span.start);
         let index = embeds.iter().enumerate().map(|(i, embed)| (embed.name.clone(), i)).collect();
         Ok(ResolvedNarrative { narrative: self, embeds, index, warnings })
     }
@@ -463,6 +471,32 @@ mod tests {
 
     fn kinds(problems: &[Error]) -> Vec<(&'static str, &str)> {
         problems.iter().map(|e| (e.kind().as_str(), e.name().unwrap_or(""))).collect()
+    }
+
+    #[test]
+    fn an_unclosed_embed_is_a_warning_in_document_order() {
+        let warnings = |text: &str, dialect| {
+            let resolved = Narrative::parse(text, dialect).resolve(&Attachments::none()).unwrap();
+            let warnings = resolved.warnings().iter();
+            warnings.map(|w| (w.kind().as_str(), w.name().to_owned(), w.line())).collect::<Vec<_>>()
+        };
+        let unclosed = |name: &str, line| ("unclosed_embed", name.to_owned(), line);
+        for dialect in [Dialect::Standard, Dialect::Lmml] {
+            let text = "## user\n@@@a.txt\nnever closed\n";
+            assert_eq!(warnings(text, dialect), [unclosed("a.txt", 2)], "{dialect:?}");
+        }
+        // With the references kept as text, in document order.
+        let text = "## user\n@@@a.txt\nsee @Ann\n";
+        assert_eq!(
+            warnings(text, Dialect::Standard),
+            [unclosed("a.txt", 2), ("unresolved_reference", "Ann".to_owned(), 3)]
+        );
+        let resolved =
+            Narrative::parse(text, Dialect::Standard).resolve(&Attachments::none()).unwrap();
+        assert_eq!(
+            resolved.warnings()[0].to_string(),
+            "the embed `a.txt` (line 2) is never closed by a `@@@` line; its lines stay text"
+        );
     }
 
     #[test]

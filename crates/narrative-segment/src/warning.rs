@@ -36,6 +36,10 @@ pub enum WarningKind {
     /// attachment, kept as text ([`Narrative::resolve`](crate::Narrative::resolve);
     /// Standard dialect only).
     UnresolvedReference,
+    /// An `@@@name` opening line with no closing `@@@` after it: its
+    /// lines stay ordinary text of the turn
+    /// ([`Narrative::resolve`](crate::Narrative::resolve); both dialects).
+    UnclosedEmbed,
 }
 
 impl WarningKind {
@@ -45,6 +49,7 @@ impl WarningKind {
             WarningKind::EmbedTooLarge => "embed_too_large",
             WarningKind::MediaTypeMismatch => "media_type_mismatch",
             WarningKind::UnresolvedReference => "unresolved_reference",
+            WarningKind::UnclosedEmbed => "unclosed_embed",
         }
     }
 }
@@ -59,6 +64,13 @@ impl Warning {
     /// A bare reference at `span` (shown at `position`) kept as text.
     pub(crate) fn unresolved(name: String, span: Span, position: Position) -> Warning {
         let kind = WarningKind::UnresolvedReference;
+        Warning { kind, name, span, position, detail: String::new(), media: None }
+    }
+
+    /// An `@@@name` opening line at `span` (shown at `position`) never
+    /// closed.
+    pub(crate) fn unclosed(name: String, span: Span, position: Position) -> Warning {
+        let kind = WarningKind::UnclosedEmbed;
         Warning { kind, name, span, position, detail: String::new(), media: None }
     }
 
@@ -99,6 +111,10 @@ impl Warning {
             }
             WarningKind::UnresolvedReference => format!(
                 "`@{}` (line {}) names no attachment or file; it stays text",
+                self.name, self.position.line
+            ),
+            WarningKind::UnclosedEmbed => format!(
+                "the embed `{}` (line {}) is never closed by a `@@@` line; its lines stay text",
                 self.name, self.position.line
             ),
         }

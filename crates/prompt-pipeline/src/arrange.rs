@@ -58,12 +58,15 @@ pub(crate) fn segment(
     // Without a size limit: a bare reference kept as text, an embed typed
     // by its bytes.
     notices.extend(rendered.warnings.iter().filter_map(|warning| {
-        if warning.kind() == WarningKind::UnresolvedReference {
-            return Some(Notice::UnresolvedReference {
-                name: warning.name().to_owned(),
-                line: warning.line(),
-                column: warning.column(),
-            });
+        let (name, line, column) = (warning.name().to_owned(), warning.line(), warning.column());
+        match warning.kind() {
+            WarningKind::UnresolvedReference => {
+                return Some(Notice::UnresolvedReference { name, line, column });
+            }
+            WarningKind::UnclosedEmbed => {
+                return Some(Notice::UnclosedEmbed { name, line, column });
+            }
+            _ => {}
         }
         let (extension, bytes) = warning.media_types()?;
         Some(Notice::MediaTypeMismatch {
@@ -104,7 +107,67 @@ pub(crate) fn segment(
     if let Some(index) = rendered.messages.iter().position(resultless) {
         return Err(refuse(kept.get(index).copied(), index, Role::Tool.as_str()));
     }
-    Ok(tidy(rendered.messages))
+    // An authored turn left with no message is said, never dropped unseen.
+    let mut messages = Vec::with_capacity(rendered.messages.len());
+    let mut ordinal = 0;
+    for (i, message) in rendered.messages.into_iter().enumerate() {
+        let delimiter = kept.get(i).and_then(|turn| turn.delimiter);
+        ordinal += usize::from(delimiter.is_some());
+        match (tidied(message), delimiter) {
+            (Some(message), _) => messages.push(message),
+            (None, Some(delimiter)) => {
+                let rendered = data_ranges.is_some();
+                notices.push(empty_turn(prompt, text, rendered, delimiter, ordinal));
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(messages)
+}
+
+/// Where each line of `text` reading `line` (without its line ending)
+/// starts.
+fn lines_reading(text: &str, line: &str) -> Vec<usize> {
+    let mut start = 0;
+    let mut found = Vec::new();
+    for each in text.split_inclusive('\n') {
+        if each.trim_end_matches(['\r', '\n']) == line {
+            found.push(start);
+        }
+        start += each.len();
+    }
+    found
+}
+
+/// The notice of turn `ordinal`, opened by `delimiter` in `text`, empty.
+/// When `text` is what the template rendered, its delimiter is placed in
+/// the prompt file only when that file has as many lines reading the same
+/// (the k-th rendered is the k-th written); a template that writes it in a
+/// loop leaves it unplaced.
+fn empty_turn(
+    prompt: &Prompt,
+    text: &str,
+    rendered: bool,
+    delimiter: narrative_segment::Span,
+    ordinal: usize,
+) -> Notice {
+    let line_of = |span: narrative_segment::Span| text[span.range()].trim_end_matches(['\r', '\n']);
+    let written = line_of(delimiter);
+    let offset = if rendered {
+        let in_source = lines_reading(prompt.text(), written);
+        let in_text = lines_reading(text, written);
+        let before = in_text.iter().take_while(|&&at| at < delimiter.start).count();
+        if in_text.len() == in_source.len() { in_source.get(before).copied() } else { None }
+    } else {
+        Some(delimiter.start)
+    };
+    let at = offset.map(|offset| prompt.input_position(offset));
+    Notice::EmptyTurn {
+        turn: ordinal,
+        delimiter: written.chars().take(80).collect(),
+        line: at.map(|at| at.0),
+        column: at.map(|at| at.1),
+    }
 }
 
 /// A narrative message in a role no provider request carries.
@@ -153,22 +216,22 @@ pub(crate) fn whole_text(text: &str, context_as: ContextAs) -> Result<Vec<Messag
 /// The indentation of the first line is kept (it may be an indented code
 /// block).
 fn tidy(messages: Vec<Message>) -> Vec<Message> {
-    messages
-        .into_iter()
-        .filter_map(|mut message| {
-            message.content.retain_mut(|part| match part {
-                Part::Text { text } => {
-                    // Cut in place: the text moves down in its own buffer.
-                    let kept = without_blank_lines_around(text);
-                    text.truncate(kept.end);
-                    text.drain(..kept.start);
-                    !text.is_empty()
-                }
-                _ => true,
-            });
-            (!message.content.is_empty()).then_some(message)
-        })
-        .collect()
+    messages.into_iter().filter_map(tidied).collect()
+}
+
+/// One message of [`tidy`]: `None` when nothing but whitespace is left.
+fn tidied(mut message: Message) -> Option<Message> {
+    message.content.retain_mut(|part| match part {
+        Part::Text { text } => {
+            // Cut in place: the text moves down in its own buffer.
+            let kept = without_blank_lines_around(text);
+            text.truncate(kept.end);
+            text.drain(..kept.start);
+            !text.is_empty()
+        }
+        _ => true,
+    });
+    (!message.content.is_empty()).then_some(message)
 }
 
 /// The bytes of `text` left without its leading blank lines and its

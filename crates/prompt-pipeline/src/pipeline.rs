@@ -7,6 +7,8 @@
 
 use minijinja_brackets::{Context, Outcome};
 
+use prompt_core::chat::{Message, Role};
+
 use crate::arrange;
 use crate::compiled::{Arranged, Built, Compiled};
 use crate::config::Pipeline;
@@ -116,7 +118,10 @@ impl Compiled {
         let Arranged { messages, rendered, mut notices, seed } =
             self.stages(context, seed, transcript, Some(provider))?;
         // Stage 5: the provider's body.
-        let encoded = provider.build(&messages, self.prompt().params())?;
+        let config = &self.prompt().pipeline().config;
+        let encoded = provider
+            .encode(&messages, self.prompt().params(), config.chat_template.as_ref())
+            .map_err(|err| with_empty_turns(err, &notices))?;
         crate::provider::append(&mut notices, encoded.notices);
         let model = self.prompt().params().model.clone();
         Ok(Built { body: encoded.body, model, messages, rendered, notices, seed })
@@ -151,9 +156,18 @@ impl Compiled {
         if let Some(transcript) = transcript {
             messages.extend(arrange::flip(transcript, &mut notices)?);
         }
+        // The host's frame: its system message leads, its instruction is
+        // the last user message.
+        if let Some(system) = &config.system {
+            messages.insert(0, Message::text(Role::System, system.as_str()));
+        }
+        if let Some(instruction) = &config.instruction {
+            messages.push(Message::text(Role::User, instruction.as_str()));
+        }
         // Stage 4: the order the provider requires.
         if config.alternation.applies(provider) {
-            messages = crate::alternation::alternate(messages)?;
+            messages = crate::alternation::alternate(messages)
+                .map_err(|err| with_empty_turns(err, &notices))?;
         }
         Ok(Arranged { messages, rendered, notices, seed })
     }
@@ -163,6 +177,30 @@ impl Compiled {
         let outcome = template.render_outcome(context, seed);
         outcome.map(Some).map_err(|err| self.prompt().template_error(err, self.templates()))
     }
+}
+
+/// A `no_messages` error, with the turns that were left out as empty
+/// (`notices`' [`Notice::EmptyTurn`]s) as its help: why there is nothing.
+fn with_empty_turns(err: Error, notices: &[crate::provider::Notice]) -> Error {
+    use crate::provider::Notice;
+    if !matches!(err.kind(), crate::error::ErrorKind::NoMessages { .. }) {
+        return err;
+    }
+    let empty: Vec<String> = notices
+        .iter()
+        .filter_map(|notice| match notice {
+            Notice::EmptyTurn { turn, delimiter, line, .. } => {
+                let line = line.map(|line| format!(", line {line}")).unwrap_or_default();
+                Some(format!("turn {turn} (`{delimiter}`{line})"))
+            }
+            _ => None,
+        })
+        .collect();
+    if empty.is_empty() {
+        return err;
+    }
+    let help = format!("these turns are empty once rendered: {}", empty.join(", "));
+    err.with_help(Some(help))
 }
 
 #[cfg(test)]
@@ -214,8 +252,53 @@ mod tests {
 
     const PROMPT: &str = "/// param: max_tokens=9\nPre [[ x ]]\n## user\nHi\n";
 
+    /// The `empty_turn` notices of `text`: turn, delimiter, place.
+    fn empty_turns(text: &str) -> Vec<(usize, String, Option<usize>)> {
+        let arranged = arrange(Pipeline::new(Provider::OpenAi), text).unwrap();
+        let notices = arranged.notices.into_iter();
+        notices
+            .filter_map(|notice| match notice {
+                Notice::EmptyTurn { turn, delimiter, line, .. } => Some((turn, delimiter, line)),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
-    fn an_undefined_bare_tag_is_a_notice_placed_in_the_prompt_file() {
+    fn an_authored_turn_rendered_empty_is_a_notice_at_its_delimiter() {
+        let turn = |n, delimiter: &str, line| (n, delimiter.to_owned(), line);
+        // Placed through the comments stage 1 deleted.
+        let text = "/// a comment\nPre\n## user\n[[ mesage ]]\n## assistant\nok\n";
+        assert_eq!(empty_turns(text), [turn(1, "## user", Some(3))]);
+        // Without a template: in the prompt as written; a blank preamble is no turn.
+        let blank = Pipeline::builder(Provider::OpenAi)
+            .stages(Stages { template: false, ..Stages::default() })
+            .build();
+        let arranged = arrange(blank, "\n## user\n\n## assistant\nok\n").unwrap();
+        assert!(matches!(
+            &arranged.notices[..],
+            [Notice::EmptyTurn { turn: 1, line: Some(2), column: Some(1), .. }]
+        ));
+        // Delimiters a loop wrote cannot be told apart: no place.
+        let looped = "## user\nhi\n[% for i in range(2) %]\n## assistant\n[[ y ]]\n[% endfor %]";
+        assert_eq!(
+            empty_turns(looped),
+            [turn(2, "## assistant", None), turn(3, "## assistant", None)]
+        );
+        // A request with no message says which turns went empty.
+        let prompt = "/// param: model=claude-haiku-4-5, max_tokens=9\n## user\n[[ z ]]\n";
+        let prompt = Pipeline::new(Provider::Anthropic).prepare(Source::new(prompt));
+        let compiled = prompt.unwrap().compile().unwrap();
+        let err = compiled.build(&Context::default(), 0).unwrap_err();
+        assert_eq!(err.kind().as_str(), "no_messages");
+        assert_eq!(
+            Diagnostic::help(&err).as_deref(),
+            Some("these turns are empty once rendered: turn 1 (`## user`, line 2)")
+        );
+    }
+
+    #[test]
+    fn an_undefined_name_is_a_notice_placed_in_the_prompt_file() {
         let text = "/// param: max_tokens=9\n/// a note\nSee [[Alice]] /// gone\n[[ y ]] [[Alice]] [[x]] [[bin]]\n";
         let arranged = arrange(Pipeline::new(Provider::OpenAi), text).unwrap();
         let undefined: Vec<_> = arranged
@@ -228,7 +311,11 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect();
-        assert_eq!(undefined, [("Alice", Some(3), Some(5)), ("bin", Some(4), Some(25))]);
+        // Whatever the spacing: `[[ y ]]` is as likely a misspelling.
+        assert_eq!(
+            undefined,
+            [("Alice", Some(3), Some(5)), ("y", Some(4), Some(1)), ("bin", Some(4), Some(25))]
+        );
         assert_eq!(
             arranged.notices[0].message(),
             "`Alice` is undefined, so the tag `[[Alice]]` printed nothing"
@@ -323,6 +410,43 @@ mod tests {
         );
         let err = Transcript::from_json("[\n  {\"text\": 1}\n]", "b").unwrap_err();
         assert_eq!((err.origin(), err.line()), (Origin::Transcript, Some(2)));
+    }
+
+    /// A flipped transcript through a model's chat template: the roles and
+    /// texts the flip made reach the template as messages, and the body
+    /// asks for the next assistant turn.
+    #[test]
+    fn a_transcript_builds_a_completions_prompt() {
+        let template = crate::ChatTemplate::from_jinja(
+            "{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}\
+             {% if add_generation_prompt %}<|assistant|>\n{% endif %}",
+            &chat_template::Options { allow_special_tokens: true, ..Default::default() },
+        )
+        .unwrap();
+        let pipeline = Pipeline::builder(Provider::Completions)
+            .params([("model", "phi-3-mini")])
+            .chat_template(template)
+            .build();
+        let transcript = Transcript::from_json(
+            r#"[{"speaker": "a", "text": "hi"}, {"speaker": "b", "text": "yo"}, {"speaker": "a", "text": "bye"}]"#,
+            "b",
+        )
+        .unwrap();
+        let compiled = pipeline.prepare(Source::new("You are b.")).unwrap().compile().unwrap();
+        let built = compiled.build_with_transcript(&Context::default(), 0, &transcript).unwrap();
+        assert_eq!(
+            serde_json::to_value(&built.body).unwrap(),
+            serde_json::json!({
+                "model": "phi-3-mini",
+                "prompt": "<|system|>\nYou are b.<|end|>\n<|user|>\na: hi<|end|>\n<|assistant|>\nyo<|end|>\n<|user|>\na: bye<|end|>\n<|assistant|>\n",
+            })
+        );
+        assert_eq!(built.path().as_deref(), Some("/v1/completions"));
+        // Without a template: a typed error, never an empty prompt.
+        let bare = Pipeline::builder(Provider::Completions).params([("model", "m")]).build();
+        let err = bare.build(Source::new("## user\nHi"), &Context::default(), 0).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::MissingChatTemplate);
+        assert_eq!(err.kind().as_str(), "missing_chat_template");
     }
 
     #[test]

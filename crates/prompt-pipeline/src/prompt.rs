@@ -153,6 +153,11 @@ impl Prompt {
         };
         let read = |key: &str| -> Result<Option<String>, Error> {
             let Some(d) = directive(key) else { return Ok(None) };
+            if files.is_none() {
+                let directive = if key == "tools" { "tools" } else { "response_schema" };
+                let file = d.value.trim().to_owned();
+                return Err(placed(key, Error::new(ErrorKind::NoDirectory { directive, file })));
+            }
             let bytes = files.fetch(d.value.trim()).map_err(|err| placed(key, Error::from(err)))?;
             std::str::from_utf8(bytes.as_bytes()).map(|text| Some(text.to_owned())).map_err(|_| {
                 let reason = format!("`{}` is not UTF-8 text", d.value.trim());
@@ -330,6 +335,14 @@ impl Prompt {
             _ => self.to_input(span.end - 1),
         };
         Some((text, Span::new(start, (last + 1).max(start))))
+    }
+
+    /// The line and column (1-based, in characters) in the prompt file of
+    /// byte `offset` of [`Prompt::text`].
+    pub(crate) fn input_position(&self, offset: usize) -> (usize, usize) {
+        let source = &self.stage.source;
+        let at = LineIndex::new(source).position(source, self.to_input(offset));
+        (at.line, at.column)
     }
 
     /// Byte `offset` of [`Prompt::text`] in the prompt file, through what

@@ -308,8 +308,13 @@ pub(crate) struct CompletionsArgs {
 pub(crate) struct ManArgs {
     /// The subcommand whose page is printed (`prompt-suite-NAME(1)`); the
     /// whole command line's (`prompt-suite(1)`) when absent.
-    #[arg(value_name = "SUBCOMMAND")]
+    #[arg(value_name = "SUBCOMMAND", conflicts_with = "dir")]
     pub(crate) subcommand: Option<String>,
+
+    /// Write every page into DIR instead (`prompt-suite.1`, `prompt-suite-NAME.1`, ...),
+    /// each replaced atomically; DIR must exist.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
 }
 
 // `comments`.
@@ -383,7 +388,8 @@ pub(crate) struct FlipArgs {
     pub(crate) dialect: DialectArg,
 }
 
-/// The system message before a conversation and the cue after it (`flip`).
+/// The system message before a conversation and the cue after it (`flip`,
+/// `build`, `batch`).
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Transcript")]
 pub(crate) struct FramingArgs {
@@ -588,6 +594,11 @@ pub(crate) struct RenderArgs {
     #[command(flatten)]
     pub(crate) templates: TemplatesArg,
 
+    /// The input is a prompt file: remove its `///` comments first, as `build` does (the
+    /// comments' directives are not read).
+    #[arg(long, help_heading = "Pipeline")]
+    pub(crate) prompt: bool,
+
     /// Remove the first newline after a statement tag or comment (Jinja's trim_blocks).
     #[arg(long, help_heading = "Template")]
     pub(crate) trim_blocks: bool,
@@ -604,7 +615,7 @@ pub(crate) struct RenderArgs {
     pub(crate) json: bool,
 
     /// Render N times with seeds S..S+N-1 and print how often each output occurs.
-    #[arg(long, value_name = "N", conflicts_with = "exact", help_heading = "Output")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["exact", "commit"], help_heading = "Output")]
     pub(crate) samples: Option<u64>,
 
     /// Print the exact probability of each output, enumerating every random path.
@@ -616,7 +627,8 @@ pub(crate) struct RenderArgs {
     pub(crate) max_paths: usize,
 }
 
-/// The state history flags (`render`, `build`).
+/// The state history flags (`render`, `build`): the same file, lock and
+/// rule for both.
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Template")]
 pub(crate) struct HistoryArgs {
@@ -629,7 +641,7 @@ pub(crate) struct HistoryArgs {
     pub(crate) at: Option<usize>,
 
     /// Record the writes in the history file: a new message, or with --at a new swipe of N.
-    #[arg(long, requires = "history", conflicts_with = "samples")]
+    #[arg(long, requires = "history")]
     pub(crate) commit: bool,
 }
 
@@ -688,9 +700,18 @@ pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub(crate) templates: TemplatesArg,
 
+    /// Keep `///` comments as template text (by default they are removed first, as `build`
+    /// removes them from a prompt file).
+    #[arg(long, help_heading = "Pipeline")]
+    pub(crate) no_comments: bool,
+
     /// Print the whole analysis as JSON.
     #[arg(long, help_heading = "Output")]
     pub(crate) json: bool,
+
+    /// Exit 1 (`warnings_denied`) when there is any warning, for CI; notes do not count.
+    #[arg(long, help_heading = "Output")]
+    pub(crate) deny_warnings: bool,
 }
 
 // `convert`.
@@ -785,10 +806,16 @@ pub(crate) struct BuildArgs {
     pub(crate) template: TemplateArgs,
 
     #[command(flatten)]
+    pub(crate) history: HistoryArgs,
+
+    #[command(flatten)]
     pub(crate) pipeline: PipelineArgs,
 
     #[command(flatten)]
     pub(crate) transcript: TranscriptArgs,
+
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
 
     #[command(flatten)]
     pub(crate) provider: ProviderArgs,
@@ -974,6 +1001,7 @@ pub(crate) fn builder(
     pipeline: &PipelineArgs,
     template: &TemplateArgs,
     provider: &ProviderArgs,
+    framing: &FramingArgs,
 ) -> PipelineBuilder {
     let context_as = match pipeline.context_as {
         ContextAsName::System => ContextAs::System,
@@ -987,7 +1015,14 @@ pub(crate) fn builder(
     };
     let mut environment = Environment::new();
     environment.set_strict(template.strict);
-    Pipeline::builder(provider.provider())
+    let mut builder = Pipeline::builder(provider.provider());
+    if let Some(system) = &framing.system {
+        builder = builder.system(system.as_str());
+    }
+    if let Some(instruction) = &framing.instruction {
+        builder = builder.instruction(instruction.as_str());
+    }
+    builder
         .environment(environment)
         .params(provider.params.iter().cloned())
         .context_as(context_as)
@@ -1027,6 +1062,9 @@ pub(crate) struct BatchArgs {
 
     #[command(flatten)]
     pub(crate) transcript: TranscriptArgs,
+
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
 
     #[command(flatten)]
     pub(crate) provider: ProviderArgs,
@@ -1134,7 +1172,10 @@ impl Args {
     pub(crate) fn check(&self) -> Result<(), clap::Error> {
         let conflict = match &self.command {
             Command::Batch(batch) => batch.conflict(),
-            Command::Man(ManArgs { subcommand: Some(name) }) => unknown_subcommand(name),
+            Command::Man(ManArgs { subcommand: Some(name), .. }) => unknown_subcommand(name),
+            Command::Man(ManArgs { dir: Some(_), .. }) if self.output.is_some() => {
+                Some("`man --dir` writes its pages into DIR: `-o` has nothing to write".to_owned())
+            }
             Command::Convert(convert) if convert.provider.provider.is_none() => {
                 let missing =
                     "`convert` needs the provider to write the body for: `--provider NAME`";

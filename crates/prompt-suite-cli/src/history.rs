@@ -7,9 +7,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use prompt_suite::brackets::{HistoryError, StateHistory};
+use prompt_suite::brackets::{Context, HistoryError, StateHistory, StoreWrite};
 use prompt_suite::segment::{ErrorKind, Root};
 
+use crate::args::HistoryArgs;
 use crate::diagnostic::Diagnostic;
 use crate::input::Input;
 use crate::output;
@@ -138,6 +139,66 @@ fn open_lock(lock_path: &Path) -> Result<File, LockOpen> {
 
 /// An index error of a history operation (`--at` past the end), naming
 /// the history file.
+/// The state history of one render (`render` and `build` take
+/// `--history FILE [--at N] [--commit]` alike): read before the render,
+/// written after it with `--commit`, under the history's lock from reading
+/// to saving so that concurrent commits each record their message.
+#[derive(Debug)]
+pub(crate) struct Opened<'a> {
+    path: &'a Path,
+    history: StateHistory,
+    /// The message the render is: `--at N`, else a new one.
+    message: usize,
+    commit: bool,
+    _lock: Option<HistoryLock>,
+}
+
+impl<'a> Opened<'a> {
+    /// Opens the history of `args`, when one is given, and sets `context`
+    /// to the state message N renders with (the regenerate rule: the state
+    /// before N, over the context's own state).
+    pub(crate) fn open(
+        args: &'a HistoryArgs,
+        context: &mut Context,
+    ) -> Result<Option<Opened<'a>>, Diagnostic> {
+        let Some(path) = &args.history else { return Ok(None) };
+        let lock = match args.commit {
+            true => Some(HistoryLock::acquire(path, LOCK_TIMEOUT)?),
+            false => None,
+        };
+        let history = read_history(path, args.commit)?;
+        let message = args.at.unwrap_or(history.len());
+        *context = history.context_at(message, context).map_err(|err| misuse(&err, path))?;
+        Ok(Some(Opened { path, history, message, commit: args.commit, _lock: lock }))
+    }
+
+    /// With `--commit`, stores `writes` on the message: a new message at
+    /// the end, or a new (active) swipe of message N. Nothing is saved yet.
+    pub(crate) fn record(&mut self, writes: &[StoreWrite]) -> Result<(), Diagnostic> {
+        if !self.commit {
+            return Ok(());
+        }
+        let (history, message) = (&mut self.history, self.message);
+        let added = if message == history.len() {
+            history.push_message();
+            Ok(())
+        } else {
+            history.add_swipe(message).map(drop)
+        };
+        added
+            .and_then(|()| history.record_writes(message, writes))
+            .map_err(|err| misuse(&err, self.path))
+    }
+
+    /// With `--commit`, saves the history atomically; then the lock ends.
+    pub(crate) fn save(self) -> Result<(), Diagnostic> {
+        if self.commit {
+            save_history(self.path, &self.history)?;
+        }
+        Ok(())
+    }
+}
+
 pub(crate) fn misuse(err: &HistoryError, path: &Path) -> Diagnostic {
     Diagnostic::of(err, None).with_origin(path.display().to_string())
 }

@@ -11,7 +11,9 @@ use prompt_suite::segment::Bundle;
 
 use prompt_core::text::LineIndex;
 
-use crate::args::{PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs};
+use crate::args::{
+    FramingArgs, PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs,
+};
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
 
@@ -23,6 +25,7 @@ pub(crate) fn pipeline(
     pipeline: &PipelineArgs,
     template: &TemplateArgs,
     provider: &ProviderArgs,
+    framing: &FramingArgs,
     args: &ToolArgs,
     run: RunFiles,
 ) -> Result<Pipeline, Diagnostic> {
@@ -31,7 +34,7 @@ pub(crate) fn pipeline(
         Some(path) => run.with(what, path),
         None => run,
     });
-    let mut builder = crate::args::builder(pipeline, template, provider).run_files(run);
+    let mut builder = crate::args::builder(pipeline, template, provider, framing).run_files(run);
     let placed = |err: prompt_pipeline::Error, file: &Input| diagnostic(&err, file, None);
     if let Some(path) = &args.tools {
         let file = Input::read(Some(path))?;
@@ -130,7 +133,9 @@ pub(crate) fn warn_row_notices(summary: &Summary, input: &Input, prompt_text: &s
 fn warn_placed(notices: &[(Option<usize>, &Notice)], input: &Input, prompt_text: &str) {
     let place = |notice: &Notice| match notice {
         Notice::DuplicateParam { line, column, .. } => Some((*line, *column)),
-        Notice::UndefinedVariable { line, column, .. } => line.zip(*column),
+        Notice::UndefinedVariable { line, column, .. } | Notice::EmptyTurn { line, column, .. } => {
+            line.zip(*column)
+        }
         _ => None,
     };
     let mut order: Vec<((usize, usize), usize)> =

@@ -275,24 +275,26 @@ impl<'t> Renderer<'t> {
     }
 
     /// Records that the name `name` at `span` printed undefined, when its tag
-    /// is written `[[name]]`, with no spaces or trim markers inside the
-    /// brackets (what text that only looks like a tag is), and the name is
-    /// new to this render. What it keeps counts against the memory limit.
+    /// prints the name alone (`[[name]]`, `[[ name ]]`, `[[- name -]]`, not
+    /// `[[ (name) ]]`) and the name is new to this render; whether it is
+    /// written bare (no spaces or trim markers: what text that only looks
+    /// like a tag is) goes with it. What it keeps counts against the memory
+    /// limit.
     fn note_undefined(&mut self, name: &'t str, span: Span) -> Result<(), Error> {
         let bytes = self.source.as_bytes();
         let (start, end) = (span.start(), span.end());
-        // The name alone (not `(name)`) between the brackets.
-        let bare = start >= 2
-            && bytes.get(start..end) == Some(name.as_bytes())
-            && bytes.get(start - 2..start) == Some(b"[[")
-            && bytes.get(end..end + 2) == Some(b"]]");
-        if !bare || self.undefined_names.contains(name) {
+        if bytes.get(start..end) != Some(name.as_bytes()) || self.undefined_names.contains(name) {
             return Ok(());
         }
+        let (Some(open), Some(close)) = (tag_open(bytes, start), tag_close(bytes, end)) else {
+            return Ok(());
+        };
+        let bare = open + 2 == start && close == end;
         self.charge(ENTRY + 2 * name.len(), span)?;
         self.undefined_names.insert(name);
-        let tag = Span::new(start - 2, end + 2);
-        self.undefined.push(UndefinedTag::new(name, tag.into(), self.unit.name.as_deref()));
+        let tag = Span::new(open, close + 2);
+        let unit = self.unit.name.as_deref();
+        self.undefined.push(UndefinedTag::new(name, tag.into(), bare, unit));
         Ok(())
     }
 
@@ -1557,4 +1559,26 @@ pub(crate) fn describe(value: &Value) -> String {
         }
         _ => value.kind().as_str().to_owned(),
     }
+}
+
+/// Where the `[[` of the print tag whose expression starts at `start` is:
+/// before it, only whitespace and a trim marker (`-`).
+fn tag_open(bytes: &[u8], start: usize) -> Option<usize> {
+    let before = bytes.get(..start)?;
+    let mut at = before.len() - before.iter().rev().take_while(|b| b.is_ascii_whitespace()).count();
+    if at > 0 && before[at - 1] == b'-' {
+        at -= 1;
+    }
+    (at >= 2 && &before[at - 2..at] == b"[[").then(|| at - 2)
+}
+
+/// Where the `]]` of the print tag whose expression ends at `end` is: after
+/// it, only whitespace and a trim marker.
+fn tag_close(bytes: &[u8], end: usize) -> Option<usize> {
+    let after = bytes.get(end..)?;
+    let mut at = after.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    if after.get(at) == Some(&b'-') {
+        at += 1;
+    }
+    (after.get(at..at + 2) == Some(b"]]")).then_some(end + at)
 }

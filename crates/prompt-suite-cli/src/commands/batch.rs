@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use prompt_suite::pipeline::{Batch, Context, Summary};
+use prompt_suite::pipeline::{Batch, Context, Format, Summary};
 use same_file::Handle;
 
 use crate::args::BatchArgs;
@@ -31,8 +31,14 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         ("the error records", args.errors.as_deref()),
         ("the transcript", args.transcript.transcript.as_deref()),
     ]);
-    let pipeline =
-        crate::prompt::pipeline(&args.pipeline, &args.template, &args.provider, &args.tools, run)?;
+    let pipeline = crate::prompt::pipeline(
+        &args.pipeline,
+        &args.template,
+        &args.provider,
+        &args.framing,
+        &args.tools,
+        run,
+    )?;
     let source = source(&args.pipeline, &pipeline, &input)?;
     let prompt_text = source.text().to_owned();
     let reject = |err| diagnostic(&err, &input, None);
@@ -72,8 +78,13 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         .transcript(transcript.as_ref().map(|(_, transcript)| transcript))
         .format(format)
         .id_field(args.id_field.as_deref());
+    // Progress on a terminal, in every format: what goes to the terminal
+    // (error records on standard error, lines on a terminal standard
+    // output) is printed above the bar, whole lines at a time.
+    let mut progress = io::stderr().is_terminal().then(|| Progress::new(size));
+    let bar = progress.as_ref().map(|progress| progress.bar.clone());
     // Error records apart from the output: to `--errors`, else standard
-    // error (then without the progress count, which would cut into them).
+    // error.
     let mut errors: Box<dyn Write> = match &args.errors {
         Some(path) => {
             let to = output::target();
@@ -90,18 +101,18 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
             }
             Box::new(BufWriter::with_capacity(64 << 10, file))
         }
-        None => Box::new(BufWriter::with_capacity(64 << 10, io::stderr().lock())),
+        None => Box::new(AboveBar::new(bar.clone(), io::stderr().lock())),
     };
-    let records_on_stderr = format.is_envelope() && args.errors.is_none();
-    let mut progress =
-        (io::stderr().is_terminal() && !records_on_stderr).then(|| Progress::new(size));
     let report = |summary: &Summary| {
         if let Some(progress) = &mut progress {
             progress.update(summary);
         }
     };
-    // Lines go out in 64 KiB writes, not one write per line.
-    let mut out = BufWriter::with_capacity(64 << 10, output::Writer);
+    // Lines go out in 64 KiB writes, not one write per line (above the bar
+    // when they go to the terminal the bar is on).
+    let on_terminal = output::target().is_none() && io::stdout().is_terminal();
+    let out = BufWriter::with_capacity(64 << 10, output::Writer);
+    let mut out = Counted { inner: AboveBar::new(bar.filter(|_| on_terminal), out), bytes: 0 };
     let summary = match batch.run(BufReader::new(rows), &mut out, &mut errors, report) {
         Ok(summary) => summary,
         // The reader of the output has what it wanted.
@@ -110,9 +121,13 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
             return Err(Diagnostic::new("io_error", format!("batch: {err}")));
         }
     };
+    let written = out.bytes;
     drop(out);
     if let Some(progress) = progress {
         progress.finish(&summary);
+    }
+    if let Some(warning) = over_limits(format, (summary.rows - summary.failed) as u64, written) {
+        crate::diagnostic::warn(warning);
     }
     // Each distinct row notice once for the whole batch, with its first row.
     warn_row_notices(&summary, &input, &prompt_text);
@@ -133,6 +148,96 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         ));
     }
     Ok(())
+}
+
+/// `batch_limit`: a batch file with more requests or bytes than its
+/// provider takes in one file.
+fn over_limits(format: Format, requests: u64, bytes: u64) -> Option<Diagnostic> {
+    let most_requests = format.max_requests().map_or(u64::MAX, |most| most as u64);
+    let most_bytes = format.max_bytes()?;
+    if requests <= most_requests && bytes <= most_bytes {
+        return None;
+    }
+    let said = match format.max_requests() {
+        Some(most) => format!("{most} requests and {most_bytes} bytes"),
+        None => format!("{most_bytes} bytes"),
+    };
+    Some(Diagnostic::new(
+        "batch_limit",
+        format!(
+            "the {} file holds {requests} requests in {bytes} bytes, over {said} a file; \
+             the provider refuses it: split the rows into smaller batches",
+            format.as_str()
+        ),
+    ))
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Lines for the terminal the progress bar is on: written whole, with the
+/// bar cleared and redrawn below them, so no line runs onto the bar's. A
+/// line's end waits for its newline; without a bar, a plain writer.
+struct AboveBar<W: Write> {
+    bar: Option<ProgressBar>,
+    inner: W,
+    pending: Vec<u8>,
+}
+
+impl<W: Write> AboveBar<W> {
+    fn new(bar: Option<ProgressBar>, inner: W) -> AboveBar<W> {
+        AboveBar { bar, inner, pending: Vec::new() }
+    }
+
+    /// Writes `bytes` and flushes, with the bar out of the way.
+    fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let inner = &mut self.inner;
+        let mut write = || inner.write_all(bytes).and_then(|()| inner.flush());
+        match &self.bar {
+            Some(bar) => bar.suspend(write),
+            None => write(),
+        }
+    }
+}
+
+impl<W: Write> Write for AboveBar<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.bar.is_none() {
+            return self.inner.write(buf);
+        }
+        self.pending.extend_from_slice(buf);
+        if let Some(last) = self.pending.iter().rposition(|&b| b == b'\n') {
+            let lines: Vec<u8> = self.pending.drain(..=last).collect();
+            self.emit(&lines)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let rest = std::mem::take(&mut self.pending);
+        if rest.is_empty() { self.inner.flush() } else { self.emit(&rest) }
+    }
+}
+
+impl<W: Write> Drop for AboveBar<W> {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
 }
 
 /// Refuses an `--errors` file that is one of the batch's inputs (the rows
@@ -214,6 +319,10 @@ impl Progress {
     fn finish(self, summary: &Summary) {
         self.bar.set_position(summary.bytes);
         self.bar.abandon_with_message(message(summary, self.started.elapsed()));
+        // The bar's line ends here: warnings and errors start below it.
+        if !self.bar.is_hidden() {
+            eprintln!();
+        }
     }
 }
 
@@ -234,6 +343,31 @@ mod tests {
         // No division by zero at the start.
         let start = Summary::default();
         assert_eq!(message(&start, Duration::ZERO), "0 rows, 0 failed, 0 rows/s");
+    }
+
+    #[test]
+    fn lines_above_the_bar_go_out_whole() {
+        let bar = ProgressBar::hidden();
+        let mut above = AboveBar::new(Some(bar), Vec::new());
+        above.write_all(b"{\"row\": 0}\n{\"ro").unwrap();
+        assert_eq!(above.inner, b"{\"row\": 0}\n");
+        above.write_all(b"w\": 1}\n").unwrap();
+        assert_eq!(above.inner, b"{\"row\": 0}\n{\"row\": 1}\n");
+        above.write_all(b"tail").unwrap();
+        above.flush().unwrap();
+        assert!(above.inner.ends_with(b"tail"));
+    }
+
+    #[test]
+    fn batch_files_past_a_provider_limit_are_warned_about() {
+        assert!(over_limits(Format::OpenAiBatch, 50_000, 200_000_000).is_none());
+        let over = over_limits(Format::OpenAiBatch, 50_001, 10).unwrap();
+        assert_eq!(over.kind(), "batch_limit");
+        assert!(over.message().contains("50001 requests"), "{}", over.message());
+        assert!(over_limits(Format::AnthropicBatch, 100_000, 256_000_001).is_some());
+        assert!(over_limits(Format::GeminiBatch, 10_000_000, 1).is_none());
+        assert!(over_limits(Format::GeminiBatch, 1, 2_000_000_001).is_some());
+        assert!(over_limits(Format::Bodies, u64::MAX, u64::MAX).is_none());
     }
 
     #[test]

@@ -2,11 +2,13 @@
 //! (`minijinja-brackets`' `Template::analyze`), and the templates it
 //! includes, imports or extends by literal names.
 
+use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 
 use prompt_core::text::escape_controls;
 use prompt_suite::brackets::{Analysis, Environment, TemplateRef, Warning, WarningKind};
+use prompt_suite::comments::Dialect;
 
 use crate::args::CheckArgs;
 use crate::context::{define, read_context, read_source, run_files, templates};
@@ -19,7 +21,18 @@ const MAX_DEPTH: usize = 32;
 /// Runs `check`: errors fail, warnings do not.
 pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
     let input = read_source(&args.input)?;
-    let source = input.text()?;
+    let text = input.text()?;
+    // A prompt file's `///` comments go first, as `build` removes them:
+    // blanked (a space per character, line breaks kept), so every line and
+    // column stays the file's.
+    let source: Cow<'_, str> = match args.no_comments {
+        true => Cow::Borrowed(text),
+        false => {
+            let processed = Dialect::Standard.process(text);
+            blanked(text, processed.deletions.spans())
+        }
+    };
+    let source = source.as_ref();
     let mut context = read_context(args.input.context.as_deref())?;
     define(&mut context, &args.input.defines);
     let mut env = Environment::new();
@@ -75,6 +88,14 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
             }
         }
     }
+    let warned: usize = analyses.iter().map(|(_, analysis)| analysis.warnings.len()).sum();
+    let deny = |warned: usize| match (args.deny_warnings, warned) {
+        (true, 1..) => Err(Diagnostic::new(
+            "warnings_denied",
+            format!("{warned} warning(s), and `--deny-warnings` makes any an error"),
+        )),
+        _ => Ok(()),
+    };
     if args.json {
         // The main analysis, with each followed template's beside it.
         let (_, main) = &analyses[0];
@@ -87,7 +108,8 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
         if let Some(object) = json.as_object_mut() {
             object.insert("included".to_owned(), included.into());
         }
-        return output::write_json(&json);
+        output::write_json(&json)?;
+        return deny(warned);
     }
     // One `origin:line:column: warning[kind]: message` line each, the way
     // compilers and editors expect them; a followed template's under its path.
@@ -106,7 +128,54 @@ pub(crate) fn execute(args: CheckArgs) -> Result<(), Diagnostic> {
             );
         }
     }
-    output::write_bytes(text.as_bytes())
+    // A file in Jinja's syntax with no bracket tag: a note, never a warning.
+    if let Some((line, column)) = jinja_syntax(source) {
+        let _ = writeln!(
+            text,
+            "{}:{line}:{column}: note[jinja_syntax]: this file has Jinja's `{{% ... %}}` tags and no \
+             bracket tags; this language writes `[% ... %]` and `[[ ... ]]` (filters with `->`)",
+            input.origin()
+        );
+    }
+    output::write_bytes(text.as_bytes())?;
+    deny(warned)
+}
+
+/// `text` with the bytes of `deleted` (in order, not overlapping) blanked:
+/// each character a space, line breaks kept.
+fn blanked<'t>(text: &'t str, deleted: &[prompt_core::text::Span]) -> Cow<'t, str> {
+    if deleted.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for span in deleted {
+        let (Some(kept), Some(gone)) = (text.get(at..span.start), text.get(span.start..span.end))
+        else {
+            continue;
+        };
+        out.push_str(kept);
+        out.extend(gone.chars().map(|c| if matches!(c, '\n' | '\r') { c } else { ' ' }));
+        at = span.end;
+    }
+    out.push_str(text.get(at..).unwrap_or_default());
+    Cow::Owned(out)
+}
+
+/// The line and column of the first `{%` of a text that holds a Jinja
+/// statement tag (`{% ... %}`) and no bracket tag (`[[`, `[%`): written for
+/// Jinja, not for this language. `{{char}}` alone (SillyTavern's macros)
+/// is no Jinja statement.
+fn jinja_syntax(text: &str) -> Option<(usize, usize)> {
+    let open = text.find("{%")?;
+    text[open..].find("%}")?;
+    if text.contains("[[") || text.contains("[%") {
+        return None;
+    }
+    let before = &text[..open];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+    Some((line, column))
 }
 
 fn internal(err: serde_json::Error) -> Diagnostic {

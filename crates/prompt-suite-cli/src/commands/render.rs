@@ -5,15 +5,16 @@ use std::hash::{BuildHasher, RandomState};
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use prompt_suite::brackets::{
-    Context, Environment, Error as TemplateError, HistoryError, StateHistory, StoreWrite, Template,
-};
+use prompt_suite::brackets::{Context, Environment, Error as TemplateError, Template};
 use prompt_suite::pipeline::Templates;
+
+use prompt_core::text::Deletions;
+use prompt_suite::comments::Dialect;
 
 use crate::args::RenderArgs;
 use crate::context::{define, read_context, read_source, run_files, seed, templates};
 use crate::diagnostic::Diagnostic;
-use crate::history::{HistoryLock, LOCK_TIMEOUT, misuse, read_history, save_history};
+use crate::history::Opened;
 use crate::input::Input;
 use crate::output;
 
@@ -35,28 +36,29 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
         ("the history's lock", lock.as_deref()),
     ]);
     let templates = templates(args.templates.templates.as_deref(), &input, from, &mut env, run)?;
-    let input = &Sources { input, templates };
-    let source = input.text()?;
+    // `--prompt`: the comment stage first, as `build` runs it; positions
+    // are mapped back through what it deleted.
+    let stripped = match args.prompt {
+        true => {
+            let processed = Dialect::Standard.process(input.text()?);
+            Some((processed.cleaned.into_owned(), processed.deletions))
+        }
+        false => None,
+    };
+    let (stripped, deletions) = match stripped {
+        Some((text, deletions)) => (Some(text), Some(deletions)),
+        None => (None, None),
+    };
+    let input = &Sources { input, templates, deletions };
+    let source = match &stripped {
+        Some(text) => text.as_str(),
+        None => input.text()?,
+    };
     let template = env.compile(source).map_err(|err| input.report(&err))?;
     // What is printed counts against the output limit, whatever its form.
     let limit = env.limits().output_limit();
 
-    // A commit holds the history's lock from reading it to saving it, so
-    // that concurrent commits each record their message.
-    let lock = match (&args.history.history, args.history.commit) {
-        (Some(path), true) => Some(HistoryLock::acquire(path, LOCK_TIMEOUT)?),
-        _ => None,
-    };
-    // The regenerate rule: message N renders from the state before N.
-    let history = match &args.history.history {
-        Some(path) => {
-            let history = read_history(path, args.history.commit)?;
-            let message = args.history.at.unwrap_or(history.len());
-            context = history.context_at(message, &context).map_err(|err| misuse(&err, path))?;
-            Some((path, history, message))
-        }
-        None => None,
-    };
+    let mut history = Opened::open(&args.history, &mut context)?;
     // The command line's own values win over every file's.
     define(&mut context, &args.input.defines);
 
@@ -74,15 +76,14 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 
     let seed = seed(args.template.seed)?;
     let outcome = template.render_outcome(&context, seed).map_err(|err| input.report(&err))?;
-    // Each bare `[[name]]` tag that printed an undefined name, once per name.
-    input.warn_all(&outcome.undefined);
-    let commit_to = match (args.history.commit, history) {
-        (true, Some((path, mut history, message))) => {
-            commit(&mut history, message, &outcome.writes).map_err(|err| misuse(&err, path))?;
-            Some((path, history))
-        }
-        _ => None,
-    };
+    // Each bare `[[name]]` tag that printed an undefined name, once per name
+    // (printing nothing for `[[ name ]]` is often meant in a lone template).
+    let bare = outcome.undefined.iter().filter(|tag| tag.is_bare());
+    let bare: Vec<Mapped<'_, _>> = bare.map(|tag| input.mapped(tag)).collect();
+    input.warn_all(&bare);
+    if let Some(history) = &mut history {
+        history.record(&outcome.writes)?;
+    }
     // Encoded before saving: a render whose output is refused is not
     // recorded either.
     let printed = if args.json {
@@ -91,10 +92,9 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
     } else {
         outcome.output.into_bytes()
     };
-    if let Some((path, history)) = commit_to {
-        save_history(path, &history)?;
+    if let Some(history) = history {
+        history.save()?;
     }
-    drop(lock);
     output::write_bytes(&printed)
 }
 
@@ -103,6 +103,8 @@ pub(crate) fn execute(args: RenderArgs) -> Result<(), Diagnostic> {
 struct Sources {
     input: Input,
     templates: Option<(Templates, PathBuf)>,
+    /// With `--prompt`, what the comment stage deleted from the input.
+    deletions: Option<Deletions>,
 }
 
 impl Sources {
@@ -116,7 +118,52 @@ impl Sources {
             return Diagnostic::of(err, Some(&text))
                 .with_origin(dir.join(&name).display().to_string());
         }
-        self.input.report(err)
+        self.input.report(&self.mapped(err))
+    }
+
+    /// `diagnostic` with its span in the input as written (through what
+    /// the comment stage deleted, with `--prompt`).
+    fn mapped<'d, D: prompt_core::diagnostic::Diagnostic + ?Sized>(
+        &'d self,
+        diagnostic: &'d D,
+    ) -> Mapped<'d, D> {
+        Mapped { diagnostic, deletions: self.deletions.as_ref() }
+    }
+}
+
+/// A diagnostic of the stripped text, placed in the input as written.
+struct Mapped<'d, D: ?Sized> {
+    diagnostic: &'d D,
+    deletions: Option<&'d Deletions>,
+}
+
+impl<D: std::fmt::Display + ?Sized> std::fmt::Display for Mapped<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.diagnostic.fmt(f)
+    }
+}
+
+impl<D: prompt_core::diagnostic::Diagnostic + ?Sized> prompt_core::diagnostic::Diagnostic
+    for Mapped<'_, D>
+{
+    fn kind(&self) -> &'static str {
+        self.diagnostic.kind()
+    }
+
+    fn span(&self) -> Option<prompt_core::text::Span> {
+        let span = self.diagnostic.span()?;
+        let Some(deletions) = self.deletions else { return Some(span) };
+        let start = deletions.to_input(span.start);
+        let end = deletions.to_input(span.end).max(start);
+        Some(prompt_core::text::Span::new(start, end))
+    }
+
+    fn origin(&self) -> prompt_core::diagnostic::Origin {
+        self.diagnostic.origin()
+    }
+
+    fn help(&self) -> Option<String> {
+        self.diagnostic.help()
     }
 }
 
@@ -220,21 +267,6 @@ impl Fingerprints {
 /// How many bytes `text` takes as a JSON string, quotes included.
 fn json_len(text: &str) -> usize {
     output::json_len_within(text, usize::MAX).unwrap_or(usize::MAX)
-}
-
-/// Stores `writes` on message `message`: a new message at the end, or a
-/// new (active) swipe of an existing one.
-fn commit(
-    history: &mut StateHistory,
-    message: usize,
-    writes: &[StoreWrite],
-) -> Result<(), HistoryError> {
-    if message == history.len() {
-        history.push_message();
-    } else {
-        history.add_swipe(message)?;
-    }
-    history.record_writes(message, writes)
 }
 
 #[cfg(test)]

@@ -377,6 +377,31 @@ fn an_undefined_bare_tag_is_a_warning_and_a_notice() {
     assert_cmd_snapshot!("undefined_bare_tag_strict", cli().args(args).arg("--strict"));
 }
 
+/// Never a silent wrong answer: a misspelled name (whatever the spacing)
+/// and the turn it empties are warnings; a request left with no message
+/// says which turns went empty; an embed never closed is a warning.
+#[test]
+fn what_a_render_silently_lost_is_said() {
+    let input = |name: &str| format!("{INPUTS}/{name}");
+    assert_cmd_snapshot!(
+        "misspelled_variable",
+        cli().args(["build", &input("misspelled_variable.txt"), "--seed", "0"])
+    );
+    assert_cmd_snapshot!(
+        "all_turns_empty",
+        cli().args(["build", &input("all_turns_empty.txt"), "--provider", "anthropic"])
+    );
+    assert_cmd_snapshot!(
+        "unclosed_embed",
+        cli().args(["build", &input("unclosed_embed.txt"), "--messages"])
+    );
+    // `render` of a lone template prints nothing for `[[ name ]]` as meant.
+    assert_cmd_snapshot!(
+        "render_spaced_undefined_is_quiet",
+        cli().args(["render", "-t", "a[[ mesage ]]b [[wiki]]"])
+    );
+}
+
 /// `build --full` reports the seed it built with: the one given, or the one
 /// drawn (below 2^53), which replays the build.
 #[test]

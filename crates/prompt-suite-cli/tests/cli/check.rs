@@ -58,3 +58,45 @@ fn syntax_error_json() {
 fn help() {
     assert_cmd_snapshot!(check().arg("--help"));
 }
+
+/// A prompt file's `///` comments are removed first, as `build` removes
+/// them: a tag in a comment is not analysed, and positions stay the file's.
+#[test]
+fn comments_of_a_prompt_file_are_removed_first() {
+    assert_cmd_snapshot!("prompt_with_comments", check().arg(input("prompt_with_comments.txt")));
+    assert_cmd_snapshot!(
+        "prompt_with_comments_kept",
+        check().arg(input("prompt_with_comments.txt")).arg("--no-comments")
+    );
+}
+
+/// `--deny-warnings` gates CI: exit 1 with `warnings_denied` when it warns;
+/// a note is no warning.
+#[test]
+fn deny_warnings_fails_on_warnings_not_on_notes() {
+    assert_cmd_snapshot!(
+        "deny_warnings",
+        check().args([&input("prompt_with_comments.txt"), "--deny-warnings"])
+    );
+    assert_cmd_snapshot!(
+        "deny_warnings_json",
+        check().args([
+            &input("warnings.txt"),
+            "--deny-warnings",
+            "--json",
+            "--error-format",
+            "json"
+        ])
+    );
+    assert_cmd_snapshot!("jinja_note", check().args([&input("jinja.txt"), "--deny-warnings"]));
+    // SillyTavern's `{{char}}` macros alone are no Jinja.
+    let quiet = check().args([&input("sillytavern_macros.txt"), "--deny-warnings"]).output();
+    let quiet = quiet.unwrap();
+    assert!(quiet.status.success() && quiet.stdout.is_empty(), "{quiet:?}");
+}
+
+/// Jinja's filter pipe gets the arrow as help.
+#[test]
+fn a_jinja_pipe_gets_the_arrow() {
+    assert_cmd_snapshot!("jinja_pipe", check().args(["-t", "Hello [[ user | title ]]"]));
+}

@@ -65,3 +65,34 @@ fn man_pages() {
 fn man_of_an_unknown_subcommand_is_a_usage_error() {
     assert_cmd_snapshot!(cli().args(["man", "nope"]));
 }
+
+/// `man --dir DIR` writes every page, each with EXIT STATUS, ENVIRONMENT
+/// and EXAMPLES.
+#[test]
+fn man_dir_writes_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = cli().args(["man", "--dir"]).arg(dir.path()).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stdout.is_empty());
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in
+        ["prompt-suite.1", "prompt-suite-render.1", "prompt-suite-build.1", "prompt-suite-man.1"]
+    {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    for name in &names {
+        let page = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        for section in [".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH EXAMPLES"] {
+            assert!(page.contains(section), "{name} lacks {section}");
+        }
+    }
+    // With a subcommand, or with -o, it is a usage error.
+    let both = cli().args(["man", "render", "--dir"]).arg(dir.path()).output().unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    let output_too = cli().args(["man", "-o", "x.1", "--dir"]).arg(dir.path()).output().unwrap();
+    assert_eq!(output_too.status.code(), Some(2));
+}

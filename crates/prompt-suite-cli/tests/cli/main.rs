@@ -21,6 +21,7 @@ mod gemini;
 mod generate;
 mod injection;
 mod output;
+mod pipeline_state;
 mod render;
 mod segment;
 mod shell;

@@ -102,7 +102,13 @@ impl<'a> TemplateParser<'a> {
                 let start = source.offset(at);
                 let end = start + token_len(at);
                 let message = e.message.unwrap_or_else(|| format!("unexpected {}", describe(e.at)));
-                Error::new(e.kind, message).at(source, Span::new(start, end))
+                let error = Error::new(e.kind, message).at(source, Span::new(start, end));
+                match jinja_filter(at) {
+                    Some(filter) => error.with_help(format!(
+                        "filters chain with '->' here: name -> {filter} (Jinja's `|` is not this language's)"
+                    )),
+                    None => error,
+                }
             }
             nom::Err::Incomplete(_) => {
                 let at = source.offset(fallback);
@@ -426,4 +432,14 @@ fn with_block<'a>(
     let mut seen = HashSet::new();
     let names = all.into_iter().filter(|n| seen.insert(*n)).collect();
     Node::With(Box::new(WithBlock { names, bindings, body, span }))
+}
+
+/// The filter after a Jinja-style `|` that a parse stopped at (`| upper`:
+/// `upper`; a bare `|`: `upper`, the example), or `None` when the parse
+/// stopped elsewhere (`||` is no filter either).
+fn jinja_filter(at: &str) -> Option<&str> {
+    let rest = at.strip_prefix('|').filter(|rest| !rest.starts_with('|'))?;
+    let rest = rest.trim_start();
+    let end = rest.find(|c: char| !(c == '_' || c.is_alphanumeric())).unwrap_or(rest.len());
+    Some(if end == 0 { "upper" } else { &rest[..end] })
 }
