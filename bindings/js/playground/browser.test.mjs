@@ -200,7 +200,7 @@ test("typing into the editors changes the output, data highlighted", async () =>
   // Turns follow the text.
   const turns = await page.$$eval("#turns li", (items) => items.map((li) => [li.dataset.role, li.querySelector("pre").textContent]));
   assert.deepEqual(turns, [
-    ["system", "You are Penny."],
+    ["context", "You are Penny.\n\n"],
     ["user", "Where is my parcel? Sign as PENNY."],
   ]);
   // Typing into the context changes it too.
@@ -256,22 +256,10 @@ test("switching the provider changes the body", async () => {
   await page.selectOption("#provider", "openai");
 });
 
-test("the odds of the random blocks are exact", async (t) => {
-  const has = await page.evaluate(async () => {
-    const probe = await fetch("../pkg/package.json").then((r) => r.json());
-    return probe !== null;
-  });
-  assert.ok(has);
+test("the odds of the random blocks are exact", async () => {
   await setText(page, "#prompt", "[% chance 0.25 %]A[% elif 0.5 %]B[% else %]C[% endchance %]");
-  if ((await page.locator("#odds-problems .problem[data-kind]").count()) > 0) {
-    t.skip(await page.textContent("#odds-problems"));
-    return;
-  }
-  const unsupported = await page.locator("#odds-problems").textContent();
-  if (unsupported.includes("does not enumerate odds")) {
-    t.skip("the package has no Template.distribution");
-    return;
-  }
+  assert.equal(await page.textContent("#odds-problems"), "");
+  assert.match(await page.textContent("#odds"), /3 distinct outputs from 3 random paths/);
   const rows = await page.$$eval("#odds table tr", (trs) =>
     trs.slice(1).map((tr) => [tr.querySelector("td.p").textContent, tr.querySelector("pre").textContent]),
   );
@@ -279,6 +267,9 @@ test("the odds of the random blocks are exact", async (t) => {
     rows.sort((a, b) => a[1].localeCompare(b[1])),
     [["25 %", "A"], ["37.5 %", "B"], ["37.5 %", "C"]],
   );
+  // A template without random blocks has one output, certain.
+  await setText(page, "#prompt", "Hi [[ bot ]].");
+  assert.match(await page.textContent("#odds"), /no random choice/);
 });
 
 test("the URL fragment round-trips the whole page", async () => {
@@ -386,10 +377,17 @@ test("a chat template renders, messages and generation highlighted", async () =>
 });
 
 test("the page frees what it compiles, renders offline, and a screenshot is taken", async () => {
-  // Many updates in a row leave no object holding wasm memory.
-  for (let i = 0; i < 20; i++) await setText(page, "#prompt", `Round ${i}: [[ bot ]]`);
+  // Many updates in a row leave no object holding wasm memory, and the
+  // module's memory stays flat (it only ever grows; one 64 KiB page of
+  // allocator slack is allowed).
+  const wasmBytes = () => page.evaluate(() => Number(document.body.dataset.wasmBytes));
+  for (let i = 0; i < 20; i++) await setText(page, "#prompt", `Round ${i}: [[ bot ]] [% chance 0.5 %]x[% endchance %]`);
+  const warm = await wasmBytes();
+  assert.ok(warm > 0);
+  for (let i = 20; i < 80; i++) await setText(page, "#prompt", `Round ${i}: [[ bot ]] [% chance 0.5 %]x[% endchance %]`);
   assert.equal(await page.evaluate(() => document.body.dataset.live), "0");
-  assert.equal(await page.textContent("#rendered"), "Round 19: Penny");
+  assert.match(await page.textContent("#rendered"), /^Round 79: Penny/);
+  assert.ok((await wasmBytes()) - warm <= 65_536, `wasm memory grew from ${warm} to ${await wasmBytes()} bytes`);
   assert.deepEqual(offsite, []);
   assert.deepEqual(consoleErrors, []);
   mkdirSync(dirname(screenshotPath), { recursive: true });
