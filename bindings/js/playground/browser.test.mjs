@@ -256,6 +256,30 @@ test("switching the provider changes the body", async () => {
   await page.selectOption("#provider", "openai");
 });
 
+test("a conversation is seen by its speaker, in the turns and the body", async () => {
+  await setText(page, "#prompt", "/// param: model=some-model\nYou are [[ bot ]].");
+  await setText(page, "#conversation", '[\n  {"speaker": "ana", "text": "Hi Ben"},\n  {"speaker": "ben", "text": "Hello"},\n  {"speaker": "ana", "text": "How are you?"}\n]');
+  // Without a speaker the page says so under the conversation.
+  assert.equal(await page.getAttribute("#conversation-diagnostics .diagnostic", "data-kind"), "missing_speaker");
+  await setText(page, "#speaker", "ben");
+  const turns = await page.$$eval("#turns li", (items) => items.map((li) => [li.dataset.role, li.querySelector("pre").textContent]));
+  assert.deepEqual(turns, [
+    ["context", "You are Penny."],
+    ["user", "ana: Hi Ben"],
+    ["assistant", "Hello"],
+    ["user", "ana: How are you?"],
+  ]);
+  const body = JSON.parse(await page.textContent("#body"));
+  assert.deepEqual(body.messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  // A conversation that is not JSON is placed where it stops being JSON.
+  await setText(page, "#conversation", '[\n  {"speaker": "ana", "text": "Hi"},\n  {"speaker" "ben"}\n]');
+  const diagnostic = page.locator("#conversation-diagnostics .diagnostic").first();
+  assert.deepEqual([await diagnostic.getAttribute("data-line"), await diagnostic.getAttribute("data-column")], ["3", "14"]);
+  await setText(page, "#conversation", "");
+  await setText(page, "#speaker", "");
+  assert.equal(await page.locator(".diagnostic").count(), 0);
+});
+
 test("the odds of the random blocks are exact", async () => {
   await setText(page, "#prompt", "[% chance 0.25 %]A[% elif 0.5 %]B[% else %]C[% endchance %]");
   assert.equal(await page.textContent("#odds-problems"), "");
@@ -307,6 +331,13 @@ test("the URL fragment round-trips the whole page", async () => {
   } finally {
     await second.close();
   }
+  // A page too large for a link it could read back keeps the last link, and says so.
+  const { randomBytes } = await import("node:crypto");
+  await setText(page, "#prompt", randomBytes(150_000).toString("base64"));
+  await page.waitForFunction(() => /too large to keep in its link/.test(document.querySelector("#notice").textContent));
+  assert.equal(await page.evaluate(() => location.hash), hash);
+  await setText(page, "#prompt", "Back to [[ bot ]]");
+  await page.waitForFunction(() => document.querySelector("#notice").hidden);
   await page.selectOption("#provider", "openai");
 });
 
@@ -391,7 +422,11 @@ test("the page frees what it compiles, renders offline, and a screenshot is take
   assert.deepEqual(offsite, []);
   assert.deepEqual(consoleErrors, []);
   mkdirSync(dirname(screenshotPath), { recursive: true });
-  await setText(page, "#prompt", (await import("./lib.js")).DEFAULT_STATE.prompt);
+  // The example, as a new page opens with it.
+  const n = await updates(page);
+  await page.click("#reset");
+  await settled(page, n);
+  assert.equal(await page.inputValue("#prompt"), (await import("./lib.js")).DEFAULT_STATE.prompt);
   await page.screenshot({ path: screenshotPath, fullPage: true });
   assert.ok(statSync(screenshotPath).size > 10_000, "the screenshot is not empty");
 });

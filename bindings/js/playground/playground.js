@@ -232,10 +232,20 @@ function writeState(state) {
 
 /** The fragment this page last wrote or read, so its own writes are not read back. */
 let currentFragment = "";
+/** Whether the last state was too large for the link (its notice is showing). */
+let linkTooLarge = false;
 
 const saveFragment = lib.debounce(async () => {
   try {
     const fragment = await lib.encodeFragment(readState());
+    if (fragment.length - lib.FRAGMENT_PREFIX.length > lib.MAX_FRAGMENT_CHARS) {
+      // A link the page would refuse to read is not written.
+      notice(`The page is too large to keep in its link (over ${lib.MAX_FRAGMENT_CHARS} characters compressed); the link holds an earlier state.`);
+      linkTooLarge = true;
+      return;
+    }
+    if (linkTooLarge) notice("");
+    linkTooLarge = false;
     if (fragment !== currentFragment) {
       currentFragment = fragment;
       history.replaceState(null, "", fragment);
@@ -594,6 +604,10 @@ async function main() {
   });
   $("copy-link").addEventListener("click", async () => {
     const fragment = await lib.encodeFragment(readState());
+    if (fragment.length - lib.FRAGMENT_PREFIX.length > lib.MAX_FRAGMENT_CHARS) {
+      notice(`The page is too large to keep in its link (over ${lib.MAX_FRAGMENT_CHARS} characters compressed).`);
+      return;
+    }
     currentFragment = fragment;
     history.replaceState(null, "", fragment);
     try {
