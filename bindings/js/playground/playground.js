@@ -628,10 +628,9 @@ async function main() {
   }
   $("version").textContent = typeof ps.version === "string" ? `v${ps.version}` : "";
   const toml = document.querySelector("#context-format option[value=toml]");
-  if (typeof ps.parseContext !== "function") {
-    toml.disabled = true;
-    toml.textContent = "TOML (not in this build)";
-  }
+  // Without a TOML reader in the package the choice is not offered (a link
+  // that asks for it gets a diagnostic under the context instead).
+  if (typeof ps.parseContext !== "function") toml.hidden = toml.disabled = true;
   update();
   document.body.dataset.ready = "ready";
 }
