@@ -8,16 +8,19 @@
 //!   warnings denied, `test`, narrative-segment without its `bundle`
 //!   feature, the docs with warnings denied, and `cargo package`.
 //! * `test`: every test of the repository, the README's test command:
-//!   `cargo test --workspace`, then the Python package's (`python.rs`: a
+//!   `cargo test --workspace` (with `JINJA2_PYTHON` naming that
+//!   environment's Python, given `jinja2==3.1.6`, when `../shared/peer` is
+//!   there: the chat-template harnesses then compare every real template
+//!   with jinja2), then the Python package's (`python.rs`: a
 //!   virtual environment under the target directory with maturin and
 //!   pytest from the package index, made on first use; the wheel built
 //!   and installed; pytest over `bindings/python/tests`). `test python`
 //!   runs the Python part alone. Then the JavaScript package's (`wasm.rs`):
 //!   built as `wasm` builds it, then node's test runner over
 //!   `bindings/js/tests`; `test js` runs that part alone. Then the
-//!   playground's (`browser.rs`): its node tests and the page in Debian's
-//!   headless Chromium driven by playwright-core (both installed on first
-//!   use); `test browser` builds the package and runs that part alone.
+//!   playground's (`browser.rs`: its node tests and the page in headless
+//!   Chromium, against the package just built); `test browser` runs that
+//!   part alone, against the package as `wasm` last built it.
 //! * `wasm [--deps]`: the npm package in `bindings/js/pkg/` (`wasm.rs`):
 //!   the toolchain installed where missing (apt, cargo, npm), `bindings/js`
 //!   built for wasm32-unknown-unknown, wasm-bindgen, wasm-opt, the
@@ -60,8 +63,7 @@ fn main() -> ExitCode {
             [] => test(),
             [only] if only == "python" => python::test(&project_root(), &target_dir()),
             [only] if only == "js" => wasm::test(&project_root(), &target_dir()),
-            [only] if only == "browser" => wasm::build(&project_root(), &target_dir())
-                .and_then(|()| browser::test(&project_root(), &target_dir())),
+            [only] if only == "browser" => browser::test(&project_root(), &target_dir()),
             _ => Err("usage: cargo xtask test [python | js | browser]".to_owned()),
         },
         Some("layers") => match rest.as_slice() {
@@ -114,10 +116,18 @@ fn ci() -> Result<(), String> {
     package()
 }
 
-/// Every test of the repository: cargo's, then the Python package's, then
-/// the JavaScript package's, then the playground's in a headless browser.
+/// Every test of the repository: cargo's, the Python package's, then the
+/// JavaScript package's (built, node's tests, the playground's). When
+/// the peer material is beside the checkout (`../shared/peer`), the
+/// chat-template harnesses compare with Python's jinja2, installed in the
+/// package's environment (`python::oracle`) and named by `JINJA2_PYTHON`.
 fn test() -> Result<(), String> {
-    cargo(&["test", "--workspace"], &[])?;
+    let peer = project_root().join("../shared/peer");
+    let oracle = if peer.is_dir() { Some(python::oracle(&target_dir())?) } else { None };
+    let oracle = oracle.as_ref().map(|python| python.to_string_lossy().into_owned());
+    let envs: Vec<(&str, &str)> =
+        oracle.iter().map(|python| ("JINJA2_PYTHON", python.as_str())).collect();
+    cargo(&["test", "--workspace"], &envs)?;
     python::test(&project_root(), &target_dir())?;
     wasm::test(&project_root(), &target_dir())?;
     browser::test(&project_root(), &target_dir())

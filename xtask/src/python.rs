@@ -19,6 +19,10 @@ use crate::run;
 /// What the tests need from the package index.
 const REQUIREMENTS: &[&str] = &["maturin>=1.9,<2", "pytest>=8"];
 
+/// The oracle of the chat-template harnesses (`JINJA2_PYTHON`): Python's
+/// jinja2 at the version their figures were measured against.
+const ORACLE_REQUIREMENTS: &[&str] = &["jinja2==3.1.6"];
+
 /// What the Ray tests need besides.
 const RAY_REQUIREMENTS: &[&str] = &["ray[data]==2.60.0", "pyarrow", "pandas", "numpy"];
 
@@ -26,7 +30,11 @@ const RAY_REQUIREMENTS: &[&str] = &["ray[data]==2.60.0", "pyarrow", "pandas", "n
 pub(crate) fn test(root: &Path, target: &Path) -> Result<(), String> {
     let ray = env::var("PROMPT_SUITE_RAY").is_ok_and(|value| value == "1");
     let venv = target.join("python");
-    let python = environment(&venv, ray)?;
+    let mut wanted: Vec<&str> = REQUIREMENTS.to_vec();
+    if ray {
+        wanted.extend(RAY_REQUIREMENTS);
+    }
+    let python = environment(&venv, &wanted)?;
     let wheels = target.join("python-wheels");
     crate::remove_dir(&wheels)?;
     run(Command::new(venv.join("bin").join("maturin"))
@@ -66,17 +74,21 @@ pub(crate) fn test(root: &Path, target: &Path) -> Result<(), String> {
     }
 }
 
-/// The environment's interpreter, made (and given the requirements) when
-/// missing or when its requirements changed.
-fn environment(venv: &Path, ray: bool) -> Result<PathBuf, String> {
+/// The interpreter of the environment under `target` with jinja2 in it,
+/// for the chat-template harnesses (`JINJA2_PYTHON`): the same environment
+/// as the package's tests, so a cold run makes it once and a warm one
+/// installs nothing.
+pub(crate) fn oracle(target: &Path) -> Result<PathBuf, String> {
+    environment(&target.join("python"), ORACLE_REQUIREMENTS)
+}
+
+/// The environment's interpreter, made when missing and given whichever
+/// of `wanted` it lacks (its marker file lists what it was given).
+fn environment(venv: &Path, wanted: &[&str]) -> Result<PathBuf, String> {
     let python = venv.join("bin").join("python");
     if !python.exists() {
         let base = env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
         run(Command::new(base).args(["-m", "venv"]).arg(venv))?;
-    }
-    let mut wanted: Vec<&str> = REQUIREMENTS.to_vec();
-    if ray {
-        wanted.extend(RAY_REQUIREMENTS);
     }
     let marker = venv.join("prompt-suite-requirements.txt");
     let have = fs::read_to_string(&marker).unwrap_or_default();

@@ -50,7 +50,15 @@ pub(crate) fn build(root: &Path, target: &Path) -> Result<(), String> {
         .env("RUSTC", RUSTC)
         .env("RUSTC_BOOTSTRAP", "1")
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", &tools.lld)
-        .env("RUSTFLAGS", format!("-C link-arg=-zstack-size={STACK_BYTES}"))
+        // immediate-abort: a panic is a trap at once, with no message
+        // formatting or unwinding code in the module (nothing reaches it:
+        // every path returns a typed error; see the hostile tests).
+        .env(
+            "RUSTFLAGS",
+            format!(
+                "-C link-arg=-zstack-size={STACK_BYTES} -Zunstable-options -Cpanic=immediate-abort"
+            ),
+        )
         // The host's settings are not the target's.
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTFLAGS"))?;
@@ -63,7 +71,7 @@ pub(crate) fn build(root: &Path, target: &Path) -> Result<(), String> {
         .arg(&pkg))?;
     let glue_wasm = pkg.join(format!("{MODULE}_bg.wasm"));
     run(Command::new(&tools.wasm_opt)
-        .args(["-Os", "--strip-debug", "--strip-producers"])
+        .args(["-Oz", "--strip-debug", "--strip-producers"])
         .args(WASM_FEATURES)
         .arg(&glue_wasm)
         .arg("-o")
@@ -248,13 +256,6 @@ fn which(name: &str) -> Option<PathBuf> {
         .chain(cargo_bin)
         .map(|dir| dir.join(name))
         .find(|path| path.is_file())
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
 /// The size of `path` gzipped at level 9 (`gzip`), when gzip is there.

@@ -644,12 +644,23 @@ export function applyChatTemplateOutcome(templateText, messages, opts) {
 
 const BUILD_OPTIONS = [
   "provider", "params", "context", "seed", "attachments", "transcript", "speaker", "chatTemplate",
-  "tools", "toolChoice", "responseSchema", "roleAliases", "onNotice",
+  "tools", "toolChoice", "responseSchema", "roleAliases", "now", "onNotice",
 ];
+
+/** `build`'s chatTemplate: a `.jinja` text, or `{template, config, name, specialTokens, allowSpecialTokens}`. */
+function chatTemplateArg(chat) {
+  if (typeof chat === "string") return `{"text":${JSON.stringify(chat)}}`;
+  const o = options(chat, ["template", "config", "name", "specialTokens", "allowSpecialTokens"], "chatTemplate");
+  let text = `{"text":${JSON.stringify(string(o.template, "chatTemplate.template"))},"config":${Boolean(o.config)},"allowSpecialTokens":${Boolean(o.allowSpecialTokens)}`;
+  if (o.name !== undefined && o.name !== null) text += `,"name":${JSON.stringify(string(o.name, "chatTemplate.name"))}`;
+  if (o.specialTokens !== undefined && o.specialTokens !== null) text += `,"specialTokens":${toJsonText(o.specialTokens, "chatTemplate.specialTokens")}`;
+  return text + "}";
+}
 
 /**
  * Builds the request body of an authored prompt for `provider` (`"openai"`,
- * `"openai-responses"`, `"anthropic"`, `"gemini"`). Notices (a parameter
+ * `"openai-responses"`, `"anthropic"`, `"gemini"`, or `"completions"`: one
+ * prompt rendered through `chatTemplate`, `strftime_now` reading `now`). Notices (a parameter
  * the provider has no field for, ...) go to `onNotice(notice)`, or to
  * `console.warn` without it.
  */
@@ -660,7 +671,9 @@ export function build(promptText, opts) {
   text += `,"params":${objectText(o.params, "params")},"context":${objectText(o.context, "context")}`;
   if (o.transcript !== undefined && o.transcript !== null) text += `,"transcript":${jsonArg(o.transcript, "transcript")}`;
   if (o.speaker !== undefined && o.speaker !== null) text += `,"speaker":${JSON.stringify(string(o.speaker, "speaker"))}`;
-  if (o.chatTemplate !== undefined && o.chatTemplate !== null) text += `,"chatTemplate":${toJsonText(o.chatTemplate, "chatTemplate")}`;
+  if (o.chatTemplate !== undefined && o.chatTemplate !== null) {
+    text += `,"chatTemplate":${chatTemplateArg(o.chatTemplate)},"now":${JSON.stringify(nowOf(o.now))}`;
+  }
   if (o.tools !== undefined && o.tools !== null) text += `,"tools":${jsonArg(o.tools, "tools")}`;
   if (o.toolChoice !== undefined && o.toolChoice !== null) text += `,"toolChoice":${toJsonText(o.toolChoice, "toolChoice")}`;
   if (o.responseSchema !== undefined && o.responseSchema !== null) text += `,"responseSchema":${jsonArg(o.responseSchema, "responseSchema")}`;

@@ -201,7 +201,7 @@ export function applyChatTemplateOutcome(
 
 // --- the pipeline --------------------------------------------------------------------------
 
-export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini";
+export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | "completions";
 
 export interface BuildOptions {
   provider?: Provider;
@@ -214,8 +214,13 @@ export interface BuildOptions {
   /** A multi-speaker transcript (`[{speaker, text}]` or its JSON text), flipped for `speaker`. */
   transcript?: JsonValue[] | string | null;
   speaker?: string | null;
-  /** Not available in build yet (PromptSuiteError `invalid_argument`). */
-  chatTemplate?: null;
+  /** The chat template `completions` renders through: its `.jinja` text, or a config's text with how to load it. */
+  chatTemplate?:
+    | string
+    | { template: string; config?: boolean; name?: string; specialTokens?: string[]; allowSpecialTokens?: boolean }
+    | null;
+  /** The time the chat template's `strftime_now` reads (default: now). */
+  now?: Date;
   tools?: JsonValue[] | string;
   toolChoice?: JsonValue;
   responseSchema?: JsonObject | string;

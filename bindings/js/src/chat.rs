@@ -12,7 +12,7 @@ use crate::error::{Failure, Result, invalid};
 /// How a chat template is loaded (the JSON the package writes).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Load {
+pub(crate) struct Load {
     /// The text is `tokenizer_config.json` / `chat_template.json`.
     #[serde(default)]
     config: bool,
@@ -33,6 +33,22 @@ struct AppliedJs<'a> {
     generation_ranges: Vec<[usize; 2]>,
 }
 
+/// Loads `text` as `load` says, `strftime_now` reading `clock`.
+pub(crate) fn load_template(text: &str, load: Load, clock: Clock) -> Result<ChatTemplate> {
+    let options = Options {
+        name: load.name,
+        clock,
+        special_tokens: load.special_tokens,
+        allow_special_tokens: load.allow_special_tokens,
+    };
+    let template = if load.config {
+        ChatTemplate::from_config(text, &options)
+    } else {
+        ChatTemplate::from_jinja(text, &options)
+    };
+    template.map_err(|err| chat_error(&err))
+}
+
 fn chat_error(err: &prompt_suite::chat_template::Error) -> Failure {
     Failure::from(err.annotated())
 }
@@ -40,7 +56,7 @@ fn chat_error(err: &prompt_suite::chat_template::Error) -> Failure {
 /// The clock `strftime_now` reads: the instant `millis` (since the Unix
 /// epoch) at UTC offset `offset_minutes` east (JavaScript's `Date`:
 /// `getTime()` and `-getTimezoneOffset()`).
-fn clock(millis: f64, offset_minutes: i32) -> Result<Clock> {
+pub(crate) fn clock(millis: f64, offset_minutes: i32) -> Result<Clock> {
     let bad = || invalid(format!("`now` is not a time: {millis} ms, offset {offset_minutes} min"));
     if !millis.is_finite() || millis.abs() > 8.64e15 {
         return Err(bad());
@@ -66,18 +82,8 @@ impl Chat {
     #[wasm_bindgen(constructor)]
     pub fn new(text: &str, options: &str, now_millis: f64, offset_minutes: i32) -> Result<Chat> {
         let load: Load = convert::read(options)?;
-        let options = Options {
-            name: load.name,
-            clock: clock(now_millis, offset_minutes)?,
-            special_tokens: load.special_tokens,
-            allow_special_tokens: load.allow_special_tokens,
-        };
-        let template = if load.config {
-            ChatTemplate::from_config(text, &options)
-        } else {
-            ChatTemplate::from_jinja(text, &options)
-        };
-        template.map(|template| Chat { template }).map_err(|err| chat_error(&err))
+        load_template(text, load, clock(now_millis, offset_minutes)?)
+            .map(|template| Chat { template })
     }
 
     /// Renders the conversation (the JSON of the command line's

@@ -57,11 +57,23 @@ struct BuildOptions {
     context: Map<String, Value>,
     transcript: Option<Json>,
     speaker: Option<String>,
-    chat_template: Option<Value>,
+    /// The chat template `completions` renders through: its text and how
+    /// it is loaded.
+    chat_template: Option<ChatArg>,
+    /// `[millis, offset minutes]`: the time `strftime_now` reads.
+    now: Option<(f64, i32)>,
     tools: Option<Json>,
     tool_choice: Option<Value>,
     response_schema: Option<Json>,
     role_aliases: Option<Map<String, Value>>,
+}
+
+/// `build`'s `chatTemplate`: the template's text and its load options.
+#[derive(Deserialize)]
+struct ChatArg {
+    text: String,
+    #[serde(flatten)]
+    load: crate::chat::Load,
 }
 
 /// A result and the notices that came with it (nothing is left out
@@ -107,11 +119,10 @@ pub fn build(
         Source::from_bundle(bundle)
     };
     let mut builder = pp::Pipeline::builder(provider(&options.provider)?);
-    if options.chat_template.is_some_and(|t| !t.is_null()) {
-        return Err(invalid(
-            "chatTemplate is not available in build yet: render a chat template with \
-             applyChatTemplate",
-        ));
+    if let Some(chat) = options.chat_template {
+        let (millis, offset) = options.now.unwrap_or((0.0, 0));
+        let clock = crate::chat::clock(millis, offset)?;
+        builder = builder.chat_template(crate::chat::load_template(&chat.text, chat.load, clock)?);
     }
     if !options.params.is_empty() {
         builder = builder.params(Params::pairs_of_object(&options.params));
@@ -237,6 +248,17 @@ mod tests {
         assert_eq!(err.kind(), "unknown_provider");
         let err = build("x", r#"{"provider": "openai", "bogus": 1}"#, 1, "[]", &[], &[]);
         assert_eq!(err.unwrap_err().kind(), "invalid_json");
+    }
+
+    #[test]
+    fn completions_render_through_the_chat_template() {
+        let options = r#"{"provider": "completions", "params": {"model": "m"},
+            "chatTemplate": {"text": "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"},
+            "now": [0, 0]}"#;
+        let out = build("## user\nHi", options, 1, "[]", &[], &[]).unwrap();
+        assert!(out.contains(r#""prompt":"<user>Hi""#), "{out}");
+        let err = build("## user\nHi", r#"{"provider": "completions"}"#, 1, "[]", &[], &[]);
+        assert_eq!(err.unwrap_err().kind(), "missing_chat_template");
     }
 
     #[test]

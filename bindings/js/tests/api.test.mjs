@@ -358,7 +358,13 @@ test("build flips a transcript for a speaker", () => {
     { role: "assistant", content: "Hi Ann" },
   ]);
   throwsKind(() => ps.build("x", { transcript }), "invalid_argument");
-  throwsKind(() => ps.build("x", { chatTemplate: "{{ x }}" }), "invalid_argument");
+  const completions = ps.build("/// param: model=m\n## user\nHi", {
+    provider: "completions",
+    chatTemplate: "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}{{ strftime_now('%Y') }}",
+    now: new Date(Date.UTC(2026, 5, 1)),
+  });
+  assert.deepEqual(completions, { model: "m", prompt: "<user>Hi2026" });
+  throwsKind(() => ps.build("## user\nHi", { provider: "completions" }), "missing_chat_template");
 });
 
 test("notices go to onNotice (nothing is dropped silently)", () => {

@@ -160,6 +160,26 @@ impl TextBuf {
     }
 }
 
+/// `text[range]` of the string `value` (whose text is `text`), keeping the
+/// provenance of its bytes: a slice is the same bytes, so a literal's stay
+/// authored and a value's stay data (`strip`, `split`, the Jinja2
+/// profile's `trim`).
+pub(crate) fn slice(value: &Value, text: &str, range: Range<usize>) -> Value {
+    let Repr::Text(t) = &value.0 else { return Value::str(&text[range]) };
+    let data: Vec<Range<usize>> = t
+        .data()
+        .iter()
+        .filter_map(|r| {
+            let (start, end) = (r.start.max(range.start), r.end.min(range.end));
+            (start < end).then(|| start - range.start..end - range.start)
+        })
+        .collect();
+    if data.len() == 1 && data[0] == (0..range.len()) {
+        return Value::str(&text[range]);
+    }
+    Value(Repr::Text(Arc::new(Text::new(Arc::from(&text[range]), data.into()))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

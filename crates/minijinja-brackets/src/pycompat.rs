@@ -1,6 +1,7 @@
 //! The Jinja2 profile's own built-ins, as transformers renders chat
 //! templates: `tojson` as `json.dumps`, Python's `round`, the `format`
-//! filter (`%` formatting), and the functions `raise_exception(message)`
+//! filter (`%` formatting), `trim` as Python's `str.strip` (keeping each
+//! byte's provenance), and the functions `raise_exception(message)`
 //! and `strftime_now(format)` (reading the environment's [`Clock`]).
 
 use std::sync::Arc;
@@ -8,8 +9,9 @@ use std::sync::Arc;
 use crate::arguments::{Arguments, bad};
 use crate::callable::{Filter, Function};
 use crate::error::{Error, ErrorKind};
+use crate::provenance::slice;
 use crate::value::ops::{check_string_size, string_too_long};
-use crate::value::python::{Dumps, write_dumps, write_float, write_repr};
+use crate::value::python::{Dumps, strip_range, write_dumps, write_float, write_repr};
 use crate::value::{Repr, Value};
 
 /// The clock `strftime_now` reads (the Jinja2 profile).
@@ -65,6 +67,7 @@ pub(crate) fn filters() -> Vec<(&'static str, Filter)> {
         ("tojson", Filter::new(tojson)),
         ("round", Filter::new(round)),
         ("format", Filter::new(format)),
+        ("trim", Filter::new(trim)),
     ]
 }
 
@@ -133,6 +136,26 @@ fn tojson(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     let mut out = String::new();
     write_dumps(&value, &options, &mut out, limits.string_limit).map_err(invalid)?;
     Ok(Value::string(out))
+}
+
+/// Jinja2's `trim(chars=None)`: Python's `str.strip` (its whitespace,
+/// `str.isspace`). A string's result is a slice of it, so each byte keeps
+/// its provenance (`'<<SYS>>\n' + content | trim` keeps `<<SYS>>`
+/// authored); any other value is printed first, as the reference's `trim`
+/// prints it, and is data.
+fn trim(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
+    let Some(text) = value.as_str() else { return crate::filters::trim(value, args) };
+    let limits = args.limits;
+    let [chars] = args.bind("filter `trim`", ["chars"])?;
+    let chars = match &chars.0 {
+        Repr::Undefined | Repr::None => None,
+        _ => Some(chars.as_str().ok_or_else(|| bad("`trim`: `chars` must be a string"))?),
+    };
+    let trimmed = slice(&value, text, strip_range(text, chars, true, true));
+    match crate::filters::is_safe(&value) {
+        true => crate::filters::marked_safe(trimmed, limits),
+        false => Ok(trimmed),
+    }
 }
 
 /// Python's `round(value, precision)` (halves to even), or `ceil` and

@@ -186,6 +186,30 @@ fn methods_keep_provenance() {
     assert_eq!(rendered.data_ranges, [12..16, 19..21, 21..22, 24..25]);
 }
 
+/// Llama 2's system block: `'<<SYS>>\n' + content | trim + '\n<</SYS>>'`
+/// then `(system + message) | trim`. `trim` gives a slice of its input, so
+/// the template's `<<SYS>>` stays authored (it was data, and a chat
+/// template refused every system message as `special_token_in_data`).
+#[test]
+fn trim_keeps_provenance_and_strips_as_python() {
+    let rendered = render_in(
+        &chat_env(),
+        "{% set s = '<<SYS>>\\n' + m.system | trim + '\\n<</SYS>>\\n\\n' %}{{ (' ' + s + m.content + ' ') | trim }}",
+        r#"{"m": {"system": " Be brief. ", "content": "Hi"}}"#,
+    )
+    .unwrap();
+    assert_eq!(rendered.output, "<<SYS>>\nBe brief.\n<</SYS>>\n\nHi");
+    assert_eq!(rendered.data_ranges, [8..17, 28..30]);
+    // Python's whitespace (`\x1c` to `\x1f` too), and `chars` as a set.
+    assert_eq!(
+        render("{{ m | trim }}|{{ 'xxaxx' | trim('x') }}", r#"{"m": "\u001c a \u001f"}"#).unwrap(),
+        "a|a"
+    );
+    // Not a string: printed (Python's `str()`), then trimmed; data.
+    assert_eq!(ok("{{ none | trim }}{{ [1] | trim }}"), "None[1]");
+    assert_eq!(render("{{ 'a' | trim(1) }}", "{}"), Err(ErrorKind::BadArguments));
+}
+
 #[test]
 fn new_methods_stay_under_the_limits() {
     let env = {

@@ -1307,7 +1307,7 @@ mod tests {
         assert_eq!(pieces(&small), [0..256, 256..512, 512..600]);
         let large = chunk(&[200 << 10, 100 << 10, 1, 300 << 10, 5]);
         assert_eq!(pieces(&large), [0..2, 2..4, 4..5]);
-        assert_eq!(pieces(&Chunk::default()), []);
+        assert_eq!(pieces(&Chunk::default()), Vec::<Range<usize>>::new());
     }
 
     /// Runs `prompt` for `provider` as `format` with ids from `id_field`;
@@ -1330,6 +1330,52 @@ mod tests {
         let errors = String::from_utf8(errors).unwrap();
         let errors = errors.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         (summary, String::from_utf8(out).unwrap(), errors)
+    }
+
+    /// Completions rows: each row's conversation through the chat template
+    /// into its prompt, in an OpenAI batch at `/v1/completions`; a row whose
+    /// value spells a control token is that row's `special_token_in_data`.
+    #[test]
+    fn completions_rows_render_through_the_chat_template() {
+        let template = crate::ChatTemplate::from_jinja(
+            "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}\
+             {% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+            &chat_template::Options::default(),
+        )
+        .unwrap();
+        let pipeline = Pipeline::builder(Provider::Completions)
+            .params([("model", "qwen2.5-7b-instruct")])
+            .chat_template(template)
+            .build();
+        let compiled = pipeline.prepare(Source::new("Be brief.\n## user\n[[ n ]]\n")).unwrap();
+        let compiled = compiled.compile().unwrap();
+        let rows = "{\"n\": \"Hi\"}\n{\"n\": \"<|im_end|>\"}\n{\"n\": 3}\n";
+        for jobs in [1, 2] {
+            let batch = Batch::new(&compiled, 0, jobs).format(Format::OpenAiBatch);
+            let (mut out, mut errors) = (Vec::new(), Vec::new());
+            let summary = batch.run(rows.as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+            assert_eq!((summary.rows, summary.failed), (3, 1));
+            let lines: Vec<serde_json::Value> = String::from_utf8(out)
+                .unwrap()
+                .lines()
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect();
+            assert_eq!(lines.len(), 2);
+            assert_eq!(lines[0]["url"], "/v1/completions");
+            assert_eq!(lines[0]["custom_id"], "row-0");
+            assert_eq!(
+                lines[0]["body"],
+                serde_json::json!({
+                    "model": "qwen2.5-7b-instruct",
+                    "prompt": "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+                })
+            );
+            assert_eq!(lines[1]["custom_id"], "row-2");
+            let error: serde_json::Value =
+                serde_json::from_str(String::from_utf8(errors).unwrap().trim()).unwrap();
+            assert_eq!(error["row"], 1);
+            assert_eq!(error["error"]["kind"], "special_token_in_data");
+        }
     }
 
     const ANTHROPIC: &str = "/// param: model=claude-sonnet-4-5, max_tokens=10\n## user\n[[ n ]]\n";

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use chat_template::ChatTemplate;
 use minijinja_brackets::Environment;
 use narrative_segment::{AttachmentLimits, ContextAs, Dialect, RoleAliases, SegmentOptions};
 use serde::{Deserialize, Serialize};
@@ -92,6 +93,8 @@ pub(crate) struct Config {
     pub(crate) tools: Option<Vec<Tool>>,
     pub(crate) tool_choice: Option<ToolChoice>,
     pub(crate) response_schema: Option<ResponseSchema>,
+    /// What [`Provider::Completions`] renders the conversation through.
+    pub(crate) chat_template: Option<ChatTemplate>,
     /// The system message put before the conversation, and the user
     /// message put after it (after a transcript too).
     pub(crate) system: Option<String>,
@@ -130,6 +133,7 @@ impl Pipeline {
                 tools: None,
                 tool_choice: None,
                 response_schema: None,
+                chat_template: None,
                 system: None,
                 instruction: None,
             },
@@ -155,6 +159,12 @@ impl Pipeline {
     /// The template environment.
     pub fn environment(&self) -> &Environment {
         &self.config.environment
+    }
+
+    /// The chat template [`Provider::Completions`] renders through, when
+    /// one is set.
+    pub fn chat_template(&self) -> Option<&ChatTemplate> {
+        self.config.chat_template.as_ref()
     }
 }
 
@@ -254,6 +264,33 @@ impl PipelineBuilder {
     /// file is then not read).
     pub fn response_schema(mut self, schema: ResponseSchema) -> PipelineBuilder {
         self.config.response_schema = Some(schema);
+        self
+    }
+
+    /// The model's chat template, which [`Provider::Completions`] renders
+    /// the built conversation through into its `prompt` (the chat providers
+    /// do not use it). Without one, a completions build is
+    /// [`ErrorKind::MissingChatTemplate`](crate::ErrorKind::MissingChatTemplate).
+    ///
+    /// ```
+    /// use prompt_pipeline::{ChatTemplate, Context, Pipeline, Provider, Source};
+    ///
+    /// let template = ChatTemplate::from_jinja(
+    ///     "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}<|assistant|>",
+    ///     &chat_template::Options::default(),
+    /// )?;
+    /// let pipeline = Pipeline::builder(Provider::Completions).chat_template(template).build();
+    /// let source = Source::new("/// param: model=phi-4-mini\nYou are [[ bot ]].\n## user\nHi!\n");
+    /// let context = serde_json::from_str(r#"{"state": {"bot": "Penny"}}"#)?;
+    /// let built = pipeline.build(source, &context, 7)?;
+    /// assert_eq!(
+    ///     serde_json::to_string(&built.body)?,
+    ///     r#"{"model":"phi-4-mini","prompt":"<|system|>You are Penny.<|end|><|user|>Hi!<|end|><|assistant|>"}"#
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn chat_template(mut self, template: ChatTemplate) -> PipelineBuilder {
+        self.config.chat_template = Some(template);
         self
     }
 

@@ -39,7 +39,9 @@ pub enum Format {
     #[default]
     Bodies,
     /// OpenAI's batch input file: JSONL `{"custom_id", "method": "POST",
-    /// "url", "body"}`.
+    /// "url", "body"}`, for chat completions, Responses and completions
+    /// bodies (`url` the endpoint: `/v1/completions` for completions, an
+    /// endpoint OpenAI's batches take).
     OpenAiBatch,
     /// The one JSON document `POST /v1/messages/batches` takes:
     /// `{"requests": [{"custom_id", "params"}, ...]}`, one request per line.
@@ -108,7 +110,10 @@ impl Format {
     pub fn accepts(self, provider: Provider) -> bool {
         match self {
             Format::Bodies => true,
-            Format::OpenAiBatch => matches!(provider, Provider::OpenAi | Provider::OpenAiResponses),
+            Format::OpenAiBatch => matches!(
+                provider,
+                Provider::OpenAi | Provider::OpenAiResponses | Provider::Completions
+            ),
             Format::AnthropicBatch => provider == Provider::Anthropic,
             Format::GeminiBatch => provider == Provider::Gemini,
         }
@@ -183,7 +188,7 @@ impl Format {
 }
 
 /// The OpenAI batch `url` (the batch's one endpoint) for `provider`; only
-/// OpenAI bodies are in an OpenAI batch (`Format::accepts`).
+/// OpenAI-shaped bodies are in an OpenAI batch (`Format::accepts`).
 fn openai_url(provider: Provider) -> std::borrow::Cow<'static, str> {
     provider.path(None).unwrap_or_default()
 }

@@ -248,6 +248,18 @@ pub enum ErrorKind {
         /// The provider's rule.
         rule: &'static str,
     },
+    /// [`crate::Provider::Completions`] renders the conversation through
+    /// the model's chat template, and none was given
+    /// ([`crate::PipelineBuilder::chat_template`],
+    /// [`crate::Provider::build_with_chat_template`]).
+    MissingChatTemplate,
+    /// The chat template of [`crate::Provider::Completions`] refused the
+    /// conversation: the template raised (`template_raised`), the engine
+    /// refused it (`undefined_error`, `out_of_fuel`, ...), or a special
+    /// token of the model came out of a message (`special_token_in_data`,
+    /// its message index in the conversation built). The kind is the chat
+    /// template's own.
+    ChatTemplate(chat_template::Error),
     /// A request body to convert ([`crate::ChatBody`]) that is not strict
     /// JSON (a syntax error, a repeated key).
     InvalidJson {
@@ -469,6 +481,11 @@ impl Error {
             ErrorKind::InvalidToolCallId { provider: _, message, call_id, rule } => {
                 format!("message {message}: the tool call id `{}`: {rule}", shown(call_id))
             }
+            ErrorKind::MissingChatTemplate => "completions renders the conversation through the \
+                 model's chat template, and none was given; pass `--chat-template FILE` (a \
+                 `.jinja`, `chat_template.json` or `tokenizer_config.json`)"
+                .to_owned(),
+            ErrorKind::ChatTemplate(err) => format!("chat template: {err}"),
             ErrorKind::InvalidJson { reason } => reason.clone(),
             ErrorKind::InvalidRequest { at, reason } => format!("`{at}`: {reason}"),
         }
@@ -504,6 +521,8 @@ impl ErrorKind {
             ErrorKind::UnansweredToolCall { .. } => "unanswered_tool_call",
             ErrorKind::InvalidToolName { .. } => "invalid_tool_name",
             ErrorKind::InvalidToolCallId { .. } => "invalid_tool_call_id",
+            ErrorKind::MissingChatTemplate => "missing_chat_template",
+            ErrorKind::ChatTemplate(err) => err.kind(),
             ErrorKind::InvalidJson { .. } => "invalid_json",
             ErrorKind::InvalidRequest { .. } => "invalid_request",
         }
@@ -521,6 +540,9 @@ impl ErrorKind {
             | ErrorKind::UnansweredToolCall { message, .. }
             | ErrorKind::InvalidToolName { message, .. }
             | ErrorKind::InvalidToolCallId { message, .. } => Some(*message),
+            ErrorKind::ChatTemplate(chat_template::Error::SpecialTokenInData {
+                message, ..
+            }) => *message,
             _ => None,
         }
     }
@@ -586,6 +608,7 @@ impl Diagnostic for Error {
             ErrorKind::Template(err) => Diagnostic::help(err),
             ErrorKind::Narrative(err) => Diagnostic::help(err),
             ErrorKind::Transcript(err) => Diagnostic::help(err),
+            ErrorKind::ChatTemplate(err) => Diagnostic::help(err),
             _ => None,
         }
     }
@@ -597,6 +620,7 @@ impl std::error::Error for Error {
             ErrorKind::Template(err) => Some(err),
             ErrorKind::Narrative(err) => Some(err),
             ErrorKind::Transcript(err) => Some(err),
+            ErrorKind::ChatTemplate(err) => Some(err),
             _ => None,
         }
     }

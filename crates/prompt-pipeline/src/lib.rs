@@ -1,6 +1,6 @@
 /*!
-From an authored prompt file to the exact request body OpenAI, Anthropic or
-Gemini accepts.
+From an authored prompt file to the exact request body OpenAI, Anthropic,
+Gemini or a local model's completions server accepts.
 
 An author writes one file: `///` comments and metadata, bracket-template
 logic, role-delimited narrative turns with embeds. The [`Pipeline`] runs the
@@ -78,6 +78,12 @@ prompt's messages.
   ([`Request`], which serializes to exactly the provider's JSON) and
   [`Notice`]s for parameters the body does not carry. [`provider::openai`], [`provider::anthropic`] and
   [`provider::gemini`] hold the typed bodies.
+* [`Provider::Completions`] is the OpenAI-compatible `/v1/completions` of
+  local model servers: the conversation rendered through the model's chat
+  template ([`ChatTemplate`], set with [`PipelineBuilder::chat_template`])
+  into one `prompt`, the messages handed to it as transformers' templates
+  expect them ([`provider::completions`]); a special token of the model
+  coming out of a message is `special_token_in_data`.
 
 # Example
 
@@ -164,6 +170,7 @@ pub use crate::provider::{Encoded, Notice, ParseProviderError, Provider, Request
 pub use crate::source::{Source, Transcript};
 pub use crate::templates::{RunFiles, Templates};
 pub use crate::tools::{ResponseSchema, Tool, ToolChoice};
+pub use chat_template::ChatTemplate;
 pub use minijinja_brackets::Context;
 #[cfg(feature = "entropy")]
 pub use minijinja_brackets::random_seed;

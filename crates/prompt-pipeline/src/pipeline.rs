@@ -118,8 +118,9 @@ impl Compiled {
         let Arranged { messages, rendered, mut notices, seed } =
             self.stages(context, seed, transcript, Some(provider))?;
         // Stage 5: the provider's body.
+        let config = &self.prompt().pipeline().config;
         let encoded = provider
-            .build(&messages, self.prompt().params())
+            .encode(&messages, self.prompt().params(), config.chat_template.as_ref())
             .map_err(|err| with_empty_turns(err, &notices))?;
         crate::provider::append(&mut notices, encoded.notices);
         let model = self.prompt().params().model.clone();
@@ -409,6 +410,43 @@ mod tests {
         );
         let err = Transcript::from_json("[\n  {\"text\": 1}\n]", "b").unwrap_err();
         assert_eq!((err.origin(), err.line()), (Origin::Transcript, Some(2)));
+    }
+
+    /// A flipped transcript through a model's chat template: the roles and
+    /// texts the flip made reach the template as messages, and the body
+    /// asks for the next assistant turn.
+    #[test]
+    fn a_transcript_builds_a_completions_prompt() {
+        let template = crate::ChatTemplate::from_jinja(
+            "{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}<|end|>\n{% endfor %}\
+             {% if add_generation_prompt %}<|assistant|>\n{% endif %}",
+            &chat_template::Options { allow_special_tokens: true, ..Default::default() },
+        )
+        .unwrap();
+        let pipeline = Pipeline::builder(Provider::Completions)
+            .params([("model", "phi-3-mini")])
+            .chat_template(template)
+            .build();
+        let transcript = Transcript::from_json(
+            r#"[{"speaker": "a", "text": "hi"}, {"speaker": "b", "text": "yo"}, {"speaker": "a", "text": "bye"}]"#,
+            "b",
+        )
+        .unwrap();
+        let compiled = pipeline.prepare(Source::new("You are b.")).unwrap().compile().unwrap();
+        let built = compiled.build_with_transcript(&Context::default(), 0, &transcript).unwrap();
+        assert_eq!(
+            serde_json::to_value(&built.body).unwrap(),
+            serde_json::json!({
+                "model": "phi-3-mini",
+                "prompt": "<|system|>\nYou are b.<|end|>\n<|user|>\na: hi<|end|>\n<|assistant|>\nyo<|end|>\n<|user|>\na: bye<|end|>\n<|assistant|>\n",
+            })
+        );
+        assert_eq!(built.path().as_deref(), Some("/v1/completions"));
+        // Without a template: a typed error, never an empty prompt.
+        let bare = Pipeline::builder(Provider::Completions).params([("model", "m")]).build();
+        let err = bare.build(Source::new("## user\nHi"), &Context::default(), 0).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::MissingChatTemplate);
+        assert_eq!(err.kind().as_str(), "missing_chat_template");
     }
 
     #[test]

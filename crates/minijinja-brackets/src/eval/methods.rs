@@ -10,17 +10,16 @@
 //! input was authored.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use super::Renderer;
 use crate::arguments::Arguments;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::provenance::TextBuf;
+use crate::provenance::{TextBuf, slice};
 use crate::span::Span;
 use crate::syntax::ast::{CallArgs, Expr};
 use crate::value::ops::{self, check_string_size};
-use crate::value::text::Text;
+use crate::value::python::{is_space, strip_range};
 use crate::value::{Repr, Value};
 
 /// Methods that change their value: the sandbox refuses them.
@@ -199,32 +198,9 @@ fn opt_int(value: &Value, what: &str) -> Result<Option<i64>, Error> {
     }
 }
 
-/// `text[range]` of the string `value`, keeping the provenance of its
-/// bytes.
-pub(crate) fn piece(value: &Value, text: &str, range: Range<usize>) -> Value {
-    let Repr::Text(t) = &value.0 else { return Value::str(&text[range]) };
-    let data: Vec<Range<usize>> = t
-        .data()
-        .iter()
-        .filter_map(|r| {
-            let (start, end) = (r.start.max(range.start), r.end.min(range.end));
-            (start < end).then(|| start - range.start..end - range.start)
-        })
-        .collect();
-    if data.len() == 1 && data[0] == (0..range.len()) {
-        return Value::str(&text[range]);
-    }
-    Value(Repr::Text(Arc::new(Text::new(Arc::from(&text[range]), data.into()))))
-}
-
 /// New text made from inputs: authored when every input was, else data.
 fn made(text: String, authored: bool) -> Value {
     if authored && !text.is_empty() { Value::authored(&text) } else { Value::string(text) }
-}
-
-/// Python's `str.isspace` characters, as `split()` and `strip()` use them.
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 fn string_method(
@@ -240,14 +216,8 @@ fn string_method(
         "strip" | "lstrip" | "rstrip" => {
             let [chars] = args.bind(callee, ["chars"])?;
             let chars = opt_str(&chars, "the characters to strip")?;
-            let strip = |c: char| match chars {
-                Some(set) => set.contains(c),
-                None => is_space(c),
-            };
-            let start =
-                if method == "rstrip" { 0 } else { s.len() - s.trim_start_matches(strip).len() };
-            let end = if method == "lstrip" { s.len() } else { s.trim_end_matches(strip).len() };
-            Ok(piece(value, s, start..end.max(start)))
+            let range = strip_range(s, chars, method != "rstrip", method != "lstrip");
+            Ok(slice(value, s, range))
         }
         "split" | "rsplit" => {
             let [sep, maxsplit] = args.bind(callee, ["sep", "maxsplit"])?;
@@ -261,7 +231,7 @@ fn string_method(
                     limits.range_limit
                 )));
             }
-            Ok(Value::list(ranges.into_iter().map(|r| piece(value, s, r)).collect()))
+            Ok(Value::list(ranges.into_iter().map(|r| slice(value, s, r)).collect()))
         }
         "splitlines" => {
             let [keepends] = args.bind(callee, ["keepends"])?;
@@ -298,7 +268,7 @@ fn string_method(
             if ranges.len() > limits.range_limit {
                 return Err(invalid("the text has more lines than the range limit"));
             }
-            Ok(Value::list(ranges.into_iter().map(|r| piece(value, s, r)).collect()))
+            Ok(Value::list(ranges.into_iter().map(|r| slice(value, s, r)).collect()))
         }
         "startswith" | "endswith" => {
             let [affix, start, end] = args.bind(callee, ["prefix", "start", "end"])?;
@@ -491,7 +461,7 @@ fn string_method(
                 "removesuffix" if s.ends_with(affix) => 0..s.len() - affix.len(),
                 _ => 0..s.len(),
             };
-            Ok(piece(value, s, range))
+            Ok(slice(value, s, range))
         }
         _ => Err(no_method(value, method)),
     }

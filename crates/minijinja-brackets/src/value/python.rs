@@ -357,6 +357,29 @@ impl DumpsWriter<'_> {
     }
 }
 
+/// Python's `str.isspace` characters, as `split()` and `strip()` use them.
+pub(crate) fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// The bytes of `s` Python's `str.strip(chars)` keeps (`lstrip` without
+/// `right`, `rstrip` without `left`): `chars` as a set, or whitespace
+/// ([`is_space`]) when `None`.
+pub(crate) fn strip_range(
+    s: &str,
+    chars: Option<&str>,
+    left: bool,
+    right: bool,
+) -> std::ops::Range<usize> {
+    let strip = |c: char| match chars {
+        Some(set) => set.contains(c),
+        None => is_space(c),
+    };
+    let start = if left { s.len() - s.trim_start_matches(strip).len() } else { 0 };
+    let end = if right { s.trim_end_matches(strip).len() } else { s.len() };
+    start..end.max(start)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //! [`Notice`]s (OpenAI alone receives unknown parameters as they are).
 
 pub mod anthropic;
+pub mod completions;
 pub mod gemini;
 pub mod openai;
 pub mod responses;
@@ -40,12 +41,30 @@ pub enum Provider {
     /// Google Gemini `generateContent`.
     #[serde(rename = "gemini")]
     Gemini,
+    /// OpenAI-compatible completions (`POST /v1/completions`) for local
+    /// models: the conversation rendered through the model's chat template
+    /// ([`completions`]), so building needs one
+    /// ([`Provider::build_with_chat_template`],
+    /// [`PipelineBuilder::chat_template`](crate::PipelineBuilder::chat_template)).
+    #[serde(rename = "completions")]
+    Completions,
 }
 
 impl Provider {
-    /// Every provider, in the order the command line lists them.
-    pub const ALL: [Provider; 4] =
+    /// The providers whose request is the conversation itself, every one
+    /// but [`Provider::Completions`] (whose body is one prompt rendered
+    /// through a chat template, so building for it needs one).
+    pub const CHAT: [Provider; 4] =
         [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini];
+
+    /// Every provider, in the order the command line lists them.
+    pub const ALL: [Provider; 5] = [
+        Provider::OpenAi,
+        Provider::OpenAiResponses,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::Completions,
+    ];
 
     /// The provider's name as the command line spells it.
     pub fn as_str(self) -> &'static str {
@@ -54,12 +73,13 @@ impl Provider {
             Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
+            Provider::Completions => "completions",
         }
     }
 
     /// The path of the endpoint a request for `model` is posted to, on the
     /// provider's API host: `/v1/chat/completions`, `/v1/responses`,
-    /// `/v1/messages`, and Gemini's, which names the model
+    /// `/v1/messages`, `/v1/completions`, and Gemini's, which names the model
     /// (`/v1beta/models/{model}:generateContent`); `None` for Gemini without
     /// a model.
     ///
@@ -78,6 +98,7 @@ impl Provider {
             Provider::OpenAi => Some(Cow::Borrowed("/v1/chat/completions")),
             Provider::OpenAiResponses => Some(Cow::Borrowed("/v1/responses")),
             Provider::Anthropic => Some(Cow::Borrowed("/v1/messages")),
+            Provider::Completions => Some(Cow::Borrowed("/v1/completions")),
             Provider::Gemini => {
                 model.map(|model| Cow::Owned(format!("/v1beta/models/{model}:generateContent")))
             }
@@ -137,10 +158,62 @@ impl Provider {
     /// messages right after its assistant message, even at the end of the
     /// conversation). Then see each adapter: [`openai::build`],
     /// [`responses::build`], [`anthropic::build`], [`gemini::build`].
+    /// [`Provider::Completions`] renders through a chat template, which this
+    /// call does not have: [`ErrorKind::MissingChatTemplate`] (use
+    /// [`Provider::build_with_chat_template`]).
     pub fn build(self, messages: &[Message], params: &Params) -> Result<Encoded, Error> {
+        self.encode(messages, params, None)
+    }
+
+    /// As [`Provider::build`], with the chat template that
+    /// [`Provider::Completions`] renders the conversation through (see
+    /// [`completions::build`]); the chat providers do not use it.
+    ///
+    /// ```
+    /// use chat_template::Options;
+    /// use prompt_pipeline::{ChatTemplate, Message, Params, Provider, Role};
+    ///
+    /// let template = ChatTemplate::from_jinja(
+    ///     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}\
+    ///      {% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+    ///     &Options::default(),
+    /// )?;
+    /// let messages = [Message::text(Role::System, "Be brief."), Message::text(Role::User, "Hi")];
+    /// let params = Params::parse([("model", "qwen2.5-7b-instruct"), ("max_tokens", "64")])?;
+    /// let encoded = Provider::Completions.build_with_chat_template(&messages, &params, &template)?;
+    /// assert_eq!(
+    ///     serde_json::to_string(&encoded.body)?,
+    ///     r#"{"model":"qwen2.5-7b-instruct","prompt":"<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n","max_tokens":64}"#
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Provider::build`]; for [`Provider::Completions`], as
+    /// [`completions::build`].
+    pub fn build_with_chat_template(
+        self,
+        messages: &[Message],
+        params: &Params,
+        chat_template: &chat_template::ChatTemplate,
+    ) -> Result<Encoded, Error> {
+        self.encode(messages, params, Some(chat_template))
+    }
+
+    /// The one path of [`Provider::build`] and
+    /// [`Provider::build_with_chat_template`].
+    pub(crate) fn encode(
+        self,
+        messages: &[Message],
+        params: &Params,
+        chat_template: Option<&chat_template::ChatTemplate>,
+    ) -> Result<Encoded, Error> {
         crate::tools::check(&params.tools, params.tool_choice.as_ref())?;
         let mut notices = Vec::new();
-        if let Some(model) = &params.model {
+        // A completions server serves open models of any name (`gpt-oss-20b`,
+        // `gemma-3-27b-it`): no family is another provider's there.
+        if let Some(model) = params.model.as_ref().filter(|_| self != Provider::Completions) {
             let ours = if self == Provider::OpenAiResponses { "openai" } else { self.as_str() };
             if let Some(family) = Provider::family(model).filter(|family| *family != ours) {
                 notices.push(Notice::ModelFamilyMismatch {
@@ -160,6 +233,12 @@ impl Provider {
                 .map(|(body, notices)| (Request::Anthropic(body), notices))?,
             Provider::Gemini => gemini::build(messages, params)
                 .map(|(body, notices)| (Request::Gemini(body), notices))?,
+            Provider::Completions => {
+                let template =
+                    chat_template.ok_or_else(|| Error::new(ErrorKind::MissingChatTemplate))?;
+                completions::build(messages, params, template)
+                    .map(|(body, notices)| (Request::Completions(body), notices))?
+            }
         };
         append(&mut notices, more);
         Ok(Encoded { body, notices })
@@ -242,6 +321,8 @@ pub enum Request {
     Anthropic(anthropic::MessagesRequest),
     /// A Gemini `generateContent` body.
     Gemini(gemini::GenerateContentRequest),
+    /// An OpenAI-compatible completions body.
+    Completions(completions::CompletionsRequest),
 }
 
 impl Request {
@@ -252,6 +333,7 @@ impl Request {
             Request::OpenAiResponses(_) => Provider::OpenAiResponses,
             Request::Anthropic(_) => Provider::Anthropic,
             Request::Gemini(_) => Provider::Gemini,
+            Request::Completions(_) => Provider::Completions,
         }
     }
 }
@@ -279,8 +361,8 @@ pub enum Notice {
         /// The parameter.
         param: String,
     },
-    /// A parameter the suite does not know; OpenAI receives it as written,
-    /// the other providers do not.
+    /// A parameter the suite does not know; OpenAI (and completions)
+    /// receive it as written, the other providers do not.
     UnknownParam {
         /// The parameter as written.
         param: String,
@@ -553,14 +635,14 @@ fn check_range(
 
 /// Notices for the parameters `params` sets that this provider lacks
 /// (`unsupported`), plus every unknown parameter where the provider does not
-/// receive them (all but OpenAI's two APIs).
+/// receive them (all but OpenAI's two APIs and completions).
 fn notices(provider: Provider, params: &Params, unsupported: &[&str]) -> Vec<Notice> {
     let mut notices: Vec<Notice> = params
         .set_optional_names()
         .filter(|name| unsupported.contains(name))
         .map(|name| Notice::UnsupportedParam { param: name.to_owned() })
         .collect();
-    if !matches!(provider, Provider::OpenAi | Provider::OpenAiResponses) {
+    if !matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Completions) {
         notices.extend(
             params.extra.iter().map(|(name, _)| Notice::UnknownParam { param: name.clone() }),
         );
@@ -858,7 +940,7 @@ mod tests {
         assert_eq!(err.name(), "claude");
         assert_eq!(
             err.to_string(),
-            "unknown provider `claude` (expected one of: openai, openai-responses, anthropic, gemini)"
+            "unknown provider `claude` (expected one of: openai, openai-responses, anthropic, gemini, completions)"
         );
         // Names are exact, as on the command line.
         assert!("OpenAI".parse::<Provider>().is_err());
@@ -960,6 +1042,22 @@ mod tests {
         Params { max_tokens: Some(16), model: Some("m".into()), ..Params::default() }
     }
 
+    /// A ChatML template that prints tool calls and results (the template
+    /// [`Provider::Completions`] renders through in the tests that run
+    /// every provider).
+    const CHATML: &str = "{% for m in messages %}<|im_start|>{{ m.role }}\n\
+        {% if m.content %}{{ m.content }}{% endif %}\
+        {% for c in m.tool_calls %}<tool_call>{{ c.function | tojson }}</tool_call>{% endfor %}\
+        <|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+    /// `provider`'s body, with [`CHATML`] for [`Provider::Completions`].
+    fn build(provider: Provider, messages: &[Message], params: &Params) -> Result<Encoded, Error> {
+        let template =
+            chat_template::ChatTemplate::from_jinja(CHATML, &chat_template::Options::default())
+                .unwrap();
+        provider.build_with_chat_template(messages, params, &template)
+    }
+
     fn tool_conversation() -> Vec<Message> {
         let args = prompt_core::json::RawJson::parse(r#"{"city": "Paris"}"#).unwrap();
         vec![
@@ -1019,6 +1117,14 @@ mod tests {
             gemini["contents"][2]["parts"][0]["functionResponse"]["response"],
             serde_json::json!({"output": "18C"})
         );
+        // Completions: the template read the call's arguments as an object.
+        let completions = build(Provider::Completions, &tool_conversation(), &params).unwrap();
+        assert_eq!(
+            serde_json::to_value(completions.body).unwrap()["prompt"],
+            "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\nChecking.<tool_call>\
+             {\"name\": \"weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call><|im_end|>\n\
+             <|im_start|>tool\n18C<|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n"
+        );
     }
 
     /// Regression: an OpenAI tool message has no `name` field, and the
@@ -1042,7 +1148,7 @@ mod tests {
         let mut messages = tool_conversation();
         messages.swap(1, 2);
         for provider in Provider::ALL {
-            let err = provider.build(&messages, &test_params()).unwrap_err();
+            let err = build(provider, &messages, &test_params()).unwrap_err();
             assert_eq!(
                 err.kind(),
                 &ErrorKind::UnknownToolCallId { message: 1, call_id: "c1".into() }
@@ -1055,7 +1161,7 @@ mod tests {
             name: None,
         }];
         for provider in Provider::ALL {
-            let err = provider.build(&misplaced, &test_params()).unwrap_err();
+            let err = build(provider, &misplaced, &test_params()).unwrap_err();
             assert_eq!(err.kind().as_str(), "unsupported_part", "{err}");
         }
     }
@@ -1065,12 +1171,14 @@ mod tests {
         let messages = [Message::text(Role::User, "hi")];
         for provider in Provider::ALL {
             let params = Params { max_tokens: Some(16), ..Params::default() };
-            let built = provider.build(&messages, &params);
+            let built = build(provider, &messages, &params);
             assert_eq!(built.is_err(), provider.model_in_body(), "{provider:?}");
             let params = Params { model: Some("claude-opus-4-8".into()), ..params };
-            let notices = provider.build(&messages, &params).unwrap().notices;
+            let notices = build(provider, &messages, &params).unwrap().notices;
             let mismatch = notices.iter().any(|n| n.as_str() == "model_family_mismatch");
-            assert_eq!(mismatch, provider != Provider::Anthropic, "{provider:?}");
+            // A completions server serves any open model (`gpt-oss-20b`).
+            let expected = !matches!(provider, Provider::Anthropic | Provider::Completions);
+            assert_eq!(mismatch, expected, "{provider:?}");
         }
         let err = Provider::OpenAi.build(&messages, &Params::default()).unwrap_err();
         assert_eq!(

@@ -20,7 +20,7 @@ use prompt_pipeline::{
 use serde_json::{Map, Value};
 
 const SEED: u64 = 42;
-const PROVIDERS: [Provider; 4] = Provider::ALL;
+const PROVIDERS: [Provider; 4] = Provider::CHAT;
 
 /// The workspace's `examples/`, through the symlink `tests/examples/files`
 /// (`cargo package` stores the files, so the package carries them).

@@ -14,7 +14,7 @@ use prompt_pipeline::{Context, Pipeline, Provider, Source};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-const PROVIDERS: [Provider; 4] = Provider::ALL;
+const PROVIDERS: [Provider; 4] = Provider::CHAT;
 
 fn context() -> Context {
     serde_json::from_str(r#"{"state": {"name": "Ann"}}"#).unwrap()

@@ -30,6 +30,7 @@ pub(crate) fn checked(body: &Request) -> Value {
         Request::OpenAiResponses(_) => openai(schema::OpenAiSchema::Responses),
         Request::Anthropic(_) => Some(anthropic::message_errors(&json)),
         Request::Gemini(_) => Some(gemini::request_errors(&json)),
+        Request::Completions(_) => Some(completions_errors(&json)),
     };
     match errors {
         None => {
@@ -43,4 +44,44 @@ pub(crate) fn checked(body: &Request) -> Value {
         ),
     }
     json
+}
+
+/// The legacy Completions request (OpenAI's `CreateCompletionRequest`, the
+/// shape vLLM, llama.cpp's server and TGI take at `/v1/completions`):
+/// `model` and `prompt` strings, its documented keys, and `top_k`, the
+/// servers' sampling extension.
+fn completions_errors(json: &Value) -> Vec<String> {
+    const KEYS: &[&str] = &[
+        "model",
+        "prompt",
+        "best_of",
+        "echo",
+        "frequency_penalty",
+        "logit_bias",
+        "logprobs",
+        "max_tokens",
+        "n",
+        "presence_penalty",
+        "seed",
+        "stop",
+        "stream",
+        "stream_options",
+        "suffix",
+        "temperature",
+        "top_p",
+        "user",
+        "top_k",
+    ];
+    let mut errors = Vec::new();
+    for key in ["model", "prompt"] {
+        if !json[key].is_string() {
+            errors.push(format!("`{key}` is not a string"));
+        }
+    }
+    if let Some(object) = json.as_object() {
+        errors.extend(
+            object.keys().filter(|k| !KEYS.contains(&k.as_str())).map(|k| format!("unknown `{k}`")),
+        );
+    }
+    errors
 }
