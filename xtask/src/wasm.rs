@@ -180,20 +180,24 @@ pub(crate) fn npm_tools(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// Installs Debian packages without their recommendations (the one apt
-/// install of xtask): as root, else through sudo, after refreshing the
-/// package lists.
+/// install of xtask), refreshing the package lists once when the first try
+/// fails (a fresh machine has none).
 pub(crate) fn apt_install(packages: &[&str]) -> Result<(), String> {
-    let sudo = if is_root() { None } else { Some("sudo") };
-    let apt = |args: &[&str]| {
-        let mut command = Command::new(sudo.unwrap_or("apt-get"));
-        if sudo.is_some() {
-            command.arg("apt-get");
-        }
-        command.args(args).env("DEBIAN_FRONTEND", "noninteractive");
-        run(&mut command)
+    let install = || {
+        let mut command = Command::new("apt-get");
+        command
+            .args(["install", "-y", "-q", "--no-install-recommends"])
+            .args(packages)
+            .env("DEBIAN_FRONTEND", "noninteractive");
+        command
     };
-    apt(&["update", "-q"])?;
-    apt(&[&["install", "-y", "-q", "--no-install-recommends"][..], packages].concat())
+    if run(&mut install()).is_ok() {
+        return Ok(());
+    }
+    run(Command::new("apt-get").args(["update", "-q"]))?;
+    run(&mut install()).map_err(|err| {
+        format!("{err}: install {} (as root: apt-get install {0})", packages.join(" "))
+    })
 }
 
 /// rustup's `rust-lld` (the stable toolchain's), or one on PATH.
