@@ -163,9 +163,16 @@ async function until(check) {
 /** How many updates the page has made. */
 const updates = (p) => p.evaluate(() => Number(document.body.dataset.updates || 0));
 
-/** Waits for the page to update after the last change (the editors are debounced). */
+/**
+ * Waits for the page to draw the last change: an update after `before`, and
+ * none pending (the editors are debounced; an update already scheduled by an
+ * earlier change may run first).
+ */
 async function settled(p, before) {
-  await p.waitForFunction((n) => Number(document.body.dataset.updates) > n, before);
+  await p.waitForFunction(
+    (n) => Number(document.body.dataset.updates) > n && document.body.dataset.pending !== "1",
+    before,
+  );
 }
 
 /** Replaces an editor's text the way a paste does (one input event), then waits for the update. */

@@ -541,6 +541,7 @@ let updates = 0;
 
 function update() {
   if (!ps) return;
+  document.body.dataset.pending = "0";
   const state = readState();
   $("prompt-mode").hidden = state.mode !== "prompt";
   $("chat-mode").hidden = state.mode !== "chat";
@@ -562,6 +563,8 @@ function update() {
 const scheduleUpdate = lib.debounce(update, DEBOUNCE_MS);
 
 function changed() {
+  // Until the debounced update runs, what is drawn is behind the editors.
+  document.body.dataset.pending = "1";
   scheduleUpdate();
   saveFragment();
 }
