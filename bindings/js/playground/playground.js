@@ -154,9 +154,11 @@ function diagnosticOf(error) {
 
 /**
  * Which of `texts` (name -> text, in order of preference) a placed error
- * points into: the one its origin names, else the first whose text at the
- * error's line and column starts with the error's snippet (the suite quotes
- * the offending text from where it points). Null when none does.
+ * points into: the one its origin names (`<input>`, `<transcript>`; any
+ * other origin, `<rendered>` or a template's name, is none of them), else,
+ * from a package that names no origin, the first whose text at the error's
+ * line and column starts with the error's snippet (the suite quotes the
+ * offending text from where it points). Null when none does.
  */
 function whose(diagnostic, texts) {
   if (diagnostic.line === null) return null;
@@ -375,7 +377,8 @@ function updatePrompt(state) {
     const owner = whose(buildError, { prompt: state.prompt, conversation: state.conversation });
     if (owner) found[owner].push(buildError);
     else {
-      const where = buildError.line === null ? "" : ` (line ${buildError.line}, column ${buildError.column} of the rendered text)`;
+      const text = buildError.origin === null || buildError.origin === "<rendered>" ? "the rendered text" : buildError.origin;
+      const where = buildError.line === null ? "" : ` (line ${buildError.line}, column ${buildError.column} of ${text})`;
       panels.body.push({ ...buildError, message: buildError.message + where });
     }
   }
