@@ -40,10 +40,12 @@ export function hostCallableCount() {
  * Every error the suite reports: `kind` (the command line's snake_case kind),
  * `message` (the diagnostic drawn for people: kind, message, where, the
  * source line underlined, help), `reason` (the message alone), `line` and
- * `column` (1-based, characters) and `snippet` (null where not placed).
+ * `column` (1-based, characters), `snippet` and `origin` (the text they are
+ * in: `<input>`, `<rendered>`, `<transcript>` or a template's name); null
+ * where not placed.
  */
 export class PromptSuiteError extends Error {
-  constructor(kind, message, { reason = message, line = null, column = null, snippet = null } = {}) {
+  constructor(kind, message, { reason = message, line = null, column = null, snippet = null, origin = null } = {}) {
     super(message);
     this.name = "PromptSuiteError";
     this.kind = kind;
@@ -51,6 +53,7 @@ export class PromptSuiteError extends Error {
     this.line = line;
     this.column = column;
     this.snippet = snippet;
+    this.origin = origin;
   }
 }
 
@@ -60,6 +63,7 @@ function fromFailure(failure) {
     line: failure.line ?? null,
     column: failure.column ?? null,
     snippet: failure.snippet ?? null,
+    origin: failure.origin ?? null,
   });
   failure.free();
   return err;

@@ -44,6 +44,8 @@ export class PromptSuiteError extends Error {
   column: number | null;
   /** The offending text, or null where not placed. */
   snippet: string | null;
+  /** The text the position is in (`<input>`, `<rendered>`, `<transcript>`, a template's name), or null. */
+  origin: string | null;
 }
 
 /** The JSON text of a value, as the package writes values (TypeError naming the path otherwise). */

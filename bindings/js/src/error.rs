@@ -41,6 +41,14 @@ impl Failure {
         self.annotated.column().map(saturate)
     }
 
+    /// Which text the position is in, when it is named: `<input>` (the
+    /// template or prompt given), `<rendered>` (the narrative a template
+    /// rendered), `<transcript>`, or a template's name.
+    #[wasm_bindgen(getter)]
+    pub fn origin(&self) -> Option<String> {
+        self.annotated.origin().map(str::to_owned)
+    }
+
     /// The offending text, when placed.
     #[wasm_bindgen(getter)]
     pub fn snippet(&self) -> Option<String> {

@@ -173,6 +173,7 @@ test("errors carry kind, message, line, column and snippet", () => {
     assert.equal(typeof err.snippet, "string");
     assert.match(err.message, /^error\[syntax_error\]: /);
     assert.match(err.message, /--> <input>:2:/);
+    assert.equal(err.origin, null);
     assert.ok(err.message.includes(err.reason));
   }
   try {
@@ -182,6 +183,18 @@ test("errors carry kind, message, line, column and snippet", () => {
     assert.equal(err.kind, "unknown_provider");
     assert.equal(err.line, null);
     assert.equal(err.snippet, null);
+  }
+});
+
+test("an error in an included template names it as its origin", () => {
+  const env = new ps.Environment({ templates: { "part.txt": "ok\n[[ 1 + 'a' ]]" } });
+  try {
+    env.compile("[% include 'part.txt' %]").render();
+    assert.fail("rendered");
+  } catch (err) {
+    assert.equal(err.kind, "invalid_operation");
+    assert.equal(err.origin, "part.txt");
+    assert.equal(err.line, 2);
   }
 });
 

@@ -21,8 +21,9 @@ bytes overlap a data byte is the error `special_token_in_data`, unless
 [`Options::allow_special_tokens`] is set. The special tokens are those the
 config names (the token variables and the `added_tokens_decoder` entries
 marked `special`), the control tokens the template's own text spells
-(pipe tokens such as `<|im_start|>`, fullwidth ones, and a table of family
-tokens such as `[INST]` and `<start_of_turn>`), and the caller's
+(tokens of a delimited shape such as `<|im_start|>`, and the named tokens
+of the suite's one table, `prompt_core::tokens`, such as `[INST]` and
+`<start_of_turn>`), and the caller's
 ([`Options::special_tokens`]).
 
 ```

@@ -10,8 +10,9 @@ use crate::arguments::{Arguments, bad};
 use crate::callable::{Filter, Function};
 use crate::error::{Error, ErrorKind};
 use crate::provenance::slice;
-use crate::value::ops::{check_string_size, string_too_long};
-use crate::value::python::{Dumps, strip_range, write_dumps, write_float, write_repr};
+use crate::value::ops::check_string_size;
+use crate::value::pyformat;
+use crate::value::python::{Dumps, strip_range, write_dumps};
 use crate::value::{Repr, Value};
 
 /// The clock `strftime_now` reads (the Jinja2 profile).
@@ -189,171 +190,8 @@ fn round(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
     Ok(Value::from(rounded / factor))
 }
 
-/// A `%` conversion's flags, width and precision (`%-8s`, `%05.1f`).
-struct Spec {
-    left: bool,
-    zero: bool,
-    plus: bool,
-    space: bool,
-    width: usize,
-    precision: Option<usize>,
-}
-
-impl Spec {
-    fn parse(flags: &str) -> Result<Spec, Error> {
-        let mut spec =
-            Spec { left: false, zero: false, plus: false, space: false, width: 0, precision: None };
-        let mut rest = flags;
-        while let Some(c) = rest.chars().next().filter(|c| "-0+ #".contains(*c)) {
-            match c {
-                '-' => spec.left = true,
-                '0' => spec.zero = true,
-                '+' => spec.plus = true,
-                ' ' => spec.space = true,
-                _ => {}
-            }
-            rest = &rest[1..];
-        }
-        let (width, precision) = match rest.split_once('.') {
-            Some((w, p)) => (w, Some(p)),
-            None => (rest, None),
-        };
-        let number = |text: &str| -> Result<usize, Error> {
-            match text.parse::<usize>() {
-                Ok(n) if n <= 10_000 => Ok(n),
-                _ => Err(invalid(format!("`format`: unsupported width or precision {text:?}"))),
-            }
-        };
-        spec.width = if width.is_empty() { 0 } else { number(width)? };
-        spec.precision = match precision {
-            Some("") => Some(0),
-            Some(p) => Some(number(p)?),
-            None => None,
-        };
-        Ok(spec)
-    }
-
-    /// A number's sign (`-`, or `+`/space when asked) then its digits.
-    fn sign(&self, out: &mut String, negative: bool, digits: &str) {
-        if negative {
-            out.push('-');
-        } else if self.plus {
-            out.push('+');
-        } else if self.space {
-            out.push(' ');
-        }
-        out.push_str(digits);
-    }
-
-    /// `piece` padded to the width: on the right with `-`, with zeros after
-    /// the sign for a number with `0`, else with spaces on the left.
-    fn pad(&self, out: &mut String, piece: &str, numeric: bool) {
-        let fill = self.width.saturating_sub(piece.chars().count());
-        if self.left {
-            out.push_str(piece);
-            out.extend(std::iter::repeat_n(' ', fill));
-        } else if self.zero && numeric {
-            let signed = piece.starts_with(['-', '+', ' ']);
-            let (sign, digits) = piece.split_at(usize::from(signed));
-            out.push_str(sign);
-            out.extend(std::iter::repeat_n('0', fill));
-            out.push_str(digits);
-        } else {
-            out.extend(std::iter::repeat_n(' ', fill));
-            out.push_str(piece);
-        }
-    }
-}
-
-/// Jinja2's `format` filter: `value % args` (Python's `%` formatting) with
-/// `%s`, `%r`, `%d`/`%i`, `%f`/`%.Nf`, `%x`, `%%`, and `%(name)s` with
-/// keyword arguments.
+/// Jinja2's `format` filter: `str(value) % args` (Python's `%`
+/// formatting), or `% kwargs` with keyword arguments (`%(name)s`).
 fn format(value: Value, args: Arguments<'_>) -> Result<Value, Error> {
-    let limits = args.limits;
-    let Some(template) = value.as_str() else {
-        return Err(invalid(format!("`format` needs a string, not {}", value.kind().as_str())));
-    };
-    let mut out = String::new();
-    let mut next = 0;
-    let mut rest = template;
-    while let Some(at) = rest.find('%') {
-        out.push_str(&rest[..at]);
-        let mut spec = &rest[at + 1..];
-        let keyed = if let Some(inner) = spec.strip_prefix('(') {
-            let Some(close) = inner.find(')') else {
-                return Err(invalid("`format`: incomplete `%(name)` key"));
-            };
-            spec = &inner[close + 1..];
-            Some(&inner[..close])
-        } else {
-            None
-        };
-        let precision_end = spec.find(|c: char| c.is_ascii_alphabetic() || c == '%');
-        let Some(end) = precision_end else {
-            return Err(invalid("`format`: incomplete format"));
-        };
-        let flags = &spec[..end];
-        let conversion = spec.as_bytes()[end];
-        rest = &spec[end + 1..];
-        if conversion == b'%' {
-            out.push('%');
-            continue;
-        }
-        let arg = match keyed {
-            Some(key) => args.keywords.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()),
-            None => {
-                next += 1;
-                args.positional.get(next - 1).cloned()
-            }
-        }
-        .ok_or_else(|| invalid("`format`: not enough arguments for the format string"))?;
-        let spec = Spec::parse(flags)?;
-        let mut piece = String::new();
-        match conversion {
-            b's' => arg
-                .write_printed(&mut piece, limits.string_limit)
-                .map_err(string_too_long(limits))?,
-            b'r' => write_repr(&arg, &mut piece, limits.string_limit)
-                .map_err(string_too_long(limits))?,
-            b'd' | b'i' => match arg.0 {
-                Repr::Int(n) => spec.sign(&mut piece, n < 0, &n.unsigned_abs().to_string()),
-                Repr::Bool(b) => piece.push(if b { '1' } else { '0' }),
-                Repr::Float(x) if x.is_finite() => {
-                    spec.sign(&mut piece, x < 0.0, &format!("{}", x.abs().trunc()))
-                }
-                _ => return Err(invalid("`format`: %d needs a number")),
-            },
-            b'f' | b'F' => match arg.as_f64() {
-                Some(x) => {
-                    let digits = format!("{:.*}", spec.precision.unwrap_or(6).min(100), x.abs());
-                    spec.sign(&mut piece, x.is_sign_negative() && x != 0.0, &digits);
-                }
-                None => return Err(invalid("`format`: %f needs a number")),
-            },
-            b'g' => match arg.as_f64() {
-                Some(x) => write_float(&mut piece, x),
-                None => return Err(invalid("`format`: %g needs a number")),
-            },
-            b'x' => match arg.0 {
-                Repr::Int(n) => spec.sign(&mut piece, n < 0, &format!("{:x}", n.unsigned_abs())),
-                _ => return Err(invalid("`format`: %x needs an integer")),
-            },
-            other => {
-                return Err(invalid(format!(
-                    "`format`: unsupported format character {:?}",
-                    other as char
-                )));
-            }
-        }
-        let numeric = conversion != b's' && conversion != b'r';
-        check_string_size(out.len().saturating_add(spec.width.max(piece.len())), limits)?;
-        spec.pad(&mut out, &piece, numeric);
-        check_string_size(out.len(), limits)?;
-    }
-    out.push_str(rest);
-    check_string_size(out.len(), limits)?;
-    if next < args.positional.len() {
-        return Err(invalid("`format`: not all arguments converted during string formatting"));
-    }
-    Ok(Value::string(out))
+    pyformat::percent_format(&value, &args.positional, &args.keywords, args.limits)
 }

@@ -211,6 +211,35 @@ fn trim_keeps_provenance_and_strips_as_python() {
 }
 
 #[test]
+fn formatting_keeps_provenance() {
+    let rendered = render_in(
+        &chat_env(),
+        "{{ '<|im_start|>{}\n{:>4}|'.format(m.role, m.n) }}{{ '<%s>%3s' | format(m.role, 'ab') }}",
+        r#"{"m": {"role": "user", "n": 7}}"#,
+    )
+    .unwrap();
+    assert_eq!(rendered.output, "<|im_start|>user\n   7|<user> ab");
+    // The format strings' bytes and the authored `'ab'` stay authored; the
+    // role and the padded number (an argument that was data) are data.
+    assert_eq!(rendered.data_ranges, [12..16, 17..21, 23..27]);
+}
+
+#[test]
+fn trim_and_markup_plus_keep_provenance() {
+    // A bare chat template's `<think>` is a special token: what the template
+    // writes around the message must stay authored through `trim` and
+    // through `+` with a `safe` string.
+    let rendered = render_in(
+        &chat_env(),
+        "{{ ('<think></think>' ~ m.content) | trim }}|{{ m.name + '[ARGS]' + (m.args | tojson | safe) }}|{{ m.name + '<b>' | safe }}",
+        r#"{"m": {"content": " hi ", "name": "f", "args": {"a": "<"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(rendered.output, "<think></think> hi|f[ARGS]{\"a\": \"<\"}|f<b>");
+    assert_eq!(rendered.data_ranges, [15..18, 19..20, 26..36, 37..38]);
+}
+
+#[test]
 fn new_methods_stay_under_the_limits() {
     let env = {
         let mut env = chat_env();
@@ -226,6 +255,19 @@ fn new_methods_stay_under_the_limits() {
         "{% set ns = namespace(v=[]) %}{% for i in range(100000) %}{% set ns.v = [ns.v] %}{% endfor %}{{ ns.v }}",
         "{% set s = 'x' * 1000000 %}{{ ('%s' * 20) | format(s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s) }}",
         "{% set s = 'é' * 1000000 %}{{ [s, [s, [s, {'k': [s, s, s, s, s, s, s, s, s, s, s, s]}]]] | string }}",
+        // Widths and precisions are checked before anything is padded.
+        "{{ '{:>999999999}'.format('a') }}",
+        "{{ '{:0999999999,}'.format(1) }}",
+        "{{ '{:.999999999f}'.format(1.0) }}",
+        "{{ '{:{w}}'.format('a', w=999999999) }}",
+        "{{ '{:99999999999999999999999}'.format('a') }}",
+        "{{ '%999999999s' | format('a') }}",
+        "{{ '%.999999999f' | format(1.0) }}",
+        "{{ '%.999999999d' | format(1) }}",
+        "{{ '%*s' | format(999999999, 'a') }}",
+        // Printing many views and tuples of a large string.
+        "{% set s = 'x' * 1000000 %}{% set m = {'a': s, 'b': s, 'c': s, 'd': s} %}{{ [m.items(), m.values(), m.items(), m.values(), (s, s, s, s)] }}",
+        "{% set s = 'x' * 1000000 %}{{ '{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}{!r}'.format(s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s) }}",
     ];
     for source in attacks {
         let err = render_in(&env, source, "{}").map(|r| r.output.len()).unwrap_err();
@@ -311,4 +353,79 @@ fn map_and_select_give_generators_as_in_jinja2() {
         render("{% if tools | selectattr('nope') %}true{% endif %}", tools).unwrap(),
         "true"
     );
+}
+
+/// `tests/chat-templates/printing.json`: Python printing (tuples, dict
+/// views) and formatting (`str.format` with format specs, the `format`
+/// filter's `%`), each case with what Jinja2 gives. Our engine is checked
+/// against every case; with `JINJA2_PYTHON` set, Jinja2 itself is too, so
+/// the expectations cannot drift from it.
+#[test]
+fn printing_and_formatting_match_jinja2() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chat-templates/printing.json");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let context = file["context"].to_string();
+    let expected = |case: &serde_json::Value| -> Result<String, String> {
+        match (case["output"].as_str(), case["error"].as_str()) {
+            (Some(output), _) => Ok(output.to_owned()),
+            (None, Some(class)) => Err(class.to_owned()),
+            _ => panic!("{case}: neither output nor error"),
+        }
+    };
+    let cases = file["cases"].as_array().unwrap();
+    let mut failures = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let ours = render(case["template"].as_str().unwrap(), &context).map_err(|kind| {
+            match kind {
+                ErrorKind::TemplateRaised => "template_raised",
+                ErrorKind::UndefinedError => "undefined",
+                ErrorKind::SandboxRefused => "sandbox",
+                ErrorKind::SyntaxError => "syntax",
+                _ => "other",
+            }
+            .to_owned()
+        });
+        if ours != expected(case) {
+            failures.push(format!("{name}: ours {ours:?}, Jinja2 {:?}", expected(case)));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+
+    let Ok(python) = std::env::var("JINJA2_PYTHON") else {
+        eprintln!("the expectations were not re-checked against Jinja2 (set JINJA2_PYTHON)");
+        return;
+    };
+    let oracle = path.with_file_name("oracle.py");
+    let run = std::process::Command::new(&python)
+        .arg(&oracle)
+        .args(["--cases".as_ref(), path.as_os_str(), "2026-01-15T10:30:00".as_ref()])
+        .output()
+        .unwrap_or_else(|e| panic!("JINJA2_PYTHON={python}: {e}"));
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(rows.len(), cases.len());
+    for (row, case) in rows.iter().zip(cases) {
+        let jinja2 = match (row["output"].as_str(), row["error"].as_str()) {
+            (Some(output), _) => Ok(output.to_owned()),
+            (_, class) => Err(class.unwrap_or_default().to_owned()),
+        };
+        assert_eq!(
+            jinja2,
+            expected(case),
+            "{}: the file's expectation is not Jinja2's",
+            row["case"]
+        );
+    }
 }

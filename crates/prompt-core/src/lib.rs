@@ -24,6 +24,10 @@ on and no stage logic (ripgrep's `grep-matcher` is the model).
   [`annotated::Annotated`] draws an error, a warning or a note with its
   source line and carets under the span, as rustc does; every error type
   of the suite gives one with its `annotated()` method.
+* [`tokens`]: the special tokens of the model families, as one table
+  ([`tokens::SPECIAL_TOKENS`]) and the shapes whose every token is one
+  ([`tokens::DELIMITED_SHAPES`]): what the transcript sanitizer defangs and
+  what a bare chat template's special tokens are.
 * [`json`]: JSON input read strictly and the same way everywhere: a leading
   byte order mark is ignored, a key repeated in one object is an error
   instead of silently taking the last value, and an integer outside the
@@ -56,6 +60,7 @@ pub mod chat;
 pub mod diagnostic;
 pub mod json;
 pub mod text;
+pub mod tokens;
 
 /// The README's example runs as a doctest too.
 #[cfg(doctest)]

@@ -355,7 +355,7 @@ impl<'a> Walk<'_, 'a> {
             return;
         }
         let literals: Vec<&'a Expr<'a>> = match &names.kind {
-            ExprKind::List(items) => items.iter().collect(),
+            ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().collect(),
             _ => vec![names],
         };
         for name in literals {
@@ -428,7 +428,9 @@ impl<'a> Walk<'_, 'a> {
                     self.expr(key, false);
                 }
             },
-            ExprKind::List(items) => items.iter().for_each(|item| self.expr(item, false)),
+            ExprKind::List(items) | ExprKind::Tuple(items) => {
+                items.iter().for_each(|item| self.expr(item, false))
+            }
             ExprKind::Map(entries) => {
                 for (key, value) in entries {
                     self.expr(key, false);

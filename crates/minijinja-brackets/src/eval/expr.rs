@@ -46,7 +46,8 @@ impl<'t> Renderer<'t> {
                 Ok(whole)
             }
             ExprKind::StoreItem(scope, key) => self.store_item(*scope, key),
-            ExprKind::List(items) => self.list(items, span),
+            ExprKind::List(items) => self.list(items, false, span),
+            ExprKind::Tuple(items) => self.list(items, true, span),
             ExprKind::Map(entries) => self.map(entries, span),
             ExprKind::Attr(base, name) => self.attr(base, name),
             ExprKind::Item(base, index) => self.item(base, index, span),
@@ -120,13 +121,13 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    fn list(&mut self, items: &'t [Expr<'t>], span: Span) -> Result<Value, Error> {
+    fn list(&mut self, items: &'t [Expr<'t>], tuple: bool, span: Span) -> Result<Value, Error> {
         let mut values = Vec::with_capacity(items.len());
         for item in items {
             values.push(self.eval(item)?);
         }
         // The items were charged when they were made: the list costs its slots.
-        let list = Value::list(values);
+        let list = if tuple { Value::tuple(values) } else { Value::list(values) };
         self.check_nesting(&list, span)?;
         self.charge(SLOT * items.len(), span)?;
         Ok(list)
@@ -338,12 +339,17 @@ impl<'t> Renderer<'t> {
         self.spend(filter.path_work(&value, &args), span)?;
         self.spend(filter.work(registry, &value, &args), span)?;
         let result = filter.call(registry, value, args);
-        // Jinja2's `map` and `select` family give generators.
-        const GENERATING: &[&str] = &["map", "select", "reject", "selectattr", "rejectattr"];
+        // Jinja2's `map` and `select` family, `items`, `batch` and `slice`
+        // give generators.
+        const GENERATING: &[&str] =
+            &["map", "select", "reject", "selectattr", "rejectattr", "items", "batch", "slice"];
         let result = match result {
             Ok(Value(Repr::List(items))) if self.jinja2 && GENERATING.contains(&call.name) => {
-                Ok(Value(Repr::List(std::sync::Arc::new(crate::value::List::generator(
-                    items.iter().cloned().collect(),
+                let items = std::sync::Arc::try_unwrap(items)
+                    .map_or_else(|shared| shared.to_vec(), crate::value::List::into_items);
+                Ok(Value(Repr::List(std::sync::Arc::new(crate::value::List::of_kind(
+                    items,
+                    crate::value::ListKind::Generator,
                 )))))
             }
             other => other,
@@ -438,25 +444,33 @@ impl<'t> Renderer<'t> {
         };
         let len = escaped_len(left, a).saturating_add(escaped_len(right, b));
         ops::check_string_size(len, self.limits).map_err(self.locate(span))?;
-        let mut out = String::with_capacity(a.len() + b.len());
+        // Per byte, as `+` of two strings: a side kept as it is keeps its
+        // provenance; an escaped side is authored only if it was.
+        let mut out = crate::provenance::TextBuf::with_capacity(len);
         for (v, s) in [(left, a), (right, b)] {
-            if crate::filters::is_safe(v) {
-                out.push_str(s);
+            if crate::filters::is_safe(v) || !s.contains(['&', '<', '>', '"', '\'']) {
+                out.push_string(v);
                 continue;
             }
+            let mut escaped = String::with_capacity(escaped_len(v, s));
             for c in s.chars() {
                 match c {
-                    '&' => out.push_str("&amp;"),
-                    '<' => out.push_str("&lt;"),
-                    '>' => out.push_str("&gt;"),
-                    '"' => out.push_str("&#34;"),
-                    '\'' => out.push_str("&#39;"),
-                    c => out.push(c),
+                    '&' => escaped.push_str("&amp;"),
+                    '<' => escaped.push_str("&lt;"),
+                    '>' => escaped.push_str("&gt;"),
+                    '"' => escaped.push_str("&#34;"),
+                    '\'' => escaped.push_str("&#39;"),
+                    c => escaped.push(c),
                 }
+            }
+            if v.is_all_authored() {
+                out.push_authored(&escaped);
+            } else {
+                out.push_data(&escaped);
             }
         }
         ops::check_string_size(out.len(), self.limits).map_err(self.locate(span))?;
-        let result = crate::filters::marked_safe(Value::string(out), self.limits);
+        let result = crate::filters::marked_safe(out.into_value(), self.limits);
         self.settle(result, span)
     }
 
@@ -800,7 +814,13 @@ impl<'t> Renderer<'t> {
         let sliced = match (&value.0, value.as_str()) {
             (Repr::List(items), _) => {
                 let picked = slice_indices(items.len(), start, stop, step);
-                Value::list(picked.map(|i| items[i].clone()).collect())
+                let picked = picked.map(|i| items[i].clone()).collect();
+                // A tuple's slice is a tuple.
+                if items.kind() == crate::value::ListKind::Tuple {
+                    Value::tuple(picked)
+                } else {
+                    Value::list(picked)
+                }
             }
             (_, Some(text)) => Value::string(
                 slice_str(text, start, stop, step, self.limits).map_err(self.locate(span))?,

@@ -10,6 +10,7 @@
 //! input was authored.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::Renderer;
 use crate::arguments::Arguments;
@@ -18,9 +19,10 @@ use crate::limits::Limits;
 use crate::provenance::{TextBuf, slice};
 use crate::span::Span;
 use crate::syntax::ast::{CallArgs, Expr};
-use crate::value::ops::{self, check_string_size};
+use crate::value::ops::check_string_size;
+use crate::value::pyformat;
 use crate::value::python::{is_space, strip_range};
-use crate::value::{Repr, Value};
+use crate::value::{DictView, List, ListKind, Repr, Value};
 
 /// Methods that change their value: the sandbox refuses them.
 const MUTATING: &[&str] = &[
@@ -84,7 +86,14 @@ fn python_type(value: &Value) -> &'static str {
     match &value.0 {
         Repr::Str(_) | Repr::Text(_) => "a str",
         Repr::Map(_) => "a dict",
-        Repr::List(_) => "a list",
+        Repr::List(items) => match items.kind() {
+            ListKind::List => "a list",
+            ListKind::Tuple => "a tuple",
+            ListKind::Generator => "a generator",
+            ListKind::DictView(DictView::Items) => "a dict_items",
+            ListKind::DictView(DictView::Keys) => "a dict_keys",
+            ListKind::DictView(DictView::Values) => "a dict_values",
+        },
         Repr::Int(_) => "an int",
         Repr::Float(_) => "a float",
         Repr::Bool(_) => "a bool",
@@ -121,35 +130,38 @@ fn call(value: &Value, method: &str, args: Arguments<'_>, limits: &Limits) -> Re
                 };
                 Ok(found.unwrap_or(if default.is_undefined() { Value::NONE } else { default }))
             }
-            "items" => {
+            "items" | "keys" | "values" => {
                 no_args(&callee, args)?;
-                let pairs = map.iter().map(|(k, v)| Value::list(vec![map.key(k), v.clone()]));
-                Ok(Value::list(pairs.collect()))
-            }
-            "keys" => {
-                no_args(&callee, args)?;
-                Ok(Value::list(map.keys().map(|k| map.key(k)).collect()))
-            }
-            "values" => {
-                no_args(&callee, args)?;
-                Ok(Value::list(map.values().cloned().collect()))
+                let (view, items): (_, Vec<Value>) = match method {
+                    "items" => (
+                        DictView::Items,
+                        map.iter()
+                            .map(|(k, v)| Value::tuple(vec![map.key(k), v.clone()]))
+                            .collect(),
+                    ),
+                    "keys" => (DictView::Keys, map.keys().map(|k| map.key(k)).collect()),
+                    _ => (DictView::Values, map.values().cloned().collect()),
+                };
+                Ok(Value(Repr::List(Arc::new(List::of_kind(items, ListKind::DictView(view))))))
             }
             _ => Err(no_method(value, method)),
         },
-        (Repr::List(items), _) => match method {
-            "index" => {
-                let [x] = args.bind(&callee, ["value"])?;
-                match items.iter().position(|item| item == &x) {
-                    Some(i) => Ok(Value::from(i)),
-                    None => Err(invalid(format!("{} is not in the list", python_repr(&x)))),
+        (Repr::List(items), _) if matches!(items.kind(), ListKind::List | ListKind::Tuple) => {
+            match method {
+                "index" => {
+                    let [x] = args.bind(&callee, ["value"])?;
+                    match items.iter().position(|item| item == &x) {
+                        Some(i) => Ok(Value::from(i)),
+                        None => Err(invalid(format!("{} is not in the list", python_repr(&x)))),
+                    }
                 }
+                "count" => {
+                    let [x] = args.bind(&callee, ["value"])?;
+                    Ok(Value::from(items.iter().filter(|item| *item == &x).count()))
+                }
+                _ => Err(no_method(value, method)),
             }
-            "count" => {
-                let [x] = args.bind(&callee, ["value"])?;
-                Ok(Value::from(items.iter().filter(|item| *item == &x).count()))
-            }
-            _ => Err(no_method(value, method)),
-        },
+        }
         _ => Err(no_method(value, method)),
     }
 }
@@ -432,12 +444,7 @@ fn string_method(
             }
             Ok(out.into_value())
         }
-        "format" => {
-            let text = format_braces(s, &args, limits)?;
-            let inputs_authored = args.positional.iter().all(Value::is_all_authored)
-                && args.keywords.iter().all(|(_, v)| v.is_all_authored());
-            Ok(made(text, authored && inputs_authored))
-        }
+        "format" => pyformat::str_format(value, s, &args.positional, &args.keywords, limits),
         "isdigit" | "isnumeric" | "isdecimal" | "isalpha" | "isalnum" | "isspace" | "islower"
         | "isupper" => {
             no_args(callee, args)?;
@@ -531,60 +538,5 @@ fn split_ranges(
         }
         out.push(start..s.len());
     }
-    Ok(out)
-}
-
-/// Python's `str.format`: `{}`, `{0}`, `{name}`, `{name.attr}`, `{{`, `}}`,
-/// with an optional `!s`/`!r` conversion; a format spec is refused.
-fn format_braces(s: &str, args: &Arguments<'_>, limits: &Limits) -> Result<String, Error> {
-    let mut out = String::new();
-    let mut auto = 0usize;
-    let mut rest = s;
-    while let Some(i) = rest.find(['{', '}']) {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            out.push(tail.as_bytes()[0] as char);
-            rest = &tail[2..];
-            continue;
-        }
-        if tail.starts_with('}') {
-            return Err(invalid("single '}' encountered in format string"));
-        }
-        let Some(close) = tail.find('}') else {
-            return Err(invalid("single '{' encountered in format string"));
-        };
-        let field = &tail[1..close];
-        rest = &tail[close + 1..];
-        let (field, conversion) = match field.split_once('!') {
-            Some((f, c)) => (f, Some(c)),
-            None => (field, None),
-        };
-        if field.contains(':') {
-            return Err(invalid("format specs (`{:...}`) are not supported"));
-        }
-        let mut path = field.split('.');
-        let head = path.next().unwrap_or_default();
-        let mut value = if head.is_empty() {
-            auto += 1;
-            args.positional.get(auto - 1).cloned()
-        } else if let Ok(n) = head.parse::<usize>() {
-            args.positional.get(n).cloned()
-        } else {
-            args.keywords.iter().find(|(k, _)| *k == head).map(|(_, v)| v.clone())
-        }
-        .ok_or_else(|| invalid(format!("no argument for the field `{{{field}}}`")))?;
-        for attr in path {
-            value = value.get(attr).cloned().unwrap_or_default();
-        }
-        match conversion {
-            Some("r") => crate::value::python::write_repr(&value, &mut out, limits.string_limit),
-            _ => value.write_printed(&mut out, limits.string_limit),
-        }
-        .map_err(ops::string_too_long(limits))?;
-        check_string_size(out.len(), limits)?;
-    }
-    out.push_str(rest);
-    check_string_size(out.len(), limits)?;
     Ok(out)
 }

@@ -35,7 +35,7 @@ pub(crate) fn dictsort(value: Value, args: Arguments<'_>) -> Result<Value, Error
         .map(|(k, v)| {
             let key = map.key(k);
             let sort_key = if by_value { v.clone() } else { key.clone() };
-            (sort_key, Value::list(vec![key, v.clone()]))
+            (sort_key, Value::tuple(vec![key, v.clone()]))
         })
         .collect();
     sort_keyed(&mut keyed, !case_sensitive.is_true(), reverse.is_true(), "dictsort")?;

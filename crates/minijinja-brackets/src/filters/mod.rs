@@ -983,7 +983,7 @@ pub(crate) fn map_items(value: Value, args: Arguments<'_>) -> Result<Value, Erro
         Repr::Map(map) => {
             check_items(map.len(), "items", limits)?;
             Ok(Value::list(
-                map.iter().map(|(k, v)| Value::list(vec![map.key(k), v.clone()])).collect(),
+                map.iter().map(|(k, v)| Value::tuple(vec![map.key(k), v.clone()])).collect(),
             ))
         }
         Repr::Undefined | Repr::None => Ok(Value::list(Vec::new())),

@@ -320,6 +320,9 @@ pub(crate) enum ExprKind<'a> {
     /// `L.x`, `L[expr]`, `G.x`, `G[expr]`.
     StoreItem(Scope, Box<Expr<'a>>),
     List(Vec<Expr<'a>>),
+    /// `(a, b)`, `(a,)`, `()`: a list to the reference, a tuple to Python
+    /// printing.
+    Tuple(Vec<Expr<'a>>),
     Map(Vec<(Expr<'a>, Expr<'a>)>),
     /// `value.name`
     Attr(Box<Expr<'a>>, &'a str),

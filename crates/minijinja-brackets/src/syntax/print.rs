@@ -14,7 +14,7 @@ use crate::syntax::ast::{
     BinOp, CallArgs, Catch, CmpOp, Control, EffectKind, Expr, ExprKind, FilterCall, ImportBinds,
     Node, Pattern, Target, TargetName, Template,
 };
-use crate::value::{Repr, Value};
+use crate::value::{ListKind, Repr, Value};
 
 /// The template as text.
 pub(crate) fn print(template: &Template<'_>) -> String {
@@ -353,6 +353,12 @@ fn constant(out: &mut String, value: &Value) {
         Repr::Float(x) => {
             let _ = write!(out, "{x:?}");
         }
+        Repr::List(items) if items.kind() == ListKind::Tuple && items.len() == 1 => {
+            separated(out, "(", items.iter(), ",)", constant)
+        }
+        Repr::List(items) if items.kind() == ListKind::Tuple => {
+            separated(out, "(", items.iter(), ")", constant)
+        }
         Repr::List(items) => separated(out, "[", items.iter(), "]", constant),
         _ => {
             let _ = value.write_json(out, None, usize::MAX);
@@ -369,6 +375,7 @@ fn operand(out: &mut String, e: &Expr<'_>) {
             | ExprKind::Store(_)
             | ExprKind::StoreItem(..)
             | ExprKind::List(_)
+            | ExprKind::Tuple(_)
             | ExprKind::Map(_)
             | ExprKind::Attr(..)
             | ExprKind::Item(..)
@@ -471,6 +478,8 @@ fn expr(out: &mut String, e: &Expr<'_>) {
             out.push(']');
         }
         ExprKind::List(items) => separated(out, "[", items.iter(), "]", expr),
+        ExprKind::Tuple(items) if items.len() == 1 => separated(out, "(", items.iter(), ",)", expr),
+        ExprKind::Tuple(items) => separated(out, "(", items.iter(), ")", expr),
         ExprKind::Map(entries) => separated(out, "{", entries.iter(), "}", |out, (key, value)| {
             expr(out, key);
             out.push_str(": ");

@@ -28,6 +28,7 @@ use crate::error::{Error, ErrorKind};
 use crate::value::text::Text;
 
 pub(crate) mod ops;
+pub(crate) mod pyformat;
 pub(crate) mod python;
 pub(crate) mod text;
 
@@ -180,10 +181,49 @@ pub(crate) struct List {
     /// is `group[0]`, as Python's named tuples): invisible to equality,
     /// ordering and JSON.
     names: &'static [&'static str],
-    /// A Jinja2-profile generator (what `map` and `select` give there):
-    /// it iterates as a list, but has no length, no items by index and no
-    /// JSON form, and is true even when empty, as Python's generators.
-    generator: bool,
+    /// Which Python sequence it stands for: what Python printing shows
+    /// and what the Jinja2 profile allows on it (the reference sees a
+    /// list in every case).
+    kind: ListKind,
+}
+
+/// The Python sequence a [`List`] stands for (the Jinja2 profile). To
+/// every operation of the reference it is a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum ListKind {
+    /// A list: `[1, 'a']`.
+    #[default]
+    List,
+    /// A tuple (a parenthesized literal, a `dictsort` or `groupby` pair,
+    /// an item of `dict.items()`): `(1, 'a')`, `(1,)`, `()`.
+    Tuple,
+    /// A generator (what `map` and `select` give there): it iterates as a
+    /// list, but has no length, no items by index and no JSON form, and is
+    /// true even when empty, as Python's generators.
+    Generator,
+    /// A dict view (`dict.items()`, `.keys()`, `.values()`): it iterates
+    /// and has a length, prints as `dict_items([...])`, and has no JSON
+    /// form, as in Python.
+    DictView(DictView),
+}
+
+/// Which view of a dict a [`ListKind::DictView`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DictView {
+    Items,
+    Keys,
+    Values,
+}
+
+impl DictView {
+    /// Python's type name: `dict_items`, `dict_keys`, `dict_values`.
+    pub(crate) fn type_name(self) -> &'static str {
+        match self {
+            DictView::Items => "dict_items",
+            DictView::Keys => "dict_keys",
+            DictView::Values => "dict_values",
+        }
+    }
 }
 
 impl List {
@@ -192,22 +232,33 @@ impl List {
         for item in &items {
             shape.add(item, JSON_SLOT);
         }
-        List { items, shape: shape.close(), names: &[], generator: false }
+        List { items, shape: shape.close(), names: &[], kind: ListKind::List }
     }
 
-    /// A Jinja2-profile generator of `items` (see [`List::is_generator`]).
-    pub(crate) fn generator(items: Vec<Value>) -> List {
-        List { generator: true, ..List::new(items) }
+    /// `items` as the Python sequence `kind`.
+    pub(crate) fn of_kind(items: Vec<Value>, kind: ListKind) -> List {
+        List { kind, ..List::new(items) }
+    }
+
+    /// Its items, no longer shared.
+    pub(crate) fn into_items(self) -> Vec<Value> {
+        self.items
+    }
+
+    /// Which Python sequence it stands for.
+    pub(crate) fn kind(&self) -> ListKind {
+        self.kind
     }
 
     /// Whether it is a Jinja2-profile generator.
     pub(crate) fn is_generator(&self) -> bool {
-        self.generator
+        self.kind == ListKind::Generator
     }
 
-    /// A list whose items can also be read by the attribute `names[i]`.
+    /// A tuple whose items can also be read by the attribute `names[i]`
+    /// (Python's named tuples).
     pub(crate) fn named(items: Vec<Value>, names: &'static [&'static str]) -> List {
-        List { names, ..List::new(items) }
+        List { names, kind: ListKind::Tuple, ..List::new(items) }
     }
 
     /// The bytes of the list's own slots and of its items that nothing
@@ -352,6 +403,11 @@ impl Value {
         Value(Repr::List(Arc::new(List::new(items))))
     }
 
+    /// A tuple (see [`ListKind::Tuple`]).
+    pub(crate) fn tuple(items: Vec<Value>) -> Value {
+        Value(Repr::List(Arc::new(List::of_kind(items, ListKind::Tuple))))
+    }
+
     pub(crate) fn map(map: ValueMap) -> Value {
         Value(Repr::Map(Arc::new(Map::new(map))))
     }
@@ -480,7 +536,7 @@ impl Value {
             Repr::Float(f) => *f != 0.0,
             Repr::Str(s) => !s.is_empty(),
             Repr::Text(t) => !t.as_str().is_empty(),
-            Repr::List(l) => l.generator || !l.is_empty(),
+            Repr::List(l) => l.is_generator() || !l.is_empty(),
             Repr::Map(m) => !m.is_empty(),
             Repr::Callable(_) | Repr::Module(_) => true,
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::value::text::Text;
-use crate::value::{Repr, TooLong, Value};
+use crate::value::{ListKind, Repr, TooLong, Value};
 
 /// Arithmetic and concatenation operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +158,12 @@ pub(crate) fn binary(op: BinOp, l: &Value, r: &Value, limits: &Limits) -> Result
             let mut items = Vec::with_capacity(a.len() + b.len());
             items.extend(a.iter().cloned());
             items.extend(b.iter().cloned());
-            Ok(Value::list(items))
+            // Two tuples make a tuple (Python printing shows which).
+            Ok(if a.kind() == ListKind::Tuple && b.kind() == ListKind::Tuple {
+                Value::tuple(items)
+            } else {
+                Value::list(items)
+            })
         }
         (BinOp::Mul, List(items), Int(n)) | (BinOp::Mul, Int(n), List(items)) => {
             repeat_list(items, *n, limits)
@@ -196,7 +201,7 @@ fn repeat_list(items: &crate::value::List, n: i64, limits: &Limits) -> Result<Va
     for _ in 0..n {
         out.extend(items.iter().cloned());
     }
-    Ok(Value::list(out))
+    Ok(if items.kind() == ListKind::Tuple { Value::tuple(out) } else { Value::list(out) })
 }
 
 fn int_op(op: BinOp, a: i64, b: i64) -> Result<Value, Error> {

@@ -11,7 +11,7 @@
 use std::cell::Cell;
 use std::fmt::Write as _;
 
-use super::{Repr, TooLong, Value};
+use super::{ListKind, Repr, TooLong, Value};
 
 thread_local! {
     static PYTHON: Cell<bool> = const { Cell::new(false) };
@@ -135,16 +135,31 @@ pub(crate) fn write_repr(value: &Value, out: &mut String, max: usize) -> Result<
         }
         Repr::Float(x) => write_float(out, *x),
         Repr::Str(_) | Repr::Text(_) => write_quoted(value.as_str().unwrap_or_default(), out, max)?,
-        Repr::List(items) if items.is_generator() => out.push_str("<generator object>"),
         Repr::List(items) => {
-            out.push('[');
+            let (open, close) = match items.kind() {
+                ListKind::Generator => {
+                    out.push_str("<generator object>");
+                    return bounded(out, max);
+                }
+                ListKind::List => ("[", "]"),
+                ListKind::Tuple => ("(", ")"),
+                ListKind::DictView(view) => {
+                    out.push_str(view.type_name());
+                    ("([", "])")
+                }
+            };
+            out.push_str(open);
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
                 write_repr(item, out, max)?;
             }
-            out.push(']');
+            // A tuple of one item: `(1,)`.
+            if items.kind() == ListKind::Tuple && items.len() == 1 {
+                out.push(',');
+            }
+            out.push_str(close);
         }
         Repr::Map(map) => {
             out.push('{');
@@ -274,6 +289,12 @@ impl DumpsWriter<'_> {
             Repr::Str(_) | Repr::Text(_) => self.string(value.as_str().unwrap_or_default())?,
             Repr::List(items) if items.is_generator() => {
                 return Err("Object of type generator is not JSON serializable".into());
+            }
+            Repr::List(items) if let ListKind::DictView(view) = items.kind() => {
+                return Err(format!(
+                    "Object of type {} is not JSON serializable",
+                    view.type_name()
+                ));
             }
             Repr::List(items) => {
                 if items.is_empty() {

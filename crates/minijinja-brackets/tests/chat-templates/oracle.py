@@ -4,7 +4,14 @@ jinja2 set up as transformers' apply_chat_template sets it up
 
 Usage: oracle.py TEMPLATE_DIR CONVERSATIONS_JSON NOW_ISO
 Prints one JSON object per line: {"template", "conversation", "output"} or
-{"template", "conversation", "error": CLASS, "message"}, where CLASS is
+{"template", "conversation", "error": CLASS, "message"}.
+
+Usage: oracle.py --cases CASES_JSON NOW_ISO
+Renders each case of CASES_JSON ({"context", "cases": [{"name", "template"}]};
+a case's own "context" replaces the shared one)
+and prints {"case", "output"} or {"case", "error": CLASS, "message"} per line.
+
+CLASS is
 `template_raised` (raise_exception), `undefined` (UndefinedError),
 `sandbox` (SecurityError), `syntax` (TemplateSyntaxError) or `other`.
 """
@@ -71,7 +78,25 @@ def classify(err):
     return "other"
 
 
+def cases(path, now):
+    env = environment(datetime.datetime.fromisoformat(now))
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    for case in data["cases"]:
+        row = {"case": case["name"]}
+        try:
+            context = case.get("context", data.get("context", {}))
+            row["output"] = env.from_string(case["template"]).render(**context)
+        except Exception as err:  # noqa: BLE001 - every failure is reported
+            row["error"] = classify(err)
+            row["message"] = f"{type(err).__name__}: {err}"
+        print(json.dumps(row, ensure_ascii=False))
+
+
 def main():
+    if sys.argv[1] == "--cases":
+        cases(sys.argv[2], sys.argv[3])
+        return
     directory, conversations, now = sys.argv[1:4]
     env = environment(datetime.datetime.fromisoformat(now))
     with open(conversations, encoding="utf-8") as f:

@@ -466,7 +466,8 @@ impl<'a> Grammar<'a> {
         Ok((i, self.expr_at(kind, start, i)))
     }
 
-    /// `(a)` groups; `()`, `(a,)` and `(a, b)` are lists (Jinja's tuples).
+    /// `(a)` groups; `()`, `(a,)` and `(a, b)` are tuples (lists to the
+    /// reference).
     pub(super) fn parenthesized(&self, start: &'a str) -> PResult<'a, Expr<'a>> {
         let i = &start[1..];
         if i.trim_start().starts_with(')') {
@@ -488,12 +489,12 @@ impl<'a> Grammar<'a> {
     ) -> PResult<'a, Expr<'a>> {
         let Some(first) = first else {
             let (i, _) = self.expect(")", i)?;
-            return Ok((i, self.list(Vec::new(), start, i)));
+            return Ok((i, self.tuple(Vec::new(), start, i)));
         };
         if let Some((i, _)) = peek_ok(sym(","), i)? {
             let (i, mut rest) = self.sequence(i, ")")?;
             rest.insert(0, first);
-            return Ok((i, self.list(rest, start, i)));
+            return Ok((i, self.tuple(rest, start, i)));
         }
         let (i, _) = self.expect(")", i)?;
         Ok((i, Expr { kind: first.kind, span: self.span(start, i) }))
@@ -501,6 +502,22 @@ impl<'a> Grammar<'a> {
 
     /// A list literal; constant when every item is.
     pub(super) fn list(&self, items: Vec<Expr<'a>>, from: &'a str, to: &'a str) -> Expr<'a> {
+        self.sequence_literal(items, false, from, to)
+    }
+
+    /// A tuple literal (`()`, `(a,)`, `(a, b)`): a list to the reference,
+    /// a tuple to Python printing; constant when every item is.
+    pub(super) fn tuple(&self, items: Vec<Expr<'a>>, from: &'a str, to: &'a str) -> Expr<'a> {
+        self.sequence_literal(items, true, from, to)
+    }
+
+    fn sequence_literal(
+        &self,
+        items: Vec<Expr<'a>>,
+        tuple: bool,
+        from: &'a str,
+        to: &'a str,
+    ) -> Expr<'a> {
         let kind = if items.iter().all(|e| matches!(e.kind, ExprKind::Const(_))) {
             let values = items
                 .into_iter()
@@ -509,7 +526,9 @@ impl<'a> Grammar<'a> {
                     _ => Value::UNDEFINED,
                 })
                 .collect();
-            ExprKind::Const(Value::list(values))
+            ExprKind::Const(if tuple { Value::tuple(values) } else { Value::list(values) })
+        } else if tuple {
+            ExprKind::Tuple(items)
         } else {
             ExprKind::List(items)
         };
