@@ -261,6 +261,9 @@ test("switching the provider changes the body", async () => {
   assert.ok(Array.isArray(bodies.gemini.contents));
   assert.notDeepEqual(bodies["openai-responses"], bodies.openai);
   await page.selectOption("#provider", "openai");
+  // What the build could not carry is listed under the body.
+  await setText(page, "#prompt", "/// param: model=some-model\nHi.\n\n## user\n@@@missing.png");
+  assert.match(await page.textContent("#body-notices"), /unclosed_embed/);
 });
 
 test("a conversation is seen by its speaker, in the turns and the body", async () => {
