@@ -2,11 +2,20 @@
 //! `typeconv.rs`). Python gives dict, list, tuple, str, int, float, bool and
 //! None; anything else is a `TypeError` naming where it was
 //! (`state['a'][2]`). What crosses back is always those native types.
+//!
+//! What the walk builds counts against the engine's memory limit as every
+//! reader of input counts it (`prompt_core::json::Budget`), before it is
+//! built: an argument past it is the suite's `memory_limit` error naming
+//! where the count passed the limit.
 
+use prompt_core::json::{Budget, OverBudget};
+use prompt_suite::brackets::{ErrorKind, Limits};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
+
+use crate::error::{Family, Text};
 
 /// The deepest nesting a value may have: deeper is a `ValueError` (a
 /// self-containing list would otherwise recurse forever). The bracket
@@ -86,7 +95,16 @@ fn python_repr(text: &str) -> String {
 
 /// `value` as JSON, or the error naming `path` (the argument's name).
 pub(crate) fn to_json(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {
-    to_json_at(value, &mut Path::root(name))
+    let mut budget = Budget::new(Limits::default().memory_limit());
+    budget.value().map_err(|over| over_budget(&Path::root(name), over))?;
+    to_json_at(value, &mut Path::root(name), &mut budget)
+}
+
+/// The `memory_limit` error of the value at `path`.
+fn over_budget(path: &Path, over: OverBudget) -> PyErr {
+    let message = format!("{path} would take {over} as values");
+    let err = prompt_suite::brackets::Error::new(ErrorKind::MemoryLimit, message);
+    crate::error::raise(Family::Template, &err, Text::None)
 }
 
 /// `value`, which must be a dict with string keys, as a JSON object.
@@ -108,7 +126,7 @@ pub(crate) fn to_optional_object(
     }
 }
 
-fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
+fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path, budget: &mut Budget) -> PyResult<Value> {
     if path.depth() > MAX_DEPTH {
         return Err(PyValueError::new_err(format!(
             "{path} is nested deeper than {MAX_DEPTH} levels (a list or dict that contains itself?)"
@@ -122,7 +140,9 @@ fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
         return Ok(Value::Bool(b.is_true()));
     }
     if let Ok(s) = value.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        let text = s.to_cow()?;
+        budget.text(text.len()).map_err(|over| over_budget(path, over))?;
+        return Ok(Value::String(text.into_owned()));
     }
     if value.cast::<PyInt>().is_ok() {
         if let Ok(i) = value.extract::<i64>() {
@@ -143,6 +163,7 @@ fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
         });
     }
     if let Ok(dict) = value.cast::<PyDict>() {
+        budget.object().map_err(|over| over_budget(path, over))?;
         let mut map = Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let Ok(key) = key.cast::<PyString>() else {
@@ -153,17 +174,18 @@ fn to_json_at(value: &Bound<'_, PyAny>, path: &mut Path) -> PyResult<Value> {
             };
             let key = key.to_cow()?.into_owned();
             path.push(Step::Key(key.clone()));
-            let item = to_json_at(&item, path)?;
+            budget.entry(key.len()).map_err(|over| over_budget(path, over))?;
+            let item = to_json_at(&item, path, budget)?;
             path.pop();
             map.insert(key, item);
         }
         return Ok(Value::Object(map));
     }
     if let Ok(list) = value.cast::<PyList>() {
-        return sequence(list.iter(), list.len(), path);
+        return sequence(list.iter(), list.len(), path, budget);
     }
     if let Ok(tuple) = value.cast::<PyTuple>() {
-        return sequence(tuple.iter(), tuple.len(), path);
+        return sequence(tuple.iter(), tuple.len(), path, budget);
     }
     Err(PyTypeError::new_err(format!(
         "{path} is of type {}: values must be dict, list, tuple, str, int, float, bool or None",
@@ -175,11 +197,17 @@ fn sequence<'py>(
     items: impl Iterator<Item = Bound<'py, PyAny>>,
     len: usize,
     path: &mut Path,
+    budget: &mut Budget,
 ) -> PyResult<Value> {
+    // The slots, before they are made.
+    budget
+        .list()
+        .and_then(|()| budget.charge(len.saturating_mul(prompt_core::json::VALUE_BYTES)))
+        .map_err(|over| over_budget(path, over))?;
     let mut out = Vec::with_capacity(len);
     for (i, item) in items.enumerate() {
         path.push(Step::Index(i));
-        out.push(to_json_at(&item, path)?);
+        out.push(to_json_at(&item, path, budget)?);
         path.pop();
     }
     Ok(Value::Array(out))

@@ -89,6 +89,20 @@ def test_syntax_error_has_kind_position_and_diagnostic():
     assert "2:6" in str(err)
 
 
+def test_values_past_the_memory_limit_are_refused_before_they_are_built():
+    # Two million slots are 144 MB as values, over the 128 MiB limit: refused
+    # by the count, before one is made, naming the argument.
+    tpl = ps.Environment().compile("[[ x -> length ]]")
+    with pytest.raises(ps.TemplateError) as info:
+        tpl.render(state={"x": [None] * 2_000_000})
+    assert info.value.kind == "memory_limit"
+    assert "state['x'] would take more than the memory limit of 134217728 bytes" in str(info.value)
+    # Deep inside, the path says where the count passed the limit.
+    with pytest.raises(ps.TemplateError, match=r"global_\['g'\]\[1\] would take"):
+        tpl.render(global_={"g": ["x" * (100 << 20), "y" * (30 << 20)]})
+    assert tpl.render(state={"x": [None] * 1000}).output == "1000"
+
+
 def test_values_that_are_not_json_like_name_their_path():
     tpl = ps.Environment().compile("[[ a ]]")
     with pytest.raises(TypeError, match=r"state\['a'\]\[2\] is of type object"):

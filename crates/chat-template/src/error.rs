@@ -9,7 +9,9 @@ use prompt_core::text::Span;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// A JSON input (`tokenizer_config.json`, `chat_template.json`, a
-    /// conversation) is not strict JSON. Kind `invalid_json`.
+    /// conversation) is not strict JSON. Kind `invalid_json`, or
+    /// `memory_limit` when its values would take more than the engine's
+    /// memory limit (found on the text, before any is built).
     Json(prompt_core::json::JsonError),
     /// A config file is JSON of the wrong shape: not an object, a
     /// `chat_template` that is neither a string nor a list of
@@ -98,7 +100,7 @@ impl Error {
     /// The snake_case kind, as the command-line contract lists it.
     pub fn kind(&self) -> &'static str {
         match self {
-            Error::Json(_) => "invalid_json",
+            Error::Json(err) => Diagnostic::kind(err),
             Error::InvalidConfig(_) => "invalid_config",
             Error::NoChatTemplate => "no_chat_template",
             Error::UnknownTemplateName { .. } => "unknown_template_name",

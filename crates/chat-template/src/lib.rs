@@ -60,7 +60,8 @@ mod tokens;
 
 use std::ops::Range;
 
-use minijinja_brackets::{Clock, Context, Environment, Template};
+use minijinja_brackets::{Clock, Context, Environment, ErrorKind, Limits, Template};
+use prompt_core::json::Budget;
 use serde_json::{Map, Value};
 
 pub use crate::error::Error;
@@ -102,13 +103,19 @@ impl Conversation {
     /// `{"messages", "tools"?, "documents"?, "add_generation_prompt"?, ...}`
     /// whose other keys are variables. Strict JSON.
     ///
+    /// The values read may take at most the engine's memory limit
+    /// (`minijinja_brackets::Limits::memory_limit`, 128 MiB), counted on
+    /// the text before any is built.
+    ///
     /// # Errors
     ///
     /// `invalid_json`, or `invalid_conversation` when `messages` is missing
     /// or not a list (of objects), `tools` is not a list or `null`, or
-    /// `add_generation_prompt` is not a boolean.
+    /// `add_generation_prompt` is not a boolean; `memory_limit` past the
+    /// memory limit, at the value where the count passed it.
     pub fn from_json(text: &str) -> Result<Conversation, Error> {
-        let value: Value = prompt_core::json::from_str(text)?;
+        let limit = Limits::default().memory_limit();
+        let value: Value = prompt_core::json::Reader::new().memory_limit(limit).parse(text)?;
         let Value::Object(mut object) = value else {
             return Err(Error::InvalidConversation(
                 "the conversation is not a JSON object".to_owned(),
@@ -142,6 +149,40 @@ impl Conversation {
             }
         };
         Ok(Conversation { messages, tools, documents, add_generation_prompt, variables: object })
+    }
+}
+
+impl Conversation {
+    /// Counts a copy of the conversation's values in `budget`, part by
+    /// part, without copying anything.
+    fn charge(&self, budget: &mut Budget) -> Result<(), Error> {
+        let over = |part: String| {
+            move |over: prompt_core::json::OverBudget| {
+                Error::Template(minijinja_brackets::Error::new(
+                    ErrorKind::MemoryLimit,
+                    format!(
+                        "the conversation's {part} would take {over} as the template's context"
+                    ),
+                ))
+            }
+        };
+        budget.list().map_err(over("messages".to_owned()))?;
+        for (i, message) in self.messages.iter().enumerate() {
+            budget.json(message).map_err(over(format!("`messages[{i}]`")))?;
+        }
+        for (i, tool) in self.tools.iter().flatten().enumerate() {
+            budget.json(tool).map_err(over(format!("`tools[{i}]`")))?;
+        }
+        if let Some(documents) = &self.documents {
+            budget.json(documents).map_err(over("`documents`".to_owned()))?;
+        }
+        for (name, value) in &self.variables {
+            budget
+                .entry(name.len())
+                .and_then(|()| budget.json(value))
+                .map_err(over(format!("variable `{name}`")))?;
+        }
+        Ok(())
     }
 }
 
@@ -280,12 +321,20 @@ impl ChatTemplate {
     /// Renders `conversation` as `apply_chat_template(tokenize=False)`
     /// does, then checks that no special token came out of data.
     ///
+    /// The conversation's values are copied into the render's context: the
+    /// copy counts against the engine's memory limit, before it is made
+    /// (then the render counts the values it reads against its own
+    /// budget).
+    ///
     /// # Errors
     ///
     /// The engine's render errors with their kinds (`template_raised` for
     /// `raise_exception`, `sandbox_refused`, `out_of_fuel`, ...);
-    /// `special_token_in_data` unless allowed.
+    /// `special_token_in_data` unless allowed; `memory_limit` when the copy
+    /// of the conversation would pass the memory limit (naming the part).
     pub fn apply(&self, conversation: &Conversation) -> Result<Applied, Error> {
+        let template = self.template_for(conversation);
+        conversation.charge(&mut Budget::new(Limits::default().memory_limit()))?;
         let mut state = Map::new();
         state.insert("messages".to_owned(), Value::Array(conversation.messages.clone()));
         state.insert(
@@ -317,7 +366,6 @@ impl ChatTemplate {
                 special.push(token.clone());
             }
         }
-        let template = self.template_for(conversation);
         let context = Context::from_state(state);
         let outcome = template.render_outcome_authored(&context, 0, &authored)?;
         let applied = Applied {

@@ -317,3 +317,35 @@ fn err_a_hostile_template_hits_the_engines_limits() {
     let err = template.apply(&conversation(r#"{"messages": []}"#)).unwrap_err();
     assert!(["out_of_fuel", "output_limit"].contains(&err.kind()), "{}", err.kind());
 }
+
+/// A conversation of a million small messages took 1.65 GB to render
+/// (read, copied into the context, converted to values), whatever the
+/// memory limit. Reading it is now refused on its text, before any value is
+/// built, and a conversation built in code is counted before it is copied.
+#[test]
+fn a_conversation_past_the_memory_limit_is_refused_before_it_is_built() {
+    let message = r#"{"role": "user", "content": "hi"}, "#;
+    let text = format!("{{\"messages\": [{}{{\"role\": \"user\"}}]}}", message.repeat(1_000_000));
+    let err = Conversation::from_json(&text).unwrap_err();
+    assert_eq!(err.kind(), "memory_limit");
+    assert_eq!(
+        err.to_string(),
+        "the values read would take more than the memory limit of 134217728 bytes"
+    );
+    // Built in code: counted part by part before the copy.
+    let mut conversation = Conversation::default();
+    let big = serde_json::Value::String("x".repeat(70 << 20));
+    conversation.messages = vec![serde_json::json!({"role": "user", "content": big.clone()})];
+    conversation.variables.insert("extra".to_owned(), big);
+    let err = chatml().apply(&conversation).unwrap_err();
+    assert_eq!(err.kind(), "memory_limit");
+    assert_eq!(
+        err.to_string(),
+        "the conversation's variable `extra` would take more than the memory limit of \
+         134217728 bytes as the template's context"
+    );
+    conversation.variables.clear();
+    conversation.tools = Some(vec![serde_json::json!({"a": 1}); 2_000_000]);
+    let err = chatml().apply(&conversation).unwrap_err();
+    assert!(err.to_string().starts_with("the conversation's `tools["), "{err}");
+}

@@ -10,6 +10,7 @@ use prompt_core::diagnostic::{Diagnostic, Origin};
 use prompt_core::text::Span;
 use serde::{Deserialize, Serialize};
 
+use crate::limits::Limits;
 use crate::value::Value;
 
 /// A JSON object: one variable store.
@@ -103,7 +104,9 @@ impl Context {
     ///
     /// `invalid_context` when `value` has no JSON form (its `Serialize`
     /// failed, or a map key is not a string) or its JSON form is not an
-    /// object.
+    /// object; `memory_limit` when its values would take more than the
+    /// default memory limit ([`Limits::memory_limit`], 128 MiB), found
+    /// before they are built.
     pub fn from_serialize<T: Serialize + ?Sized>(value: &T) -> Result<Context, crate::Error> {
         match to_json(value)? {
             serde_json::Value::Object(state) => Ok(Context::from_state(state)),
@@ -238,7 +241,9 @@ impl Context {
     /// outside the 64-bit signed range (which `serde_json::from_str` would
     /// turn into the nearest float), and an object of neither shape are
     /// errors at their line and column (a shape error on the key it is
-    /// about).
+    /// about). The values read may take at most the default memory limit
+    /// ([`Limits::memory_limit`], 128 MiB, as `prompt_core::json::Budget`
+    /// counts them), counted on the text before any is built.
     ///
     /// ```
     /// use minijinja_brackets::Context;
@@ -255,9 +260,11 @@ impl Context {
     ///
     /// # Errors
     ///
-    /// An `invalid_json` [`Error`](crate::Error) positioned in `text`.
+    /// An `invalid_json` [`Error`](crate::Error) positioned in `text`; a
+    /// `memory_limit` one at the value where the count passed the limit.
     pub fn from_json(text: &str) -> Result<Context, crate::Error> {
-        let object: Store = prompt_core::json::from_str(text).map_err(|err| {
+        let reader = prompt_core::json::Reader::new().memory_limit(Limits::default().memory_limit);
+        let object: Store = reader.parse(text).map_err(|err| {
             // Not an object at all: say so in the words of a context.
             match serde_json::from_str::<serde::de::IgnoredAny>(prompt_core::json::strip_bom(text))
             {
@@ -632,9 +639,61 @@ fn invalid_context(message: String) -> crate::Error {
 }
 
 /// `value`'s JSON form.
+/// `value`'s JSON form, its values counted against the default memory
+/// limit before they are built: `value` is written as JSON text (refused
+/// once the text alone passes the limit), and the text read by the limited
+/// reader.
 fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<serde_json::Value, crate::Error> {
-    serde_json::to_value(value)
-        .map_err(|err| invalid_context(format!("the value has no JSON form: {err}")))
+    to_json_within(value, Limits::default().memory_limit)
+}
+
+/// [`to_json`] under a limit of `limit` bytes.
+fn to_json_within<T: Serialize + ?Sized>(
+    value: &T,
+    limit: usize,
+) -> Result<serde_json::Value, crate::Error> {
+    let mut text = Bounded { bytes: Vec::new(), limit };
+    if let Err(err) = serde_json::to_writer(&mut text, value) {
+        if err.is_io() {
+            return Err(over_memory(limit));
+        }
+        return Err(invalid_context(format!("the value has no JSON form: {err}")));
+    }
+    // serde_json writes only UTF-8.
+    let text = String::from_utf8(text.bytes).map_err(|_| over_memory(limit))?;
+    let reader = prompt_core::json::Reader::new().any_integers().memory_limit(limit);
+    reader.parse(&text).map_err(|err| match err.kind() {
+        prompt_core::json::JsonErrorKind::MemoryLimit => over_memory(limit),
+        _ => invalid_context(format!("the value has no JSON form: {err}")),
+    })
+}
+
+/// The error of a context whose values would pass the memory limit.
+fn over_memory(limit: usize) -> crate::Error {
+    crate::Error::new(
+        crate::ErrorKind::MemoryLimit,
+        format!("the context's values would take more than the memory limit of {limit} bytes"),
+    )
+}
+
+/// A writer into memory that refuses to hold more than `limit` bytes.
+struct Bounded {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.limit {
+            return Err(std::io::Error::other("over the memory limit"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The JSON form of one variable of [`context!`](crate::context!).
@@ -768,6 +827,52 @@ mod tests {
             serde_json::to_string(&both).unwrap(),
             r#"{"state":{"a":1},"local":{"b":2},"global":{"c":3,"d":4}}"#
         );
+    }
+
+    #[test]
+    fn reading_json_counts_against_the_memory_limit() {
+        // A million small messages: refused on the text, at the message
+        // where the count passed 128 MiB, before any value is built.
+        let message = r#"{"role": "user", "content": "hi"}, "#;
+        let text = format!("{{\"messages\": [{}{{}}]}}", message.repeat(1_000_000));
+        let err = Context::from_json(&text).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::MemoryLimit);
+        assert_eq!(
+            err.message(),
+            "the values read would take more than the memory limit of 134217728 bytes"
+        );
+        assert!(err.column().unwrap() > 10_000_000, "{:?}", err.column());
+        assert_eq!(err.snippet().map(|s| &s[..9]), Some("{\"role\": "));
+        // A syntax error after it is still the error.
+        let broken = format!("{}x", &text[..text.len() - 1]);
+        assert_eq!(Context::from_json(&broken).unwrap_err().kind(), crate::ErrorKind::InvalidJson);
+        // A thousand read.
+        let text = format!("{{\"messages\": [{}{{}}]}}", message.repeat(1000));
+        assert_eq!(
+            Context::from_json(&text).unwrap().state["messages"].as_array().unwrap().len(),
+            1001
+        );
+    }
+
+    #[test]
+    fn serializing_counts_against_the_memory_limit() {
+        let value = serde_json::json!({"items": vec![serde_json::json!({"a": 1}); 100]});
+        // The text alone is over the limit: refused while it is written.
+        let err = to_json_within(&value, 100).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::MemoryLimit);
+        assert_eq!(
+            err.message(),
+            "the context's values would take more than the memory limit of 100 bytes"
+        );
+        // The text fits (under 1 000 bytes), its values do not.
+        let text = serde_json::to_string(&value).unwrap();
+        assert!(text.len() < 1000);
+        let err = to_json_within(&value, 1000).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::MemoryLimit);
+        assert_eq!(to_json_within(&value, 1 << 20).unwrap(), value);
+        // A 64-bit unsigned integer past `i64` still reads (as before).
+        let big = to_json_within(&serde_json::json!({"n": u64::MAX}), 1 << 20).unwrap();
+        assert_eq!(big["n"], u64::MAX);
     }
 
     #[test]

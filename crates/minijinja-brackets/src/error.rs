@@ -362,10 +362,14 @@ impl Error {
         self
     }
 
-    /// An `invalid_json` error for `err` in the JSON `text` of a context,
-    /// at its place there.
+    /// An `invalid_json` error (`memory_limit` past the reader's limit) for
+    /// `err` in the JSON `text` of a context, at its place there.
     pub(crate) fn json(text: &str, err: &prompt_core::json::JsonError) -> Error {
-        Error::new(ErrorKind::InvalidJson, err.message()).in_context(text, err.span())
+        let kind = match err.kind() {
+            prompt_core::json::JsonErrorKind::MemoryLimit => ErrorKind::MemoryLimit,
+            _ => ErrorKind::InvalidJson,
+        };
+        Error::new(kind, err.message()).in_context(text, err.span())
     }
 
     /// Places the error at `span` of `text`, the JSON text of a context

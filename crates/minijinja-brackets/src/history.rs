@@ -175,7 +175,9 @@ impl StateHistory {
     /// `invalid_history` with the line and column (in characters) for
     /// malformed JSON, a repeated key, a big integer, a wrong shape, and for
     /// a message without swipes or an active swipe that does not exist (at
-    /// that message).
+    /// that message); `memory_limit` for a history whose values would take
+    /// more than the default memory limit (128 MiB), at the value where the
+    /// count passed it, before any is built.
     pub fn from_json(json: &str) -> Result<StateHistory, HistoryError> {
         /// The top level, each message kept as its text.
         #[derive(Deserialize)]
@@ -184,8 +186,11 @@ impl StateHistory {
             #[serde(borrow)]
             messages: Vec<&'a serde_json::value::RawValue>,
         }
-        let outline: Outline<'_> =
-            prompt_core::json::from_str(json).map_err(|err| invalid(json, 0, &err))?;
+        // The whole text is counted once, against the default memory
+        // limit, before any message is built.
+        let reader =
+            prompt_core::json::Reader::new().memory_limit(crate::Limits::default().memory_limit);
+        let outline: Outline<'_> = reader.parse(json).map_err(|err| invalid(json, 0, &err))?;
         let mut messages = Vec::with_capacity(outline.messages.len());
         for raw in outline.messages {
             let text = raw.get();
@@ -413,8 +418,11 @@ fn count(n: usize, noun: &str) -> String {
 /// An `invalid_history` error for `err`, found in the part of `json` that
 /// starts at byte `at`.
 fn invalid(json: &str, at: usize, err: &prompt_core::json::JsonError) -> HistoryError {
-    HistoryError::new(HistoryErrorKind::InvalidHistory, err.message().to_owned())
-        .at(json, at + err.offset())
+    let kind = match err.kind() {
+        prompt_core::json::JsonErrorKind::MemoryLimit => HistoryErrorKind::MemoryLimit,
+        _ => HistoryErrorKind::InvalidHistory,
+    };
+    HistoryError::new(kind, err.message().to_owned()).at(json, at + err.offset())
 }
 
 /// What went wrong with a [`StateHistory`] operation or file.
@@ -430,16 +438,21 @@ pub enum HistoryErrorKind {
     /// A swipe index past the message's swipes. E.g. `select_swipe(0, 1)`
     /// when message 0 has one swipe.
     SwipeOutOfRange,
+    /// A history whose values would take more than the default memory
+    /// limit ([`Limits::memory_limit`](crate::Limits::memory_limit)),
+    /// found on its text before they are built.
+    MemoryLimit,
 }
 
 impl HistoryErrorKind {
     /// The snake_case name: `invalid_history`, `message_out_of_range`,
-    /// `swipe_out_of_range`.
+    /// `swipe_out_of_range`, `memory_limit`.
     pub fn as_str(&self) -> &'static str {
         match self {
             HistoryErrorKind::InvalidHistory => "invalid_history",
             HistoryErrorKind::MessageOutOfRange => "message_out_of_range",
             HistoryErrorKind::SwipeOutOfRange => "swipe_out_of_range",
+            HistoryErrorKind::MemoryLimit => "memory_limit",
         }
     }
 }

@@ -377,6 +377,54 @@ fn the_memory_limit_is_configurable() {
     );
 }
 
+/// Converting the context's JSON into values was free: a context of a
+/// million small messages took a gigabyte as values, whatever the memory
+/// limit. Now the conversion of a variable, on its first read, counts
+/// against the render's memory, before what it counts is built, and the
+/// error names the variable and where inside it the count passed the limit.
+#[test]
+fn reading_the_context_counts_against_the_memory_limit() {
+    let mut env = Environment::new();
+    env.set_limits(Limits::default().with_memory_limit(100_000));
+    let messages: Vec<serde_json::Value> = (0..2000)
+        .map(|i| serde_json::json!({"role": "user", "content": format!("m{i}")}))
+        .collect();
+    let context = Context::from_serialize(&serde_json::json!({"messages": messages})).unwrap();
+    for source in [
+        "[[ messages -> length ]]",
+        "[% for m in messages %][% endfor %]",
+        "[[ messages[0].role ]]",
+    ] {
+        let Err(err) = env.render_str(source, &context, 0) else { panic!("{source} rendered") };
+        assert_eq!(err.kind(), ErrorKind::MemoryLimit, "{source}: {err}");
+        assert!(
+            err.message().starts_with(
+                "the context's `messages` would take more than the memory limit of 100000 bytes \
+                 as values (at `["
+            ),
+            "{source}: {}",
+            err.message()
+        );
+        assert!(err.column().is_some(), "{source}: {err}");
+    }
+    // The global store, whole or by a computed name.
+    let global = Context::new().global(context.clone());
+    for source in ["[[ G -> length ]]", "[[ G['mess' ~ 'ages'] -> length ]]"] {
+        let Err(err) = env.render_str(source, &global, 0) else { panic!("{source} rendered") };
+        assert_eq!(err.kind(), ErrorKind::MemoryLimit, "{source}: {err}");
+        assert!(err.message().starts_with("the context's `G.messages` would take"), "{err}");
+    }
+    // 200 messages fit, and each name is converted (and counted) once.
+    let half: Vec<serde_json::Value> = messages[..200].to_vec();
+    let context = Context::from_serialize(&serde_json::json!({"messages": half})).unwrap();
+    let twice = "[[ messages -> length ]] [[ messages -> length ]] [[ messages[199].content ]]";
+    assert_eq!(env.render_str(twice, &context, 0).unwrap().output, "200 200 m199");
+    // Under the default limit, the same thousands of messages render.
+    let context = Context::from_serialize(&serde_json::json!({"messages": messages})).unwrap();
+    let env = Environment::new();
+    assert_eq!(env.render_str("[[ messages -> length ]]", &context, 0).unwrap().output, "2000");
+}
+
 /// Work a built-in does beyond one pass over its items was free: equality
 /// and `in` walked nested lists, `sort`, `min` and `max` compared long
 /// strings, `sum` copied its growing total at every step, an `attribute`

@@ -177,9 +177,13 @@ impl Report {
 }
 
 impl Diagnostic for crate::json::JsonError {
-    /// Always `invalid_json`: what the reader found is in the message.
+    /// `invalid_json` (what the reader found is in the message), or
+    /// `memory_limit` for values past the reader's memory limit.
     fn kind(&self) -> &'static str {
-        "invalid_json"
+        match crate::json::JsonError::kind(self) {
+            crate::json::JsonErrorKind::MemoryLimit => "memory_limit",
+            _ => "invalid_json",
+        }
     }
 
     fn span(&self) -> Option<Span> {

@@ -24,6 +24,13 @@
 //! linear pass over the valid text checks keys and integers. The pass keeps
 //! one set of keys per open object and stops nesting at serde_json's own
 //! limit of 128 levels, so its memory is bounded by the input.
+//!
+//! A reader given a memory limit ([`Reader::memory_limit`]) runs that pass
+//! first and also counts, as it goes, the memory the values read will take
+//! ([`Budget`]'s model); past the limit the text is refused
+//! ([`JsonErrorKind::MemoryLimit`], at the value where the count passed it)
+//! before anything is built. A syntax error anywhere in the text still comes
+//! first.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -77,6 +84,8 @@ pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, JsonError> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Reader {
     any_integers: bool,
+    /// The bytes the values read may take ([`Budget`]), when limited.
+    memory_limit: Option<usize>,
 }
 
 impl Reader {
@@ -105,13 +114,50 @@ impl Reader {
         self
     }
 
+    /// The same, but the values read may take at most `bytes` of memory, as
+    /// [`Budget`] counts them (every value's slot, every object entry and
+    /// key, every string's text and allocation). The count is made on the
+    /// text before anything is built, so a document past the limit costs
+    /// one pass over its text and nothing more: a
+    /// [`JsonErrorKind::MemoryLimit`] error at the value where the count
+    /// passed the limit.
+    ///
+    /// ```
+    /// use prompt_core::json::{JsonErrorKind, Reader};
+    ///
+    /// let reader = Reader::new().memory_limit(1000);
+    /// let small: serde_json::Value = reader.parse(r#"[{"a": 1}]"#)?;
+    /// assert_eq!(small[0]["a"], 1);
+    /// let many = format!("[{}0]", "0,".repeat(100));
+    /// let err = reader.parse::<serde_json::Value>(&many).unwrap_err();
+    /// assert_eq!(err.kind(), JsonErrorKind::MemoryLimit);
+    /// assert_eq!(err.message(), "the values read would take more than the memory limit of 1000 bytes");
+    /// assert_eq!(err.column(), 26);
+    /// # Ok::<(), prompt_core::json::JsonError>(())
+    /// ```
+    pub fn memory_limit(mut self, bytes: usize) -> Reader {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
     /// Parses `text` into `T`; see [`from_str`].
     ///
     /// # Errors
     ///
-    /// As [`from_str`].
+    /// As [`from_str`]; [`JsonErrorKind::MemoryLimit`] past
+    /// [`Reader::memory_limit`].
     pub fn parse<'a, T: Deserialize<'a>>(&self, text: &'a str) -> Result<T, JsonError> {
         let body = strip_bom(text);
+        if self.memory_limit.is_some() {
+            // Counted before anything is built; a syntax error anywhere
+            // still comes first (checked without building anything).
+            if let Err(problem) = self.check(text) {
+                serde_json::from_str::<serde::de::IgnoredAny>(body)
+                    .map_err(|err| JsonError::from_serde(text, &err))?;
+                return Err(problem);
+            }
+            return serde_json::from_str(body).map_err(|err| JsonError::from_serde(text, &err));
+        }
         let value = serde_json::from_str(body).map_err(|err| JsonError::from_serde(text, &err))?;
         self.check(text)?;
         Ok(value)
@@ -128,12 +174,231 @@ impl Reader {
     /// or [`JsonErrorKind::Syntax`] for nesting deeper than [`MAX_DEPTH`].
     pub fn check(&self, text: &str) -> Result<(), JsonError> {
         let body = strip_bom(text);
-        match scan(body, self.any_integers) {
+        let mut budget = self.memory_limit.map(Budget::new);
+        match scan(body, self.any_integers, budget.as_mut()) {
             None => Ok(()),
-            Some(problem) => Err(JsonError::new(text, problem)),
+            Some(problem) => Err(JsonError::new(text, problem, self.memory_limit.unwrap_or(0))),
         }
     }
 }
+
+/// What one JSON value takes in its list, or at the top (the size of a
+/// `serde_json::Value`: 72 bytes with the workspace's `preserve_order`).
+pub const VALUE_BYTES: usize = size_of::<serde_json::Value>();
+
+/// What one entry of a JSON object takes beyond its key's text and its
+/// value's own allocations: the value's slot, the key's `String`, the
+/// index's hash and position.
+pub const ENTRY_BYTES: usize = VALUE_BYTES + size_of::<String>() + 2 * size_of::<usize>();
+
+/// What the allocator keeps beside each allocation (a string's text, a
+/// list's items, an object's entries and its index), about.
+pub const ALLOCATION_BYTES: usize = 16;
+
+/// The memory that values built from input may take, and what they took so
+/// far: one model of what a value costs, used by every reader that builds
+/// values from input (a JSON text, a TOML table, a Python object), so that
+/// one limit means the same everywhere.
+///
+/// The model: every value its slot ([`VALUE_BYTES`], or [`ENTRY_BYTES`]
+/// with its key in an object), every string and key its bytes and an
+/// allocation ([`ALLOCATION_BYTES`]), every list one allocation and every
+/// object two (entries and index). It is about what serde_json's values
+/// take; the template engine's own values take less.
+///
+/// ```
+/// use prompt_core::json::{Budget, VALUE_BYTES};
+///
+/// let mut budget = Budget::new(100);
+/// budget.value()?;
+/// assert_eq!(budget.spent(), VALUE_BYTES);
+/// let over = budget.text(64).unwrap_err();
+/// assert_eq!(over.to_string(), "more than the memory limit of 100 bytes");
+/// // Nothing is counted past the limit.
+/// assert_eq!(budget.spent(), VALUE_BYTES);
+/// # Ok::<(), prompt_core::json::OverBudget>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    limit: usize,
+    spent: usize,
+}
+
+impl Budget {
+    /// A budget of `limit` bytes, nothing spent.
+    pub fn new(limit: usize) -> Budget {
+        Budget { limit, spent: 0 }
+    }
+
+    /// The limit.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The bytes counted so far.
+    pub fn spent(&self) -> usize {
+        self.spent
+    }
+
+    /// Counts `bytes`, or refuses them (counting nothing) when they would
+    /// pass the limit.
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    #[inline]
+    pub fn charge(&mut self, bytes: usize) -> Result<(), OverBudget> {
+        match self.spent.checked_add(bytes).filter(|&spent| spent <= self.limit) {
+            Some(spent) => {
+                self.spent = spent;
+                Ok(())
+            }
+            None => Err(OverBudget { limit: self.limit }),
+        }
+    }
+
+    /// Counts one value's slot in a list, or at the top.
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    #[inline]
+    pub fn value(&mut self) -> Result<(), OverBudget> {
+        self.charge(VALUE_BYTES)
+    }
+
+    /// Counts one entry of an object whose key is `key_bytes` long (the
+    /// value's slot included).
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    #[inline]
+    pub fn entry(&mut self, key_bytes: usize) -> Result<(), OverBudget> {
+        self.charge(ENTRY_BYTES.saturating_add(allocated(key_bytes)))
+    }
+
+    /// Counts a string's text of `bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    #[inline]
+    pub fn text(&mut self, bytes: usize) -> Result<(), OverBudget> {
+        self.charge(allocated(bytes))
+    }
+
+    /// Counts a list's allocation (its items are counted one by one).
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    #[inline]
+    pub fn list(&mut self) -> Result<(), OverBudget> {
+        self.charge(ALLOCATION_BYTES)
+    }
+
+    /// Counts an object's allocations (its entries are counted one by one).
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    #[inline]
+    pub fn object(&mut self) -> Result<(), OverBudget> {
+        self.charge(2 * ALLOCATION_BYTES)
+    }
+
+    /// Counts a copy of `value` (its slot included), stopping at the first
+    /// part past the limit: what copying it will take, counted before the
+    /// copy is made. The walk holds one pointer per level, never a copy.
+    ///
+    /// ```
+    /// use prompt_core::json::{Budget, Reader};
+    ///
+    /// let text = r#"{"messages": [{"role": "user", "content": "Hi"}], "n": [1, 2.5, null]}"#;
+    /// let value: serde_json::Value = serde_json::from_str(text)?;
+    /// // The same count as a reader's, for text without escapes.
+    /// let mut budget = Budget::new(usize::MAX);
+    /// budget.json(&value)?;
+    /// let just = budget.spent();
+    /// assert!(Reader::new().memory_limit(just).check(text).is_ok());
+    /// assert!(Reader::new().memory_limit(just - 1).check(text).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] past the limit.
+    pub fn json(&mut self, value: &serde_json::Value) -> Result<(), OverBudget> {
+        use serde_json::Value as J;
+        enum Level<'a> {
+            Items(std::slice::Iter<'a, J>),
+            Fields(serde_json::map::Iter<'a>),
+        }
+        self.value()?;
+        let mut levels: Vec<Level<'_>> = Vec::new();
+        let mut next = Some(value);
+        loop {
+            match next.take() {
+                Some(J::String(text)) => self.text(text.len())?,
+                Some(J::Array(items)) => {
+                    self.list()?;
+                    levels.push(Level::Items(items.iter()));
+                }
+                Some(J::Object(map)) => {
+                    self.object()?;
+                    levels.push(Level::Fields(map.iter()));
+                }
+                _ => {}
+            }
+            match levels.last_mut() {
+                None => return Ok(()),
+                Some(Level::Items(items)) => match items.next() {
+                    Some(item) => {
+                        self.value()?;
+                        next = Some(item);
+                    }
+                    None => drop(levels.pop()),
+                },
+                Some(Level::Fields(fields)) => match fields.next() {
+                    Some((key, item)) => {
+                        self.entry(key.len())?;
+                        next = Some(item);
+                    }
+                    None => drop(levels.pop()),
+                },
+            }
+        }
+    }
+}
+
+/// `bytes` of text and their allocation (none when empty).
+#[inline]
+fn allocated(bytes: usize) -> usize {
+    if bytes == 0 { 0 } else { bytes.saturating_add(ALLOCATION_BYTES) }
+}
+
+/// Values that would pass a [`Budget`]'s limit: the caller says what was
+/// being read, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverBudget {
+    limit: usize,
+}
+
+impl OverBudget {
+    /// The limit passed.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+}
+
+impl fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "more than the memory limit of {} bytes", self.limit)
+    }
+}
+
+impl std::error::Error for OverBudget {}
 
 /// What went wrong, for [`JsonError::kind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -150,17 +415,21 @@ pub enum JsonErrorKind {
     DuplicateKey,
     /// An integer literal outside `-9223372036854775808..=9223372036854775807`.
     IntegerOutOfRange,
+    /// Values that would take more than the reader's memory limit
+    /// ([`Reader::memory_limit`]).
+    MemoryLimit,
 }
 
 impl JsonErrorKind {
     /// The snake_case name: `syntax`, `shape`, `duplicate_key`,
-    /// `integer_out_of_range`.
+    /// `integer_out_of_range`, `memory_limit`.
     pub fn as_str(self) -> &'static str {
         match self {
             JsonErrorKind::Syntax => "syntax",
             JsonErrorKind::Shape => "shape",
             JsonErrorKind::DuplicateKey => "duplicate_key",
             JsonErrorKind::IntegerOutOfRange => "integer_out_of_range",
+            JsonErrorKind::MemoryLimit => "memory_limit",
         }
     }
 }
@@ -243,7 +512,7 @@ impl JsonError {
         &self.repr.excerpt
     }
 
-    fn new(text: &str, problem: Problem) -> JsonError {
+    fn new(text: &str, problem: Problem, memory_limit: usize) -> JsonError {
         let Problem { kind, span, key } = problem;
         let bom = text.len() - strip_bom(text).len();
         let span = span.start + bom..span.end + bom;
@@ -255,6 +524,9 @@ impl JsonError {
                 shorten(token),
                 i64::MIN,
                 i64::MAX
+            ),
+            (None, JsonErrorKind::MemoryLimit) => format!(
+                "the values read would take more than the memory limit of {memory_limit} bytes"
             ),
             (None, _) => {
                 format!("nested deeper than {MAX_DEPTH} levels (recursion limit exceeded)")
@@ -361,16 +633,40 @@ enum Frame<'a> {
 }
 
 /// The checking pass over valid JSON: one left-to-right walk, no recursion.
-/// On text that is not JSON it may stop early; it never panics.
-fn scan(text: &str, any_integers: bool) -> Option<Problem> {
+/// On text that is not JSON it may stop early; it never panics. With a
+/// budget, it counts the values as [`Budget`] models them (a string by its
+/// text as written: never less than its value).
+fn scan(text: &str, any_integers: bool, mut budget: Option<&mut Budget>) -> Option<Problem> {
     let bytes = text.as_bytes();
     let mut stack: Vec<Frame<'_>> = Vec::new();
     let mut i = 0;
+    // Counts a value starting at `i` (its slot, unless an entry holds it,
+    // and `extra`); a problem once over the limit.
+    macro_rules! count {
+        ($stack:expr, $extra:expr) => {
+            if let Some(budget) = budget.as_deref_mut() {
+                let in_entry = matches!($stack.last(), Some(Frame::Object { .. }));
+                let slot = if in_entry { Ok(()) } else { budget.value() };
+                if slot.and_then(|()| $extra(budget)).is_err() {
+                    return Some(Problem {
+                        kind: JsonErrorKind::MemoryLimit,
+                        span: i..i,
+                        key: None,
+                    });
+                }
+            }
+        };
+    }
     while i < bytes.len() {
         match bytes[i] {
             b'{' | b'[' => {
                 if stack.len() == MAX_DEPTH {
                     return Some(Problem { kind: JsonErrorKind::Syntax, span: i..i, key: None });
+                }
+                if bytes[i] == b'{' {
+                    count!(stack, Budget::object);
+                } else {
+                    count!(stack, Budget::list);
                 }
                 stack.push(if bytes[i] == b'{' {
                     Frame::Object { keys: HashSet::new(), want_key: true }
@@ -404,11 +700,24 @@ fn scan(text: &str, any_integers: bool) -> Option<Problem> {
                             key,
                         });
                     }
+                    if let Some(budget) = budget.as_deref_mut()
+                        && budget.entry(key.len()).is_err()
+                    {
+                        let kind = JsonErrorKind::MemoryLimit;
+                        return Some(Problem { kind, span: i..i, key: None });
+                    }
                     keys.insert(key);
+                } else {
+                    count!(stack, |budget: &mut Budget| budget.text(end - i - 2));
                 }
                 i = end;
             }
+            b't' | b'f' | b'n' => {
+                count!(stack, |_: &mut Budget| Ok::<(), OverBudget>(()));
+                i += bytes[i..].iter().take_while(|b| b.is_ascii_lowercase()).count();
+            }
             b'-' | b'0'..=b'9' => {
+                count!(stack, |_: &mut Budget| Ok::<(), OverBudget>(()));
                 let length = bytes[i..]
                     .iter()
                     .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
@@ -747,7 +1056,87 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_memory_limit_refuses_before_building() {
+        // A million small messages: refused at the value where the count
+        // passed the limit, after one pass over the text.
+        let message = r#"{"role":"user","content":"hi"},"#;
+        let text = format!("{{\"messages\": [{}{{}}]}}", message.repeat(1_000_000));
+        let reader = Reader::new().memory_limit(128 << 20);
+        let e = reader.parse::<Value>(&text).unwrap_err();
+        assert_eq!(e.kind(), JsonErrorKind::MemoryLimit);
+        assert_eq!(e.kind().as_str(), "memory_limit");
+        assert_eq!(e.line(), 1);
+        // Each message counts its slot, two entries, two keys, two strings
+        // and an object's two allocations.
+        let each = VALUE_BYTES + 2 * ENTRY_BYTES + (4 + 16) + (7 + 16) + (4 + 16) + (2 + 16) + 32;
+        let at = 14 + message.len() * ((128 << 20) / each);
+        assert!(e.offset().abs_diff(at) <= message.len(), "{} vs {at}", e.offset());
+        assert_eq!(e.snippet(), &text[e.offset()..e.offset() + 40]);
+        // Under the limit, the same reader reads it.
+        let small = format!("{{\"messages\": [{}{{}}]}}", message.repeat(1000));
+        let value: Value = reader.parse(&small).unwrap();
+        assert_eq!(value["messages"].as_array().unwrap().len(), 1001);
+    }
+
+    #[test]
+    fn a_memory_limit_counts_every_kind_of_value() {
+        let cost = |text: &str| {
+            let mut budget = Budget::new(usize::MAX);
+            budget.json(&serde_json::from_str(text).unwrap()).unwrap();
+            let spent = budget.spent();
+            assert!(Reader::new().memory_limit(spent).check(text).is_ok(), "{text}");
+            let e = Reader::new().memory_limit(spent - 1).check(text).unwrap_err();
+            assert_eq!(e.kind(), JsonErrorKind::MemoryLimit, "{text}");
+            spent
+        };
+        assert_eq!(cost("null"), VALUE_BYTES);
+        assert_eq!(cost("true"), VALUE_BYTES);
+        assert_eq!(cost("-1.5e3"), VALUE_BYTES);
+        assert_eq!(cost("\"\""), VALUE_BYTES);
+        assert_eq!(cost("\"abc\""), VALUE_BYTES + 3 + ALLOCATION_BYTES);
+        assert_eq!(cost("[]"), VALUE_BYTES + ALLOCATION_BYTES);
+        assert_eq!(cost("[1, false]"), 3 * VALUE_BYTES + ALLOCATION_BYTES);
+        assert_eq!(cost("{}"), VALUE_BYTES + 2 * ALLOCATION_BYTES);
+        assert_eq!(
+            cost(r#"{"ab": [null], "": {}}"#),
+            VALUE_BYTES
+                + 2 * ALLOCATION_BYTES
+                + ENTRY_BYTES
+                + 2
+                + ALLOCATION_BYTES
+                + ALLOCATION_BYTES
+                + VALUE_BYTES
+                + ENTRY_BYTES
+                + 2 * ALLOCATION_BYTES
+        );
+        // An escaped string counts its text as written: never less than
+        // its value.
+        let mut budget = Budget::new(usize::MAX);
+        budget.json(&serde_json::from_str(r#""\u0041""#).unwrap()).unwrap();
+        assert!(Reader::new().memory_limit(budget.spent()).check(r#""\u0041""#).is_err());
+        // A syntax error comes before the memory limit, wherever it is.
+        let text = format!("[{}x]", "1,".repeat(1000));
+        let e = Reader::new().memory_limit(100).parse::<Value>(&text).unwrap_err();
+        assert_eq!(e.kind(), JsonErrorKind::Syntax);
+    }
+
     proptest::proptest! {
+        /// A reader's count of a document is what [`Budget::json`] counts
+        /// of the value it reads (strings without escapes), so a document
+        /// is read exactly when its values fit.
+        #[test]
+        fn the_count_of_the_text_is_the_count_of_the_value(value in json_value()) {
+            let text = serde_json::to_string(&value).unwrap();
+            let mut budget = Budget::new(usize::MAX);
+            budget.json(&value).unwrap();
+            let spent = budget.spent();
+            let escapes = text.contains('\\');
+            proptest::prop_assert!(Reader::new().memory_limit(spent).check(&text).is_ok() || escapes);
+            let under = Reader::new().memory_limit(spent - 1).parse::<Value>(&text);
+            proptest::prop_assert_eq!(under.unwrap_err().kind(), JsonErrorKind::MemoryLimit);
+        }
+
         /// Strict reading accepts exactly what serde_json accepts, less
         /// duplicates and big integers; and agrees with it on the value.
         #[test]

@@ -844,11 +844,15 @@ fn row_text(index: usize, line: &[u8]) -> Result<&str, Vec<u8>> {
 
 /// Row `index` read strictly (`prompt_core::json`) as `T`: a key repeated
 /// in an object or an integer outside `i64` is an `invalid_json` record,
-/// with the reader's own message, column and snippet. A byte order mark is
+/// with the reader's own message, column and snippet; values that would
+/// take more than the engine's memory limit (counted on the whole row's
+/// text, before any is built) a `memory_limit` one. A byte order mark is
 /// the start of a file, so it is ignored before the first row only.
 fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Vec<u8>> {
     no_inner_bom(index, text)?;
-    json::from_str::<T>(text).map_err(|err: JsonError| {
+    let reader =
+        json::Reader::new().memory_limit(minijinja_brackets::Limits::default().memory_limit());
+    reader.parse::<T>(text).map_err(|err: JsonError| {
         // A row is one line: the reader's line is 1.
         let place = Place {
             origin: "rows",
@@ -856,7 +860,8 @@ fn row_json<'a, T: Deserialize<'a>>(index: usize, text: &'a str) -> Result<T, Ve
             column: Some(err.column()),
             snippet: Some(err.snippet()),
         };
-        record(index, "invalid_json", err.message(), Some(place))
+        let kind = prompt_core::diagnostic::Diagnostic::kind(&err);
+        record(index, kind, err.message(), Some(place))
     })
 }
 

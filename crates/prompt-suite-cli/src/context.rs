@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_suite::brackets::{Context, Environment, LoadError, TemplateNames, random_seed};
+use prompt_core::json::Budget;
+use prompt_suite::brackets::{Context, Environment, Limits, LoadError, TemplateNames, random_seed};
 use prompt_suite::pipeline::{AttachmentLimits, Attachments, RunFiles, Templates};
 
 use crate::args::{Define, SourceArgs};
@@ -44,8 +45,9 @@ pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
             None => diagnostic,
         }
     })?;
-    let json = toml_to_json(toml::Value::Table(table), "")
-        .map_err(|message| invalid(message).with_origin(input.origin().to_owned()))?;
+    let mut budget = Budget::new(Limits::default().memory_limit());
+    let json = toml_to_json(toml::Value::Table(table), "", &mut budget)
+        .map_err(|(kind, message)| Diagnostic::new(kind, message).with_origin(input.origin()))?;
     // A TOML document is a table, so its JSON is an object.
     let context = match json {
         serde_json::Value::Object(object) => Context::from_object(object),
@@ -55,35 +57,60 @@ pub(crate) fn read_context(path: Option<&Path>) -> Result<Context, Diagnostic> {
 }
 
 /// A TOML value as JSON: a date or time becomes its TOML text; a float
-/// that JSON cannot hold (`nan`, `inf`) is an error naming its key, never
-/// a silent `null`.
-fn toml_to_json(value: toml::Value, key: &str) -> Result<serde_json::Value, String> {
+/// that JSON cannot hold (`nan`, `inf`) is an `invalid_toml` error naming
+/// its key, never a silent `null`. What it builds counts in `budget`
+/// (`prompt_core::json::Budget`'s model, the JSON readers' own) before it
+/// is built: past it, a `memory_limit` error naming the key.
+fn toml_to_json(
+    value: toml::Value,
+    key: &str,
+    budget: &mut Budget,
+) -> Result<serde_json::Value, (&'static str, String)> {
     use serde_json::Value as Json;
+    let over = |over| ("memory_limit", format!("`{key}` would take {over} as values"));
     Ok(match value {
-        toml::Value::String(s) => Json::String(s),
+        toml::Value::String(s) => {
+            budget.text(s.len()).map_err(over)?;
+            Json::String(s)
+        }
         toml::Value::Integer(i) => Json::from(i),
         toml::Value::Float(f) => match serde_json::Number::from_f64(f) {
             Some(number) => Json::Number(number),
-            None => return Err(format!("`{key}` is {f}, which JSON has no number for")),
+            None => {
+                return Err((
+                    "invalid_toml",
+                    format!("`{key}` is {f}, which JSON has no number for"),
+                ));
+            }
         },
         toml::Value::Boolean(b) => Json::Bool(b),
-        toml::Value::Datetime(d) => Json::String(d.to_string()),
-        toml::Value::Array(items) => Json::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| toml_to_json(item, &format!("{key}[{i}]")))
-                .collect::<Result<_, _>>()?,
-        ),
-        toml::Value::Table(table) => Json::Object(
-            table
-                .into_iter()
-                .map(|(k, v)| {
-                    let path = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
-                    toml_to_json(v, &path).map(|v| (k, v))
-                })
-                .collect::<Result<_, _>>()?,
-        ),
+        toml::Value::Datetime(d) => {
+            let text = d.to_string();
+            budget.text(text.len()).map_err(over)?;
+            Json::String(text)
+        }
+        toml::Value::Array(items) => {
+            budget.list().map_err(over)?;
+            let mut array = Vec::new();
+            for (i, item) in items.into_iter().enumerate() {
+                budget.value().map_err(over)?;
+                array.push(toml_to_json(item, &format!("{key}[{i}]"), budget)?);
+            }
+            Json::Array(array)
+        }
+        toml::Value::Table(table) => {
+            budget.object().map_err(over)?;
+            let mut object = serde_json::Map::new();
+            for (k, v) in table {
+                let path = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
+                budget
+                    .entry(k.len())
+                    .map_err(|e| ("memory_limit", format!("`{path}` would take {e} as values")))?;
+                let v = toml_to_json(v, &path, budget)?;
+                object.insert(k, v);
+            }
+            Json::Object(object)
+        }
     })
 }
 

@@ -192,7 +192,7 @@ impl Input {
     /// counted) and snippet, exactly as the JSON reader gives them, so that
     /// the message never names another position than the diagnostic's.
     pub fn reject_json(&self, err: &JsonError) -> Diagnostic {
-        let diagnostic = Diagnostic::new("invalid_json", err.message())
+        let diagnostic = Diagnostic::new(CoreDiagnostic::kind(err), err.message())
             .at(err.line(), err.column())
             .with_snippet(err.snippet())
             .with_origin(self.origin.clone());

@@ -22,9 +22,15 @@
 //! written into `{dir}`); `max_rss_mib`; `pending` (the branch whose fix the
 //! case waits for: it runs in [`memory_cases_waiting_for_other_branches`]).
 //! `human` (errors for people instead of JSON: then no control character
-//! but a line break may reach standard error or output).
+//! but a line break may reach standard error or output); `symlinks`
+//! (`{"name": "target"}` made in `{dir}`, `{dir}` replaced in the target),
+//! `fifos` (names of FIFOs made in `{dir}`), `in_dir` (the command runs in
+//! `{dir}`), `signal` (a signal name, `USR1`: sent once a `.tmp` file shows
+//! in `{dir}`, standard input held open until the command is gone).
 //! Expectations: `error` (a kind, or a list of acceptable kinds; exit 1),
-//! `stdout_len` (exit 0), `stdout_lines` (either), `usage` (exit 2), and
+//! `stdout_len` (exit 0), `stdout_lines` (either), `usage` (exit 2),
+//! `signal` (ended by that signal), `dir_files` (the names in `{dir}`
+//! afterwards, sorted, besides the input and the runner's own files), and
 //! with `human`, `stderr_contains` and `stdout_contains` (texts that must be
 //! there).
 
@@ -78,6 +84,14 @@ struct Spec {
     /// Errors for people (`--error-format human`) instead of JSON.
     #[serde(default)]
     human: bool,
+    /// The directory to run in.
+    #[serde(default)]
+    cwd: Option<String>,
+    /// A signal to send once a `.tmp` file shows in `watch`.
+    #[serde(default)]
+    signal: Option<String>,
+    #[serde(default)]
+    watch: Option<String>,
 }
 
 /// How the run went.
@@ -100,7 +114,11 @@ struct Report {
 
 /// Runs the command line as `spec` says, in this process.
 fn run_child(spec: &Spec) -> Report {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_prompt-suite"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_prompt-suite"));
+    if let Some(dir) = &spec.cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command
         .args(["--error-format", if spec.human { "human" } else { "json" }])
         .args(&spec.args)
         .stdin(Stdio::piped())
@@ -111,6 +129,9 @@ fn run_child(spec: &Spec) -> Report {
     let input = spec.stdin.as_ref().map(|path| std::fs::read(path).unwrap()).unwrap_or_default();
     let times = spec.stdin_times;
     let mut stdin = child.stdin.take().unwrap();
+    // With a signal to send, standard input stays open until the child is
+    // gone: an end of input would let it finish first.
+    let hold = spec.signal.is_some();
     let writer = std::thread::spawn(move || {
         for _ in 0..times {
             // A child that stops reading (it failed, or was killed) is an
@@ -119,7 +140,11 @@ fn run_child(spec: &Spec) -> Report {
                 break;
             }
         }
+        hold.then_some(stdin)
     });
+    if let (Some(name), Some(dir)) = (&spec.signal, &spec.watch) {
+        send_when_a_temporary_file_shows(&child, name, Path::new(dir), spec.deadline_ms);
+    }
     let mut stdout = child.stdout.take().unwrap();
     let counter = std::thread::spawn(move || {
         let (mut len, mut lines, mut kept) = (0u64, 0u64, Vec::new());
@@ -165,7 +190,7 @@ fn run_child(spec: &Spec) -> Report {
         }
         std::thread::sleep(POLL);
     };
-    writer.join().unwrap();
+    drop(writer.join().unwrap());
     let (stdout_len, stdout_lines, stdout) = counter.join().unwrap();
     let stderr = errors.join().unwrap();
     use std::os::unix::process::ExitStatusExt;
@@ -179,6 +204,42 @@ fn run_child(spec: &Spec) -> Report {
         peak_rss: None,
         killed,
     }
+}
+
+/// Sends the signal `name` (`USR1`, `SIGUSR1`) to `child` once a file whose
+/// name ends in `.tmp` shows in `dir` (the temporary file of `-o`), or at
+/// the deadline.
+fn send_when_a_temporary_file_shows(
+    child: &std::process::Child,
+    name: &str,
+    dir: &Path,
+    deadline_ms: u64,
+) {
+    use nix::sys::signal::{Signal, kill};
+    let signal: Signal = format!("SIG{}", name.trim_start_matches("SIG")).parse().unwrap();
+    let started = Instant::now();
+    let shows = || {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .any(|entry| entry.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !shows() && started.elapsed() < Duration::from_millis(deadline_ms) {
+        std::thread::sleep(POLL);
+    }
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    // Our own child, by its id.
+    let _ = kill(pid, signal);
+}
+
+/// The names in `dir`, sorted, but `skip`.
+fn names_in(dir: &Path, skip: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !skip.contains(&name.as_str()))
+        .collect();
+    names.sort();
+    names
 }
 
 /// The high-water mark of `pid`'s resident memory so far, in bytes (0 once
@@ -240,6 +301,9 @@ fn rss_probe() {
         deadline_ms: DEADLINE.as_millis() as u64,
         report: None,
         human: false,
+        cwd: None,
+        signal: None,
+        watch: None,
     };
     let small = measure(&spec(&["--version"], None), dir.path());
     assert_eq!(small.code, Some(0), "{small:?}");
@@ -268,6 +332,16 @@ fn check(case: &Case, deadline: Duration) -> Result<(), String> {
             std::fs::write(dir.path().join(name), text.as_str().expect("file text")).unwrap();
         }
     }
+    if let Some(links) = case.options.get("symlinks").and_then(Value::as_object) {
+        for (name, target) in links {
+            let target = target.as_str().expect("link target").replace("{dir}", dir_name);
+            std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+        }
+    }
+    for name in case.options.get("fifos").and_then(Value::as_array).into_iter().flatten() {
+        let fifo = dir.path().join(name.as_str().expect("fifo name"));
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
+    }
     let args: Vec<String> = case.options["args"]
         .as_array()
         .expect("`args`")
@@ -290,6 +364,14 @@ fn check(case: &Case, deadline: Duration) -> Result<(), String> {
         deadline_ms: deadline.as_millis() as u64,
         report: None,
         human: case.options.get("human").and_then(Value::as_bool).unwrap_or(false),
+        cwd: case
+            .options
+            .get("in_dir")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+            .then(|| dir_name.to_owned()),
+        signal: case.options.get("signal").and_then(Value::as_str).map(str::to_owned),
+        watch: Some(dir_name.to_owned()),
     };
     let report = match max_rss {
         Some(_) => measure(&spec, dir.path()),
@@ -299,7 +381,15 @@ fn check(case: &Case, deadline: Duration) -> Result<(), String> {
         // The figures, for `--nocapture`.
         eprintln!("{}: peak RSS {} MiB", case.name, peak >> 20);
     }
-    judge(case, &report, max_rss)
+    judge(case, &report, max_rss)?;
+    if let Some(expected) = case.expect.get("dir_files").and_then(Value::as_array) {
+        let expected: Vec<&str> = expected.iter().filter_map(Value::as_str).collect();
+        let found = names_in(dir.path(), &[file_name, "stdin", "probe-report.json"]);
+        if found != expected {
+            return Err(format!("{{dir}} holds {found:?}, expected {expected:?}"));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `report` is what `case` expects.
@@ -307,6 +397,14 @@ fn judge(case: &Case, report: &Report, max_rss: Option<u64>) -> Result<(), Strin
     let peak = report.peak_rss.map_or(String::new(), |p| format!(" (peak RSS {} MiB)", p >> 20));
     if let Some(killed) = &report.killed {
         return Err(format!("{killed}{peak}"));
+    }
+    if let Some(name) = case.expect.get("signal").and_then(Value::as_str) {
+        let expected: nix::sys::signal::Signal =
+            format!("SIG{}", name.trim_start_matches("SIG")).parse().unwrap();
+        return match report.signal {
+            Some(signal) if signal == expected as i32 => Ok(()),
+            other => Err(format!("ended by {other:?}, expected {expected}: {}", report.stderr)),
+        };
     }
     if let Some(signal) = report.signal {
         return Err(format!("ended by signal {signal}{peak}: {}", report.stderr));

@@ -41,7 +41,8 @@ impl<'t> Renderer<'t> {
             ExprKind::Const(value) => Ok(value.clone()),
             ExprKind::Name(name) => self.lookup(*name, span),
             ExprKind::Store(scope) => {
-                let whole = self.stores.whole(*scope).map_err(self.locate(span))?;
+                let whole =
+                    self.stores.whole(*scope, &mut memory!(self)).map_err(self.locate(span))?;
                 self.charge_size(&whole, span)?;
                 Ok(whole)
             }
@@ -112,7 +113,7 @@ impl<'t> Renderer<'t> {
     fn store_item(&mut self, scope: Scope, key: &'t Expr<'t>) -> Result<Value, Error> {
         let k = self.eval(key)?;
         match k.as_str() {
-            Some(k) => self.stores.get(scope, k).map_err(self.locate(key.span)),
+            Some(k) => self.stores.get(scope, k, &mut memory!(self)).map_err(self.locate(key.span)),
             None => Err(self.error(
                 ErrorKind::InvalidOperation,
                 format!("a variable name must be a string, not {}", k.kind().as_str()),
@@ -202,7 +203,7 @@ impl<'t> Renderer<'t> {
             let (source, unit) = (self.source, self.unit.name.as_deref());
             let found = self
                 .stores
-                .get_ref(Scope::State, &var)
+                .get_ref(Scope::State, &var, &mut memory!(self))
                 .map_err(|e| e.at_in(source, base.span, unit))?;
             match found {
                 Some(v) => return Ok(v.get(name).cloned().unwrap_or_default()),

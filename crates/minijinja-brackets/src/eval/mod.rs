@@ -9,6 +9,18 @@
 //! returns its whole result or only an error: stores, writes and effects
 //! live in the renderer until it succeeds.
 
+/// The render's memory budget as the stores take it (a [`stores::Memory`]
+/// borrowing the renderer's `memory` field only, so that the stores can be
+/// borrowed beside it).
+macro_rules! memory {
+    ($renderer:expr) => {
+        $crate::eval::stores::Memory {
+            limit: $renderer.limits.memory_limit,
+            left: &mut $renderer.memory,
+        }
+    };
+}
+
 mod compose;
 mod expr;
 mod keys;
@@ -1084,7 +1096,8 @@ impl<'t> Renderer<'t> {
                 span,
             ));
         }
-        let current = self.stores.get(target.scope, name).map_err(self.locate(span))?;
+        let current =
+            self.stores.get(target.scope, name, &mut memory!(self)).map_err(self.locate(span))?;
         // Rebuilding a map is work in proportion to its entries.
         self.charge_size(&current, span)?;
         match set_path(&current, &target.attrs, value) {
@@ -1403,7 +1416,10 @@ impl<'t> Renderer<'t> {
                 {
                     return Ok(module);
                 }
-                let value = self.stores.get(Scope::State, &name).map_err(self.locate(span))?;
+                let value = self
+                    .stores
+                    .get(Scope::State, &name, &mut memory!(self))
+                    .map_err(self.locate(span))?;
                 // A function's name not hidden by a variable is the function.
                 if value.is_undefined() && self.env.registry().function(&name).is_some() {
                     return self.function_value(name.text, span);

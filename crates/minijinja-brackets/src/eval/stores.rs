@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use crate::context::{Context, Scope, Store, StoreWrite};
 use crate::error::{Error, ErrorKind};
-use crate::value::{Value, ValueMap};
+use crate::value::{Converted, Value, ValueMap};
+use prompt_core::json::Budget;
 
 /// One store: the context's JSON, and the values read or written so far,
 /// in the order first read or written.
@@ -58,18 +59,47 @@ impl<'t> Layer<'t> {
         at
     }
 
-    /// The value of `name`, converted from the input on first read (which
-    /// fails for an integer outside 64 bits; `Err` holds why).
-    fn get(&mut self, name: &str) -> Result<Option<&Value>, Error> {
+    /// The value of `name`, converted from the input on first read, what
+    /// it builds counted in `memory` (which fails for an integer outside 64
+    /// bits, or past the budget; `Err` holds why).
+    fn get(&mut self, name: &str, memory: &mut Memory<'_>) -> Result<Option<&Value>, Converted> {
         let at = match self.position(name) {
             Some(at) => at,
             None => {
                 let Some((key, json)) = self.input.get_key_value(name) else { return Ok(None) };
-                let value = Value::from_json_as(json, self.authored.contains(&name))?;
+                let authored = self.authored.contains(&name);
+                let value =
+                    memory.spend(|budget| Value::from_json_within(json, authored, budget))?;
                 self.insert(Cow::Borrowed(key.as_str()), value)
             }
         };
         Ok(Some(&self.values[at].1))
+    }
+}
+
+/// The render's memory budget as the stores see it: the bytes left under
+/// the limit.
+pub(crate) struct Memory<'a> {
+    pub(crate) left: &'a mut usize,
+    pub(crate) limit: usize,
+}
+
+impl Memory<'_> {
+    /// Runs `build` with a [`Budget`] holding what is left, then keeps
+    /// what it spent (all of it when it went over).
+    fn spend<T>(
+        &mut self,
+        build: impl FnOnce(&mut Budget) -> Result<T, Converted>,
+    ) -> Result<T, Converted> {
+        let mut budget = Budget::new(self.limit);
+        // What is left is never more than the limit.
+        let _ = budget.charge(self.limit.saturating_sub(*self.left));
+        let built = build(&mut budget);
+        *self.left = match built {
+            Err(Converted::Over(..)) => 0,
+            _ => self.limit - budget.spent(),
+        };
+        built
     }
 }
 
@@ -110,23 +140,37 @@ impl<'t> Stores<'t> {
     /// An `invalid_operation` naming the variable when the context holds a
     /// value the language has not (an integer outside 64 bits).
     #[inline]
-    pub(crate) fn get(&mut self, scope: Scope, name: &str) -> Result<Value, Error> {
-        Ok(self.get_ref(scope, name)?.cloned().unwrap_or_default())
+    pub(crate) fn get(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        memory: &mut Memory<'_>,
+    ) -> Result<Value, Error> {
+        Ok(self.get_ref(scope, name, memory)?.cloned().unwrap_or_default())
     }
 
     /// The variable `name` of `scope` by reference, when it is set; errors
-    /// as [`Stores::get`].
-    pub(crate) fn get_ref(&mut self, scope: Scope, name: &str) -> Result<Option<&Value>, Error> {
-        self.layers[index(scope)].get(name).map_err(|why| {
+    /// as [`Stores::get`], and a `memory_limit` naming the variable when
+    /// its values would pass the render's memory budget (`memory`).
+    pub(crate) fn get_ref(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        memory: &mut Memory<'_>,
+    ) -> Result<Option<&Value>, Error> {
+        self.layers[index(scope)].get(name, memory).map_err(|why| {
             let variable = match scope {
                 Scope::State => format!("`{name}`"),
                 Scope::Local => format!("`L.{name}`"),
                 Scope::Global => format!("`G.{name}`"),
             };
-            Error::new(
-                ErrorKind::InvalidOperation,
-                format!("the context's {variable} cannot be read: {}", why.message()),
-            )
+            match why {
+                Converted::Invalid(why) => Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("the context's {variable} cannot be read: {}", why.message()),
+                ),
+                over => over.into_error(&format!("the context's {variable}")),
+            }
         })
     }
 
@@ -145,12 +189,12 @@ impl<'t> Stores<'t> {
 
     /// The whole store as a map: the context's keys in their order (with
     /// their current values), then new names in the order first written.
-    pub(crate) fn whole(&mut self, scope: Scope) -> Result<Value, Error> {
+    pub(crate) fn whole(&mut self, scope: Scope, memory: &mut Memory<'_>) -> Result<Value, Error> {
         let keys: Vec<&'t str> =
             self.layers[index(scope)].input.keys().map(String::as_str).collect();
         let mut map = ValueMap::with_capacity(keys.len());
         for key in keys {
-            map.insert(Arc::from(key), self.get(scope, key)?);
+            map.insert(Arc::from(key), self.get(scope, key, memory)?);
         }
         for (key, value) in &self.layers[index(scope)].values {
             if !map.contains_key(&**key) {

@@ -24,6 +24,8 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use prompt_core::json::{Budget, OverBudget};
+
 use crate::error::{Error, ErrorKind};
 use crate::value::text::Text;
 
@@ -46,12 +48,81 @@ const _: () = assert!(SLOT == 24);
 
 /// What one value costs in a list once converted to JSON (the size of a
 /// `serde_json::Value`, 72 bytes with `preserve_order`).
-const JSON_SLOT: usize = size_of::<serde_json::Value>();
+const JSON_SLOT: usize = prompt_core::json::VALUE_BYTES;
 
 /// What a map entry costs once converted to JSON beyond its key's text and
 /// its value: the value's slot, the key's `String`, the index's hash and
 /// position.
-const JSON_ENTRY: usize = JSON_SLOT + size_of::<String>() + 2 * size_of::<usize>();
+const JSON_ENTRY: usize = prompt_core::json::ENTRY_BYTES;
+
+/// What a map entry costs as a value beyond its key's text and its value's
+/// own allocations: the key's and the value's slots, the index's hash and
+/// position (as [`Value::owned_size`] counts a map's entries, plus the
+/// index).
+const ENTRY: usize = 2 * SLOT + 2 * size_of::<usize>();
+
+/// What a shared allocation (`Arc`) keeps beside its contents: the counts
+/// and the allocator's own bytes.
+const SHARED: usize = 2 * size_of::<usize>() + prompt_core::json::ALLOCATION_BYTES;
+
+/// What a list converted from JSON costs beyond its slots: its shared
+/// header and its items' allocation.
+const LIST: usize = SHARED + size_of::<List>() + prompt_core::json::ALLOCATION_BYTES;
+
+/// What a map converted from JSON costs beyond its entries: its shared
+/// header and the allocations of its entries and index.
+const MAP: usize = SHARED + size_of::<Map>() + 2 * prompt_core::json::ALLOCATION_BYTES;
+
+/// The step to the map entry `key` in a path for a message: `.name` for a
+/// plain name, else the key quoted as JSON (`["a b"]`), cut at 64
+/// characters.
+fn step(key: &str) -> String {
+    const SHOWN: usize = 64;
+    let plain = key.len() <= SHOWN
+        && key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        format!(".{key}")
+    } else {
+        let shown: String = key.chars().take(SHOWN).collect();
+        let cut = if shown.len() < key.len() { "..." } else { "" };
+        format!("[{}{cut}]", serde_json::Value::String(shown))
+    }
+}
+
+/// Why [`Value::from_json_within`] stopped.
+#[derive(Debug)]
+pub(crate) enum Converted {
+    /// The values would pass the budget: where inside the value
+    /// (`[3].content`, empty for the value itself), and the limit.
+    Over(String, OverBudget),
+    /// A value the language has not (an integer outside 64 bits).
+    Invalid(Error),
+}
+
+impl Converted {
+    /// The error, for the value called `what` (`the value`, ``the context's `x` ``).
+    pub(crate) fn into_error(self, what: &str) -> Error {
+        match self {
+            Converted::Over(path, over) => {
+                let part = if path.is_empty() { String::new() } else { format!(" (at `{path}`)") };
+                Error::new(
+                    ErrorKind::MemoryLimit,
+                    format!("{what} would take {over} as values{part}"),
+                )
+            }
+            Converted::Invalid(err) => err,
+        }
+    }
+
+    /// The same, one step further out: `step` leads to where it was.
+    fn inside(self, step: &str) -> Converted {
+        match self {
+            Converted::Over(path, over) => Converted::Over(format!("{step}{path}"), over),
+            invalid => invalid,
+        }
+    }
+}
 
 /// What one data range costs to keep, in bytes.
 pub(crate) const RANGE: usize = size_of::<std::ops::Range<usize>>();
@@ -624,51 +695,88 @@ impl Value {
     /// The value read from JSON: `null` is none, integers integers, other
     /// numbers floats, arrays lists and objects maps (key order kept).
     ///
+    /// The values built count against the default memory limit
+    /// ([`Limits::memory_limit`](crate::Limits::memory_limit), 128 MiB), as
+    /// they are built: past it, nothing more is built.
+    ///
+    /// ```
+    /// use minijinja_brackets::Value;
+    ///
+    /// let value = Value::from_json(&serde_json::json!({"a": [1, null, "x"]}))?;
+    /// assert_eq!(value.to_string(), r#"{"a":[1,null,"x"]}"#);
+    /// # Ok::<(), minijinja_brackets::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// An `invalid_operation` error for an integer outside the 64-bit signed
     /// range (serde_json keeps those up to `u64::MAX` as integers): never a
     /// float. serde_json itself reads a larger integer literal as the
     /// nearest float; read JSON text with [`Context::from_json`](crate::Context::from_json)
-    /// to have such a literal rejected at its line and column.
+    /// to have such a literal rejected at its line and column. A
+    /// `memory_limit` error, naming where inside the value it stopped, when
+    /// the values would take more than the limit.
     pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
-        Value::from_json_as(json, false)
+        let mut budget = Budget::new(crate::Limits::default().memory_limit);
+        Value::from_json_within(json, false, &mut budget).map_err(|err| err.into_error("the value"))
     }
 
-    /// As [`Value::from_json`]; with `authored`, every string in it is
-    /// authored (a variable the application chose, not data).
-    pub(crate) fn from_json_as(json: &serde_json::Value, authored: bool) -> Result<Value, Error> {
+    /// As [`Value::from_json`], counting what it builds in `budget` (the
+    /// engine's own sizes: [`SLOT`] a list's item, [`ENTRY`] a map entry,
+    /// [`LIST`] and [`MAP`] each list and map, a string's or key's text
+    /// and its shared allocation, [`SHARED`]) before building it; with
+    /// `authored`, every string in it is authored (a variable the
+    /// application chose, not data).
+    pub(crate) fn from_json_within(
+        json: &serde_json::Value,
+        authored: bool,
+        budget: &mut Budget,
+    ) -> Result<Value, Converted> {
         use serde_json::Value as J;
+        let over = |over| Converted::Over(String::new(), over);
         Ok(match json {
             J::Null => Value::NONE,
             J::Bool(b) => Value(Repr::Bool(*b)),
             J::Number(n) => match (n.as_i64(), n.as_u64()) {
                 (Some(i), _) => Value(Repr::Int(i)),
                 (None, Some(big)) => {
-                    return Err(Error::new(
+                    return Err(Converted::Invalid(Error::new(
                         ErrorKind::InvalidOperation,
                         format!("the integer {big} does not fit in 64 bits"),
-                    ));
+                    )));
                 }
                 (None, None) => Value(Repr::Float(n.as_f64().unwrap_or(f64::NAN))),
             },
-            J::String(s) if authored && !s.is_empty() => Value::authored(s),
-            J::String(s) => Value::str(s),
-            // Sized up front: collecting into a `Result` gives the
-            // collection no length, so it grew (and rehashed) as it filled.
+            J::String(s) => {
+                budget.charge(SHARED.saturating_add(s.len())).map_err(over)?;
+                if authored && !s.is_empty() { Value::authored(s) } else { Value::str(s) }
+            }
+            // Sized up front (collecting into a `Result` gives the
+            // collection no length, so it grew and rehashed as it filled),
+            // once the slots are counted.
             J::Array(items) => {
+                let slots = items.len().saturating_mul(SLOT).saturating_add(LIST);
+                budget.charge(slots).map_err(over)?;
                 let mut list = Vec::with_capacity(items.len());
-                for item in items {
-                    list.push(Value::from_json_as(item, authored)?);
+                for (i, item) in items.iter().enumerate() {
+                    let item = Value::from_json_within(item, authored, budget);
+                    list.push(item.map_err(|err| err.inside(&format!("[{i}]")))?);
                 }
                 Value::list(list)
             }
             J::Object(map) => {
-                let mut entries = ValueMap::with_capacity(map.len());
-                for (k, v) in map {
-                    entries.insert(Arc::from(k.as_str()), Value::from_json_as(v, authored)?);
+                let entries = map.len().saturating_mul(ENTRY).saturating_add(MAP);
+                budget.charge(entries).map_err(over)?;
+                let mut out = ValueMap::with_capacity(map.len());
+                for (key, item) in map {
+                    let item = budget
+                        .charge(SHARED.saturating_add(key.len()))
+                        .map_err(over)
+                        .and_then(|()| Value::from_json_within(item, authored, budget));
+                    let item = item.map_err(|err| err.inside(&step(key)))?;
+                    out.insert(Arc::from(key.as_str()), item);
                 }
-                Value::map(entries)
+                Value::map(out)
             }
         })
     }
@@ -708,7 +816,6 @@ impl Value {
     /// quoted, and a step is cut at 64 characters: the path is for a
     /// message.
     pub(crate) fn unstorable_part(&self) -> Option<(String, &'static str)> {
-        const SHOWN: usize = 64;
         let mut path = String::new();
         let mut value = self;
         loop {
@@ -718,21 +825,10 @@ impl Value {
                     .enumerate()
                     .find(|(_, item)| item.unstorable().is_some())
                     .map(|(i, item)| (format!("[{i}]"), item)),
-                Repr::Map(map) if map.shape.unstorable.is_some() => {
-                    map.iter().find(|(_, item)| item.unstorable().is_some()).map(|(key, item)| {
-                        let plain = key.len() <= SHOWN
-                            && key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                        let step = if plain {
-                            format!(".{key}")
-                        } else {
-                            let shown: String = key.chars().take(SHOWN).collect();
-                            let cut = if shown.len() < key.len() { "..." } else { "" };
-                            format!("[{}{cut}]", serde_json::Value::String(shown))
-                        };
-                        (step, item)
-                    })
-                }
+                Repr::Map(map) if map.shape.unstorable.is_some() => map
+                    .iter()
+                    .find(|(_, item)| item.unstorable().is_some())
+                    .map(|(key, item)| (step(key), item)),
                 _ => return value.unstorable().map(|why| (path, why)),
             };
             let (step, item) = next?;
@@ -1195,6 +1291,46 @@ impl TryFrom<&serde_json::Value> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn converting_json_counts_every_value_before_building_it() {
+        let json = serde_json::json!({"a": [1, "xy", {"k": null}], "b": ""});
+        let cost = |limit| {
+            let mut budget = Budget::new(limit);
+            Value::from_json_within(&json, false, &mut budget).map(|_| budget.spent())
+        };
+        // The map (two entries, keys of 1 byte each), the list (three
+        // slots), "xy", the inner map, "".
+        let key = SHARED + 1;
+        let expected = MAP
+            + 2 * ENTRY
+            + 2 * key
+            + (LIST + 3 * SLOT)
+            + (SHARED + 2)
+            + (MAP + ENTRY + key)
+            + SHARED;
+        assert_eq!(cost(usize::MAX).unwrap(), expected);
+        assert!(cost(expected).is_ok());
+        // One byte less: refused, saying where inside the value.
+        let Err(Converted::Over(path, over)) = cost(expected - 1) else { panic!() };
+        assert_eq!((path.as_str(), over.limit()), (".b", expected - 1));
+        let Err(Converted::Over(path, _)) = cost(expected - SHARED - key - 1) else { panic!() };
+        assert_eq!(path, ".a[2].k");
+        let Err(Converted::Over(path, _)) = cost(40) else { panic!() };
+        assert_eq!(path, "");
+        let Err(Converted::Over(path, _)) = cost(MAP + 2 * ENTRY + key + 16) else { panic!() };
+        assert_eq!(path, ".a");
+        // The error names the value and the place; the default limit
+        // holds for `Value::from_json`.
+        let err = Converted::Over("[3][\"a b\"]".into(), Budget::new(9).charge(10).unwrap_err())
+            .into_error("x");
+        assert_eq!(err.kind(), ErrorKind::MemoryLimit);
+        assert_eq!(
+            err.message(),
+            "x would take more than the memory limit of 9 bytes as values (at `[3][\"a b\"]`)"
+        );
+        assert!(Value::from_json(&json).is_ok());
+    }
 
     #[test]
     fn printing_rules() {
