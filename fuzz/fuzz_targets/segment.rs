@@ -131,7 +131,8 @@ fuzz_target!(|data: &[u8]| {
         _ => ContextAs::Drop,
     };
     let max_embed_bytes = if selector & 8 == 0 { None } else { Some(4) };
-    let options = RenderOptions { max_embed_bytes, context_as };
+    let options =
+        RenderOptions::new().with_max_embed_bytes(max_embed_bytes).with_context_as(context_as);
     let rendered = render(&resolved, &turns, &options);
     if max_embed_bytes.is_none() {
         assert!(rendered.warnings.is_empty(), "a warning without a limit");

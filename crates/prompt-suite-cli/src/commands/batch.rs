@@ -37,6 +37,7 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         &args.provider,
         &args.framing,
         &args.tools,
+        &args.chat,
         run,
     )?;
     let source = source(&args.pipeline, &pipeline, &input)?;

@@ -418,3 +418,26 @@ fn every_row_notice_warns_once_per_batch_with_its_row() {
         assert_cmd_snapshot!("row_notices_batch", cli().args(args));
     }
 }
+
+/// `--provider completions` rows in an OpenAI batch file at
+/// `/v1/completions`; the row whose value spells a control token is its
+/// own error record.
+#[test]
+fn completions_rows_in_an_openai_batch() {
+    assert_cmd_snapshot!(cli().args([
+        "batch",
+        "tests/cli/inputs/build/completions-turns.txt",
+        "--rows",
+        &format!("{INPUTS}/completions-rows.jsonl"),
+        "--provider",
+        "completions",
+        "--chat-template",
+        "tests/cli/inputs/build/completions-tools.jinja",
+        "--now",
+        "2026-01-02T03:04:05Z",
+        "--format",
+        "openai-batch",
+        "--jobs",
+        "2",
+    ]));
+}
