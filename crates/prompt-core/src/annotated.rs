@@ -317,6 +317,10 @@ impl Annotated {
         // A cut line has no `-->` of annotate-snippets' own (it would count
         // the column in the cut text): it is written in below.
         let mut location = None;
+        // Without a source line annotate-snippets draws `-->` with no
+        // gutter; it is indented below as over a source line (one column,
+        // where the help line's `=` stands).
+        let mut bare_origin = false;
         match (repr.line, repr.column, &repr.excerpt) {
             (Some(line), Some(_), Some(excerpt)) => {
                 let (text, span) = escape_line(&excerpt.text, excerpt.span.clone());
@@ -332,9 +336,11 @@ impl Annotated {
                 group = group.element(
                     annotate_snippets::Origin::path(origin).line(line).char_column(column),
                 );
+                bare_origin = true;
             }
             _ if repr.origin.is_some() => {
                 group = group.element(annotate_snippets::Origin::path(origin));
+                bare_origin = true;
             }
             _ => {}
         }
@@ -344,6 +350,12 @@ impl Annotated {
             group = group.element(Level::HELP.message(help.join("\n")));
         }
         let mut out = renderer.render(&[group]);
+        if bare_origin {
+            let title_lines = message.lines().count().max(1);
+            if let Some((at, _)) = out.match_indices('\n').nth(title_lines - 1) {
+                out.insert(at + 1, ' ');
+            }
+        }
         if let Some((line, column)) = location {
             let title_lines = message.lines().count().max(1);
             let at = out.match_indices('\n').nth(title_lines - 1).map_or(out.len(), |(i, _)| i + 1);
@@ -518,9 +530,17 @@ mod tests {
         let d = Annotated::new("invalid_json", "expected an array");
         assert_eq!(d.render(false), "error[invalid_json]: expected an array\n");
         let d = d.with_origin("a.json");
-        assert_eq!(d.render(false), "error[invalid_json]: expected an array\n--> a.json\n");
+        // The `-->` line is indented as over a source line (a gutter of
+        // one column), in line with the help line's `=`.
+        assert_eq!(d.render(false), "error[invalid_json]: expected an array\n --> a.json\n");
         let d = Annotated::new("k", "m").at(3, 4).with_origin("a.json");
-        assert_eq!(d.render(false), "error[k]: m\n--> a.json:3:4\n");
+        assert_eq!(d.render(false), "error[k]: m\n --> a.json:3:4\n");
+        let d = Annotated::new("k", "m").at(120, 4).with_origin("a.json").with_help("h");
+        assert_eq!(d.render(false), "error[k]: m\n --> a.json:120:4\n = help: h\n");
+        let d = Annotated::new("k", "two\nlines").with_origin("a.json").with_help("h");
+        assert_eq!(d.render(false), "error[k]: two␊lines\n --> a.json\n = help: h\n");
+        let styled = Annotated::new("k", "m").with_origin("a.json").render(true);
+        assert!(styled.contains("\n \u{1b}"), "{styled:?}");
     }
 
     /// Carets are placed by display width: CJK characters take two
