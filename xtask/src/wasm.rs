@@ -138,7 +138,7 @@ struct Tools {
 /// Finds the tools, installing the missing ones.
 fn toolchain(root: &Path) -> Result<Tools, String> {
     if !Path::new(RUSTC).exists() || !Path::new(CARGO).exists() || !Path::new(STD_SOURCE).exists() {
-        crate::browser::apt_install(APT_PACKAGES)?;
+        apt_install(APT_PACKAGES)?;
     }
     let lld = rust_lld()?;
     let version = locked_version(root, "wasm-bindgen")?;
@@ -156,16 +156,48 @@ fn toolchain(root: &Path) -> Result<Tools, String> {
             },
             Ok,
         )?;
+    let wasm_opt = npm_tools(root)?.join(".bin/wasm-opt");
+    Ok(Tools { lld, wasm_bindgen, wasm_opt })
+}
+
+/// The npm packages of `bindings/js/package.json` (its devDependencies,
+/// pinned by its lock): the build's, the benchmark's and the browser
+/// test's tools.
+const NPM_TOOLS: &[&str] = &["binaryen", "@huggingface/jinja", "playwright-core"];
+
+/// `bindings/js/node_modules`, where `npm ci` installs [`NPM_TOOLS`] from
+/// the lock when one of them is missing (the one npm install of xtask).
+pub(crate) fn npm_tools(root: &Path) -> Result<PathBuf, String> {
     let js = root.join("bindings/js");
-    let wasm_opt = js.join("node_modules/.bin/wasm-opt");
-    let jinja = js.join("node_modules/@huggingface/jinja/package.json");
-    if !wasm_opt.exists() || !jinja.exists() {
+    let modules = js.join("node_modules");
+    if NPM_TOOLS.iter().any(|name| !modules.join(name).join("package.json").exists()) {
         let npm_ci = js.join("package-lock.json").exists();
         run(Command::new("npm")
             .args([if npm_ci { "ci" } else { "install" }, "--no-audit", "--no-fund"])
             .current_dir(&js))?;
     }
-    Ok(Tools { lld, wasm_bindgen, wasm_opt })
+    Ok(modules)
+}
+
+/// Installs Debian packages without their recommendations (the one apt
+/// install of xtask), refreshing the package lists once when the first try
+/// fails (a fresh machine has none).
+pub(crate) fn apt_install(packages: &[&str]) -> Result<(), String> {
+    let install = || {
+        let mut command = Command::new("apt-get");
+        command
+            .args(["install", "-y", "-q", "--no-install-recommends"])
+            .args(packages)
+            .env("DEBIAN_FRONTEND", "noninteractive");
+        command
+    };
+    if run(&mut install()).is_ok() {
+        return Ok(());
+    }
+    run(Command::new("apt-get").args(["update", "-q"]))?;
+    run(&mut install()).map_err(|err| {
+        format!("{err}: install {} (as root: apt-get install {0})", packages.join(" "))
+    })
 }
 
 /// rustup's `rust-lld` (the stable toolchain's), or one on PATH.
