@@ -138,7 +138,7 @@ fuzz_target!(|data: &[u8]| {
         // Without a limit no embed is too large; a media type that the
         // bytes contradict is still a warning (`media_type_mismatch`).
         assert!(
-            rendered.warnings.iter().all(|w| w.kind != narrative_segment::WarningKind::EmbedTooLarge),
+            rendered.warnings.iter().all(|w| w.kind() != narrative_segment::WarningKind::EmbedTooLarge),
             "an embed too large without a limit"
         );
     }
