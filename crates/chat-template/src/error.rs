@@ -101,6 +101,18 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl Error {
+    /// The error for people, drawn by the suite's one renderer
+    /// ([`prompt_core::annotated`]): an engine error or a JSON error with
+    /// its position and source line, the others with their kind and
+    /// message.
+    pub fn annotated(&self) -> prompt_core::annotated::Annotated {
+        match self {
+            Error::Json(err) => err.annotated(),
+            Error::Template(err) => err.annotated(),
+            _ => prompt_core::annotated::Annotated::of(self, None),
+        }
+    }
+
     /// The snake_case kind, as the command-line contract lists it.
     pub fn kind(&self) -> &'static str {
         match self {

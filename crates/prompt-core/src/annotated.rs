@@ -161,6 +161,27 @@ impl Annotated {
         }
     }
 
+    /// The same diagnostic without its line, column and source line: for
+    /// a text the caller never saw (JSON a binding wrote from the host's
+    /// own values), where a position would mean nothing to them. The kind,
+    /// message, snippet, origin and help stay.
+    ///
+    /// ```
+    /// use prompt_core::annotated::Annotated;
+    ///
+    /// let err = prompt_core::json::from_str::<serde_json::Value>("[1,,2]").unwrap_err();
+    /// let unplaced = err.annotated().unplaced();
+    /// assert_eq!((unplaced.line(), unplaced.column()), (None, None));
+    /// assert_eq!(unplaced.to_string(), "error[invalid_json]: expected value");
+    /// ```
+    pub fn unplaced(mut self) -> Annotated {
+        self.repr.line = None;
+        self.repr.column = None;
+        self.repr.excerpt = None;
+        self.repr.width = 0;
+        self
+    }
+
     /// Sets the 1-based line and column.
     pub fn at(mut self, line: usize, column: usize) -> Annotated {
         self.repr.line = Some(line);

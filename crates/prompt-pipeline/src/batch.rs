@@ -221,7 +221,8 @@ impl<'a> Batch<'a> {
     pub const MAX_NOTICES: usize = 1000;
 
     /// A batch of `compiled` with `seed` for row 0, on `jobs` threads (at
-    /// least one).
+    /// least one). Without the `threads` feature (wasm) a batch always runs
+    /// on the calling thread: `jobs` is taken as 1.
     pub fn new(compiled: &'a Compiled, seed: u64, jobs: usize) -> Batch<'a> {
         Batch {
             compiled,
@@ -233,7 +234,7 @@ impl<'a> Batch<'a> {
             under: None,
             over: None,
             seed,
-            jobs: jobs.max(1),
+            jobs: if cfg!(feature = "threads") { jobs.max(1) } else { 1 },
             max_row_bytes: MAX_ROW_BYTES,
             chunk_bytes: Batch::CHUNK_BYTES,
             max_notices: Batch::MAX_NOTICES,
@@ -533,7 +534,7 @@ impl<'a> Batch<'a> {
             summary.bytes = chunk.ends[end - 1];
             progress(summary);
         };
-        if self.jobs == 1 || count == 1 {
+        if self.jobs == 1 || count == 1 || !cfg!(feature = "threads") {
             let mut lines = Lines::default();
             for i in 0..count {
                 lines.bytes.clear();
