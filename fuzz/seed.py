@@ -54,6 +54,11 @@ def hostile(name):
                     if len(piece["repeat"]) * piece["times"] > 64 * 1024:
                         break
                     data += piece["repeat"].encode() * piece["times"]
+                elif "numbered" in piece:
+                    if len(piece["numbered"]) * piece["times"] > 64 * 1024:
+                        break
+                    unit = piece["numbered"]
+                    data += "".join(unit.replace("{i}", str(i)) for i in range(piece["times"])).encode()
                 else:
                     data += bytes(piece["bytes"])
             else:

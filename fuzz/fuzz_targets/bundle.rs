@@ -12,7 +12,10 @@ use libfuzzer_sys::fuzz_target;
 use narrative_segment::{Bundle, Dialect, AttachmentLimits, Narrative, RenderOptions, lmml, render};
 
 fuzz_target!(|data: &[u8]| {
-    let limits = AttachmentLimits { max_entries: 16, max_entry_bytes: 1 << 16, max_total_bytes: 1 << 18 };
+    let limits = AttachmentLimits::new()
+        .with_max_entries(16)
+        .with_max_entry_bytes(1 << 16)
+        .with_max_total_bytes(1 << 18);
     let Ok(bundle) = Bundle::from_bytes("story.lmmlz", data, &limits) else { return };
 
     if let Some(names) = bundle.attachments().entry_names() {

@@ -54,8 +54,8 @@ fuzz_target!(|data: &[u8]| {
 /// Both renderings of a diagnostic, as the CLI prints them.
 fn draw(result: Result<(), Diagnostic>) {
     if let Err(diagnostic) = result {
-        assert!(!diagnostic.render_human().is_empty());
-        let json: Value = serde_json::from_str(&diagnostic.render_json())
+        assert!(!diagnostic.render(false).is_empty());
+        let json: Value = serde_json::from_str(&prompt_suite_cli::diagnostic::render_json(&diagnostic))
             .expect("--error-format json prints JSON");
         assert!(json.is_object());
     }

@@ -15,7 +15,18 @@
 //!   virtual environment under the target directory with maturin and
 //!   pytest from the package index, made on first use; the wheel built
 //!   and installed; pytest over `bindings/python/tests`). `test python`
-//!   runs the Python part alone.
+//!   runs the Python part alone. Then the JavaScript package's (`wasm.rs`):
+//!   built as `wasm` builds it, then node's test runner over
+//!   `bindings/js/tests`; `test js` runs that part alone. Then the
+//!   playground's (`browser.rs`: its node tests and the page in headless
+//!   Chromium, against the package just built); `test browser` runs that
+//!   part alone, against the package as `wasm` last built it.
+//! * `wasm [--deps]`: the npm package in `bindings/js/pkg/` (`wasm.rs`):
+//!   the toolchain installed where missing (apt, cargo, npm), `bindings/js`
+//!   built for wasm32-unknown-unknown, wasm-bindgen, wasm-opt, the
+//!   hand-written files copied in; prints the `.wasm`'s size. `--deps`
+//!   only checks the build's dependency list (filesystem, entropy, threads
+//!   and time zone data stay out); `ci` runs that check.
 //! * `layers`: checks every crate's `crate::` paths against its layer list in
 //!   ARCHITECTURE.md (`layers.rs`); fails on an upward import or a circle.
 //!   `layers --graph crates/NAME` prints what each module uses, for writing
@@ -40,6 +51,7 @@ use std::process::{Command, ExitCode};
 mod browser;
 mod layers;
 mod python;
+mod wasm;
 
 fn main() -> ExitCode {
     let mut args = env::args().skip(1);
@@ -50,20 +62,26 @@ fn main() -> ExitCode {
         Some("test") => match rest.as_slice() {
             [] => test(),
             [only] if only == "python" => python::test(&project_root(), &target_dir()),
+            [only] if only == "js" => wasm::test(&project_root(), &target_dir()),
             [only] if only == "browser" => browser::test(&project_root(), &target_dir()),
-            _ => Err("usage: cargo xtask test [python | browser]".to_owned()),
+            _ => Err("usage: cargo xtask test [python | js | browser]".to_owned()),
         },
         Some("layers") => match rest.as_slice() {
             [] => layers::run(&project_root()),
             [flag, dir] if flag == "--graph" => layers::graph(&project_root(), dir),
             _ => Err("usage: cargo xtask layers [--graph crates/NAME]".to_owned()),
         },
+        Some("wasm") => match rest.as_slice() {
+            [] => wasm::build(&project_root(), &target_dir()),
+            [flag] if flag == "--deps" => wasm::deps(&project_root()),
+            _ => Err("usage: cargo xtask wasm [--deps]".to_owned()),
+        },
         Some("bench") => bench(&rest),
         Some("scaling") => scaling(&rest),
         Some("fuzz") => fuzz(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | test | layers | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
+                "usage: cargo xtask <ci | test [python | js] | wasm [--deps] | layers | bench [CARGO BENCH ARGS...] | scaling [--large] | fuzz [SECONDS]>"
             );
             return ExitCode::from(2);
         }
@@ -83,6 +101,8 @@ fn ci() -> Result<(), String> {
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])?;
     test()?;
+    // The WebAssembly build takes no filesystem, entropy, threads or tz data.
+    wasm::deps(&project_root())?;
     // narrative-segment without its default `bundle` feature (no zip):
     // bundles are a typed error, everything else works.
     let no_bundle = ["-p", "narrative-segment", "--no-default-features"];
@@ -96,7 +116,8 @@ fn ci() -> Result<(), String> {
     package()
 }
 
-/// Every test of the repository: cargo's, then the Python package's. When
+/// Every test of the repository: cargo's, the Python package's, then the
+/// JavaScript package's (built, node's tests, the playground's). When
 /// the peer material is beside the checkout (`../shared/peer`), the
 /// chat-template harnesses compare with Python's jinja2, installed in the
 /// package's environment (`python::oracle`) and named by `JINJA2_PYTHON`.
@@ -107,7 +128,9 @@ fn test() -> Result<(), String> {
     let envs: Vec<(&str, &str)> =
         oracle.iter().map(|python| ("JINJA2_PYTHON", python.as_str())).collect();
     cargo(&["test", "--workspace"], &envs)?;
-    python::test(&project_root(), &target_dir())
+    python::test(&project_root(), &target_dir())?;
+    wasm::test(&project_root(), &target_dir())?;
+    browser::test(&project_root(), &target_dir())
 }
 
 /// `cargo package --workspace`, which must pass and say nothing: a warning

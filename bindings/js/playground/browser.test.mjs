@@ -163,9 +163,16 @@ async function until(check) {
 /** How many updates the page has made. */
 const updates = (p) => p.evaluate(() => Number(document.body.dataset.updates || 0));
 
-/** Waits for the page to update after the last change (the editors are debounced). */
+/**
+ * Waits for the page to draw the last change: an update after `before`, and
+ * none pending (the editors are debounced; an update already scheduled by an
+ * earlier change may run first).
+ */
 async function settled(p, before) {
-  await p.waitForFunction((n) => Number(document.body.dataset.updates) > n, before);
+  await p.waitForFunction(
+    (n) => Number(document.body.dataset.updates) > n && document.body.dataset.pending !== "1",
+    before,
+  );
 }
 
 /** Replaces an editor's text the way a paste does (one input event), then waits for the update. */
@@ -200,7 +207,7 @@ test("typing into the editors changes the output, data highlighted", async () =>
   // Turns follow the text.
   const turns = await page.$$eval("#turns li", (items) => items.map((li) => [li.dataset.role, li.querySelector("pre").textContent]));
   assert.deepEqual(turns, [
-    ["system", "You are Penny."],
+    ["context", "You are Penny.\n\n"],
     ["user", "Where is my parcel? Sign as PENNY."],
   ]);
   // Typing into the context changes it too.
@@ -254,24 +261,39 @@ test("switching the provider changes the body", async () => {
   assert.ok(Array.isArray(bodies.gemini.contents));
   assert.notDeepEqual(bodies["openai-responses"], bodies.openai);
   await page.selectOption("#provider", "openai");
+  // What the build could not carry is listed under the body.
+  await setText(page, "#prompt", "/// param: model=some-model\nHi.\n\n## user\n@@@missing.png");
+  assert.match(await page.textContent("#body-notices"), /unclosed_embed/);
 });
 
-test("the odds of the random blocks are exact", async (t) => {
-  const has = await page.evaluate(async () => {
-    const probe = await fetch("../pkg/package.json").then((r) => r.json());
-    return probe !== null;
-  });
-  assert.ok(has);
+test("a conversation is seen by its speaker, in the turns and the body", async () => {
+  await setText(page, "#prompt", "/// param: model=some-model\nYou are [[ bot ]].");
+  await setText(page, "#conversation", '[\n  {"speaker": "ana", "text": "Hi Ben"},\n  {"speaker": "ben", "text": "Hello"},\n  {"speaker": "ana", "text": "How are you?"}\n]');
+  // Without a speaker the page says so under the conversation.
+  assert.equal(await page.getAttribute("#conversation-diagnostics .diagnostic", "data-kind"), "missing_speaker");
+  await setText(page, "#speaker", "ben");
+  const turns = await page.$$eval("#turns li", (items) => items.map((li) => [li.dataset.role, li.querySelector("pre").textContent]));
+  assert.deepEqual(turns, [
+    ["context", "You are Penny."],
+    ["user", "ana: Hi Ben"],
+    ["assistant", "Hello"],
+    ["user", "ana: How are you?"],
+  ]);
+  const body = JSON.parse(await page.textContent("#body"));
+  assert.deepEqual(body.messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  // A conversation that is not JSON is placed where it stops being JSON.
+  await setText(page, "#conversation", '[\n  {"speaker": "ana", "text": "Hi"},\n  {"speaker" "ben"}\n]');
+  const diagnostic = page.locator("#conversation-diagnostics .diagnostic").first();
+  assert.deepEqual([await diagnostic.getAttribute("data-line"), await diagnostic.getAttribute("data-column")], ["3", "14"]);
+  await setText(page, "#conversation", "");
+  await setText(page, "#speaker", "");
+  assert.equal(await page.locator(".diagnostic").count(), 0);
+});
+
+test("the odds of the random blocks are exact", async () => {
   await setText(page, "#prompt", "[% chance 0.25 %]A[% elif 0.5 %]B[% else %]C[% endchance %]");
-  if ((await page.locator("#odds-problems .problem[data-kind]").count()) > 0) {
-    t.skip(await page.textContent("#odds-problems"));
-    return;
-  }
-  const unsupported = await page.locator("#odds-problems").textContent();
-  if (unsupported.includes("does not enumerate odds")) {
-    t.skip("the package has no Template.distribution");
-    return;
-  }
+  assert.equal(await page.textContent("#odds-problems"), "");
+  assert.match(await page.textContent("#odds"), /3 distinct outputs from 3 random paths/);
   const rows = await page.$$eval("#odds table tr", (trs) =>
     trs.slice(1).map((tr) => [tr.querySelector("td.p").textContent, tr.querySelector("pre").textContent]),
   );
@@ -279,6 +301,9 @@ test("the odds of the random blocks are exact", async (t) => {
     rows.sort((a, b) => a[1].localeCompare(b[1])),
     [["25 %", "A"], ["37.5 %", "B"], ["37.5 %", "C"]],
   );
+  // A template without random blocks has one output, certain.
+  await setText(page, "#prompt", "Hi [[ bot ]].");
+  assert.match(await page.textContent("#odds"), /no random choice/);
 });
 
 test("the URL fragment round-trips the whole page", async () => {
@@ -316,6 +341,13 @@ test("the URL fragment round-trips the whole page", async () => {
   } finally {
     await second.close();
   }
+  // A page too large for a link it could read back keeps the last link, and says so.
+  const { randomBytes } = await import("node:crypto");
+  await setText(page, "#prompt", randomBytes(150_000).toString("base64"));
+  await page.waitForFunction(() => /too large to keep in its link/.test(document.querySelector("#notice").textContent));
+  assert.equal(await page.evaluate(() => location.hash), hash);
+  await setText(page, "#prompt", "Back to [[ bot ]]");
+  await page.waitForFunction(() => document.querySelector("#notice").hidden);
   await page.selectOption("#provider", "openai");
 });
 
@@ -386,14 +418,25 @@ test("a chat template renders, messages and generation highlighted", async () =>
 });
 
 test("the page frees what it compiles, renders offline, and a screenshot is taken", async () => {
-  // Many updates in a row leave no object holding wasm memory.
-  for (let i = 0; i < 20; i++) await setText(page, "#prompt", `Round ${i}: [[ bot ]]`);
+  // Many updates in a row leave no object holding wasm memory, and the
+  // module's memory stays flat (it only ever grows; one 64 KiB page of
+  // allocator slack is allowed).
+  const wasmBytes = () => page.evaluate(() => Number(document.body.dataset.wasmBytes));
+  for (let i = 0; i < 20; i++) await setText(page, "#prompt", `Round ${i}: [[ bot ]] [% chance 0.5 %]x[% endchance %]`);
+  const warm = await wasmBytes();
+  assert.ok(warm > 0);
+  for (let i = 20; i < 80; i++) await setText(page, "#prompt", `Round ${i}: [[ bot ]] [% chance 0.5 %]x[% endchance %]`);
   assert.equal(await page.evaluate(() => document.body.dataset.live), "0");
-  assert.equal(await page.textContent("#rendered"), "Round 19: Penny");
+  assert.match(await page.textContent("#rendered"), /^Round 79: Penny/);
+  assert.ok((await wasmBytes()) - warm <= 65_536, `wasm memory grew from ${warm} to ${await wasmBytes()} bytes`);
   assert.deepEqual(offsite, []);
   assert.deepEqual(consoleErrors, []);
   mkdirSync(dirname(screenshotPath), { recursive: true });
-  await setText(page, "#prompt", (await import("./lib.js")).DEFAULT_STATE.prompt);
+  // The example, as a new page opens with it.
+  const n = await updates(page);
+  await page.click("#reset");
+  await settled(page, n);
+  assert.equal(await page.inputValue("#prompt"), (await import("./lib.js")).DEFAULT_STATE.prompt);
   await page.screenshot({ path: screenshotPath, fullPage: true });
   assert.ok(statSync(screenshotPath).size > 10_000, "the screenshot is not empty");
 });

@@ -134,16 +134,42 @@ function showDiagnostics(editor, diagnostics) {
   drawGutter(editor);
 }
 
-/** The parts of an error the page shows: kind, message, line, column. */
+/**
+ * The parts of an error the page shows: kind, the message alone (a
+ * PromptSuiteError's `reason`: the page draws its own frame), line, column,
+ * the quoted snippet and, where the package says it, the origin.
+ */
 function diagnosticOf(error) {
   if (error && typeof error === "object") {
     const line = Number.isInteger(error.line) ? error.line : null;
     const column = Number.isInteger(error.column) ? error.column : null;
     const kind = typeof error.kind === "string" ? error.kind : null;
     const origin = typeof error.origin === "string" ? error.origin : null;
-    return { kind, message: String(error.message ?? error), line, column, origin };
+    const snippet = typeof error.snippet === "string" ? error.snippet : null;
+    const message = typeof error.reason === "string" ? error.reason : String(error.message ?? error);
+    return { kind, message, line, column, snippet, origin };
   }
-  return { kind: null, message: String(error), line: null, column: null, origin: null };
+  return { kind: null, message: String(error), line: null, column: null, snippet: null, origin: null };
+}
+
+/**
+ * Which of `texts` (name -> text, in order of preference) a placed error
+ * points into: the one its origin names (`<input>`, `<transcript>`; any
+ * other origin, `<rendered>` or a template's name, is none of them), else,
+ * from a package that names no origin, the first whose text at the error's
+ * line and column starts with the error's snippet (the suite quotes the
+ * offending text from where it points). Null when none does.
+ */
+function whose(diagnostic, texts) {
+  if (diagnostic.line === null) return null;
+  const named = { input: "prompt", "<input>": "prompt", transcript: "conversation", "<transcript>": "conversation" };
+  if (diagnostic.origin !== null) return named[diagnostic.origin] ?? null;
+  for (const [name, text] of Object.entries(texts)) {
+    const where = lib.place(text, diagnostic.line, diagnostic.column);
+    if (!where) continue;
+    if (diagnostic.snippet === null || text.startsWith(diagnostic.snippet, where.offset)) return name;
+  }
+  return null;
 }
 
 /** A JSON.parse error of `text`, placed where V8 says it is. */
@@ -208,10 +234,20 @@ function writeState(state) {
 
 /** The fragment this page last wrote or read, so its own writes are not read back. */
 let currentFragment = "";
+/** Whether the last state was too large for the link (its notice is showing). */
+let linkTooLarge = false;
 
 const saveFragment = lib.debounce(async () => {
   try {
     const fragment = await lib.encodeFragment(readState());
+    if (fragment.length - lib.FRAGMENT_PREFIX.length > lib.MAX_FRAGMENT_CHARS) {
+      // A link the page would refuse to read is not written.
+      notice(`The page is too large to keep in its link (over ${lib.MAX_FRAGMENT_CHARS} characters compressed); the link holds an earlier state.`);
+      linkTooLarge = true;
+      return;
+    }
+    if (linkTooLarge) notice("");
+    linkTooLarge = false;
     if (fragment !== currentFragment) {
       currentFragment = fragment;
       history.replaceState(null, "", fragment);
@@ -319,23 +355,32 @@ function updatePrompt(state) {
   }
 
   const ready = seed !== undefined && stores !== null && found.conversation.length === 0;
+  // What a stage gave but could not carry (a parameter the provider has no
+  // field for, ...): shown under the body, never only in the console.
+  const notices = [];
+  const onNotice = (notice) => notices.push(notice);
   let buildError = null;
   let body = null;
   if (ready) {
     try {
-      const options = { provider: state.provider, context, seed };
+      const options = { provider: state.provider, context, seed, onNotice };
       if (transcript !== null) Object.assign(options, { transcript, speaker });
       body = ps.build(state.prompt, options);
     } catch (err) {
       buildError = diagnosticOf(err);
     }
   }
-  // The build's errors are placed in the file the author wrote; a transcript's
-  // in the conversation; one without a line goes above the body.
+  // The build's errors are placed in the file the author wrote, or in the
+  // conversation; one placed in neither (in the rendered narrative, or with
+  // no place) goes above the body, saying where.
   if (buildError) {
-    if (buildError.origin === "transcript" || buildError.origin === "<transcript>") found.conversation.push(buildError);
-    else if (buildError.line !== null && (buildError.origin === null || buildError.origin === "input" || buildError.origin === "<input>")) found.prompt.push(buildError);
-    else panels.body.push(buildError);
+    const owner = whose(buildError, { prompt: state.prompt, conversation: state.conversation });
+    if (owner) found[owner].push(buildError);
+    else {
+      const text = buildError.origin === null || buildError.origin === "<rendered>" ? "the rendered text" : buildError.origin;
+      const where = buildError.line === null ? "" : ` (line ${buildError.line}, column ${buildError.column} of ${text})`;
+      panels.body.push({ ...buildError, message: buildError.message + where });
+    }
   }
 
   // The template stage once more, on its own, for what the body does not
@@ -344,19 +389,14 @@ function updatePrompt(state) {
   let distribution = null;
   if (ready) {
     try {
-      const cleaned = ps.comments(state.prompt).cleaned;
+      const cleaned = ps.comments(state.prompt, { onNotice: () => {} }).cleaned;
       const env = own(new ps.Environment({ syntax: "brackets" }));
       const template = own(env.compile(cleaned));
       outcome = template.renderOutcome({ ...stores, seed });
-      const exact = typeof template.distribution === "function" ? "distribution" : typeof template.exact === "function" ? "exact" : null;
-      if (exact === null) {
-        panels.odds.push({ kind: "unsupported", message: "this build of the package does not enumerate odds (Template.distribution)" });
-      } else {
-        try {
-          distribution = template[exact]({ ...stores, maxPaths: MAX_PATHS });
-        } catch (err) {
-          panels.odds.push(diagnosticOf(err));
-        }
+      try {
+        distribution = template.exact({ ...stores, maxPaths: MAX_PATHS });
+      } catch (err) {
+        panels.odds.push(diagnosticOf(err));
       }
     } catch (err) {
       // The build placed this error in the file already; show it here only when it did not fail.
@@ -380,9 +420,11 @@ function updatePrompt(state) {
   turns.replaceChildren();
   if (outcome) {
     try {
-      for (const turn of ps.segment(String(outcome.output))) turns.append(turnItem(turn, "prompt"));
+      // The build reported these stages' notices already.
+      const quiet = { onNotice: () => {} };
+      for (const turn of ps.segment(String(outcome.output), quiet)) turns.append(turnItem(turn, "prompt"));
       if (transcript !== null && speaker !== "") {
-        for (const message of ps.flip(transcript, speaker)) turns.append(turnItem(message, `conversation, as ${speaker}`));
+        for (const message of ps.flip(transcript, speaker, quiet)) turns.append(turnItem(message, `conversation, as ${speaker}`));
       }
     } catch (err) {
       panels.turns.push(diagnosticOf(err));
@@ -391,6 +433,14 @@ function updatePrompt(state) {
 
   $("body-provider").textContent = $("provider").selectedOptions[0]?.textContent ?? state.provider;
   $("body").textContent = body === null ? "" : lib.toJson(body);
+  const noticeList = $("body-notices");
+  noticeList.replaceChildren();
+  for (const notice of notices) {
+    const item = el("li", "notice-item");
+    if (notice && typeof notice.kind === "string") item.append(el("code", "kind", notice.kind), " ");
+    item.append(notice && typeof notice.message === "string" ? notice.message : lib.toJson(notice));
+    noticeList.append(item);
+  }
 
   drawOdds(distribution);
 
@@ -404,13 +454,19 @@ function updatePrompt(state) {
   showProblems($("odds-problems"), panels.odds);
 }
 
+/** A turn or message: its role, where it came from, and its content (text parts as text, others as JSON). */
 function turnItem(turn, origin) {
   const item = el("li", "turn");
   const role = turn && typeof turn.role === "string" ? turn.role : "?";
   item.dataset.role = role;
   item.append(el("span", "role", role), el("span", "origin", origin));
-  const content = turn && "content" in turn ? turn.content : turn;
-  item.append(el("pre", "", typeof content === "string" ? content : lib.toJson(content)));
+  const content = turn && typeof turn === "object" && "content" in turn ? turn.content : turn;
+  const parts = Array.isArray(content) ? content : [content];
+  for (const part of parts) {
+    if (typeof part === "string") item.append(el("pre", "", part));
+    else if (part && part.type === "text" && typeof part.text === "string") item.append(el("pre", "", part.text));
+    else item.append(el("pre", "part", lib.toJson(part)));
+  }
   return item;
 }
 
@@ -488,6 +544,7 @@ let updates = 0;
 
 function update() {
   if (!ps) return;
+  document.body.dataset.pending = "0";
   const state = readState();
   $("prompt-mode").hidden = state.mode !== "prompt";
   $("chat-mode").hidden = state.mode !== "chat";
@@ -502,12 +559,15 @@ function update() {
   }
   updates += 1;
   document.body.dataset.updates = String(updates);
+  if (typeof ps.wasmMemoryBytes === "function") document.body.dataset.wasmBytes = String(ps.wasmMemoryBytes());
   $("timing").textContent = `updated in ${(performance.now() - started).toFixed(1)} ms`;
 }
 
 const scheduleUpdate = lib.debounce(update, DEBOUNCE_MS);
 
 function changed() {
+  // Until the debounced update runs, what is drawn is behind the editors.
+  document.body.dataset.pending = "1";
   scheduleUpdate();
   saveFragment();
 }
@@ -550,6 +610,10 @@ async function main() {
   });
   $("copy-link").addEventListener("click", async () => {
     const fragment = await lib.encodeFragment(readState());
+    if (fragment.length - lib.FRAGMENT_PREFIX.length > lib.MAX_FRAGMENT_CHARS) {
+      notice(`The page is too large to keep in its link (over ${lib.MAX_FRAGMENT_CHARS} characters compressed).`);
+      return;
+    }
     currentFragment = fragment;
     history.replaceState(null, "", fragment);
     try {
@@ -570,10 +634,9 @@ async function main() {
   }
   $("version").textContent = typeof ps.version === "string" ? `v${ps.version}` : "";
   const toml = document.querySelector("#context-format option[value=toml]");
-  if (typeof ps.parseContext !== "function") {
-    toml.disabled = true;
-    toml.textContent = "TOML (not in this build)";
-  }
+  // Without a TOML reader in the package the choice is not offered (a link
+  // that asks for it gets a diagnostic under the context instead).
+  if (typeof ps.parseContext !== "function") toml.hidden = toml.disabled = true;
   update();
   document.body.dataset.ready = "ready";
 }

@@ -254,28 +254,11 @@ pub(crate) fn serialize_to_python<'py, T: serde::Serialize + ?Sized>(
     to_python(py, &json)
 }
 
-/// Byte ranges of `text` as code-point ranges (Python's `str` indices),
-/// in one forward pass over the text: the ranges are sorted and do not
-/// overlap.
+/// Byte ranges of `text` as code-point ranges (Python's `str` indices):
+/// prompt-core's one conversion.
 pub(crate) fn code_point_ranges(
     text: &str,
     ranges: impl IntoIterator<Item = std::ops::Range<usize>>,
 ) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    // Code points before byte `at`.
-    let (mut at, mut count) = (0usize, 0usize);
-    let mut advance = |to: usize| {
-        let to = to.min(text.len());
-        if to > at {
-            count += text.get(at..to).map_or(0, |s| s.chars().count());
-            at = to;
-        }
-        count
-    };
-    for range in ranges {
-        let start = advance(range.start);
-        let end = advance(range.end);
-        out.push((start, end));
-    }
-    out
+    prompt_core::text::index_ranges(text, ranges, prompt_core::text::IndexUnit::Chars)
 }

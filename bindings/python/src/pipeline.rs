@@ -59,14 +59,7 @@ pub(crate) fn json_text(value: &Bound<'_, PyAny>, name: &str) -> PyResult<(Strin
 /// Parameters from a dict: strings as they are, other values as their JSON
 /// text (`0.2`, `true`, `["a"]`), as a `/// param:` line would write them.
 pub(crate) fn param_pairs(params: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
-    let map = convert::to_object(params, "params")?;
-    Ok(map
-        .into_iter()
-        .map(|(name, value)| match value {
-            Value::String(text) => (name, text),
-            other => (name, other.to_string()),
-        })
-        .collect())
+    Ok(pp::Params::pairs_of_object(&convert::to_object(params, "params")?))
 }
 
 /// The authored prompt: its text, and where its attachments, includes and

@@ -4,7 +4,7 @@ use std::fmt;
 
 use prompt_core::annotated::Annotated;
 use prompt_core::diagnostic::{Diagnostic, Origin};
-use prompt_core::text::Span;
+use prompt_core::text::{Span, escape_controls};
 
 /// Why a chat template could not be loaded or applied.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,12 +41,23 @@ pub enum Error {
     /// byte of the output that came from a message, a tool result or a
     /// document. Kind `special_token_in_data`.
     SpecialTokenInData {
-        /// The index of the first message that holds the token in one of
-        /// its fields; `None` when the token is in no single field
-        /// (documents, or pieces that only join in the output).
+        /// The index of the message the data bytes came from: the first
+        /// that spells the token in one of its fields, or, for a token the
+        /// template made from its own text and a field's bytes, the first
+        /// whose field holds the value printed there; `None` when no
+        /// message holds them (documents).
         message: Option<usize>,
+        /// The field of that message, as a path in it: `content`, `role`,
+        /// `tool_calls[0].function.arguments.city`.
+        field: Option<String>,
         /// The token.
         token: String,
+        /// The bytes of the token that the field printed: the whole token
+        /// when the field spells it, a part (`assistant` of
+        /// `<|assistant|>`) when the token is made in the output from the
+        /// field's bytes and other text (the template's own, or another
+        /// field's).
+        data: String,
         /// Where it is in the output (a half-open byte range).
         at: std::ops::Range<usize>,
     },
@@ -68,15 +79,20 @@ impl fmt::Display for Error {
             }
             Error::InvalidConversation(message) => write!(f, "invalid conversation: {message}"),
             Error::Template(err) => write!(f, "{err}"),
-            Error::SpecialTokenInData { message, token, at } => {
+            Error::SpecialTokenInData { message, field, token, at, .. } => {
                 write!(
                     f,
-                    "special token `{token}` in data at output bytes {}..{}",
-                    at.start, at.end
+                    "special token `{}` in data at output bytes {}..{}",
+                    escape_controls(token),
+                    at.start,
+                    at.end
                 )?;
-                match message {
-                    Some(index) => write!(f, " (message {index})"),
-                    None => Ok(()),
+                match (message, field) {
+                    (Some(index), Some(field)) => {
+                        write!(f, " (message {index}, `{}`)", escape_controls(field))
+                    }
+                    (Some(index), None) => write!(f, " (message {index})"),
+                    _ => Ok(()),
                 }
             }
         }
@@ -135,10 +151,34 @@ impl Diagnostic for Error {
     fn help(&self) -> Option<String> {
         match self {
             Error::Template(err) => Diagnostic::help(err),
-            Error::SpecialTokenInData { .. } => Some(
-                "a message may not spell the model's control tokens; allow it only for trusted input"
-                    .to_owned(),
-            ),
+            Error::SpecialTokenInData { message, field, token, data, .. } => {
+                let (token, data) = (escape_controls(token), escape_controls(data));
+                let place = match (message, field) {
+                    (Some(index), Some(field)) => {
+                        let dot = if field.starts_with('[') { "" } else { "." };
+                        format!("`messages[{index}]{dot}{}`", escape_controls(field))
+                    }
+                    (Some(index), None) => format!("message {index}"),
+                    _ => "the data".to_owned(),
+                };
+                let why = if data == token {
+                    format!(
+                        "{place} spells the model's control token `{token}`, so a message's text \
+                         could open a turn of its own"
+                    )
+                } else {
+                    format!(
+                        "the control token `{token}` is made in the output with the bytes \
+                         `{data}` of {place} (as `'<|' + message['role'] + '|>'` makes one), and \
+                         every field of a message, its role too, is data"
+                    )
+                };
+                Some(format!(
+                    "{why}; if the messages are your application's own, not a user's, allow \
+                     special tokens: `--allow-special-tokens` (`allow_special_tokens=True` in \
+                     Python, `allowSpecialTokens: true` in JavaScript)"
+                ))
+            }
             _ => None,
         }
     }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::value::Value;
+use crate::value::{Repr, Value};
 
 /// How many names a lookup scans before a hash index pays off.
 const SCAN: usize = 8;
@@ -216,6 +216,184 @@ pub(crate) struct Bound<'a> {
 pub(crate) fn bad(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::BadArguments, message)
 }
+
+/// A Rust type a host filter, test or function takes a value or an
+/// argument as, converted when it is called (`|s: String, n: i64| ...`):
+/// [`Value`] (anything given), `String`, `i64`, `usize` (an integer of at
+/// least 0), `f64` (an integer or a float), `bool`, `Vec<T>` (a list
+/// whose every item converts) and `Option<T>` (none, undefined or an
+/// argument not given is `None`). A value of another kind is a
+/// `bad_arguments` error naming the argument and both kinds; an argument
+/// not given that is not an `Option` is one too.
+pub trait ArgType: Sized {
+    /// What the type takes, as an error says it: `a string`, `an integer`.
+    fn expected() -> String;
+
+    /// The argument from `value` (`None`: not given); `None` when it does
+    /// not convert.
+    fn from_arg(value: Option<&Value>) -> Option<Self>;
+
+    /// What `value`, which does not convert, is, as an error says it: its
+    /// kind (`an integer`), or for a list which of its items does not.
+    fn mismatch(value: &Value) -> String {
+        describe_kind(value)
+    }
+}
+
+impl ArgType for Value {
+    fn expected() -> String {
+        "a value".to_owned()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<Value> {
+        value.cloned()
+    }
+}
+
+impl ArgType for String {
+    fn expected() -> String {
+        "a string".to_owned()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<String> {
+        value?.as_str().map(str::to_owned)
+    }
+}
+
+impl ArgType for i64 {
+    fn expected() -> String {
+        "an integer".to_owned()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<i64> {
+        value?.as_i64()
+    }
+}
+
+impl ArgType for usize {
+    fn expected() -> String {
+        "an integer of at least 0".to_owned()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<usize> {
+        usize::try_from(value?.as_i64()?).ok()
+    }
+}
+
+impl ArgType for f64 {
+    fn expected() -> String {
+        "a number".to_owned()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<f64> {
+        value?.as_f64()
+    }
+}
+
+impl ArgType for bool {
+    fn expected() -> String {
+        "a boolean".to_owned()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<bool> {
+        match value?.0 {
+            Repr::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+impl<T: ArgType> ArgType for Vec<T> {
+    fn expected() -> String {
+        format!("a list of items each {}", T::expected())
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<Vec<T>> {
+        value?.as_list()?.iter().map(|item| T::from_arg(Some(item))).collect()
+    }
+
+    fn mismatch(value: &Value) -> String {
+        let items = value.as_list().unwrap_or_default();
+        match items.iter().position(|item| T::from_arg(Some(item)).is_none()) {
+            Some(at) => format!("a list whose item {at} is {}", T::mismatch(&items[at])),
+            None => describe_kind(value),
+        }
+    }
+}
+
+impl<T: ArgType> ArgType for Option<T> {
+    fn expected() -> String {
+        T::expected()
+    }
+
+    fn from_arg(value: Option<&Value>) -> Option<Option<T>> {
+        match value {
+            None => Some(None),
+            Some(value) if value.is_none_or_undefined() => Some(None),
+            Some(value) => T::from_arg(Some(value)).map(Some),
+        }
+    }
+}
+
+/// Converts argument `at` (`None`: the value filtered or tested) of the
+/// callee `what` (``filter `shout` ``), or says why it does not.
+pub(crate) fn typed_arg<T: ArgType>(
+    what: &str,
+    at: Option<usize>,
+    value: Option<&Value>,
+) -> Result<T, Error> {
+    if let Some(converted) = T::from_arg(value) {
+        return Ok(converted);
+    }
+    let expected = T::expected();
+    let which = match at {
+        Some(n) => format!("argument {}", n + 1),
+        None => "the value".to_owned(),
+    };
+    Err(bad(match value {
+        None => format!("{what} needs {which} ({expected})"),
+        Some(value) => {
+            format!("{what}: {which} must be {expected}, not {}", T::mismatch(value))
+        }
+    }))
+}
+
+/// A value's kind with its article, for errors: `an integer`, `none`.
+fn describe_kind(value: &Value) -> String {
+    let kind = value.kind().as_str();
+    match kind {
+        "undefined" | "none" => kind.to_owned(),
+        _ if kind.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
+}
+
+/// What a typed host filter or function returns: a value (`String`,
+/// `i64`, `f64`, `bool`, `usize`, [`Value`], `Vec<Value>`) or a
+/// `Result` of one with [`Error`].
+pub trait IntoResult {
+    /// The returned value, or the error.
+    #[doc(hidden)]
+    fn into_result(self) -> Result<Value, Error>;
+}
+
+impl<T: Into<Value>> IntoResult for Result<T, Error> {
+    fn into_result(self) -> Result<Value, Error> {
+        self.map(Into::into)
+    }
+}
+
+macro_rules! plain_results {
+    ($($ty:ty),*) => {$(
+        impl IntoResult for $ty {
+            fn into_result(self) -> Result<Value, Error> {
+                Ok(self.into())
+            }
+        }
+    )*};
+}
+
+plain_results!(Value, String, i64, i32, usize, f64, bool, Vec<Value>);
 
 #[cfg(test)]
 mod tests {

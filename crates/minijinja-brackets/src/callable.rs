@@ -3,11 +3,12 @@
 //! [`Arguments`]), and the traits that let a host register either that
 //! signature or the older positional-only one.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::arguments::{Arguments, bad};
+use crate::arguments::{ArgType, Arguments, IntoResult, bad, typed_arg};
 use crate::error::Error;
 use crate::value::ops::CmpOp;
 use crate::value::{Repr, Value};
@@ -222,22 +223,38 @@ impl Function {
 /// accepts: a closure or function taking `(Value, Arguments<'_>)` (the
 /// signature of the built-in filters, keyword arguments included), or one
 /// taking `(&Value, &[Value])` (positional arguments only; a keyword
-/// argument is a `bad_arguments` error). `Marker` is the signature, so
-/// that both are accepted; name the parameter types of a closure.
+/// argument is a `bad_arguments` error), or a typed one: the value and up
+/// to four positional arguments as [`ArgType`]s, returning an
+/// [`IntoResult`], each converted when called (a value of another kind,
+/// a missing argument, one too many or a keyword is a `bad_arguments`
+/// error naming the argument). `Marker` is the signature, so that all are
+/// accepted; name the parameter types of a closure.
+///
+/// ```
+/// let mut env = minijinja_brackets::Environment::new();
+/// env.add_filter("repeat", |s: String, n: usize| s.repeat(n));
+/// let out = env.render_str("[[ 'ab' -> repeat(2) ]]", &Default::default(), 0)?;
+/// assert_eq!(out.output, "abab");
+/// let err = env.render_str("[[ 'ab' -> repeat('2') ]]", &Default::default(), 0).unwrap_err();
+/// assert_eq!(err.to_string(), "filter `repeat`: argument 1 must be an integer of at least 0, not a string");
+/// # Ok::<(), minijinja_brackets::Error>(())
+/// ```
 ///
 /// Any other signature is refused when compiling, with a note that lists
-/// these two:
+/// the accepted ones:
 ///
 /// ```compile_fail
 /// let mut env = minijinja_brackets::Environment::new();
-/// env.add_filter("shout", |s: String| Ok(s.to_uppercase()));
+/// env.add_filter("shout", |s: std::path::PathBuf| s.display().to_string());
 /// ```
 #[diagnostic::on_unimplemented(
     message = "this is not a filter `add_filter` accepts",
     label = "not a filter",
-    note = "a filter is `Fn(Value, Arguments<'_>) -> Result<Value, Error>` or \
-            `Fn(&Value, &[Value]) -> Result<Value, Error>`, `Send + Sync + 'static`; \
-            name the closure's parameter types: `|value: Value, args: Arguments<'_>| ...`"
+    note = "a filter is `Fn(Value, Arguments<'_>) -> Result<Value, Error>`, \
+            `Fn(&Value, &[Value]) -> Result<Value, Error>`, or typed: up to 5 parameters of \
+            `ArgType`s (`Value`, `String`, `i64`, `usize`, `f64`, `bool`, `Vec<T>`, `Option<T>`) \
+            returning an `IntoResult` (`|s: String, n: i64| s.repeat(n as usize)`); \
+            `Send + Sync + 'static`; name the closure's parameter types"
 )]
 pub trait IntoFilter<Marker>: Send + Sync + 'static {
     /// The filter, registered as `name`.
@@ -271,12 +288,14 @@ where
 
 /// What [`Environment::add_test`](crate::Environment::add_test) accepts:
 /// a closure or function taking `(&Value, Arguments<'_>)` and returning
-/// whether the test passes.
+/// whether the test passes, or a typed one (the value and up to four
+/// arguments as [`ArgType`]s, returning `bool`), as for filters.
 #[diagnostic::on_unimplemented(
     message = "this is not a test `add_test` accepts",
     label = "not a test",
-    note = "a test is `Fn(&Value, Arguments<'_>) -> Result<bool, Error>`, `Send + Sync + 'static`; \
-            name the closure's parameter types: `|value: &Value, args: Arguments<'_>| ...`"
+    note = "a test is `Fn(&Value, Arguments<'_>) -> Result<bool, Error>`, or typed: up to 5 \
+            parameters of `ArgType`s returning `bool` (`|s: String, n: usize| s.len() > n`); \
+            `Send + Sync + 'static`; name the closure's parameter types"
 )]
 pub trait IntoTest<Marker>: Send + Sync + 'static {
     /// The test, registered as `name`.
@@ -297,13 +316,16 @@ where
 /// accepts: a closure or function taking `Arguments<'_>` (the signature of
 /// the built-in functions, keyword arguments included), or one taking
 /// `&[Value]` (positional arguments only; a keyword argument is a
-/// `bad_arguments` error). Name the parameter type of a closure.
+/// `bad_arguments` error), or a typed one (up to four arguments as
+/// [`ArgType`]s, returning an [`IntoResult`]), as for filters. Name the
+/// parameter types of a closure.
 #[diagnostic::on_unimplemented(
     message = "this is not a function `add_function` accepts",
     label = "not a function",
-    note = "a function is `Fn(Arguments<'_>) -> Result<Value, Error>` or \
-            `Fn(&[Value]) -> Result<Value, Error>`, `Send + Sync + 'static`; \
-            name the closure's parameter type: `|args: Arguments<'_>| ...`"
+    note = "a function is `Fn(Arguments<'_>) -> Result<Value, Error>`, \
+            `Fn(&[Value]) -> Result<Value, Error>`, or typed: up to 4 parameters of `ArgType`s \
+            returning an `IntoResult` (`|name: String| name.to_uppercase()`); \
+            `Send + Sync + 'static`; name the closure's parameter types"
 )]
 pub trait IntoFunction<Marker>: Send + Sync + 'static {
     /// The function, registered as `name`.
@@ -334,6 +356,91 @@ where
         })
     }
 }
+
+/// The marker of a host filter, test or function whose parameters are
+/// [`ArgType`]s (`Args`, a tuple) and whose result is `R`.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Typed<Args, R>(PhantomData<fn(Args) -> R>);
+
+/// The positional arguments of a typed callee `what` taking at most `most`
+/// of them: no keyword, not too many.
+fn typed_positional<'a>(
+    what: &str,
+    args: &'a Arguments<'_>,
+    most: usize,
+) -> Result<&'a [Value], Error> {
+    if !args.keywords.is_empty() {
+        return Err(bad(format!("{what} takes no keyword arguments")));
+    }
+    let given = args.positional.len();
+    if given > most {
+        let plural = if most == 1 { "" } else { "s" };
+        return Err(bad(format!("{what} takes {most} argument{plural}, not {given}")));
+    }
+    Ok(&args.positional)
+}
+
+macro_rules! typed {
+    ($most:expr; $($ty:ident $var:ident $at:tt),*) => {
+        impl<F, V, $($ty,)* R> IntoFilter<Typed<(V, $($ty,)*), R>> for F
+        where
+            F: Fn(V, $($ty),*) -> R + Send + Sync + 'static,
+            V: ArgType,
+            $($ty: ArgType,)*
+            R: IntoResult,
+        {
+            fn into_filter(self, name: &str) -> Box<FilterRun> {
+                let what = format!("filter `{name}`");
+                Box::new(move |value, args| {
+                    let _given = typed_positional(&what, &args, $most)?;
+                    let value = typed_arg::<V>(&what, None, Some(&value))?;
+                    $(let $var = typed_arg::<$ty>(&what, Some($at), _given.get($at))?;)*
+                    self(value, $($var),*).into_result()
+                })
+            }
+        }
+
+        impl<F, V, $($ty,)*> IntoTest<Typed<(V, $($ty,)*), bool>> for F
+        where
+            F: Fn(V, $($ty),*) -> bool + Send + Sync + 'static,
+            V: ArgType,
+            $($ty: ArgType,)*
+        {
+            fn into_test(self, name: &str) -> Box<TestRun> {
+                let what = format!("test `{name}`");
+                Box::new(move |value, args| {
+                    let _given = typed_positional(&what, &args, $most)?;
+                    let value = typed_arg::<V>(&what, None, Some(value))?;
+                    $(let $var = typed_arg::<$ty>(&what, Some($at), _given.get($at))?;)*
+                    Ok(self(value, $($var),*))
+                })
+            }
+        }
+
+        impl<F, $($ty,)* R> IntoFunction<Typed<($($ty,)*), R>> for F
+        where
+            F: Fn($($ty),*) -> R + Send + Sync + 'static,
+            $($ty: ArgType,)*
+            R: IntoResult,
+        {
+            fn into_function(self, name: &str) -> Box<FunctionRun> {
+                let what = format!("function `{name}`");
+                Box::new(move |args| {
+                    let _given = typed_positional(&what, &args, $most)?;
+                    $(let $var = typed_arg::<$ty>(&what, Some($at), _given.get($at))?;)*
+                    self($($var),*).into_result()
+                })
+            }
+        }
+    };
+}
+
+typed!(0;);
+typed!(1; A a 0);
+typed!(2; A a 0, B b 1);
+typed!(3; A a 0, B b 1, C c 2);
+typed!(4; A a 0, B b 1, C c 2, D d 3);
 
 /// The filters, tests and functions by name: the built-ins of
 /// `defaults.rs` first, then what a host adds (replacing a built-in keeps

@@ -188,8 +188,8 @@ pub use crate::analyze::{
     Analysis, Branch, EffectSite, MacroNames, RandomBlock, ScopeNames, TemplateRef, Variables,
     Warning, WarningKind,
 };
-pub use crate::arguments::Arguments;
-pub use crate::callable::{IntoFilter, IntoFunction, IntoTest};
+pub use crate::arguments::{ArgType, Arguments, IntoResult};
+pub use crate::callable::{IntoFilter, IntoFunction, IntoTest, Typed};
 #[doc(hidden)]
 pub use crate::context::__variable;
 pub use crate::context::{

@@ -32,7 +32,9 @@ use crate::value::{Repr, Value};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub enum Clock {
     /// The system's local time when `strftime_now` runs (Python's
-    /// `datetime.now()`, what transformers uses).
+    /// `datetime.now()`, what transformers uses). Needs the `clock`
+    /// feature (default); without it `strftime_now` fails with
+    /// `invalid_operation`.
     #[default]
     Local,
     /// Always this time (a reproducible render; the CLI's `--now`).
@@ -78,10 +80,17 @@ impl Clock {
         Ok(at.to_zoned(tz::TimeZone::fixed(offset)))
     }
 
-    fn now(&self) -> jiff::Zoned {
+    /// The time now; without the `clock` feature (wasm, no system clock)
+    /// only a fixed clock has one.
+    fn now(&self) -> Result<jiff::Zoned, Error> {
         match self {
-            Clock::Local => jiff::Zoned::now(),
-            Clock::Fixed(at) => at.clone(),
+            #[cfg(feature = "clock")]
+            Clock::Local => Ok(jiff::Zoned::now()),
+            #[cfg(not(feature = "clock"))]
+            Clock::Local => Err(invalid(
+                "`strftime_now`: this build has no system clock; set a fixed clock (`Clock::Fixed`)",
+            )),
+            Clock::Fixed(at) => Ok(at.clone()),
         }
     }
 }
@@ -125,7 +134,7 @@ fn strftime_now(clock: &Clock, args: Arguments<'_>) -> Result<Value, Error> {
         return Err(bad("`strftime_now` takes a format string"));
     };
     check_string_size(format.len().saturating_mul(16), limits)?;
-    let now = clock.now();
+    let now = clock.now()?;
     let text = jiff::fmt::strtime::format(format, &now)
         .map_err(|e| invalid(format!("`strftime_now`: {e}")))?;
     Ok(Value::string(text))

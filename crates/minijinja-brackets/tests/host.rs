@@ -26,6 +26,76 @@ fn host_filters_and_functions() {
     assert_eq!(rendered.unwrap().output, "ababab hello, Ann hello, you");
 }
 
+/// Typed host callables, as minijinja's `Function` trait allows: each
+/// parameter is converted from the template's value, `Option` for one
+/// that may be left out; the result is a value or a `Result` of one.
+#[test]
+fn typed_host_filters_tests_and_functions() {
+    let mut env = Environment::new();
+    env.add_filter("repeat", |s: String, n: i64| s.repeat(usize::try_from(n).unwrap_or(0)));
+    env.add_filter("pad", |s: String, width: Option<usize>| {
+        Ok::<_, Error>(format!("{s:>width$}", width = width.unwrap_or(4)))
+    });
+    env.add_filter("total", |items: Vec<f64>| items.iter().sum::<f64>());
+    env.add_test("longer", |s: String, n: usize| s.chars().count() > n);
+    env.add_function("greet", |name: String, loud: Option<bool>| {
+        let greeting = format!("hello, {name}");
+        if loud == Some(true) { greeting.to_uppercase() } else { greeting }
+    });
+    env.add_function("answer", || 42_i64);
+    let render = |source: &str| {
+        env.render_str(source, &context(r#"{"name": "Ann", "n": 2}"#), 0).map(|r| r.output)
+    };
+    assert_eq!(render("[[ name -> repeat(n) ]]").unwrap(), "AnnAnn");
+    assert_eq!(render("[[ 'ab' -> pad ]]|[[ 'ab' -> pad(3) ]]").unwrap(), "  ab| ab");
+    assert_eq!(render("[[ [1, 2.5] -> total ]]").unwrap(), "3.5");
+    assert_eq!(render("[[ name is longer(2) ]] [[ name is longer(3) ]]").unwrap(), "true false");
+    assert_eq!(
+        render("[[ greet(name) ]] [[ greet(name, true) ]]").unwrap(),
+        "hello, Ann HELLO, ANN"
+    );
+    assert_eq!(render("[[ answer() ]]").unwrap(), "42");
+}
+
+/// A value of the wrong kind, a missing argument, one too many and a
+/// keyword are `bad_arguments` errors naming the callee and the argument
+/// (its place: the value filtered, or argument N) and both kinds.
+#[test]
+fn typed_host_callables_name_the_argument_of_the_wrong_type() {
+    let mut env = Environment::new();
+    env.add_filter("repeat", |s: String, n: i64| s.repeat(usize::try_from(n).unwrap_or(0)));
+    env.add_filter("total", |items: Vec<f64>| items.iter().sum::<f64>());
+    env.add_function("greet", |name: String| format!("hello, {name}"));
+    let error = |source: &str| {
+        let err = env.render_str(source, &Context::default(), 0).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::BadArguments, "{source}: {err}");
+        err.to_string()
+    };
+    assert_eq!(
+        error("[[ 'ab' -> repeat('3') ]]"),
+        "filter `repeat`: argument 1 must be an integer, not a string"
+    );
+    assert_eq!(
+        error("[[ 5 -> repeat(3) ]]"),
+        "filter `repeat`: the value must be a string, not an integer"
+    );
+    assert_eq!(
+        error("[[ missing -> repeat(3) ]]"),
+        "filter `repeat`: the value must be a string, not undefined"
+    );
+    assert_eq!(error("[[ 'ab' -> repeat ]]"), "filter `repeat` needs argument 1 (an integer)");
+    assert_eq!(error("[[ 'ab' -> repeat(1, 2) ]]"), "filter `repeat` takes 1 argument, not 2");
+    assert_eq!(error("[[ 'ab' -> repeat(n=1) ]]"), "filter `repeat` takes no keyword arguments");
+    assert_eq!(
+        error("[[ [1, 'x'] -> total ]]"),
+        "filter `total`: the value must be a list of items each a number, not a list whose item 1 is a string"
+    );
+    assert_eq!(
+        error("[[ greet(none) ]]"),
+        "function `greet`: argument 1 must be a string, not none"
+    );
+}
+
 #[test]
 fn a_host_filter_can_replace_a_builtin() {
     let mut env = Environment::new();

@@ -30,25 +30,43 @@ const INPUTS_VAR: &str = "PROMPT_SUITE_MINIJINJA_SUITE";
 /// Set to `1` to make a missing suite a failure instead of a skip.
 const REQUIRE_VAR: &str = "PROMPT_SUITE_REQUIRE_SUITE";
 
+/// The copy of minijinja's suite beside the checkout (`../shared/peer`,
+/// from the workspace root), as every developer and CI have it.
+const PEER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/peer/minijinja-suite/minijinja/tests/inputs"
+);
+
 /// Where the suite's cases are: `$PROMPT_SUITE_MINIJINJA_SUITE`, else
-/// `tests/minijinja-suite/inputs` (git-ignored: minijinja's files are not
-/// part of this repository). `None`, with a note on stderr, when neither
-/// exists; a failure instead when `PROMPT_SUITE_REQUIRE_SUITE=1`.
+/// `../shared/peer/minijinja-suite/minijinja/tests/inputs` beside the
+/// checkout, else `tests/minijinja-suite/inputs` (git-ignored: minijinja's
+/// files are not part of this repository). `None` when none exists, said
+/// on the terminal even when cargo captures the test's output (the skip is
+/// visible); a failure instead when `PROMPT_SUITE_REQUIRE_SUITE=1`.
 fn suite_inputs() -> Option<PathBuf> {
-    let path = std::env::var_os(INPUTS_VAR)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(SUITE).join("inputs"));
-    if path.is_dir() {
-        return Some(path);
+    let candidates = match std::env::var_os(INPUTS_VAR) {
+        Some(path) => vec![PathBuf::from(path)],
+        None => vec![PathBuf::from(PEER), Path::new(SUITE).join("inputs")],
+    };
+    if let Some(path) = candidates.iter().find(|path| path.is_dir()) {
+        return Some(path.clone());
     }
+    let tried: Vec<String> = candidates.iter().map(|path| path.display().to_string()).collect();
     let note = format!(
         "minijinja's template suite is not at {} (set {INPUTS_VAR} to minijinja's \
          `minijinja/tests/inputs`, see tests/minijinja-suite/README.md)",
-        path.display()
+        tried.join(" nor ")
     );
     assert!(std::env::var_os(REQUIRE_VAR).is_none_or(|v| v != "1"), "{note}");
-    eprintln!("skipped: {note}");
+    visible(&format!("SKIPPED minijinja_suite: {note}"));
     None
+}
+
+/// Writes `line` to standard error past cargo's capture of the test's
+/// output (`eprintln!` is captured; a write to the handle is not).
+fn visible(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 // ---------------------------------------------------------------------------
@@ -697,13 +715,15 @@ fn minijinja_suite_matches_or_is_listed() {
         *kinds.entry(category.split(':').next().unwrap()).or_default() += count;
     }
     println!("{report}");
-    println!(
-        "{} of {} cases match ({same} same output, {both_fail} both fail, {other_kind} of them \
-         with errors of another kind); {total_listed} listed: {}",
+    // The figure, on the terminal in every run (CI's log included).
+    visible(&format!(
+        "minijinja_suite ({}): {} of {} cases match ({same} same output, {both_fail} both fail, \
+         {other_kind} of them with errors of another kind); {total_listed} listed: {}",
+        inputs.display(),
         same + both_fail,
         cases.len(),
         kinds.iter().map(|(kind, n)| format!("{kind} {n}")).collect::<Vec<_>>().join(", "),
-    );
+    ));
     for (category, count) in &by_category {
         println!("  {count:3}  {category}");
     }

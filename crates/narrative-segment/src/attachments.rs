@@ -3,14 +3,19 @@
 //! that keep hostile archives in their place (name safety and bounded
 //! reads are `entry.rs`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+#[cfg(feature = "directory")]
+use std::collections::HashMap;
+#[cfg(feature = "directory")]
 use std::path::Path;
+#[cfg(feature = "directory")]
 use std::sync::{Arc, Mutex, PoisonError};
 
 use prompt_core::chat::Data;
 
 use crate::entry::is_unsafe_name;
 use crate::error::{Error, ErrorKind};
+#[cfg(feature = "directory")]
 use crate::root::{FileId, Root};
 
 /// Size limits for attachments, checked while bytes are read (never by
@@ -84,6 +89,7 @@ enum Source {
     #[default]
     None,
     Entries(BTreeMap<String, Data>),
+    #[cfg(feature = "directory")]
     Directory {
         root: Arc<Root>,
         limits: AttachmentLimits,
@@ -91,6 +97,7 @@ enum Source {
     },
 }
 
+#[cfg(feature = "directory")]
 /// The files a directory source has read, by file identity (device and
 /// inode: every name and link reaching one file shares its entry), so that
 /// resolving the same reference again (every row of a batch) shares the
@@ -100,12 +107,14 @@ enum Source {
 #[derive(Debug, Clone, Default)]
 struct ReadOnce(Arc<Mutex<ReadFiles>>);
 
+#[cfg(feature = "directory")]
 #[derive(Debug, Default)]
 struct ReadFiles {
     files: HashMap<FileId, Data>,
     bytes: u64,
 }
 
+#[cfg(feature = "directory")]
 impl ReadOnce {
     /// The bytes of the file `id`, read by `read` on the first call only.
     fn get_or_read(
@@ -130,12 +139,14 @@ impl ReadOnce {
     }
 }
 
+#[cfg(feature = "directory")]
 impl PartialEq for ReadOnce {
     fn eq(&self, _: &ReadOnce) -> bool {
         true
     }
 }
 
+#[cfg(feature = "directory")]
 impl Eq for ReadOnce {}
 
 impl Attachments {
@@ -168,6 +179,7 @@ impl Attachments {
         Ok(Attachments { source: Source::Entries(map) })
     }
 
+    #[cfg(feature = "directory")]
     /// The files under `root`, opened once as a [`Root`]: a name resolves to
     /// a regular file inside `root` only, opened relative to the directory
     /// without ever leaving it, without blocking and without a race between
@@ -190,6 +202,7 @@ impl Attachments {
         Ok(Attachments::root(Root::open(root)?, limits))
     }
 
+    #[cfg(feature = "directory")]
     /// The files under an opened [`Root`], as [`Attachments::directory`].
     pub fn root(root: Root, limits: AttachmentLimits) -> Attachments {
         Attachments {
@@ -219,6 +232,7 @@ impl Attachments {
         match &self.source {
             Source::None => false,
             Source::Entries(map) => map.contains_key(name),
+            #[cfg(feature = "directory")]
             Source::Directory { root, .. } => root.is_file(name),
         }
     }
@@ -229,6 +243,7 @@ impl Attachments {
         match &self.source {
             Source::None => true,
             Source::Entries(map) => !map.contains_key(name),
+            #[cfg(feature = "directory")]
             Source::Directory { root, .. } => !root.has_entry(name),
         }
     }
@@ -237,6 +252,7 @@ impl Attachments {
     /// bundle's entries were checked when it was read).
     pub(crate) fn max_total_bytes(&self) -> Option<u64> {
         match &self.source {
+            #[cfg(feature = "directory")]
             Source::Directory { limits, .. } => Some(limits.max_total_bytes),
             _ => None,
         }
@@ -287,6 +303,7 @@ impl Attachments {
                 .cloned()
                 .map(|data| (data, None))
                 .ok_or_else(|| error(ErrorKind::MissingEntry)),
+            #[cfg(feature = "directory")]
             Source::Directory { root, limits, read } => {
                 let file = root.open_file(name)?;
                 let id = file.id().clone();
@@ -316,6 +333,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "directory")]
     #[test]
     fn a_directory_reads_each_file_once_within_its_budget() {
         let dir = tempfile::tempdir().unwrap();

@@ -2,8 +2,10 @@
 //! name check and a bounded read. Below both the bundle reader and
 //! [`crate::Root`], which share them.
 
+#[cfg(any(feature = "bundle", feature = "directory"))]
 use std::io::Read;
 
+#[cfg(any(feature = "bundle", feature = "directory"))]
 use crate::error::{Error, ErrorKind};
 
 /// Whether `name` is unsafe as an entry or file name: empty, absolute
@@ -29,6 +31,7 @@ pub fn is_unsafe_name(name: &str) -> bool {
 /// as soon as one more arrives, whatever the source claimed its size was.
 /// A read error is an error of kind `on_error` (a damaged zip entry is an
 /// invalid archive, not an I/O failure).
+#[cfg(any(feature = "bundle", feature = "directory"))]
 pub(crate) fn read_limited(
     reader: impl Read,
     limit: u64,
@@ -60,6 +63,7 @@ mod tests {
         }
     }
 
+    #[cfg(any(feature = "bundle", feature = "directory"))]
     #[test]
     fn read_limited_stops_at_the_limit() {
         assert_eq!(read_limited(&b"abc"[..], 3, ErrorKind::Io).unwrap(), b"abc");

@@ -105,6 +105,11 @@ role aliases ([`RoleAliases`] in [`SegmentOptions`]: `#### ChatGPT:` with
 it, [`Bundle::from_bytes`] still reads bare narratives, and a bundle read
 or written is [`ErrorKind::BundlesUnsupported`]; directories work the same.
 
+`directory` (default): attachments read from a directory through `Root`
+and `Attachments::directory` (the `cap-std` crate). Without it (the
+WebAssembly build, which has no filesystem) attachments come from memory:
+[`Attachments::from_entries`] or a bundle's entries.
+
 # Errors
 
 Every failure is an [`Error`] whose [`ErrorKind`] says what went wrong; it
@@ -132,6 +137,8 @@ between the check and the read.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "directory")]
+pub use crate::root::{Root, RootFile};
 pub use crate::{
     alias::RoleAliases,
     attachments::{AttachmentLimits, Attachments},
@@ -143,7 +150,6 @@ pub use crate::{
     narrative::{Embed, EmbedOrigin, Narrative, ResolvedNarrative},
     render::{ContextAs, RenderOptions, Rendered, part_for_embed, render},
     role::{TurnRole, message_roles, roles},
-    root::{Root, RootFile},
     segment::{SegmentOptions, Turn, segment},
     span::{Position, Span},
     syntax::{Occurrence, OccurrenceKind},
@@ -170,6 +176,7 @@ mod mime;
 mod narrative;
 mod render;
 mod role;
+#[cfg(feature = "directory")]
 mod root;
 mod segment;
 mod source;

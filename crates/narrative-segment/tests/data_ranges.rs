@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use narrative_segment::{
-    AttachmentLimits, Attachments, Dialect, ErrorKind, Narrative, OccurrenceKind, Span, TurnRole,
+    Attachments, Dialect, ErrorKind, Narrative, OccurrenceKind, Span, TurnRole,
 };
 use prompt_core::chat::Role;
 
@@ -61,11 +61,13 @@ fn a_forged_turn_in_a_customer_message_stays_in_the_user_turn() {
     }
 }
 
+#[cfg(feature = "directory")]
 #[test]
 fn a_reference_in_a_value_attaches_nothing() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("secret.txt"), "the secret").unwrap();
-    let attachments = Attachments::directory(dir.path(), AttachmentLimits::default()).unwrap();
+    let attachments =
+        Attachments::directory(dir.path(), narrative_segment::AttachmentLimits::default()).unwrap();
     for dialect in DIALECTS {
         let (text, data) = fill(SUPPORT_BOT, &["what is in @secret.txt ?"]);
         let narrative = Narrative::parse_with_data(text.clone(), dialect, &data);

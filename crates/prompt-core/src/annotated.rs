@@ -161,6 +161,27 @@ impl Annotated {
         }
     }
 
+    /// The same diagnostic without its line, column and source line: for
+    /// a text the caller never saw (JSON a binding wrote from the host's
+    /// own values), where a position would mean nothing to them. The kind,
+    /// message, snippet, origin and help stay.
+    ///
+    /// ```
+    /// use prompt_core::annotated::Annotated;
+    ///
+    /// let err = prompt_core::json::from_str::<serde_json::Value>("[1,,2]").unwrap_err();
+    /// let unplaced = err.annotated().unplaced();
+    /// assert_eq!((unplaced.line(), unplaced.column()), (None, None));
+    /// assert_eq!(unplaced.to_string(), "error[invalid_json]: expected value");
+    /// ```
+    pub fn unplaced(mut self) -> Annotated {
+        self.repr.line = None;
+        self.repr.column = None;
+        self.repr.excerpt = None;
+        self.repr.width = 0;
+        self
+    }
+
     /// Sets the 1-based line and column.
     pub fn at(mut self, line: usize, column: usize) -> Annotated {
         self.repr.line = Some(line);
@@ -317,6 +338,10 @@ impl Annotated {
         // A cut line has no `-->` of annotate-snippets' own (it would count
         // the column in the cut text): it is written in below.
         let mut location = None;
+        // Without a source line annotate-snippets draws `-->` with no
+        // gutter; it is indented below as over a source line (one column,
+        // where the help line's `=` stands).
+        let mut bare_origin = false;
         match (repr.line, repr.column, &repr.excerpt) {
             (Some(line), Some(_), Some(excerpt)) => {
                 let (text, span) = escape_line(&excerpt.text, excerpt.span.clone());
@@ -332,9 +357,11 @@ impl Annotated {
                 group = group.element(
                     annotate_snippets::Origin::path(origin).line(line).char_column(column),
                 );
+                bare_origin = true;
             }
             _ if repr.origin.is_some() => {
                 group = group.element(annotate_snippets::Origin::path(origin));
+                bare_origin = true;
             }
             _ => {}
         }
@@ -344,6 +371,12 @@ impl Annotated {
             group = group.element(Level::HELP.message(help.join("\n")));
         }
         let mut out = renderer.render(&[group]);
+        if bare_origin {
+            let title_lines = message.lines().count().max(1);
+            if let Some((at, _)) = out.match_indices('\n').nth(title_lines - 1) {
+                out.insert(at + 1, ' ');
+            }
+        }
         if let Some((line, column)) = location {
             let title_lines = message.lines().count().max(1);
             let at = out.match_indices('\n').nth(title_lines - 1).map_or(out.len(), |(i, _)| i + 1);
@@ -518,9 +551,17 @@ mod tests {
         let d = Annotated::new("invalid_json", "expected an array");
         assert_eq!(d.render(false), "error[invalid_json]: expected an array\n");
         let d = d.with_origin("a.json");
-        assert_eq!(d.render(false), "error[invalid_json]: expected an array\n--> a.json\n");
+        // The `-->` line is indented as over a source line (a gutter of
+        // one column), in line with the help line's `=`.
+        assert_eq!(d.render(false), "error[invalid_json]: expected an array\n --> a.json\n");
         let d = Annotated::new("k", "m").at(3, 4).with_origin("a.json");
-        assert_eq!(d.render(false), "error[k]: m\n--> a.json:3:4\n");
+        assert_eq!(d.render(false), "error[k]: m\n --> a.json:3:4\n");
+        let d = Annotated::new("k", "m").at(120, 4).with_origin("a.json").with_help("h");
+        assert_eq!(d.render(false), "error[k]: m\n --> a.json:120:4\n = help: h\n");
+        let d = Annotated::new("k", "two\nlines").with_origin("a.json").with_help("h");
+        assert_eq!(d.render(false), "error[k]: two␊lines\n --> a.json\n = help: h\n");
+        let styled = Annotated::new("k", "m").with_origin("a.json").render(true);
+        assert!(styled.contains("\n \u{1b}"), "{styled:?}");
     }
 
     /// Carets are placed by display width: CJK characters take two

@@ -2,7 +2,8 @@
 //! offset into a line and a column (counted in characters, as an editor
 //! shows it), the one [`snippet`] rule every diagnostic quotes by, and
 //! [`Deletions`], the report of a stage that only deletes (the comment
-//! stripper), which maps offsets in its output back to its input.
+//! stripper), which maps offsets in its output back to its input, and
+//! [`index_ranges`], byte ranges counted as a host language counts.
 //!
 //! Library errors carry byte spans; lines and columns are computed once,
 //! when an error is shown, from the text its span points into.
@@ -746,9 +747,84 @@ impl Deletions {
     }
 }
 
+/// How a host language counts positions in a string, for handing byte
+/// ranges to it ([`index_ranges`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IndexUnit {
+    /// Bytes of UTF-8 (Rust's own `str` indices).
+    Bytes,
+    /// Code points (Python's `str` indices).
+    Chars,
+    /// UTF-16 code units (JavaScript's string indices: `s.slice(a, b)`).
+    Utf16,
+}
+
+/// Byte ranges of `text` in the index `unit` of a host language, in one
+/// forward pass over the text: the ranges must come sorted by start and
+/// must not overlap (a render's data ranges are). A bound past the end or
+/// inside a character is clamped down to a character boundary, so any
+/// range is accepted. The Python and JavaScript packages hand data ranges
+/// over through this one function.
+///
+/// ```
+/// use prompt_core::text::{IndexUnit, index_ranges};
+///
+/// let text = "é😀x";
+/// let ranges = [0..2, 2..6, 6..7];
+/// assert_eq!(index_ranges(text, ranges.clone(), IndexUnit::Chars), [(0, 1), (1, 2), (2, 3)]);
+/// assert_eq!(index_ranges(text, ranges.clone(), IndexUnit::Utf16), [(0, 1), (1, 3), (3, 4)]);
+/// assert_eq!(index_ranges(text, ranges, IndexUnit::Bytes), [(0, 2), (2, 6), (6, 7)]);
+/// ```
+pub fn index_ranges(
+    text: &str,
+    ranges: impl IntoIterator<Item = Range<usize>>,
+    unit: IndexUnit,
+) -> Vec<(usize, usize)> {
+    let count = |piece: &str| match unit {
+        IndexUnit::Bytes => piece.len(),
+        IndexUnit::Chars => piece.chars().count(),
+        IndexUnit::Utf16 => piece.chars().map(char::len_utf16).sum(),
+    };
+    // `units` host units lie before byte `at`.
+    let (mut at, mut units) = (0usize, 0usize);
+    let mut advance = |to: usize| {
+        let mut to = to.min(text.len());
+        while !text.is_char_boundary(to) {
+            to -= 1;
+        }
+        if to > at {
+            units += text.get(at..to).map_or(0, count);
+            at = to;
+        }
+        units
+    };
+    ranges
+        .into_iter()
+        .map(|range| {
+            let start = advance(range.start);
+            (start, advance(range.end).max(start))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_ranges_clamp_bounds_inside_characters_and_past_the_end() {
+        let text = "a😀b";
+        // 2 and 3 are inside the emoji: clamped down to 1.
+        assert_eq!(index_ranges(text, [0..2, 3..99], IndexUnit::Utf16), [(0, 1), (1, 4)]);
+        assert_eq!(index_ranges(text, vec![5..5, 6..6], IndexUnit::Chars), [(2, 2), (3, 3)]);
+        // A reversed range (end before start) comes out empty.
+        let reversed = std::ops::Range { start: 3, end: 1 };
+        assert_eq!(
+            index_ranges("", vec![reversed.clone(), reversed], IndexUnit::Bytes),
+            [(0, 0), (0, 0)]
+        );
+    }
 
     #[test]
     fn records_are_sized_at_the_rate_seen() {

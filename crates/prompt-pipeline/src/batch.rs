@@ -30,7 +30,9 @@ use serde_json::value::RawValue;
 
 use crate::Context;
 use crate::compiled::{Arranged, Built, Compiled};
-use crate::envelope::{Each, Entry, Files, Format, Place, RowLine, Sink, Writer, record};
+use crate::envelope::{
+    BatchFile, Each, Entry, Files, Format, Place, RowLine, Sink, Writer, record,
+};
 use crate::provider::Notice;
 use crate::source::Transcript;
 use minijinja_brackets::Scope;
@@ -97,6 +99,12 @@ pub struct Summary {
     /// ([`Summary::notices`]): they were not remembered, so repeats among
     /// them are counted each time.
     pub more_notices: u64,
+    /// The files written, in order: one for [`Batch::run`], as many as
+    /// the limits needed for [`Batch::run_split`] (each a complete file of
+    /// the format, the Anthropic document included), none for
+    /// [`Batch::run_lines`] (its caller puts the lines where it wants).
+    #[serde(default)]
+    pub files: Vec<BatchFile>,
 }
 
 /// A notice of a batch's rows, with the first row (0-based, as in error
@@ -216,7 +224,8 @@ impl<'a> Batch<'a> {
     pub const MAX_NOTICES: usize = 1000;
 
     /// A batch of `compiled` with `seed` for row 0, on `jobs` threads (at
-    /// least one).
+    /// least one). Without the `threads` feature (wasm) a batch always runs
+    /// on the calling thread: `jobs` is taken as 1.
     pub fn new(compiled: &'a Compiled, seed: u64, jobs: usize) -> Batch<'a> {
         Batch {
             compiled,
@@ -228,7 +237,7 @@ impl<'a> Batch<'a> {
             under: None,
             over: None,
             seed,
-            jobs: jobs.max(1),
+            jobs: if cfg!(feature = "threads") { jobs.max(1) } else { 1 },
             max_row_bytes: MAX_ROW_BYTES,
             chunk_bytes: Batch::CHUNK_BYTES,
             max_notices: Batch::MAX_NOTICES,
@@ -366,9 +375,41 @@ impl<'a> Batch<'a> {
         errors: &mut impl Write,
         progress: impl FnMut(&Summary),
     ) -> io::Result<Summary> {
-        self.check().map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
-        let files = Files::start(self.format, out, errors)?;
-        self.run_into(rows, files, progress)
+        let mut out = Some(out);
+        let open = move |_| Ok(out.take().expect("one file is opened"));
+        self.run_into(rows, Files::new(self.format, usize::MAX, u64::MAX, open, errors), progress)
+    }
+
+    /// As [`Batch::run`], with the requests in numbered files instead of
+    /// one: `open(n)` gives file `n` (from 0) when the first request that
+    /// does not fit in file `n - 1` comes (file 0 at the start, so there is
+    /// always one). Each file is complete (an Anthropic document of its own)
+    /// and holds at most `max_requests` requests and `max_bytes` bytes, but
+    /// a request larger than `max_bytes` on its own, which is alone in its
+    /// file. The files are in [`Summary::files`]. With [`Format::Bodies`]
+    /// there is one file, whatever the limits.
+    ///
+    /// # Errors
+    ///
+    /// As [`Batch::run`], and what `open` returns.
+    pub fn run_split<W: Write>(
+        &self,
+        rows: impl BufRead,
+        max_requests: usize,
+        max_bytes: u64,
+        open: impl FnMut(usize) -> io::Result<W>,
+        errors: &mut impl Write,
+        progress: impl FnMut(&Summary),
+    ) -> io::Result<Summary> {
+        let (max_requests, max_bytes) = match self.format {
+            Format::Bodies => (usize::MAX, u64::MAX),
+            _ => (max_requests.max(1), max_bytes),
+        };
+        self.run_into(
+            rows,
+            Files::new(self.format, max_requests, max_bytes, open, errors),
+            progress,
+        )
     }
 
     /// Runs the batch as [`Batch::run`] does, handing each row's line to
@@ -410,7 +451,6 @@ impl<'a> Batch<'a> {
         each: impl FnMut(RowLine<'_>) -> io::Result<()>,
         progress: impl FnMut(&Summary),
     ) -> io::Result<Summary> {
-        self.check().map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         self.run_into(rows, Each(each), progress)
     }
 
@@ -421,7 +461,9 @@ impl<'a> Batch<'a> {
         sink: impl Sink,
         mut progress: impl FnMut(&Summary),
     ) -> io::Result<Summary> {
+        self.check().map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         let mut writer = Writer::new(self.format, self.id_field.is_some(), sink);
+        writer.start()?;
         let mut summary = Summary::default();
         // The rows' notices, kept for the summary.
         let mut notices = Notices::new(self.max_notices);
@@ -433,6 +475,7 @@ impl<'a> Batch<'a> {
                 writer.finish()?;
                 summary.notices = notices.kept.into_iter().map(|(notice, _)| notice).collect();
                 summary.more_notices = notices.more;
+                summary.files = writer.files();
                 return Ok(summary);
             }
             self.chunk(&mut summary, &chunk, &mut writer, &mut progress, &mut notices)?;
@@ -534,7 +577,7 @@ impl<'a> Batch<'a> {
             summary.bytes = chunk.ends[end - 1];
             progress(summary);
         };
-        if self.jobs == 1 || count == 1 {
+        if self.jobs == 1 || count == 1 || !cfg!(feature = "threads") {
             let mut lines = Lines::default();
             for i in 0..count {
                 lines.bytes.clear();
@@ -1088,8 +1131,19 @@ mod tests {
         let batch = batch(Batch::new(&compiled, 0, 1));
         let mut out = Vec::new();
         let summary = batch.run(rows, &mut out, &mut io::sink(), |_| {}).unwrap();
+        let summary = one_file(summary, &out);
         let lines = String::from_utf8(out).unwrap().lines().map(str::to_owned).collect();
         (summary, lines)
+    }
+
+    /// `summary` without its one file, checked to be `out` (its lines
+    /// counted for bodies, its requests for an envelope).
+    fn one_file(mut summary: Summary, out: &[u8]) -> Summary {
+        let [file] = summary.files[..] else { panic!("one file: {:?}", summary.files) };
+        assert_eq!(file.bytes, out.len() as u64);
+        assert!(file.requests <= summary.rows - summary.failed || file.requests == summary.rows);
+        summary.files.clear();
+        summary
     }
 
     fn run(rows: &[u8], jobs: usize, max_row_bytes: usize) -> (Summary, Vec<String>) {
@@ -1238,7 +1292,7 @@ mod tests {
             let mut out = Vec::new();
             let summary =
                 batch.run(rows.as_bytes(), &mut out, &mut io::sink(), |_| chunks += 1).unwrap();
-            assert_eq!(summary, whole.0);
+            assert_eq!(one_file(summary, &out), whole.0);
             let lines: Vec<String> =
                 String::from_utf8(out).unwrap().lines().map(str::to_owned).collect();
             assert_eq!(lines, whole.1, "jobs {jobs}, chunk {chunk_bytes}");
@@ -1257,7 +1311,8 @@ mod tests {
         // A row too large (its record), and a last row without a newline.
         rows.push_str(&format!("{{\"state\": {{\"n\": \"{}\"}}}}\n{{}}", "x".repeat(500)));
         let pipeline = Pipeline::builder(Provider::OpenAi).params([("model", "gpt-5.4")]).build();
-        let prompt = pipeline.prepare(Source::new("## user\n[[ n ]]\n")).unwrap();
+        // `Row`: the last row's turn is not empty (that is `no_messages`).
+        let prompt = pipeline.prepare(Source::new("## user\nRow [[ n ]]\n")).unwrap();
         let compiled = prompt.compile().unwrap();
         for jobs in [1, 3] {
             let batch = Batch::new(&compiled, 0, jobs).max_row_bytes(100);
@@ -1382,6 +1437,7 @@ mod tests {
         let batch = batch.chunk_bytes(64);
         let (mut out, mut errors) = (Vec::new(), Vec::new());
         let summary = batch.run(rows.as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+        let summary = one_file(summary, &out);
         let errors = String::from_utf8(errors).unwrap();
         let errors = errors.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         (summary, String::from_utf8(out).unwrap(), errors)
@@ -1679,7 +1735,10 @@ mod tests {
                     ));
                     Ok(())
                 };
-                assert_eq!(batch.run_lines(rows.as_bytes(), each, |_| {}).unwrap(), summary);
+                // The same summary, but for the files: `run_lines` writes none.
+                let lined = batch.run_lines(rows.as_bytes(), each, |_| {}).unwrap();
+                assert_eq!(summary.files.len(), 1);
+                assert_eq!(lined, Summary { files: Vec::new(), ..summary });
                 assert_eq!(lines.iter().map(|l| l.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
                 let errors_of = |error: bool| -> Vec<&str> {
                     lines.iter().filter(|l| l.1 == error).map(|l| l.2.as_str()).collect()
@@ -1740,6 +1799,7 @@ mod tests {
                 .chunk_bytes(100);
             let (mut out, mut errors) = (Vec::new(), Vec::new());
             let summary = batch.run(rows.as_bytes(), &mut out, &mut errors, |_| {}).unwrap();
+            let summary = one_file(summary, &out);
             runs.push((summary, out, errors));
         }
         assert!(runs[0] == runs[1], "the output depends on the jobs");
@@ -1878,6 +1938,88 @@ mod tests {
             whole_errors.contains("\"row\":31") && whole_errors.contains("\"line\":32"),
             "{whole_errors}"
         );
+    }
+
+    /// `run_split`: every file is a whole file of its format within the
+    /// limits (a request larger than the byte limit alone in its file),
+    /// and the files hold exactly the requests of `run`'s one file, in
+    /// order, whatever the number of threads; `Summary::files` says what
+    /// each holds.
+    #[test]
+    fn split_files_hold_the_one_file_within_the_limits() {
+        let rows: String = (0..30)
+            .map(|i| match i % 11 {
+                4 => "{\"state\": 5}\n".to_owned(),
+                9 => format!("{{\"n\": \"{}\"}}\n", "long ".repeat(40)),
+                _ => format!("{{\"n\": {i}}}\n"),
+            })
+            .collect();
+        let cases = [
+            (Provider::Anthropic, Format::AnthropicBatch),
+            (Provider::OpenAi, Format::OpenAiBatch),
+            (Provider::Gemini, Format::GeminiBatch),
+        ];
+        let requests = |format: Format, text: &str| -> Vec<serde_json::Value> {
+            if format == Format::AnthropicBatch {
+                let document: serde_json::Value = serde_json::from_str(text).unwrap();
+                return document["requests"].as_array().unwrap().clone();
+            }
+            text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+        };
+        for (provider, format) in cases {
+            let prompt = "/// param: model=m, max_tokens=10\n## user\n[[ n ]]\n";
+            let compiled =
+                Pipeline::new(provider).prepare(Source::new(prompt)).unwrap().compile().unwrap();
+            let (mut one, mut one_errors) = (Vec::new(), Vec::new());
+            let batch = Batch::new(&compiled, 3, 1).format(format);
+            let summary = batch.run(rows.as_bytes(), &mut one, &mut one_errors, |_| {}).unwrap();
+            let one = String::from_utf8(one).unwrap();
+            assert_eq!(summary.files, [BatchFile { requests: 27, bytes: one.len() as u64 }]);
+            let whole = requests(format, &one);
+            for (jobs, max_requests, max_bytes) in
+                [(1, 4, u64::MAX), (3, usize::MAX, 400), (2, 5, 700)]
+            {
+                let batch = Batch::new(&compiled, 3, jobs).format(format);
+                let files = std::cell::RefCell::new(Vec::<Vec<u8>>::new());
+                let open = |n: usize| {
+                    assert_eq!(n, files.borrow().len());
+                    files.borrow_mut().push(Vec::new());
+                    Ok(Shared(&files))
+                };
+                let mut errors = Vec::new();
+                let summary = batch
+                    .run_split(rows.as_bytes(), max_requests, max_bytes, open, &mut errors, |_| {})
+                    .unwrap();
+                assert_eq!(errors, one_errors, "{format:?}");
+                let files = files.into_inner();
+                assert!(files.len() > 1, "{format:?} {max_requests} {max_bytes}");
+                assert_eq!(summary.files.len(), files.len());
+                let mut all = Vec::new();
+                for (file, said) in files.iter().zip(&summary.files) {
+                    let text = std::str::from_utf8(file).unwrap();
+                    let held = requests(format, text);
+                    assert_eq!(*said, BatchFile { requests: held.len(), bytes: file.len() as u64 });
+                    assert!(!held.is_empty() && held.len() <= max_requests);
+                    assert!(file.len() as u64 <= max_bytes || held.len() == 1, "{text}");
+                    all.extend(held);
+                }
+                assert_eq!(all, whole, "{format:?} {max_requests} {max_bytes}");
+            }
+        }
+    }
+
+    /// The last of the files a test's `open` made, as a writer.
+    struct Shared<'a>(&'a std::cell::RefCell<Vec<Vec<u8>>>);
+
+    impl Write for Shared<'_> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().last_mut().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
     }
 
     /// A batch that cannot be is refused before any row is read.

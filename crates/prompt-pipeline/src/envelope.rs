@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::provider::Provider;
@@ -233,6 +234,11 @@ pub struct RowLine<'a> {
 
 /// Where a batch's lines go, one row at a time, in row order.
 pub(crate) trait Sink {
+    /// Writes what comes before the first row.
+    fn start(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Puts one row's line out.
     fn line(&mut self, line: RowLine<'_>) -> io::Result<()>;
 
@@ -245,6 +251,11 @@ pub(crate) trait Sink {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+
+    /// The files written, in order (none when the lines went elsewhere).
+    fn files(&mut self) -> Vec<BatchFile> {
+        Vec::new()
+    }
 }
 
 /// A closure taking each line ([`Batch::run_lines`](crate::Batch::run_lines)).
@@ -256,59 +267,166 @@ impl<F: FnMut(RowLine<'_>) -> io::Result<()>> Sink for Each<F> {
     }
 }
 
-/// The files of [`Batch::run`](crate::Batch::run): every line to `out` for
-/// [`Format::Bodies`]; with an envelope, the requests to `out` (inside the
-/// `{"requests": [...]}` document for Anthropic) and the error records to
-/// `errors`.
-pub(crate) struct Files<'w, O: Write, E: Write> {
+/// One batch file written: the requests in it and its size in bytes
+/// (for [`Format::Bodies`], its lines: bodies and error records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BatchFile {
+    /// The requests (lines for [`Format::Bodies`]) it holds.
+    pub requests: usize,
+    /// Its bytes, the Anthropic document's opening and closing included.
+    pub bytes: u64,
+}
+
+/// Where a batch's requests go, file after file: each file is opened by
+/// `open` (with its index from 0) when the first request that does not
+/// fit in the last one comes (the first file at the start, so that there
+/// is always one), and holds at most `max_requests` requests and
+/// `max_bytes` bytes, unless a single request is larger on its own. With
+/// an envelope, the error records go to `errors`; with [`Format::Bodies`],
+/// every line goes to the one file.
+pub(crate) struct Files<'w, O, F, E: Write> {
     format: Format,
-    out: &'w mut O,
     errors: &'w mut E,
-    /// Requests written so far (for Anthropic's commas).
-    written: usize,
+    open: F,
+    current: Option<O>,
+    max_requests: usize,
+    max_bytes: u64,
+    /// Every file opened so far, the current one last.
+    pub(crate) written: Vec<BatchFile>,
 }
 
-impl<'w, O: Write, E: Write> Files<'w, O, E> {
-    /// The files of `format`; writes what comes before the first row.
-    pub(crate) fn start(
+impl<'w, O: Write, F: FnMut(usize) -> io::Result<O>, E: Write> Files<'w, O, F, E> {
+    /// Files of at most `max_requests` requests and `max_bytes` bytes, the
+    /// error records of an envelope format to `errors`.
+    pub(crate) fn new(
         format: Format,
-        out: &'w mut O,
+        max_requests: usize,
+        max_bytes: u64,
+        open: F,
         errors: &'w mut E,
-    ) -> io::Result<Files<'w, O, E>> {
-        if format == Format::AnthropicBatch {
-            out.write_all(br#"{"requests":["#)?;
-        }
-        Ok(Files { format, out, errors, written: 0 })
+    ) -> Files<'w, O, F, E> {
+        Files { format, errors, open, current: None, max_requests, max_bytes, written: Vec::new() }
     }
-}
 
-impl<O: Write, E: Write> Sink for Files<'_, O, E> {
-    fn line(&mut self, line: RowLine<'_>) -> io::Result<()> {
-        if line.error && self.format.is_envelope() {
-            self.errors.write_all(line.text)?;
-            return self.errors.write_all(b"\n");
+    /// What a file of the format starts and ends with.
+    fn frame(&self) -> (&'static [u8], &'static [u8]) {
+        match self.format {
+            Format::AnthropicBatch => (br#"{"requests":["#, b"\n]}\n"),
+            _ => (b"", b""),
         }
-        if self.format == Format::AnthropicBatch {
-            self.out.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-            self.out.write_all(line.text)?;
-        } else {
-            self.out.write_all(line.text)?;
-            self.out.write_all(b"\n")?;
-        }
-        self.written += usize::from(!line.error);
+    }
+
+    /// Closes the current file, if any, and opens the next.
+    fn next(&mut self) -> io::Result<()> {
+        self.close()?;
+        let (head, tail) = self.frame();
+        let mut out = (self.open)(self.written.len())?;
+        out.write_all(head)?;
+        self.written.push(BatchFile { requests: 0, bytes: (head.len() + tail.len()) as u64 });
+        self.current = Some(out);
         Ok(())
     }
 
-    fn finish(&mut self) -> io::Result<()> {
-        if self.format == Format::AnthropicBatch {
-            self.out.write_all(b"\n]}\n")?;
+    /// Ends the current file, if any.
+    fn close(&mut self) -> io::Result<()> {
+        let (_, tail) = self.frame();
+        if let Some(mut out) = self.current.take() {
+            out.write_all(tail)?;
+            out.flush()?;
         }
-        self.flush()
+        Ok(())
+    }
+
+    /// The current file (opened at the start).
+    fn out(&mut self) -> io::Result<&mut O> {
+        if self.current.is_none() {
+            self.next()?;
+        }
+        Ok(self.current.as_mut().expect("a file was just opened"))
+    }
+
+    /// Writes one request (`line`, without a line ending): a JSONL line,
+    /// or for Anthropic the request alone, placed after a `,` when it is
+    /// not the file's first. A new file is begun when this one would pass a
+    /// limit.
+    fn request(&mut self, line: &[u8]) -> io::Result<()> {
+        let anthropic = self.format == Format::AnthropicBatch;
+        let ending: &[u8] = if anthropic { b"" } else { b"\n" };
+        let cost = |file: &BatchFile| {
+            let separator: &[u8] = match (anthropic, file.requests) {
+                (false, _) => b"",
+                (true, 0) => b"\n",
+                (true, _) => b",\n",
+            };
+            (separator, (separator.len() + line.len() + ending.len()) as u64)
+        };
+        self.out()?;
+        let file = self.written.last().copied().unwrap_or_default();
+        let (_, bytes) = cost(&file);
+        if file.requests > 0
+            && (file.requests >= self.max_requests
+                || file.bytes.saturating_add(bytes) > self.max_bytes)
+        {
+            self.next()?;
+        }
+        let file = self.written.last().copied().unwrap_or_default();
+        let (separator, bytes) = cost(&file);
+        let out = self.out()?;
+        out.write_all(separator)?;
+        out.write_all(line)?;
+        out.write_all(ending)?;
+        if let Some(file) = self.written.last_mut() {
+            file.requests += 1;
+            file.bytes += bytes;
+        }
+        Ok(())
+    }
+
+    /// Writes a line of [`Format::Bodies`] (a body or an error record;
+    /// never split).
+    fn body(&mut self, line: &[u8]) -> io::Result<()> {
+        let out = self.out()?;
+        out.write_all(line)?;
+        out.write_all(b"\n")?;
+        if let Some(file) = self.written.last_mut() {
+            file.requests += 1;
+            file.bytes += line.len() as u64 + 1;
+        }
+        Ok(())
+    }
+}
+
+impl<O: Write, F: FnMut(usize) -> io::Result<O>, E: Write> Sink for Files<'_, O, F, E> {
+    /// Opens the first file, so that there is always one.
+    fn start(&mut self) -> io::Result<()> {
+        self.out().map(|_| ())
+    }
+
+    fn line(&mut self, line: RowLine<'_>) -> io::Result<()> {
+        if !self.format.is_envelope() {
+            return self.body(line.text);
+        }
+        if line.error {
+            self.errors.write_all(line.text)?;
+            return self.errors.write_all(b"\n");
+        }
+        self.request(line.text)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.close()?;
+        self.errors.flush()
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()?;
+        if let Some(out) = &mut self.current {
+            out.flush()?;
+        }
         self.errors.flush()
+    }
+
+    fn files(&mut self) -> Vec<BatchFile> {
+        std::mem::take(&mut self.written)
     }
 }
 
@@ -329,9 +447,19 @@ impl<S: Sink> Writer<S> {
         Writer { sink, seen }
     }
 
+    /// Writes what comes before the first row.
+    pub(crate) fn start(&mut self) -> io::Result<()> {
+        self.sink.start()
+    }
+
     /// Writes what comes after the last row, and flushes.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
         self.sink.finish()
+    }
+
+    /// The files written, in order (taken: a second call gives none).
+    pub(crate) fn files(&mut self) -> Vec<BatchFile> {
+        self.sink.files()
     }
 
     pub(crate) fn flush(&mut self) -> io::Result<()> {

@@ -130,7 +130,8 @@ pub enum ErrorKind {
         /// The file it names.
         file: String,
     },
-    /// No message besides system messages.
+    /// No message at all (the OpenAI targets, which take a system message
+    /// alone), or none besides system messages (Anthropic, Gemini).
     NoMessages {
         /// The provider.
         provider: &'static str,
@@ -422,6 +423,9 @@ impl Error {
                     "`/// {directive}: {file}` names a file, and this prompt (from standard input, or \
                      given as text) has no directory to read it from: pass `--{flag} {file}` instead"
                 )
+            }
+            ErrorKind::NoMessages { provider: provider @ ("openai" | "openai-responses") } => {
+                format!("{provider} requires at least one message")
             }
             ErrorKind::NoMessages { provider } => {
                 format!("{provider} requires at least one user or assistant message")

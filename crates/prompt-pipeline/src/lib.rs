@@ -162,7 +162,7 @@ pub use crate::batch::{Batch, RowNotice, Summary};
 pub use crate::compiled::{Arranged, Built, Compiled, Full};
 pub use crate::config::{Pipeline, PipelineBuilder, Stages};
 pub use crate::convert::ChatBody;
-pub use crate::envelope::{Format, RowLine};
+pub use crate::envelope::{BatchFile, Format, RowLine};
 pub use crate::error::{Error, ErrorKind};
 pub use crate::params::{Effort, Params};
 pub use crate::prompt::{Metadata, Prompt};

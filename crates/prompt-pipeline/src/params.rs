@@ -109,6 +109,31 @@ impl Params {
         Ok(params)
     }
 
+    /// The `name=value` pairs of a JSON object of parameters, as a host
+    /// gives them (the Python and JavaScript packages' `params`): a string
+    /// as it is, any other value as its JSON text (`0.2`, `true`,
+    /// `["a"]`), as a `/// param:` line would write it.
+    ///
+    /// ```
+    /// use prompt_pipeline::Params;
+    ///
+    /// let object = serde_json::json!({"model": "gpt-4o", "temperature": 0.2, "stop": ["x"]});
+    /// let pairs = Params::pairs_of_object(object.as_object().unwrap());
+    /// assert_eq!(pairs[1], ("temperature".to_owned(), "0.2".to_owned()));
+    /// assert_eq!(pairs[2].1, r#"["x"]"#);
+    /// ```
+    pub fn pairs_of_object(
+        object: &serde_json::Map<String, serde_json::Value>,
+    ) -> Vec<(String, String)> {
+        object
+            .iter()
+            .map(|(name, value)| match value {
+                serde_json::Value::String(text) => (name.clone(), text.clone()),
+                other => (name.clone(), other.to_string()),
+            })
+            .collect()
+    }
+
     /// Sets more `name=value` pairs over these, as [`Params::parse`] reads
     /// them: a value replaces the one already set for its name (how a host
     /// overrides what the prompt's `/// param:` lines say).

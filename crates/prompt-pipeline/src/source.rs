@@ -43,6 +43,7 @@ impl Source {
         Ok(Source::from_bundle(bundle))
     }
 
+    #[cfg(feature = "directory")]
     /// The prompt file at `path`, read as `prompt-suite build FILE` reads
     /// it, in one call: a `.lmmlz` bundle (its entries are its attachments
     /// and its directive paths), or UTF-8 text whose embeds and directive
@@ -78,6 +79,7 @@ impl Source {
         Source::from_path_with(path, &AttachmentLimits::default())
     }
 
+    #[cfg(feature = "directory")]
     /// As [`Source::from_path`], within `limits`.
     ///
     /// # Errors
@@ -110,6 +112,7 @@ impl Source {
         Source { text, attachments, files }
     }
 
+    #[cfg(feature = "directory")]
     /// The same prompt with its directive paths (`/// tools:`,
     /// `/// response_schema:`) resolved in `dir`, the prompt file's
     /// directory, and never outside it (narrative-segment's `Root`). A

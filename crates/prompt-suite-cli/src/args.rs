@@ -4,7 +4,8 @@
 //! (Input: [`InputArg`], [`SourceArgs`]; Template: [`TemplateArgs`],
 //! [`TemplatesArg`], [`HistoryArgs`]; Pipeline: [`PipelineArgs`];
 //! Transcript: [`TranscriptArgs`], [`ViewArgs`], [`FramingArgs`],
-//! [`DialectArg`]; Provider: [`ProviderArgs`], [`ToolArgs`]; Output:
+//! [`DialectArg`]; Provider: [`ProviderArgs`], [`ToolArgs`]; Chat template:
+//! [`ChatTemplateFileArgs`], [`ChatTemplateOptions`]; Output:
 //! [`BuildOutputArgs`]; Global: the flags of [`Args`]) and their values. A command module reads its struct from here
 //! and never from another command module; the conversions to the libraries'
 //! options live beside the flags they read.
@@ -755,21 +756,84 @@ pub(crate) struct ChatTemplateArgs {
     #[arg(long, value_name = "NAME", help_heading = "Template")]
     pub(crate) name: Option<String>,
 
-    /// The time `strftime_now` reads (RFC 3339, e.g. 2026-01-02T03:04:05+01:00); the local time when absent.
-    #[arg(long, value_name = "RFC3339", value_parser = rfc3339, help_heading = "Template")]
-    pub(crate) now: Option<prompt_suite::brackets::jiff::Zoned>,
-
-    /// Let special tokens of the model come out of the messages (trusted input only).
-    #[arg(long, help_heading = "Template")]
-    pub(crate) allow_special_tokens: bool,
-
-    /// One more special token to refuse in the messages (repeatable).
-    #[arg(long = "special-token", value_name = "TOKEN", help_heading = "Template")]
-    pub(crate) special_tokens: Vec<String>,
+    #[command(flatten)]
+    pub(crate) options: ChatTemplateOptions,
 
     /// Print `{"output", "data_ranges", "generation_ranges"}` as JSON.
     #[arg(long, help_heading = "Output")]
     pub(crate) json: bool,
+}
+
+/// How a chat template renders: the flags `chat-template`, `build` and
+/// `batch` (with `--chat-template`) share.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Chat template")]
+pub(crate) struct ChatTemplateOptions {
+    /// The time `strftime_now` reads (RFC 3339, e.g. 2026-01-02T03:04:05+01:00); the local time when absent.
+    #[arg(long, value_name = "RFC3339", value_parser = rfc3339)]
+    pub(crate) now: Option<prompt_suite::brackets::jiff::Zoned>,
+
+    /// Let special tokens of the model come out of the messages (trusted input only).
+    #[arg(long)]
+    pub(crate) allow_special_tokens: bool,
+
+    /// One more special token to refuse in the messages (repeatable).
+    #[arg(long = "special-token", value_name = "TOKEN")]
+    pub(crate) special_tokens: Vec<String>,
+}
+
+impl ChatTemplateOptions {
+    /// The chat-template crate's options (`name`: the named template).
+    pub(crate) fn options(&self, name: Option<String>) -> prompt_suite::chat_template::Options {
+        use prompt_suite::brackets::Clock;
+        prompt_suite::chat_template::Options {
+            name,
+            clock: self.now.clone().map_or(Clock::Local, Clock::Fixed),
+            special_tokens: self.special_tokens.clone(),
+            allow_special_tokens: self.allow_special_tokens,
+        }
+    }
+}
+
+/// `--provider completions`'s chat template, for `build` and `batch`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Chat template")]
+pub(crate) struct ChatTemplateFileArgs {
+    /// The model's chat template `--provider completions` renders the conversation through:
+    /// a `.jinja` file, `chat_template.json` or `tokenizer_config.json`.
+    #[arg(long = "chat-template", id = "chat_template", value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) options: ChatTemplateOptions,
+}
+
+impl ChatTemplateFileArgs {
+    /// `--chat-template` with another provider, or the template's flags
+    /// without it, said as a usage error; `None` for `completions` without
+    /// one (`missing`).
+    fn conflict(&self, provider: Provider) -> Option<String> {
+        let given = self.options.now.is_some()
+            || self.options.allow_special_tokens
+            || !self.options.special_tokens.is_empty();
+        match (provider, &self.file) {
+            (Provider::Completions, _) => None,
+            (_, Some(_)) => Some(format!(
+                "`--chat-template` is for `--provider completions`, not `--provider {}`",
+                provider.as_str()
+            )),
+            (_, None) if given => Some(
+                "`--now`, `--allow-special-tokens` and `--special-token` go with `--provider completions --chat-template FILE`"
+                    .to_owned(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Whether `provider` needs `--chat-template` and it is missing.
+    fn missing(&self, provider: Provider) -> bool {
+        provider == Provider::Completions && self.file.is_none()
+    }
 }
 
 /// Reads an RFC 3339 time (`Z` or a numeric offset) as a time in that
@@ -805,6 +869,9 @@ pub(crate) struct BuildArgs {
     pub(crate) provider: ProviderArgs,
 
     #[command(flatten)]
+    pub(crate) chat: ChatTemplateFileArgs,
+
+    #[command(flatten)]
     pub(crate) tools: ToolArgs,
 
     #[command(flatten)]
@@ -815,7 +882,7 @@ pub(crate) struct BuildArgs {
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Output")]
 pub(crate) struct BuildOutputArgs {
-    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects"}` instead of
+    /// Print `{"body", "notices", "messages", "metadata", "writes", "effects", "seed"}` instead of
     /// the body alone (batch: for each row).
     #[arg(long)]
     pub(crate) full: bool,
@@ -941,6 +1008,9 @@ pub(crate) enum ProviderName {
     Anthropic,
     /// Google Gemini `generateContent`.
     Gemini,
+    /// OpenAI-compatible `/v1/completions` of local model servers: the conversation through
+    /// `--chat-template` (build, batch).
+    Completions,
 }
 
 impl ProviderName {
@@ -951,6 +1021,7 @@ impl ProviderName {
             ProviderName::OpenaiResponses => Provider::OpenAiResponses,
             ProviderName::Anthropic => Provider::Anthropic,
             ProviderName::Gemini => Provider::Gemini,
+            ProviderName::Completions => Provider::Completions,
         }
     }
 }
@@ -1054,6 +1125,9 @@ pub(crate) struct BatchArgs {
     pub(crate) provider: ProviderArgs,
 
     #[command(flatten)]
+    pub(crate) chat: ChatTemplateFileArgs,
+
+    #[command(flatten)]
     pub(crate) tools: ToolArgs,
 
     #[command(flatten)]
@@ -1067,6 +1141,24 @@ pub(crate) struct BatchArgs {
     /// Where error records go with a batch-file format (default: standard error).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) errors: Option<PathBuf>,
+
+    /// Write the requests into numbered files within the provider's batch-file limits, named
+    /// after `-o FILE` (`-o out.jsonl`: `out-0001.jsonl`, `out-0002.jsonl`, ...); their names are
+    /// printed, one a line
+    #[arg(long, help_heading = "Output")]
+    pub(crate) split: bool,
+
+    /// With --split: at most N requests a file (below the provider's limit)
+    #[arg(long, value_name = "N", requires = "split", help_heading = "Output")]
+    pub(crate) max_requests: Option<NonZeroUsize>,
+
+    /// With --split: at most BYTES bytes a file (below the provider's limit)
+    #[arg(long, value_name = "BYTES", requires = "split", help_heading = "Output")]
+    pub(crate) max_bytes: Option<std::num::NonZeroU64>,
+
+    /// The `-o` file that --split names its files after (taken from `-o`).
+    #[arg(skip)]
+    pub(crate) split_into: Option<PathBuf>,
 
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "N", help_heading = "Global")]
@@ -1164,19 +1256,48 @@ impl Args {
     /// error is a usage error (exit code 2), as clap's own.
     pub(crate) fn check(&self) -> Result<(), clap::Error> {
         let conflict = match &self.command {
-            Command::Batch(batch) => batch.conflict(),
+            Command::Batch(batch)
+                if batch.split && self.output.as_deref().is_none_or(|path| path == "-") =>
+            {
+                Some("`--split` writes numbered files named after `-o FILE`: give `-o`".to_owned())
+            }
+            Command::Batch(batch) if batch.split && !batch.format().is_envelope() => Some(
+                "`--split` needs a batch-file `--format` (bare bodies have no provider limits)"
+                    .to_owned(),
+            ),
+            Command::Build(BuildArgs { provider, chat, .. })
+            | Command::Batch(BatchArgs { provider, chat, .. })
+                if chat.missing(provider.provider()) =>
+            {
+                let subcommand =
+                    if matches!(self.command, Command::Build(_)) { "build" } else { "batch" };
+                return Err(missing_argument(
+                    subcommand,
+                    "`--provider completions` renders the conversation through the model's \
+                     chat template: `--chat-template FILE` (a `.jinja` file, \
+                     `chat_template.json` or `tokenizer_config.json`)",
+                ));
+            }
+            Command::Build(build) => build.chat.conflict(build.provider.provider()),
+            Command::Batch(batch) => {
+                batch.chat.conflict(batch.provider.provider()).or_else(|| batch.conflict())
+            }
+            Command::Convert(convert) if convert.provider.provider() == Provider::Completions => {
+                Some(
+                    "`convert` writes chat request bodies; a completions body is made by \
+                     `build --provider completions --chat-template FILE`"
+                        .to_owned(),
+                )
+            }
             Command::Man(ManArgs { subcommand: Some(name), .. }) => unknown_subcommand(name),
             Command::Man(ManArgs { dir: Some(_), .. }) if self.output.is_some() => {
                 Some("`man --dir` writes its pages into DIR: `-o` has nothing to write".to_owned())
             }
             Command::Convert(convert) if convert.provider.provider.is_none() => {
-                let missing =
-                    "`convert` needs the provider to write the body for: `--provider NAME`";
-                use clap::CommandFactory;
-                let mut command = Args::command();
-                command.build();
-                let convert = command.find_subcommand_mut("convert").expect("a subcommand");
-                return Err(convert.error(clap::error::ErrorKind::MissingRequiredArgument, missing));
+                return Err(missing_argument(
+                    "convert",
+                    "`convert` needs the provider to write the body for: `--provider NAME`",
+                ));
             }
             Command::State(state) if self.output.is_some() && !state.action.prints() => {
                 Some("this `state` edit prints nothing: `-o` has nothing to write".to_owned())
@@ -1189,6 +1310,17 @@ impl Args {
             None => Ok(()),
         }
     }
+}
+
+/// A missing argument of `subcommand` that clap cannot see (it depends on
+/// another flag's value): a usage error (exit code 2) with the
+/// subcommand's usage line, as clap says its own.
+fn missing_argument(subcommand: &str, message: &str) -> clap::Error {
+    use clap::CommandFactory;
+    let mut command = Args::command();
+    command.build();
+    let command = command.find_subcommand_mut(subcommand).expect("a subcommand");
+    command.error(clap::error::ErrorKind::MissingRequiredArgument, message)
 }
 
 /// A usage error (exit code 2) of `kind`, said as clap says its own.

@@ -1,8 +1,10 @@
 //! What `build` and `batch` share: the prompt file as a pipeline source,
-//! its notices as warnings, and the diagnostic of a pipeline error.
+//! its notices as warnings, and the diagnostic of a pipeline error; and
+//! the chat template they (`--chat-template`) and `chat-template` read.
 
 use std::path::Path;
 
+use prompt_suite::chat_template::{self, ChatTemplate};
 use prompt_suite::pipeline::{
     self as prompt_pipeline, Attachments, Notice, Pipeline, ResponseSchema, RowNotice, RunFiles,
     Source, Summary, Tool, ToolChoice, Transcript,
@@ -12,7 +14,8 @@ use prompt_suite::segment::Bundle;
 use prompt_core::text::LineIndex;
 
 use crate::args::{
-    FramingArgs, PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs, TranscriptArgs,
+    ChatTemplateFileArgs, FramingArgs, PipelineArgs, ProviderArgs, TemplateArgs, ToolArgs,
+    TranscriptArgs,
 };
 use crate::diagnostic::Diagnostic;
 use crate::input::{Input, ZIP_MAGIC};
@@ -27,9 +30,14 @@ pub(crate) fn pipeline(
     provider: &ProviderArgs,
     framing: &FramingArgs,
     args: &ToolArgs,
+    chat: &ChatTemplateFileArgs,
     run: RunFiles,
 ) -> Result<Pipeline, Diagnostic> {
-    let files = [("the tools", &args.tools), ("the response schema", &args.response_schema)];
+    let files = [
+        ("the tools", &args.tools),
+        ("the response schema", &args.response_schema),
+        ("the chat template", &chat.file),
+    ];
     let run = files.into_iter().fold(run, |run, (what, path)| match path {
         Some(path) => run.with(what, path),
         None => run,
@@ -49,7 +57,67 @@ pub(crate) fn pipeline(
         let schema = ResponseSchema::parse(file.text()?).map_err(|err| placed(err, &file))?;
         builder = builder.response_schema(schema);
     }
+    if let Some(path) = &chat.file {
+        let (_, template) = chat_template(path, &chat.options.options(None))?;
+        builder = builder.chat_template(template);
+    }
     Ok(builder.build())
+}
+
+/// The chat template of `path` (`-`: standard input), with its file: a
+/// `.json` file is `chat_template.json` or `tokenizer_config.json`, any
+/// other the template's text (where a compile error is placed).
+pub(crate) fn chat_template(
+    path: &Path,
+    options: &chat_template::Options,
+) -> Result<(Input, ChatTemplate), Diagnostic> {
+    let input = Input::read(Some(path))?;
+    let text = input.text()?;
+    let template = if is_config(&input) {
+        ChatTemplate::from_config(text, options)
+    } else {
+        ChatTemplate::from_jinja(text, options)
+    };
+    let template = template.map_err(|err| chat_template_diagnostic(&err, &input))?;
+    Ok((input, template))
+}
+
+/// Whether a chat template's file is a config (`.json`).
+fn is_config(input: &Input) -> bool {
+    let extension = input.path().and_then(Path::extension);
+    extension.is_some_and(|extension| extension.eq_ignore_ascii_case("json"))
+}
+
+/// A chat template's error, placed in its file: a `.jinja` file holds the
+/// template's text, so positions point into it; a config's template is a
+/// JSON string, where they have no place (its JSON errors do).
+pub(crate) fn chat_template_diagnostic(err: &chat_template::Error, input: &Input) -> Diagnostic {
+    match err {
+        chat_template::Error::Json(json) => input.reject_json(json),
+        chat_template::Error::Template(_) if !is_config(input) => input.report(err),
+        _ => Diagnostic::of(err, None).with_origin(input.origin()),
+    }
+}
+
+/// A pipeline error of `build`: an error of the chat template
+/// (`--chat-template`) is drawn in that file (at its line, read again on
+/// this failure path, unless it was standard input), any other as
+/// [`diagnostic`] draws it.
+pub(crate) fn rejected(
+    err: &prompt_pipeline::Error,
+    input: &Input,
+    transcript: Option<&Input>,
+    chat_template: Option<&Path>,
+) -> Diagnostic {
+    match (err.kind(), chat_template) {
+        (prompt_pipeline::ErrorKind::ChatTemplate(inner), Some(path)) => {
+            match Some(path).filter(|path| *path != Path::new("-")).map(|p| Input::read(Some(p))) {
+                Some(Ok(file)) => chat_template_diagnostic(inner, &file),
+                _ => Diagnostic::of(err, None).with_origin(path.display().to_string()),
+            }
+        }
+        _ => diagnostic(err, input, transcript),
+    }
 }
 
 /// The prompt of `input` (a bundle or text), with `--embeds-dir`; the paths

@@ -27,6 +27,13 @@ where
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
+    let mut args = args;
+    // `batch --split` writes its own files, named after `-o`'s.
+    if let crate::args::Command::Batch(batch) = &mut args.command
+        && batch.split
+    {
+        batch.split_into = args.output.take();
+    }
     let color =
         args.color.colors(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
     let outcome = match &args.output {

@@ -14,7 +14,7 @@
 //! page names). `cargo run -q -p prompt-suite-cli --` is the binary itself;
 //! `cat FILE` runs too (a page showing a fixture shows it as it is).
 //! Commands that are not the binary's (`cargo test`, `cargo install`,
-//! `cargo xtask`, `cd fuzz`, `python3`, ...) are not run here: each block
+//! `cargo xtask`, `cd fuzz`, `python3`, `npm`, `node`, ...) are not run here: each block
 //! line must be one or the other, or the test fails.
 //!
 //! `docs` and `README.md` beside this file are symlinks to the workspace's,
@@ -108,8 +108,8 @@ fn runnable(command: &str) -> Option<String> {
     if command.contains("prompt-suite ") || program == "prompt-suite" || program == "cat" {
         return Some(command.to_owned());
     }
-    let tool =
-        ["cargo", "cd", "python3"].contains(&program) || program.starts_with("RUSTC_BOOTSTRAP=");
+    let tool = ["cargo", "cd", "python3", "npm", "node"].contains(&program)
+        || program.starts_with("RUSTC_BOOTSTRAP=");
     assert!(tool, "a shell block runs neither the binary nor a known tool: {command}");
     None
 }

@@ -75,6 +75,8 @@ assert_eq!(
 // crates; the workspace README's shell blocks run in the CLI's tests.
 #[cfg(doctest)]
 mod guides {
+    #[doc = include_str!("../docs/chat-templates.md")]
+    struct ChatTemplates;
     #[doc = include_str!("../docs/comments.md")]
     struct Comments;
     #[doc = include_str!("../docs/flip.md")]

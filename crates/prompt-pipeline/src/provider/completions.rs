@@ -3,7 +3,7 @@
 //! `prompt` string, what vLLM, llama.cpp's server and TGI accept.
 //!
 //! The template receives the messages as transformers' chat templates
-//! expect them (see [`template_messages`]), the tools in OpenAI's function
+//! expect them (see `docs/providers.md`), the tools in OpenAI's function
 //! form, and `add_generation_prompt` true: the body asks for the next
 //! assistant turn. Every field of a message is data, so a special token of
 //! the model that a message spells (or that a template builds from a

@@ -224,6 +224,12 @@ impl Provider {
             }
         }
         Calls::pair(self, messages)?;
+        // OpenAI takes a system message alone, never no message at all
+        // (`messages` has at least one item; Responses' `input` "one or
+        // many"): an empty body is refused here, not by the API.
+        if messages.is_empty() && matches!(self, Provider::OpenAi | Provider::OpenAiResponses) {
+            return Err(Error::new(ErrorKind::NoMessages { provider: self.as_str() }));
+        }
         let (body, more) = match self {
             Provider::OpenAi => openai::build(messages, params)
                 .map(|(body, notices)| (Request::OpenAi(body), notices))?,
@@ -1242,6 +1248,29 @@ mod tests {
         assert_eq!(body(Provider::OpenAi, &alone).unwrap_err().kind().as_str(), "invalid_param");
         let notices = Provider::OpenAi.build(&messages, &budget).unwrap().notices;
         assert_eq!(notices, [Notice::UnsupportedParam { param: "thinking_budget".into() }]);
+    }
+
+    /// A conversation with no message at all is `no_messages` for every
+    /// provider (OpenAI takes a system message alone; Anthropic and Gemini
+    /// need a user or assistant message), never an empty body.
+    #[test]
+    fn no_message_at_all_is_no_messages_everywhere() {
+        let params = test_params();
+        for provider in Provider::CHAT {
+            let err = provider.build(&[], &params).unwrap_err();
+            assert_eq!(err.kind().as_str(), "no_messages", "{provider:?}");
+        }
+        assert_eq!(
+            Provider::OpenAi.build(&[], &params).unwrap_err().to_string(),
+            "openai requires at least one message"
+        );
+        let system = [Message::text(Role::System, "You are terse.")];
+        assert!(Provider::OpenAi.build(&system, &params).is_ok());
+        assert!(Provider::OpenAiResponses.build(&system, &params).is_ok());
+        assert_eq!(
+            Provider::Anthropic.build(&system, &params).unwrap_err().to_string(),
+            "anthropic requires at least one user or assistant message"
+        );
     }
 
     #[test]

@@ -4,14 +4,16 @@
 //! provider's batch-file envelope (`--format`). The prompt is prepared and
 //! its template compiled once.
 
+use std::cell::RefCell;
 use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::num::NonZeroUsize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use prompt_suite::pipeline::{Batch, Context, Format, Summary};
+use prompt_suite::pipeline::{Batch, BatchFile, Context, Format, Summary};
 use same_file::Handle;
 
 use crate::args::BatchArgs;
@@ -37,6 +39,7 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
         &args.provider,
         &args.framing,
         &args.tools,
+        &args.chat,
         run,
     )?;
     let source = source(&args.pipeline, &pipeline, &input)?;
@@ -108,26 +111,35 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
             progress.update(summary);
         }
     };
-    // Lines go out in 64 KiB writes, not one write per line (above the bar
-    // when they go to the terminal the bar is on).
-    let on_terminal = output::target().is_none() && io::stdout().is_terminal();
-    let out = BufWriter::with_capacity(64 << 10, output::Writer);
-    let mut out = Counted { inner: AboveBar::new(bar.filter(|_| on_terminal), out), bytes: 0 };
-    let summary = match batch.run(BufReader::new(rows), &mut out, &mut errors, report) {
-        Ok(summary) => summary,
+    let rows = BufReader::new(rows);
+    let ran = match &args.split_into {
+        Some(base) => split(&batch, &args, base, rows, &mut errors, report),
+        None => {
+            // Lines go out in 64 KiB writes, not one write per line (above
+            // the bar when they go to the terminal the bar is on).
+            let on_terminal = output::target().is_none() && io::stdout().is_terminal();
+            let out = BufWriter::with_capacity(64 << 10, output::Writer);
+            let mut out = AboveBar::new(bar.filter(|_| on_terminal), out);
+            let ran = batch.run(rows, &mut out, &mut errors, report);
+            ran.and_then(|summary| out.flush().map(|()| (summary, Vec::new())))
+        }
+    };
+    let (summary, parts) = match ran {
+        Ok(ran) => ran,
         // The reader of the output has what it wanted.
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
         Err(err) => {
             return Err(Diagnostic::new("io_error", format!("batch: {err}")));
         }
     };
-    let written = out.bytes;
-    drop(out);
     if let Some(progress) = progress {
         progress.finish(&summary);
     }
-    if let Some(warning) = over_limits(format, (summary.rows - summary.failed) as u64, written) {
-        crate::diagnostic::warn(warning);
+    for (n, file) in summary.files.iter().enumerate() {
+        let name = parts.get(n).map(|(path, _)| path.as_path());
+        if let Some(warning) = over_limits(format, file, name) {
+            crate::diagnostic::warn(warning);
+        }
     }
     // Each distinct row notice once for the whole batch, with its first row.
     warn_row_notices(&summary, &input, &prompt_text);
@@ -136,6 +148,9 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     warn_notices(&compiled.include_notices(), &input, &prompt_text);
     // The error records are output too: `-o` takes them, failed rows or not.
     output::commit()?;
+    if let Some(base) = &args.split_into {
+        commit_parts(base, parts)?;
+    }
     if summary.failed > 0 {
         let place = match &args.errors {
             _ if !format.is_envelope() => "their lines in the output are error records".to_owned(),
@@ -150,44 +165,126 @@ pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// `batch_limit`: a batch file with more requests or bytes than its
-/// provider takes in one file.
-fn over_limits(format: Format, requests: u64, bytes: u64) -> Option<Diagnostic> {
-    let most_requests = format.max_requests().map_or(u64::MAX, |most| most as u64);
+/// `batch_limit`: a batch file (`name`d with `--split`) with more requests
+/// or bytes than its provider takes in one file.
+fn over_limits(format: Format, file: &BatchFile, name: Option<&Path>) -> Option<Diagnostic> {
+    let most_requests = format.max_requests().unwrap_or(usize::MAX);
     let most_bytes = format.max_bytes()?;
-    if requests <= most_requests && bytes <= most_bytes {
+    if file.requests <= most_requests && file.bytes <= most_bytes {
         return None;
     }
     let said = match format.max_requests() {
         Some(most) => format!("{most} requests and {most_bytes} bytes"),
         None => format!("{most_bytes} bytes"),
     };
+    let (requests, bytes, format) = (file.requests, file.bytes, format.as_str());
+    let (what, fix) = match name {
+        Some(name) => (
+            format!("{format} file {}", name.display()),
+            "one request is larger than that on its own",
+        ),
+        None => (
+            format!("{format} file"),
+            "pass `--split` (with `-o FILE`) to write numbered files within the limits",
+        ),
+    };
     Some(Diagnostic::new(
         "batch_limit",
         format!(
-            "the {} file holds {requests} requests in {bytes} bytes, over {said} a file; \
-             the provider refuses it: split the rows into smaller batches",
-            format.as_str()
+            "the {what} holds {requests} requests in {bytes} bytes, over {said} a file; \
+             the provider refuses it: {fix}"
         ),
     ))
 }
 
-/// A writer that counts the bytes written through it.
-struct Counted<W> {
-    inner: W,
-    bytes: u64,
+/// The name of file `n` (from 0) of `batch --split -o BASE`: `out.jsonl`
+/// gives `out-0001.jsonl`, `out` gives `out-0001`.
+fn part_name(base: &Path, n: usize) -> PathBuf {
+    let stem = base.file_stem().map_or_else(|| "batch".into(), |stem| stem.to_string_lossy());
+    let name = match base.extension() {
+        Some(ext) => format!("{stem}-{:04}.{}", n + 1, ext.to_string_lossy()),
+        None => format!("{stem}-{:04}", n + 1),
+    };
+    base.with_file_name(name)
 }
 
-impl<W: Write> Write for Counted<W> {
+/// The files of `batch --split` being written, each replaced atomically
+/// once the batch is done ([`commit_parts`]), removed if it fails.
+type Parts = Rc<RefCell<Vec<(PathBuf, output::AtomicFile)>>>;
+
+/// The file of a split batch being written (the last one opened).
+struct Part(Parts);
+
+impl Write for Part {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
+        match self.0.borrow_mut().last_mut() {
+            Some((_, file)) => file.write(buf),
+            None => Err(io::Error::other("no batch file is open")),
+        }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        match self.0.borrow_mut().last_mut() {
+            Some((_, file)) => file.flush(),
+            None => Ok(()),
+        }
     }
+}
+
+/// Runs `batch` with `--split`: the requests in numbered files named after
+/// `base`, within the format's limits (lowered by `--max-requests` and
+/// `--max-bytes`).
+fn split(
+    batch: &Batch<'_>,
+    args: &BatchArgs,
+    base: &Path,
+    rows: impl io::BufRead,
+    errors: &mut impl Write,
+    report: impl FnMut(&Summary),
+) -> io::Result<(Summary, Vec<(PathBuf, output::AtomicFile)>)> {
+    let format = args.format();
+    let given = args.max_requests.map_or(usize::MAX, NonZeroUsize::get);
+    let max_requests = format.max_requests().map_or(given, |most| most.min(given));
+    let given = args.max_bytes.map_or(u64::MAX, std::num::NonZeroU64::get);
+    let max_bytes = format.max_bytes().map_or(given, |most| most.min(given));
+    let parts: Parts = Rc::default();
+    let open = |n: usize| {
+        let path = part_name(base, n);
+        let file = output::AtomicFile::create(&path).map_err(|err| {
+            io::Error::new(err.kind(), format!("cannot write {}: {err}", path.display()))
+        })?;
+        parts.borrow_mut().push((path, file));
+        Ok(Part(Rc::clone(&parts)))
+    };
+    let summary = batch.run_split(rows, max_requests, max_bytes, open, errors, report)?;
+    let parts = std::mem::take(&mut *parts.borrow_mut());
+    Ok((summary, parts))
+}
+
+/// Replaces each file of a split batch with what was written, and prints
+/// their names, one a line. A file of the next number left by an earlier
+/// run is `warning[stale_batch_file]`: it is not part of this batch.
+fn commit_parts(base: &Path, parts: Vec<(PathBuf, output::AtomicFile)>) -> Result<(), Diagnostic> {
+    let count = parts.len();
+    let mut names = String::new();
+    for (path, file) in parts {
+        file.commit().map_err(|err| {
+            Diagnostic::new("io_error", format!("cannot write {}: {err}", path.display()))
+        })?;
+        names.push_str(&path.display().to_string());
+        names.push('\n');
+    }
+    let next = part_name(base, count);
+    if std::fs::symlink_metadata(&next).is_ok() {
+        crate::diagnostic::warn(Diagnostic::new(
+            "stale_batch_file",
+            format!(
+                "{} is not part of this batch of {count} file(s): an earlier run left it",
+                next.display()
+            ),
+        ));
+    }
+    output::write_bytes(names.as_bytes())
 }
 
 /// Lines for the terminal the progress bar is on: written whole, with the
@@ -360,14 +457,30 @@ mod tests {
 
     #[test]
     fn batch_files_past_a_provider_limit_are_warned_about() {
-        assert!(over_limits(Format::OpenAiBatch, 50_000, 200_000_000).is_none());
-        let over = over_limits(Format::OpenAiBatch, 50_001, 10).unwrap();
-        assert_eq!(over.kind(), "batch_limit");
-        assert!(over.message().contains("50001 requests"), "{}", over.message());
-        assert!(over_limits(Format::AnthropicBatch, 100_000, 256_000_001).is_some());
-        assert!(over_limits(Format::GeminiBatch, 10_000_000, 1).is_none());
-        assert!(over_limits(Format::GeminiBatch, 1, 2_000_000_001).is_some());
-        assert!(over_limits(Format::Bodies, u64::MAX, u64::MAX).is_none());
+        let over = |format, requests, bytes, name: Option<&str>| {
+            over_limits(format, &BatchFile { requests, bytes }, name.map(Path::new))
+        };
+        assert!(over(Format::OpenAiBatch, 50_000, 200_000_000, None).is_none());
+        let warning = over(Format::OpenAiBatch, 50_001, 10, None).unwrap();
+        assert_eq!(warning.kind(), "batch_limit");
+        assert!(warning.message().contains("50001 requests"), "{}", warning.message());
+        assert!(warning.message().contains("pass `--split`"), "{}", warning.message());
+        let warning = over(Format::OpenAiBatch, 1, 200_000_001, Some("out-0002.jsonl")).unwrap();
+        assert!(warning.message().contains("file out-0002.jsonl holds 1 requests"));
+        assert!(warning.message().contains("one request is larger"), "{}", warning.message());
+        assert!(over(Format::AnthropicBatch, 100_000, 256_000_001, None).is_some());
+        assert!(over(Format::GeminiBatch, 10_000_000, 1, None).is_none());
+        assert!(over(Format::GeminiBatch, 1, 2_000_000_001, None).is_some());
+        assert!(over(Format::Bodies, usize::MAX, u64::MAX, None).is_none());
+    }
+
+    #[test]
+    fn split_files_are_named_after_the_output() {
+        let name = |base: &str, n| part_name(Path::new(base), n).display().to_string();
+        assert_eq!(name("out.jsonl", 0), "out-0001.jsonl");
+        assert_eq!(name("dir/out.json", 11), "dir/out-0012.json");
+        assert_eq!(name("out", 9_999), "out-10000");
+        assert_eq!(name("a.b.jsonl", 0), "a.b-0001.jsonl");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::context::{define, read_context, read_source, seed};
 use crate::diagnostic::Diagnostic;
 use crate::history::Opened;
 use crate::output;
-use crate::prompt::{diagnostic, source, transcript, warn_notices};
+use crate::prompt::{rejected, source, transcript, warn_notices};
 
 /// Runs `build`.
 pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
@@ -28,6 +28,7 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
         &args.provider,
         &args.framing,
         &args.tools,
+        &args.chat,
         run,
     )?;
     let source = source(&args.pipeline, &pipeline, &input)?;
@@ -39,7 +40,8 @@ pub(crate) fn execute(args: BuildArgs) -> Result<(), Diagnostic> {
     let transcript = transcript(&args.transcript)?;
     let seed = seed(args.template.seed)?;
     let transcript_input = transcript.as_ref().map(|(file, _)| file);
-    let reject = |err| diagnostic(&err, &input, transcript_input);
+    let chat_template = args.chat.file.as_deref();
+    let reject = |err| rejected(&err, &input, transcript_input, chat_template);
     let prompt = pipeline.prepare(source).map_err(reject)?;
     let compiled = prompt.compile().map_err(reject)?;
     let transcript = transcript.as_ref().map(|(_, transcript)| transcript);

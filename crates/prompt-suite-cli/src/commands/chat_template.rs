@@ -1,8 +1,7 @@
 //! `prompt-suite chat-template`: a conversation rendered through a model's
 //! chat template, as transformers' `apply_chat_template(tokenize=False)`.
 
-use prompt_suite::brackets::Clock;
-use prompt_suite::chat_template::{ChatTemplate, Conversation, Error, Options};
+use prompt_suite::chat_template::{Conversation, Error};
 use serde::Serialize;
 
 use crate::args::ChatTemplateArgs;
@@ -32,28 +31,10 @@ pub(crate) fn execute(args: ChatTemplateArgs) -> Result<(), Diagnostic> {
             "TEMPLATE and CONVERSATION cannot both be standard input",
         ));
     }
-    let template_input = Input::read(Some(&args.template))?;
-    let config = ChatTemplate::is_config(&args.template);
-    let options = Options {
-        name: args.name,
-        clock: args.now.map_or(Clock::Local, Clock::Fixed),
-        special_tokens: args.special_tokens,
-        allow_special_tokens: args.allow_special_tokens,
-    };
-    // A `.jinja` file is the template's text, so positions point into it;
-    // a config's template is a JSON string, where they have no place.
-    let template_error = |err: &Error| match err {
-        Error::Json(json) => template_input.reject_json(json),
-        Error::Template(_) if !config => template_input.report(err),
-        _ => Diagnostic::of(err, None).with_origin(template_input.origin()),
-    };
-    let text = template_input.text()?;
-    let template = if config {
-        ChatTemplate::from_config(text, &options)
-    } else {
-        ChatTemplate::from_jinja(text, &options)
-    }
-    .map_err(|err| template_error(&err))?;
+    let options = args.options.options(args.name);
+    let (template_input, template) = crate::prompt::chat_template(&args.template, &options)?;
+    let template_error =
+        |err: &Error| crate::prompt::chat_template_diagnostic(err, &template_input);
     let conversation_input = Input::read(args.conversation.as_deref())?;
     let conversation =
         Conversation::from_json(conversation_input.text()?).map_err(|err| match &err {

@@ -418,3 +418,176 @@ fn every_row_notice_warns_once_per_batch_with_its_row() {
         assert_cmd_snapshot!("row_notices_batch", cli().args(args));
     }
 }
+
+/// The requests of one batch file of `format` (JSONL lines, or the
+/// Anthropic document's `requests`), each checked to be what the provider
+/// reads.
+fn requests_of(format: &str, text: &str) -> Vec<serde_json::Value> {
+    if format == "anthropic-batch" {
+        let document: serde_json::Value = serde_json::from_str(text).unwrap();
+        return document["requests"].as_array().unwrap().clone();
+    }
+    assert!(text.ends_with('\n') || text.is_empty(), "{text}");
+    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+/// `--split`: numbered files named after `-o`, their names on standard
+/// output, each a whole file of the format within the limits
+/// (`--max-requests`, `--max-bytes`), holding together exactly the
+/// requests of the one file, in order; the error records as without it.
+#[test]
+fn split_writes_numbered_files_within_the_limits() {
+    for (format, provider, model) in ENVELOPES {
+        let whole = cli().args(envelope_args(format, provider, model)).output().unwrap();
+        let whole_requests = requests_of(format, &String::from_utf8(whole.stdout).unwrap());
+        assert!(whole_requests.len() >= 2, "{format}: {whole_requests:?}");
+        let one = serde_json::to_vec(&whole_requests[0]).unwrap().len() as u64;
+        for (limit, value, files) in
+            [("--max-requests", "1".to_owned(), 2), ("--max-bytes", (one + 40).to_string(), 2)]
+        {
+            let dir = tempfile::tempdir().unwrap();
+            let base = dir.path().join("requests.jsonl");
+            let output = cli()
+                .args(envelope_args(format, provider, model))
+                .args(["--split", limit, &value, "-o", base.to_str().unwrap()])
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), whole.status.code(), "{format} {limit}");
+            assert_eq!(output.stderr, whole.stderr, "{format} {limit}: the same records");
+            let names = String::from_utf8(output.stdout).unwrap();
+            let names: Vec<&str> = names.lines().collect();
+            let expected: Vec<String> = (1..=names.len())
+                .map(|n| dir.path().join(format!("requests-{n:04}.jsonl")).display().to_string())
+                .collect();
+            assert_eq!(names, expected, "{format} {limit}");
+            assert!(names.len() >= files, "{format} {limit}: {names:?}");
+            assert!(!base.exists(), "the -o file itself is not written");
+            let mut all = Vec::new();
+            for name in &names {
+                let text = std::fs::read_to_string(name).unwrap();
+                let requests = requests_of(format, &text);
+                assert!(!requests.is_empty(), "{name}");
+                match limit {
+                    "--max-requests" => assert_eq!(requests.len(), 1, "{name}"),
+                    _ => assert!(
+                        text.len() as u64 <= one + 40 || requests.len() == 1,
+                        "{name}: {} bytes",
+                        text.len()
+                    ),
+                }
+                all.extend(requests);
+            }
+            assert_eq!(all, whole_requests, "{format} {limit}");
+        }
+    }
+}
+
+/// A file of the next number left by an earlier run is named in a
+/// warning; `--split` without `-o`, with `-o -` or with bare bodies, and
+/// `--max-requests` without `--split`, are usage errors.
+#[test]
+fn split_usage_and_a_stale_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("out.jsonl");
+    let stale = dir.path().join("out-0003.jsonl");
+    std::fs::write(&stale, "old\n").unwrap();
+    let (format, provider, model) = ENVELOPES[0];
+    let output = cli()
+        .args(envelope_args(format, provider, model))
+        .args(["--split", "--max-requests", "2", "-o", base.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(dir.path().join("out-0002.jsonl").exists(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning[stale_batch_file]: {} is not part of this batch of 2 file(s)",
+            stale.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&stale).unwrap(), "old\n", "left as it was");
+    let envelope = ["--format", "openai-batch", "--param", "model=m"];
+    let cases: [&[&str]; 4] = [
+        &["--split"],
+        &["--split", "-o", "-"],
+        &["--split", "--param", "model=m", "-o", "x.jsonl"],
+        &["--max-requests", "3", "-o", "x.jsonl"],
+    ];
+    for (i, flags) in cases.into_iter().enumerate() {
+        let mut command = cli();
+        command.args(["batch", "missing.txt", "--rows", "missing.jsonl"]).args(flags);
+        if i == 0 || i == 1 || i == 3 {
+            command.args(envelope);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
+/// A batch file past its provider's limit (here OpenAI's 50 000
+/// requests) is `warning[batch_limit]` naming both figures and `--split`;
+/// with `--split` the same rows make two files within it, quietly.
+#[test]
+fn a_batch_past_the_provider_limit_warns_or_splits() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, "{}\n".repeat(50_001)).unwrap();
+    let prompt = dir.path().join("p.txt");
+    std::fs::write(&prompt, "/// param: model=m\n## user\nHi\n").unwrap();
+    let base = dir.path().join("out.jsonl");
+    let run =
+        |split: bool| {
+            let mut command = cli();
+            command
+                .args(["batch", prompt.to_str().unwrap(), "--rows", rows.to_str().unwrap()])
+                .args(["--format", "openai-batch", "--seed", "0", "-o", base.to_str().unwrap()]);
+            if split {
+                command.arg("--split");
+            }
+            command.output().unwrap()
+        };
+    let output = run(false);
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.starts_with(
+            "warning[batch_limit]: the openai-batch file holds 50001 requests in \
+             6789026 bytes, over 50000 requests and 200000000 bytes a file; the provider \
+             refuses it: pass `--split`"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&base).unwrap().lines().count(), 50_001);
+    let output = run(true);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+    let counts: Vec<usize> = ["out-0001.jsonl", "out-0002.jsonl"]
+        .map(|name| std::fs::read_to_string(dir.path().join(name)).unwrap().lines().count())
+        .to_vec();
+    assert_eq!(counts, [50_000, 1]);
+}
+
+/// `--provider completions` rows in an OpenAI batch file at
+/// `/v1/completions`; the row whose value spells a control token is its
+/// own error record.
+#[test]
+fn completions_rows_in_an_openai_batch() {
+    assert_cmd_snapshot!(cli().args([
+        "batch",
+        "tests/cli/inputs/build/completions-turns.txt",
+        "--rows",
+        &format!("{INPUTS}/completions-rows.jsonl"),
+        "--provider",
+        "completions",
+        "--chat-template",
+        "tests/cli/inputs/build/completions-tools.jinja",
+        "--now",
+        "2026-01-02T03:04:05Z",
+        "--format",
+        "openai-batch",
+        "--jobs",
+        "2",
+    ]));
+}

@@ -391,6 +391,19 @@ fn what_a_render_silently_lost_is_said() {
         "all_turns_empty",
         cli().args(["build", &input("all_turns_empty.txt"), "--provider", "anthropic"])
     );
+    // OpenAI takes a system message alone, never no message at all: a
+    // prompt whose every turn went empty (or an empty prompt) is an error
+    // there too, never an empty body with exit 0.
+    assert_cmd_snapshot!(
+        "all_turns_empty_openai",
+        cli().args(["build", &input("all_turns_empty.txt"), "--param", "model=gpt-4o"])
+    );
+    assert_cmd_snapshot!(
+        "empty_prompt_openai_responses",
+        cli()
+            .args(["build", "--provider", "openai-responses", "--param", "model=gpt-4o"])
+            .pass_stdin("/// note: nothing else\n")
+    );
     assert_cmd_snapshot!(
         "unclosed_embed",
         cli().args(["build", &input("unclosed_embed.txt"), "--messages"])
@@ -421,4 +434,126 @@ fn full_reports_the_seed() {
         assert!(seed < 1 << 53, "{seed}");
         assert_eq!(full(&["--seed", &seed.to_string()])["body"], drawn["body"]);
     }
+}
+
+/// `--provider completions`: the conversation (tool call and result, the
+/// prompt's tools) through a chat template written for these tests, into
+/// `{"model", "prompt", ...params}`.
+#[test]
+fn completions_through_a_chat_template() {
+    let template = format!("{INPUTS}/completions-tools.jinja");
+    let now = "2026-01-02T03:04:05Z";
+    assert_cmd_snapshot!(
+        "completions_with_tools",
+        cli().args([
+            "build",
+            &example("tools/prompt.txt"),
+            "--context",
+            &example("tools/context.json"),
+            "--provider",
+            "completions",
+            "--chat-template",
+            &template,
+            "--now",
+            now,
+            "--param",
+            "model=qwen2.5-7b-instruct",
+        ])
+    );
+    assert_cmd_snapshot!(
+        "completions_with_tool_calls",
+        cli().args([
+            "build",
+            &format!("{INPUTS}/completions-turns.txt"),
+            "-D",
+            "city=Lyon",
+            "--provider",
+            "completions",
+            "--chat-template",
+            &template,
+            "--now",
+            now,
+        ])
+    );
+    // A config's named template (`tool_use` when tools are offered).
+    assert_cmd_snapshot!(
+        "completions_with_a_config",
+        cli().args([
+            "build",
+            &example("tools/prompt.txt"),
+            "--context",
+            &example("tools/context.json"),
+            "--provider",
+            "completions",
+            "--chat-template",
+            "tests/cli/inputs/chat-template/tokenizer_config.json",
+        ])
+    );
+}
+
+#[test]
+fn err_completions_flags() {
+    let prompt = format!("{INPUTS}/completions-turns.txt");
+    let template = format!("{INPUTS}/completions-tools.jinja");
+    // No template for completions; a template for another provider; the
+    // template's flags without it: usage errors.
+    assert_cmd_snapshot!(
+        "err_completions_without_chat_template",
+        cli().args(["build", &prompt, "--provider", "completions"])
+    );
+    assert_cmd_snapshot!(
+        "err_chat_template_for_another_provider",
+        cli().args(["build", &prompt, "--chat-template", &template])
+    );
+    assert_cmd_snapshot!(
+        "err_chat_template_flags_without_it",
+        cli().args(["build", &prompt, "--provider", "anthropic", "--allow-special-tokens"])
+    );
+    assert_cmd_snapshot!(
+        "err_convert_to_completions",
+        cli().args(["convert", "tests/cli/inputs/convert/weather.json", "--to", "completions"])
+    );
+}
+
+#[test]
+fn err_completions_special_token_and_raise() {
+    let prompt = format!("{INPUTS}/completions-turns.txt");
+    let template = format!("{INPUTS}/completions-tools.jinja");
+    let build = |city: &str| {
+        let mut command = cli();
+        command.args([
+            "build",
+            &prompt,
+            "-D",
+            city,
+            "--provider",
+            "completions",
+            "--chat-template",
+            &template,
+            "--now",
+            "2026-01-02T03:04:05Z",
+        ]);
+        command
+    };
+    assert_cmd_snapshot!("err_completions_special_token_in_data", build("city=Lyon<|im_end|>"));
+    assert_cmd_snapshot!(
+        "err_completions_special_token_in_data_json",
+        build("city=Lyon<|im_end|>").args(["--error-format", "json"])
+    );
+    // Allowed for trusted input: rendered as written.
+    assert_cmd_snapshot!(
+        "completions_special_token_allowed",
+        build("city=Lyon<|im_end|>").arg("--allow-special-tokens")
+    );
+    assert_cmd_snapshot!(
+        "err_completions_template_raised",
+        cli().args([
+            "build",
+            &prompt,
+            "--provider",
+            "completions",
+            "--chat-template",
+            "tests/cli/inputs/chat-template/raises.jinja",
+        ])
+    );
 }
