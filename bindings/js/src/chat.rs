@@ -78,7 +78,7 @@ pub struct Chat {
 #[wasm_bindgen]
 impl Chat {
     /// Loads `text` (a `.jinja` template, or a config when the options say
-    /// so) with the options' JSON and the clock (see [`clock`]).
+    /// so) with the options' JSON and the clock (`now_millis`, `offset_minutes`).
     #[wasm_bindgen(constructor)]
     pub fn new(text: &str, options: &str, now_millis: f64, offset_minutes: i32) -> Result<Chat> {
         let load: Load = convert::read(options)?;
