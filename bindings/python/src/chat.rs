@@ -279,8 +279,11 @@ impl PyChatOutcome {
 }
 
 /// The `template` argument of `apply_chat_template`: a `ChatTemplate`, an
-/// `os.PathLike` (a file), or a `str`: the template's text when it holds
-/// `{{` or `{%` (every chat template does), else a file's path.
+/// `os.PathLike` (a file), or a `str`: a file's path only when it is one
+/// line without `{{` or `{%` naming a `.jinja` or `.json` file, else the
+/// template's text. So a template text taken from elsewhere (a downloaded
+/// config's `chat_template`) can never make the package read another file,
+/// such as `/etc/passwd`, and render it.
 fn template_arg(
     py: Python<'_>,
     template: &Bound<'_, PyAny>,
@@ -291,7 +294,7 @@ fn template_arg(
     }
     let loaded = if let Ok(text) = template.cast::<PyString>() {
         let text = text.to_cow()?;
-        if text.contains("{{") || text.contains("{%") {
+        if !names_a_template_file(&text) {
             PyChatTemplate::load(py, &text, false, None, options()?)?
         } else {
             PyChatTemplate::from_path(py, PathBuf::from(&*text), options()?)?
@@ -305,6 +308,17 @@ fn template_arg(
         )));
     };
     Py::new(py, loaded)
+}
+
+/// Whether a `str` given as a template names a template file: one line,
+/// no `{{` or `{%`, ending in `.jinja` or `.json`.
+fn names_a_template_file(text: &str) -> bool {
+    let extension = std::path::Path::new(text).extension().and_then(|e| e.to_str());
+    !text.contains(['\n', '\r'])
+        && !text.contains("{{")
+        && !text.contains("{%")
+        && extension
+            .is_some_and(|e| e.eq_ignore_ascii_case("jinja") || e.eq_ignore_ascii_case("json"))
 }
 
 /// The `chat_template` argument of a pipeline (the completions provider):

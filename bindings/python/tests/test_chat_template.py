@@ -100,6 +100,19 @@ def test_wrong_arguments_are_typed():
         ps.apply_chat_template(3, MESSAGES)
     with pytest.raises(OSError):
         ps.apply_chat_template("no/such/file.jinja", MESSAGES)
+
+
+def test_a_template_text_never_reads_another_file(tmp_path):
+    # A downloaded config's `chat_template` naming a file is text, not a path:
+    # only a one-line str naming a .jinja or .json file is read.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret")
+    assert ps.apply_chat_template(str(secret), MESSAGES) == str(secret)
+    assert ps.apply_chat_template("/etc/passwd", MESSAGES) == "/etc/passwd"
+    jinja = tmp_path / "t.jinja"
+    jinja.write_text("{{ messages[0].content }}")
+    assert ps.apply_chat_template(str(jinja), MESSAGES) == MESSAGES[0]["content"]
+    assert ps.apply_chat_template(jinja, MESSAGES) == MESSAGES[0]["content"]
     with pytest.raises(ValueError, match="aware"):
         ps.apply_chat_template(CHATML, MESSAGES, now=datetime(2026, 1, 2))
     with pytest.raises(ValueError, match="RFC 3339"):

@@ -2,10 +2,11 @@
 ``tokenizer.apply_chat_template(messages, tokenize=False)`` renders them: a
 drop-in that needs no tokenizer, no network and no torch.
 
-``template`` is a ``ChatTemplate``, the template's text (a ``str`` holding
-``{{`` or ``{%``, as every chat template does), or a path (``str`` or
-``os.PathLike``) to a ``.jinja`` file, ``chat_template.json`` or
-``tokenizer_config.json`` (the special tokens are taken from it). Every
+``template`` is a ``ChatTemplate``, a path (``os.PathLike``, or a one-line
+``str`` without ``{{`` or ``{%`` ending in ``.jinja`` or ``.json``) to a
+``.jinja`` file, ``chat_template.json`` or ``tokenizer_config.json`` (the
+special tokens are taken from it), or else the template's text: any other
+``str`` is text, never a file to read. Every
 field of a message, tool results and documents are data: a special token of
 the model coming out of them is ``ChatTemplateError`` of kind
 ``special_token_in_data`` unless ``allow_special_tokens=True``.
