@@ -99,6 +99,25 @@ impl RunFiles {
         self
     }
 
+    /// What the file at `path` is (links followed), if it is one of these:
+    /// `Some("the rows file")`.
+    ///
+    /// ```
+    /// use prompt_pipeline::RunFiles;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let rows = dir.path().join("rows.jsonl");
+    /// std::fs::write(&rows, "{}\n")?;
+    /// let run = RunFiles::new().with("the rows file", &rows);
+    /// # #[cfg(unix)]
+    /// assert_eq!(run.which(&rows), Some("the rows file"));
+    /// assert_eq!(run.which(&dir.path().join("other")), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn which(&self, path: &Path) -> Option<&str> {
+        self.find(identity(path)?)
+    }
+
     /// What the file of device and inode `id` is, if it is one of these.
     fn find(&self, id: (u64, u64)) -> Option<&str> {
         self.files.iter().find(|(_, file)| *file == id).map(|(what, _)| what.as_str())

@@ -38,6 +38,20 @@ pub(crate) fn pipeline(
         ("the response schema", &args.response_schema),
         ("the chat template", &chat.file),
     ];
+    // A file the run reads as data (the rows, the context, ...) never
+    // becomes its structure: tools, a schema or a chat template.
+    for (what, path) in &files {
+        let Some(path) = path.as_deref().filter(|p| p.as_os_str() != "-") else { continue };
+        if let Some(data) = run.which(path) {
+            return Err(Diagnostic::new(
+                "same_file",
+                format!(
+                    "{} is {what} and {data}: a file the run reads as data is never its tools, schema or template",
+                    path.display()
+                ),
+            ));
+        }
+    }
     let run = files.into_iter().fold(run, |run, (what, path)| match path {
         Some(path) => run.with(what, path),
         None => run,

@@ -27,6 +27,11 @@ use crate::prompt::{diagnostic, source, transcript, warn_notices, warn_row_notic
 /// with an envelope a line of `--errors` or standard error) or the prompt
 /// itself is rejected (nothing is written then).
 pub(crate) fn execute(args: BatchArgs) -> Result<(), Diagnostic> {
+    // An `--errors` file that is an input is said as such before anything
+    // is read (and checked again once created, below).
+    if let Some(path) = &args.errors {
+        not_an_input(path, &args, output::target().as_deref())?;
+    }
     let input = read_source(&args.input)?;
     let run = crate::context::run_files(&[
         ("the rows file", Some(args.rows.as_path())),

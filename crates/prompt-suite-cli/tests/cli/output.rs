@@ -339,3 +339,44 @@ fn errors_cannot_be_an_input() {
         assert_eq!(std::fs::read_to_string(&tools).unwrap(), "[]");
     }
 }
+
+#[test]
+fn a_data_file_is_never_the_runs_chat_template_or_tools() {
+    // A rows or context file named again as the chat template (or the tools)
+    // would turn the run's data into its structure: `same_file`, and the file
+    // is never read as a template.
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = dir.path().join("p.txt");
+    std::fs::write(&prompt, "/// param: model=m\n## user\n[[ q ]]\n").unwrap();
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, "{\"q\": \"x\"}\n").unwrap();
+    let context = dir.path().join("c.json");
+    std::fs::write(&context, "{\"q\": \"x\"}").unwrap();
+    let batch = cli()
+        .arg("batch")
+        .arg(&prompt)
+        .arg("--rows")
+        .arg(&rows)
+        .args(["--provider", "completions", "--chat-template"])
+        .arg(&rows)
+        .output()
+        .unwrap();
+    let build = cli()
+        .arg("build")
+        .arg(&prompt)
+        .arg("--context")
+        .arg(&context)
+        .arg("--tools")
+        .arg(&context)
+        .output()
+        .unwrap();
+    for (output, what) in
+        [(batch, "the chat template and the rows file"), (build, "the tools and the context")]
+    {
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.is_empty());
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.starts_with("error[same_file]: "), "{stderr}");
+        assert!(stderr.contains(what), "{stderr}");
+    }
+}
